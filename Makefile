@@ -1,0 +1,107 @@
+# cpu-extender: a Kubernetes scheduler extender in C.
+#
+#   make            release build: build/release/cpu-extender
+#   make run        install missing Debian packages (as root), build, serve on 127.0.0.1:8888
+#   make test       unit + end-to-end tests, then the same suite under ASan+UBSan
+#   make check      lint (clang-format, cppcheck) + test
+#   make SAN=1 test only the sanitizer variant
+#   make install PREFIX=/usr/local [DESTDIR=...]
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+CC      ?= cc
+WERROR  ?= -Werror
+PKGS     = libmicrohttpd libcjson
+
+ifeq ($(SAN),1)
+VARIANT  = san
+OPTFLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+           -fno-omit-frame-pointer -U_FORTIFY_SOURCE
+SANLD    = -fsanitize=address,undefined
+else
+VARIANT  = release
+OPTFLAGS = -O2 -g -D_FORTIFY_SOURCE=2
+SANLD    =
+endif
+B := build/$(VARIANT)
+
+WARN = -Wall -Wextra $(WERROR) -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+       -Wvla -Wpointer-arith -Wundef -Wimplicit-fallthrough -Wcast-qual
+HARDEN = -fstack-protector-strong -fstack-clash-protection -fPIE
+DEPCFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+DEPLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -I$(B)/gen $(OPTFLAGS) $(WARN) $(HARDEN) \
+             -ffp-contract=off -MMD -MP $(DEPCFLAGS) $(CPPFLAGS) $(CFLAGS)
+ALL_LDFLAGS = -pie -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack $(SANLD) $(LDFLAGS)
+LIBS = $(DEPLIBS) -lpthread -lm
+
+LIB_SRCS  = $(wildcard scoring/*.c config/*.c) $(filter-out server/main.c,$(wildcard server/*.c))
+LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/obj/%.o)
+MAIN_OBJ  = $(B)/obj/server/main.o
+TEST_SRCS = $(wildcard tests/*.c tests/*/*.c)
+TEST_OBJS = $(TEST_SRCS:%.c=$(B)/obj/%.o)
+BIN       = $(B)/cpu-extender
+TEST_BIN  = $(B)/run-tests
+
+.PHONY: all run test test-one check lint install clean deps
+
+all: $(BIN)
+
+deps:
+	@pkg-config --exists $(PKGS) check || scripts/install-deps.sh || \
+	    { echo "install the packages in scripts/debian-packages.txt" >&2; exit 1; }
+
+$(B)/gen/version.h: FORCE
+	@mkdir -p $(@D)
+	@v=$$(git describe --tags --always --dirty 2>/dev/null || cat VERSION); \
+	 echo "#define CPU_EXTENDER_VERSION \"$$v\"" > $@.tmp; \
+	 cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
+
+$(B)/obj/%.o: %.c | $(B)/gen/version.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/obj/tests/%.o: tests/%.c | $(B)/gen/version.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -c -o $@ $<
+
+$(MAIN_OBJ): $(B)/gen/version.h
+
+$(BIN): $(MAIN_OBJ) $(LIB_OBJS)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS)
+
+$(TEST_BIN): $(TEST_OBJS) $(LIB_OBJS)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
+
+run: deps
+	$(MAKE) all
+	$(BIN)
+
+# The suite runs twice: release, then ASan+UBSan (leaks fail the run).
+test: deps
+	$(MAKE) test-one
+	$(MAKE) SAN=1 test-one
+
+test-one: $(BIN) $(TEST_BIN)
+	TEST_BINARY=$(BIN) SHARED_DIR=$(abspath ../shared) \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    $(TEST_BIN)
+	tests/e2e/readme_curl.sh $(BIN)
+
+lint:
+	clang-format --dry-run -Werror $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h)
+	cppcheck -q --enable=warning,style,performance,portability --std=c11 --library=posix \
+	    --inline-suppr --suppress=missingIncludeSystem --error-exitcode=1 -I. \
+	    scoring config server
+
+check: lint test
+
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/cpu-extender
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

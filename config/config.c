@@ -1,0 +1,561 @@
+#include "config/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+/* Largest config file read: it holds a dozen options. */
+#define CFG_FILE_MAX (1 << 20)
+
+enum opt_type {
+    OPT_STRING = 0,
+    OPT_INT,
+    OPT_LLONG,
+    OPT_BOOL,
+    OPT_STRATEGY,
+    OPT_LOG_LEVEL,
+};
+
+/* One option, known under three names derived from @flag. */
+struct opt {
+    const char *flag; /* without the leading "--" */
+    enum opt_type type;
+    size_t offset; /* into struct cfg */
+    long long min, max;
+    const char *help;
+};
+
+#define OFF(field) offsetof(struct cfg, field)
+
+static const struct opt opts[] = {
+    {"listen", OPT_STRING, OFF(listen), 0, 0,
+     "address and port to serve on: HOST:PORT or [IPV6]:PORT (port 0 picks a free one)"},
+    {"prefix", OPT_STRING, OFF(prefix), 0, 0,
+     "URL prefix of the verbs: POST PREFIX/filter and PREFIX/prioritize"},
+    {"strategy", OPT_STRATEGY, OFF(score.strategy), 0, 0,
+     "spread (most free CPU wins), pack, balanced or target"},
+    {"target-percent", OPT_INT, OFF(score.target_percent), 1, 100,
+     "utilisation the target strategy scores highest"},
+    {"normalize", OPT_BOOL, OFF(score.normalize), 0, 1,
+     "scale scores so that the best candidate gets 10"},
+    {"cpu-weight", OPT_INT, OFF(score.weight[SCORE_CPU]), 0, 100,
+     "weight of CPU in the score (0 leaves it out)"},
+    {"memory-weight", OPT_INT, OFF(score.weight[SCORE_MEMORY]), 0, 100,
+     "weight of memory in the score (0 leaves it out)"},
+    {"cpu-threshold-percent", OPT_INT, OFF(score.threshold_percent[SCORE_CPU]), 1, 100,
+     "filter: reject a node when used + request would exceed this share of its CPU"},
+    {"memory-threshold-percent", OPT_INT, OFF(score.threshold_percent[SCORE_MEMORY]), 1, 100,
+     "filter: the same for memory"},
+    {"cpu-used-annotation", OPT_STRING, OFF(used_annotation[SCORE_CPU]), 0, 0,
+     "node annotation holding the CPU already used, as a quantity (\"\" disables)"},
+    {"memory-used-annotation", OPT_STRING, OFF(used_annotation[SCORE_MEMORY]), 0, 0,
+     "node annotation holding the memory already used, as a quantity (\"\" disables)"},
+    {"max-body-bytes", OPT_LLONG, OFF(max_body_bytes), 4096, 1LL << 30,
+     "largest request body accepted; larger ones get 413"},
+    {"max-nodes", OPT_INT, OFF(max_nodes), 1, 100000, "most nodes accepted in one request"},
+    {"connection-limit", OPT_INT, OFF(connection_limit), 1, 10000,
+     "most connections served at once"},
+    {"per-ip-connection-limit", OPT_INT, OFF(per_ip_connection_limit), 1, 10000,
+     "most connections from one IP address"},
+    {"idle-timeout-seconds", OPT_INT, OFF(idle_timeout_seconds), 1, 86400,
+     "close a connection idle this long (keep above kube-scheduler's 90 s)"},
+    {"log-level", OPT_LOG_LEVEL, OFF(log_level), 0, 0, "debug, info, warn or error"},
+};
+
+#define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+
+static const char *const log_level_names[] = {
+    [CFG_LOG_DEBUG] = "debug",
+    [CFG_LOG_INFO] = "info",
+    [CFG_LOG_WARN] = "warn",
+    [CFG_LOG_ERROR] = "error",
+};
+
+const char *cfg_log_level_name(enum cfg_log_level l)
+{
+    return log_level_names[l];
+}
+
+void cfg_defaults(struct cfg *c)
+{
+    memset(c, 0, sizeof(*c));
+    snprintf(c->listen, sizeof(c->listen), "127.0.0.1:%d", CFG_DEFAULT_PORT);
+    snprintf(c->prefix, sizeof(c->prefix), "/scheduler");
+    c->score.strategy = SCORE_SPREAD;
+    c->score.target_percent = 60;
+    c->score.normalize = false;
+    c->score.weight[SCORE_CPU] = 3;
+    c->score.weight[SCORE_MEMORY] = 1;
+    c->score.threshold_percent[SCORE_CPU] = 100;
+    c->score.threshold_percent[SCORE_MEMORY] = 100;
+    snprintf(c->used_annotation[SCORE_CPU], CFG_STR_LEN, "cpu-extender.io/cpu-used");
+    snprintf(c->used_annotation[SCORE_MEMORY], CFG_STR_LEN, "cpu-extender.io/memory-used");
+    c->max_body_bytes = 128LL << 20;
+    c->max_nodes = 10000;
+    c->connection_limit = 64;
+    c->per_ip_connection_limit = 32;
+    c->idle_timeout_seconds = 120;
+    c->log_level = CFG_LOG_INFO;
+}
+
+/* "cpu-weight" -> "cpuWeight" */
+static void json_key(const char *flag, char *out, size_t n)
+{
+    size_t j = 0;
+    for (size_t i = 0; flag[i] != '\0' && j + 1 < n; i++) {
+        if (flag[i] == '-' && flag[i + 1] != '\0')
+            out[j++] = (char)toupper((unsigned char)flag[++i]);
+        else
+            out[j++] = flag[i];
+    }
+    out[j] = '\0';
+}
+
+/* "cpu-weight" -> "CPU_EXTENDER_CPU_WEIGHT" */
+static void env_name(const char *flag, char *out, size_t n)
+{
+    size_t j = (size_t)snprintf(out, n, "%s", CFG_ENV_PREFIX);
+    for (size_t i = 0; flag[i] != '\0' && j + 1 < n; i++)
+        out[j++] = flag[i] == '-' ? '_' : (char)toupper((unsigned char)flag[i]);
+    out[j] = '\0';
+}
+
+int cfg_listen_split(const char *listen, char host[CFG_STR_LEN], int *port)
+{
+    const char *colon;
+    size_t host_len;
+
+    if (listen[0] == '[') {
+        const char *close = strchr(listen, ']');
+        if (close == NULL || close[1] != ':')
+            return -EINVAL;
+        colon = close + 1;
+        listen++;
+        host_len = (size_t)(close - listen);
+    } else {
+        colon = strrchr(listen, ':');
+        if (colon == NULL || memchr(listen, ':', (size_t)(colon - listen)) != NULL)
+            return -EINVAL;
+        host_len = (size_t)(colon - listen);
+    }
+    if (host_len == 0 || host_len >= CFG_STR_LEN || colon[1] == '\0')
+        return -EINVAL;
+    char *end;
+    errno = 0;
+    long p = strtol(colon + 1, &end, 10);
+    if (errno != 0 || *end != '\0' || p < 0 || p > 65535 || !isdigit((unsigned char)colon[1]))
+        return -EINVAL;
+    memcpy(host, listen, host_len);
+    host[host_len] = '\0';
+    *port = (int)p;
+    return 0;
+}
+
+/* Collapses repeated slashes and drops trailing ones: "//a//b/" -> "/a/b".
+ * The prefix "/" becomes "" so that verbs are served at "/filter". */
+static void normalize_prefix(char *p)
+{
+    size_t j = 0;
+    for (size_t i = 0; p[i] != '\0'; i++)
+        if (p[i] != '/' || j == 0 || p[j - 1] != '/')
+            p[j++] = p[i];
+    while (j > 0 && p[j - 1] == '/')
+        j--;
+    p[j] = '\0';
+}
+
+static int check_string(const struct opt *o, const char *v, char *why, size_t n)
+{
+    char host[CFG_STR_LEN];
+    int port;
+
+    if (strlen(v) >= CFG_STR_LEN) {
+        snprintf(why, n, "longer than %d bytes", CFG_STR_LEN - 1);
+        return -EINVAL;
+    }
+    if (strcmp(o->flag, "listen") == 0 && cfg_listen_split(v, host, &port) != 0) {
+        snprintf(why, n, "want HOST:PORT or [IPV6]:PORT with a port from 0 to 65535");
+        return -EINVAL;
+    }
+    if (strcmp(o->flag, "prefix") == 0 && v[0] != '/') {
+        snprintf(why, n, "must start with '/'");
+        return -EINVAL;
+    }
+    for (const char *s = v; *s != '\0'; s++) {
+        if (!isgraph((unsigned char)*s) || *s == '?' || *s == '#') {
+            snprintf(why, n, "must not contain spaces, control characters, '?' or '#'");
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* Stores the text @v into option @o of @c; @why receives the problem. */
+static int set_from_text(struct cfg *c, const struct opt *o, const char *v, char *why, size_t n)
+{
+    char *field = (char *)c + o->offset;
+    char *end;
+    long long x;
+
+    switch (o->type) {
+    case OPT_STRING:
+        if (check_string(o, v, why, n) != 0)
+            return -EINVAL;
+        snprintf(field, CFG_STR_LEN, "%s", v);
+        if (strcmp(o->flag, "prefix") == 0)
+            normalize_prefix(field);
+        return 0;
+    case OPT_INT:
+    case OPT_LLONG:
+        errno = 0;
+        x = strtoll(v, &end, 10);
+        if (errno != 0 || end == v || *end != '\0' || x < o->min || x > o->max) {
+            snprintf(why, n, "want a whole number from %lld to %lld", o->min, o->max);
+            return -EINVAL;
+        }
+        if (o->type == OPT_INT)
+            *(int *)(void *)field = (int)x;
+        else
+            *(long long *)(void *)field = x;
+        return 0;
+    case OPT_BOOL:
+        if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0) {
+            *(bool *)(void *)field = true;
+        } else if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0) {
+            *(bool *)(void *)field = false;
+        } else {
+            snprintf(why, n, "want true or false");
+            return -EINVAL;
+        }
+        return 0;
+    case OPT_STRATEGY:
+        if (score_strategy_parse(v, (enum score_strategy *)(void *)field) != 0) {
+            snprintf(why, n, "want spread, pack, balanced or target");
+            return -EINVAL;
+        }
+        return 0;
+    case OPT_LOG_LEVEL:
+        for (size_t i = 0; i < sizeof(log_level_names) / sizeof(log_level_names[0]); i++) {
+            if (strcmp(v, log_level_names[i]) == 0) {
+                *(enum cfg_log_level *)(void *)field = (enum cfg_log_level)i;
+                return 0;
+            }
+        }
+        snprintf(why, n, "want debug, info, warn or error");
+        return -EINVAL;
+    }
+    return -EINVAL;
+}
+
+static const struct opt *find_flag(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_OPTS; i++)
+        if (strlen(opts[i].flag) == len && strncmp(opts[i].flag, name, len) == 0)
+            return &opts[i];
+    return NULL;
+}
+
+/* Converts one JSON member to text and stores it, so that the file, the
+ * environment and the flags share one validation path. */
+static int set_from_json(struct cfg *c, const struct opt *o, const cJSON *item, char *why,
+                         size_t n)
+{
+    char text[64];
+
+    switch (o->type) {
+    case OPT_STRING:
+    case OPT_STRATEGY:
+    case OPT_LOG_LEVEL:
+        if (!cJSON_IsString(item)) {
+            snprintf(why, n, "want a string");
+            return -EINVAL;
+        }
+        return set_from_text(c, o, item->valuestring, why, n);
+    case OPT_INT:
+    case OPT_LLONG:
+        if (!cJSON_IsNumber(item) || item->valuedouble != (double)(long long)item->valuedouble ||
+            item->valuedouble < -9e18 || item->valuedouble > 9e18) {
+            snprintf(why, n, "want a whole number from %lld to %lld", o->min, o->max);
+            return -EINVAL;
+        }
+        snprintf(text, sizeof(text), "%lld", (long long)item->valuedouble);
+        return set_from_text(c, o, text, why, n);
+    case OPT_BOOL:
+        if (!cJSON_IsBool(item)) {
+            snprintf(why, n, "want true or false");
+            return -EINVAL;
+        }
+        return set_from_text(c, o, cJSON_IsTrue(item) ? "true" : "false", why, n);
+    }
+    return -EINVAL;
+}
+
+static int read_file(const char *path, char **out, size_t *len, char err[CFG_ERR_LEN])
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n;
+
+    if (f == NULL) {
+        snprintf(err, CFG_ERR_LEN, "config file %s: %s", path, strerror(errno));
+        return -EINVAL;
+    }
+    buf = malloc(CFG_FILE_MAX + 1);
+    if (buf == NULL) {
+        snprintf(err, CFG_ERR_LEN, "config file %s: out of memory", path);
+        goto out_close;
+    }
+    n = fread(buf, 1, CFG_FILE_MAX + 1, f);
+    if (ferror(f) || n > CFG_FILE_MAX) {
+        snprintf(err, CFG_ERR_LEN, "config file %s: %s", path,
+                 ferror(f) ? "read error" : "larger than 1 MiB");
+        goto out_free_buf;
+    }
+    buf[n] = '\0';
+    fclose(f);
+    *out = buf;
+    *len = n;
+    return 0;
+
+out_free_buf:
+    free(buf);
+out_close:
+    fclose(f);
+    return -EINVAL;
+}
+
+static int load_file(struct cfg *c, const char *path, char err[CFG_ERR_LEN])
+{
+    char *text = NULL;
+    size_t len;
+    char why[256], key[64];
+    int rc = -EINVAL;
+
+    if (read_file(path, &text, &len, err) != 0)
+        return -EINVAL;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    if (root == NULL) {
+        size_t off = end != NULL && end >= text ? (size_t)(end - text) : 0;
+        snprintf(err, CFG_ERR_LEN, "config file %s: not valid JSON (near byte %zu)", path, off);
+        goto out_free_text;
+    }
+    if (!cJSON_IsObject(root)) {
+        snprintf(err, CFG_ERR_LEN, "config file %s: want a JSON object", path);
+        goto out_delete;
+    }
+    const cJSON *item;
+    cJSON_ArrayForEach(item, root)
+    {
+        const struct opt *o = NULL;
+        for (size_t i = 0; i < N_OPTS && o == NULL; i++) {
+            json_key(opts[i].flag, key, sizeof(key));
+            if (strcmp(key, item->string) == 0)
+                o = &opts[i];
+        }
+        if (o == NULL) {
+            snprintf(err, CFG_ERR_LEN, "config file %s: unknown field \"%s\"", path, item->string);
+            goto out_delete;
+        }
+        if (set_from_json(c, o, item, why, sizeof(why)) != 0) {
+            snprintf(err, CFG_ERR_LEN, "config file %s: field \"%s\": %s", path, item->string,
+                     why);
+            goto out_delete;
+        }
+    }
+    snprintf(c->config_file, sizeof(c->config_file), "%s", path);
+    rc = 0;
+
+out_delete:
+    cJSON_Delete(root);
+out_free_text:
+    free(text);
+    return rc;
+}
+
+static int validate(const struct cfg *c, char err[CFG_ERR_LEN])
+{
+    int weights = 0;
+    for (int r = 0; r < SCORE_NRES; r++)
+        weights += c->score.weight[r];
+    if (weights == 0) {
+        snprintf(err, CFG_ERR_LEN, "cpu-weight and memory-weight: at least one must be above 0");
+        return -EINVAL;
+    }
+    if (c->per_ip_connection_limit > c->connection_limit) {
+        snprintf(err, CFG_ERR_LEN,
+                 "per-ip-connection-limit (%d) must not exceed connection-limit (%d)",
+                 c->per_ip_connection_limit, c->connection_limit);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int cfg_load_file_only(struct cfg *c, const char *path, char err[CFG_ERR_LEN])
+{
+    cfg_defaults(c);
+    if (load_file(c, path, err) != 0)
+        return -EINVAL;
+    return validate(c, err);
+}
+
+/* The value of flag argv[*i] ("--x=v" or "--x v"); bools may stand alone. */
+static int flag_value(const struct opt *o, int argc, char **argv, int *i, const char *eq,
+                      const char **value)
+{
+    if (eq != NULL) {
+        *value = eq + 1;
+        return 0;
+    }
+    if (o != NULL && o->type == OPT_BOOL) {
+        *value = "true";
+        return 0;
+    }
+    if (*i + 1 >= argc)
+        return -EINVAL;
+    *value = argv[++*i];
+    return 0;
+}
+
+int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
+             int max_positional, int *n_positional, char err[CFG_ERR_LEN])
+{
+    const char *file = NULL;
+    char why[256], env[96];
+
+    cfg_defaults(c);
+    *n_positional = 0;
+
+    /* The file comes first, wherever --config stands. */
+    for (char **e = envp; e != NULL && *e != NULL; e++)
+        if (strncmp(*e, CFG_ENV_PREFIX "CONFIG=", strlen(CFG_ENV_PREFIX "CONFIG=")) == 0)
+            file = *e + strlen(CFG_ENV_PREFIX "CONFIG=");
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+            file = argv[i + 1];
+        else if (strncmp(argv[i], "--config=", 9) == 0)
+            file = argv[i] + 9;
+    }
+    if (file != NULL && file[0] != '\0' && load_file(c, file, err) != 0)
+        return -EINVAL;
+
+    for (char **e = envp; e != NULL && *e != NULL; e++) {
+        if (strncmp(*e, CFG_ENV_PREFIX, strlen(CFG_ENV_PREFIX)) != 0)
+            continue;
+        const char *eq = strchr(*e, '=');
+        size_t name_len = eq ? (size_t)(eq - *e) : strlen(*e);
+        if (eq == NULL || strncmp(*e, CFG_ENV_PREFIX "CONFIG=", name_len + 1) == 0)
+            continue;
+        const struct opt *o = NULL;
+        for (size_t k = 0; k < N_OPTS && o == NULL; k++) {
+            env_name(opts[k].flag, env, sizeof(env));
+            if (strlen(env) == name_len && strncmp(env, *e, name_len) == 0)
+                o = &opts[k];
+        }
+        if (o == NULL) {
+            snprintf(err, CFG_ERR_LEN, "environment: unknown variable %.*s", (int)name_len, *e);
+            return -EINVAL;
+        }
+        if (set_from_text(c, o, eq + 1, why, sizeof(why)) != 0) {
+            snprintf(err, CFG_ERR_LEN, "environment: %s=\"%s\": %s", env, eq + 1, why);
+            return -EINVAL;
+        }
+    }
+
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *value;
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+            if (*n_positional >= max_positional) {
+                snprintf(err, CFG_ERR_LEN, "unexpected argument \"%s\" (see --help)", a);
+                return -EINVAL;
+            }
+            positional[(*n_positional)++] = i;
+            continue;
+        }
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const struct opt *o = find_flag(name, len);
+        bool is_config = len == 6 && strncmp(name, "config", 6) == 0;
+        if (o == NULL && !is_config) {
+            snprintf(err, CFG_ERR_LEN, "unknown flag --%.*s (see --help)", (int)len, name);
+            return -EINVAL;
+        }
+        if (flag_value(o, argc, argv, &i, eq, &value) != 0) {
+            snprintf(err, CFG_ERR_LEN, "flag --%.*s needs a value", (int)len, name);
+            return -EINVAL;
+        }
+        if (is_config)
+            continue;
+        if (set_from_text(c, o, value, why, sizeof(why)) != 0) {
+            snprintf(err, CFG_ERR_LEN, "flag --%s=\"%s\": %s", o->flag, value, why);
+            return -EINVAL;
+        }
+    }
+    return validate(c, err);
+}
+
+void cfg_print_json(const struct cfg *c, FILE *out)
+{
+    char key[64];
+    const char *sep = "{";
+
+    for (size_t i = 0; i < N_OPTS; i++) {
+        const struct opt *o = &opts[i];
+        const char *field = (const char *)c + o->offset;
+        json_key(o->flag, key, sizeof(key));
+        fprintf(out, "%s\n  \"%s\": ", sep, key);
+        sep = ",";
+        switch (o->type) {
+        case OPT_STRING: {
+            cJSON *s = cJSON_CreateString(field);
+            char *text = s ? cJSON_PrintUnformatted(s) : NULL;
+            fputs(text ? text : "null", out);
+            free(text);
+            cJSON_Delete(s);
+            break;
+        }
+        case OPT_INT:
+            fprintf(out, "%d", *(const int *)(const void *)field);
+            break;
+        case OPT_LLONG:
+            fprintf(out, "%lld", *(const long long *)(const void *)field);
+            break;
+        case OPT_BOOL:
+            fputs(*(const bool *)(const void *)field ? "true" : "false", out);
+            break;
+        case OPT_STRATEGY:
+            fprintf(out, "\"%s\"",
+                    score_strategy_name(*(const enum score_strategy *)(const void *)field));
+            break;
+        case OPT_LOG_LEVEL:
+            fprintf(out, "\"%s\"",
+                    cfg_log_level_name(*(const enum cfg_log_level *)(const void *)field));
+            break;
+        }
+    }
+    fputs("\n}\n", out);
+}
+
+void cfg_print_help(FILE *out)
+{
+    struct cfg d;
+    char key[64], env[96];
+
+    cfg_defaults(&d);
+    fprintf(out, "Options (flag / environment variable / config-file key):\n"
+                 "  --config FILE  (" CFG_ENV_PREFIX "CONFIG)\n"
+                 "      JSON config file; flags override the environment, which overrides it\n");
+    for (size_t i = 0; i < N_OPTS; i++) {
+        json_key(opts[i].flag, key, sizeof(key));
+        env_name(opts[i].flag, env, sizeof(env));
+        fprintf(out, "  --%s  (%s, \"%s\")\n      %s\n", opts[i].flag, env, key, opts[i].help);
+    }
+    fprintf(out, "\nDefaults as a config file:\n");
+    cfg_print_json(&d, out);
+}

@@ -1,0 +1,75 @@
+/*
+ * Configuration: built-in defaults, then one JSON file (--config FILE or
+ * CPU_EXTENDER_CONFIG), then CPU_EXTENDER_* environment variables, then
+ * command-line flags; each layer overrides the one before. Every option has
+ * one name per layer, derived from its flag: --cpu-weight, "cpuWeight",
+ * CPU_EXTENDER_CPU_WEIGHT. Every value is validated; an error names the
+ * option and where it came from.
+ */
+#ifndef CONFIG_CONFIG_H
+#define CONFIG_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "scoring/strategy.h"
+
+#define CFG_ERR_LEN      512
+#define CFG_STR_LEN      256
+#define CFG_ENV_PREFIX   "CPU_EXTENDER_"
+#define CFG_DEFAULT_PORT 8888
+
+enum cfg_log_level {
+    CFG_LOG_DEBUG = 0,
+    CFG_LOG_INFO,
+    CFG_LOG_WARN,
+    CFG_LOG_ERROR,
+};
+
+struct cfg {
+    char config_file[CFG_STR_LEN]; /* the file that was read, "" for none */
+    char listen[CFG_STR_LEN];      /* host:port or [v6]:port */
+    char prefix[CFG_STR_LEN];      /* URL prefix of the verbs, e.g. /scheduler */
+    struct score_params score;
+    char used_annotation[SCORE_NRES][CFG_STR_LEN]; /* "" disables */
+    long long max_body_bytes;
+    int max_nodes;
+    int connection_limit;
+    int per_ip_connection_limit;
+    int idle_timeout_seconds;
+    enum cfg_log_level log_level;
+};
+
+/* Fills @c with the built-in defaults. */
+void cfg_defaults(struct cfg *c);
+
+/*
+ * Builds the configuration from defaults, the config file, @envp and the
+ * flags in @argv[0..argc). Arguments that are not options are left for the
+ * caller: their indexes are stored in @positional (capacity @max_positional)
+ * and their count in *@n_positional; more than that is an error.
+ * Returns 0, or -EINVAL with a message naming the option in @err.
+ */
+int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
+             int max_positional, int *n_positional, char err[CFG_ERR_LEN]);
+
+/* Reads and validates only @path over the defaults (for `config check`). */
+int cfg_load_file_only(struct cfg *c, const char *path, char err[CFG_ERR_LEN]);
+
+/*
+ * Splits c->listen into host (without brackets) and port.
+ * Returns 0 or -EINVAL.
+ */
+int cfg_listen_split(const char *listen, char host[CFG_STR_LEN], int *port);
+
+/* Writes the effective configuration as one JSON object to @out. */
+void cfg_print_json(const struct cfg *c, FILE *out);
+
+/* Writes the option reference (flag, environment variable, JSON key,
+ * default, meaning) to @out. */
+void cfg_print_help(FILE *out);
+
+/* Returns "debug", "info", "warn" or "error". */
+const char *cfg_log_level_name(enum cfg_log_level l);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * The plain structs that scoring works on: the resources it scores, a pod's
+ * containers and a node's capacity, all in Kubernetes base units (CPU in
+ * millicores as MilliValue() gives them, memory in bytes as Value()).
+ */
+#ifndef SCORING_RESOURCES_H
+#define SCORING_RESOURCES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum score_resource {
+    SCORE_CPU = 0,
+    SCORE_MEMORY,
+    SCORE_NRES, /* number of scored resources; keep last */
+};
+
+/* Returns "cpu" or "memory": the Kubernetes resource name. */
+const char *score_resource_name(enum score_resource r);
+
+/* One container's resources.requests for the scored resources. has[r] is
+ * true when the requests map holds the key, even with value 0: only an
+ * absent key gets the scoring default (100m CPU, 200Mi memory). */
+struct score_container {
+    int64_t req[SCORE_NRES];
+    bool has[SCORE_NRES];
+    bool restartable; /* init container with restartPolicy: Always (sidecar) */
+};
+
+/* What a pod asks for. Arrays are borrowed. pod_level is spec.resources.
+ * requests and overhead is spec.overhead; has[] says which keys they set. */
+struct score_pod {
+    const struct score_container *containers;
+    size_t n_containers;
+    const struct score_container *init_containers;
+    size_t n_init_containers;
+    struct score_container pod_level;
+    struct score_container overhead;
+};
+
+/* A candidate node: allocatable and what is already used on it (from the
+ * configured source; 0 when unknown). All values are >= 0. */
+struct score_node {
+    int64_t alloc[SCORE_NRES];
+    int64_t used[SCORE_NRES];
+};
+
+#endif

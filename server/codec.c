@@ -1,0 +1,402 @@
+#include "server/codec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "scoring/quantity.h"
+
+cJSON *codec_member(const cJSON *obj, const char *key)
+{
+    cJSON *found = NULL, *item;
+    cJSON_ArrayForEach(item, obj)
+    {
+        if (item->string != NULL && strcmp(item->string, key) == 0)
+            found = item;
+    }
+    return cJSON_IsNull(found) ? NULL : found;
+}
+
+/* Go's decoder folds case for struct fields: the last member that matches
+ * @key case-insensitively wins. Used for the untagged ExtenderArgs. */
+static cJSON *member_folded(const cJSON *obj, const char *key)
+{
+    cJSON *found = NULL, *item;
+    cJSON_ArrayForEach(item, obj)
+    {
+        if (item->string != NULL && strcasecmp(item->string, key) == 0)
+            found = item;
+    }
+    return cJSON_IsNull(found) ? NULL : found;
+}
+
+/* A member that must be an object when present. */
+static int object_member(const cJSON *obj, const char *key, const cJSON **out)
+{
+    *out = codec_member(obj, key);
+    return *out == NULL || cJSON_IsObject(*out) ? 0 : -EINVAL;
+}
+
+/* Parses a quantity value as Quantity.UnmarshalJSON does: a string, trimmed
+ * of surrounding white space; JSON null is zero. */
+static int quantity_of(const cJSON *v, enum score_unit unit, int64_t *out,
+                       char why[SCORE_ERR_LEN])
+{
+    if (v == NULL || cJSON_IsNull(v)) {
+        *out = 0;
+        return 0;
+    }
+    if (!cJSON_IsString(v)) {
+        snprintf(why, SCORE_ERR_LEN, "want a quantity string");
+        return -EINVAL;
+    }
+    const char *s = v->valuestring;
+    size_t len = strlen(s);
+    while (len > 0 && isspace((unsigned char)*s)) {
+        s++;
+        len--;
+    }
+    while (len > 0 && isspace((unsigned char)s[len - 1]))
+        len--;
+    return score_quantity_parse(s, len, unit, out, why);
+}
+
+static enum score_unit unit_of(enum score_resource r)
+{
+    return r == SCORE_CPU ? SCORE_UNIT_MILLI : SCORE_UNIT_BASE;
+}
+
+/* Reads cpu and memory of a ResourceList ("requests", "overhead", ...) into
+ * @c, noting which keys are present (a null value counts as present). */
+static int resource_list(const cJSON *list, struct score_container *c, char *path, size_t path_len,
+                         char err[CODEC_ERR_LEN])
+{
+    char why[SCORE_ERR_LEN];
+
+    if (list == NULL)
+        return 0;
+    if (!cJSON_IsObject(list)) {
+        snprintf(err, CODEC_ERR_LEN, "%s: want an object", path);
+        return -EINVAL;
+    }
+    for (int r = 0; r < SCORE_NRES; r++) {
+        const char *name = score_resource_name((enum score_resource)r);
+        const cJSON *v = NULL, *item;
+        cJSON_ArrayForEach(item, list)
+        {
+            if (strcmp(item->string, name) == 0)
+                v = item;
+        }
+        if (v == NULL)
+            continue;
+        c->has[r] = true;
+        if (quantity_of(v, unit_of((enum score_resource)r), &c->req[r], why) != 0) {
+            snprintf(err, CODEC_ERR_LEN, "%.*s.%s: %s", (int)path_len, path, name, why);
+            return -EINVAL;
+        }
+        if (c->req[r] < 0) {
+            snprintf(err, CODEC_ERR_LEN, "%.*s.%s: negative quantity", (int)path_len, path, name);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+static int container_list(const cJSON *spec, const char *key, const struct score_container **out,
+                          size_t *n, char err[CODEC_ERR_LEN])
+{
+    const cJSON *list = codec_member(spec, key), *c;
+    char path[96];
+    struct score_container *containers;
+    size_t i = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (list == NULL)
+        return 0;
+    if (!cJSON_IsArray(list)) {
+        snprintf(err, CODEC_ERR_LEN, "Pod.spec.%s: want an array", key);
+        return -EINVAL;
+    }
+    size_t count = (size_t)cJSON_GetArraySize(list);
+    if (count == 0)
+        return 0;
+    containers = cJSON_malloc(count * sizeof(*containers));
+    if (containers == NULL) {
+        snprintf(err, CODEC_ERR_LEN, "out of memory");
+        return -ENOMEM;
+    }
+    memset(containers, 0, count * sizeof(*containers));
+    *out = containers;
+    cJSON_ArrayForEach(c, list)
+    {
+        const cJSON *resources, *policy;
+        snprintf(path, sizeof(path), "Pod.spec.%s[%zu]", key, i);
+        if (!cJSON_IsObject(c)) {
+            snprintf(err, CODEC_ERR_LEN, "%s: want an object", path);
+            return -EINVAL;
+        }
+        if (object_member(c, "resources", &resources) != 0) {
+            snprintf(err, CODEC_ERR_LEN, "%s.resources: want an object", path);
+            return -EINVAL;
+        }
+        size_t plen = strlen(path);
+        snprintf(path + plen, sizeof(path) - plen, ".resources.requests");
+        if (resource_list(codec_member(resources, "requests"), &containers[i], path, strlen(path),
+                          err) != 0)
+            return -EINVAL;
+        policy = codec_member(c, "restartPolicy");
+        if (policy != NULL && !cJSON_IsString(policy)) {
+            path[plen] = '\0';
+            snprintf(err, CODEC_ERR_LEN, "%s.restartPolicy: want a string", path);
+            return -EINVAL;
+        }
+        containers[i].restartable = policy != NULL && strcmp(policy->valuestring, "Always") == 0;
+        i++;
+    }
+    *n = count;
+    return 0;
+}
+
+static const char *string_or_empty(const cJSON *obj, const char *key)
+{
+    const cJSON *v = codec_member(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+int codec_decode_pod(const cJSON *pod, struct codec_pod *out, char err[CODEC_ERR_LEN])
+{
+    const cJSON *meta, *spec, *resources;
+    struct score_pod p;
+    char path[64];
+
+    memset(out, 0, sizeof(*out));
+    memset(&p, 0, sizeof(p));
+    if (!cJSON_IsObject(pod)) {
+        snprintf(err, CODEC_ERR_LEN, "Pod: want an object");
+        return -EINVAL;
+    }
+    if (object_member(pod, "metadata", &meta) != 0) {
+        snprintf(err, CODEC_ERR_LEN, "Pod.metadata: want an object");
+        return -EINVAL;
+    }
+    for (const char *const *k = (const char *const[]){"name", "namespace", NULL}; *k; k++) {
+        const cJSON *v = codec_member(meta, *k);
+        if (v != NULL && !cJSON_IsString(v)) {
+            snprintf(err, CODEC_ERR_LEN, "Pod.metadata.%s: want a string", *k);
+            return -EINVAL;
+        }
+    }
+    out->name = string_or_empty(meta, "name");
+    out->ns = string_or_empty(meta, "namespace");
+    if (object_member(pod, "spec", &spec) != 0) {
+        snprintf(err, CODEC_ERR_LEN, "Pod.spec: want an object");
+        return -EINVAL;
+    }
+    if (container_list(spec, "containers", &p.containers,
+                       &p.n_containers, err) != 0 ||
+        container_list(spec, "initContainers", &p.init_containers,
+                       &p.n_init_containers, err) != 0)
+        return -EINVAL;
+    snprintf(path, sizeof(path), "Pod.spec.overhead");
+    if (resource_list(codec_member(spec, "overhead"), &p.overhead, path, strlen(path), err) != 0)
+        return -EINVAL;
+    if (object_member(spec, "resources", &resources) != 0) {
+        snprintf(err, CODEC_ERR_LEN, "Pod.spec.resources: want an object");
+        return -EINVAL;
+    }
+    snprintf(path, sizeof(path), "Pod.spec.resources.requests");
+    if (resource_list(codec_member(resources, "requests"), &p.pod_level, path, strlen(path), err) !=
+        0)
+        return -EINVAL;
+    if (score_pod_request(&p, &out->request) != 0) {
+        snprintf(err, CODEC_ERR_LEN, "Pod: total request does not fit in int64");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Reads one resource of a node; a problem becomes the node's reason. The
+ * reasons are node-independent so kube-scheduler can aggregate them. */
+enum node_source {
+    FROM_ALLOCATABLE = 0,
+    FROM_ANNOTATION,
+};
+
+static void node_quantity(const cJSON *v, enum score_resource r, enum node_source from,
+                          int64_t *out, struct codec_node *node)
+{
+    static const char *const reasons[2][SCORE_NRES] = {
+        [FROM_ALLOCATABLE] = {"invalid allocatable cpu", "invalid allocatable memory"},
+        [FROM_ANNOTATION] = {"invalid cpu-used annotation", "invalid memory-used annotation"},
+    };
+    char why[SCORE_ERR_LEN];
+
+    if (node->invalid != NULL)
+        return;
+    if (quantity_of(v, unit_of(r), out, why) != 0 || *out < 0)
+        node->invalid = reasons[from][r];
+}
+
+int codec_decode_node(cJSON *node, const struct cfg *cfg, struct codec_node *out,
+                      char err[CODEC_ERR_LEN])
+{
+    const cJSON *meta = NULL, *name, *status = NULL, *alloc = NULL, *annotations = NULL;
+
+    memset(out, 0, sizeof(*out));
+    out->json = node;
+    if (cJSON_IsObject(node))
+        meta = codec_member(node, "metadata");
+    name = cJSON_IsObject(meta) ? codec_member(meta, "name") : NULL;
+    if (!cJSON_IsString(name) || name->valuestring[0] == '\0') {
+        snprintf(err, CODEC_ERR_LEN, "node without a metadata.name string");
+        return -EINVAL;
+    }
+    out->name = name->valuestring;
+
+    status = codec_member(node, "status");
+    if (status != NULL && !cJSON_IsObject(status)) {
+        out->invalid = "invalid node status";
+        return 0;
+    }
+    alloc = codec_member(status, "allocatable");
+    if (alloc != NULL && !cJSON_IsObject(alloc)) {
+        out->invalid = "invalid allocatable";
+        return 0;
+    }
+    annotations = codec_member(meta, "annotations");
+    if (annotations != NULL && !cJSON_IsObject(annotations)) {
+        out->invalid = "invalid annotations";
+        return 0;
+    }
+    for (int r = 0; r < SCORE_NRES; r++) {
+        node_quantity(codec_member(alloc, score_resource_name((enum score_resource)r)),
+                      (enum score_resource)r, FROM_ALLOCATABLE, &out->res.alloc[r], out);
+        if (cfg->used_annotation[r][0] != '\0')
+            node_quantity(codec_member(annotations, cfg->used_annotation[r]),
+                          (enum score_resource)r, FROM_ANNOTATION, &out->res.used[r], out);
+    }
+    return 0;
+}
+
+static int decode_node_list(cJSON *list, const struct cfg *cfg, struct codec_args *out,
+                            char err[CODEC_ERR_LEN])
+{
+    cJSON *items, *item;
+    size_t i = 0;
+
+    if (!cJSON_IsObject(list)) {
+        snprintf(err, CODEC_ERR_LEN, "Nodes: want a NodeList object");
+        return -EINVAL;
+    }
+    items = codec_member(list, "items");
+    if (items != NULL && !cJSON_IsArray(items)) {
+        snprintf(err, CODEC_ERR_LEN, "Nodes.items: want an array");
+        return -EINVAL;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(items);
+    if (n > (size_t)cfg->max_nodes) {
+        snprintf(err, CODEC_ERR_LEN, "%zu nodes, more than max-nodes (%d)", n, cfg->max_nodes);
+        return -E2BIG;
+    }
+    out->nodes = cJSON_malloc(n * sizeof(*out->nodes) + 1);
+    if (out->nodes == NULL) {
+        snprintf(err, CODEC_ERR_LEN, "out of memory");
+        return -ENOMEM;
+    }
+    cJSON_ArrayForEach(item, items)
+    {
+        char why[CODEC_ERR_LEN];
+        if (codec_decode_node(item, cfg, &out->nodes[i], why) != 0) {
+            snprintf(err, CODEC_ERR_LEN, "Nodes.items[%zu]: %.200s", i, why);
+            return -EINVAL;
+        }
+        i++;
+    }
+    out->n_nodes = n;
+    out->node_list = list;
+    return 0;
+}
+
+static int decode_node_names(const cJSON *names, const struct cfg *cfg, struct codec_args *out,
+                             char err[CODEC_ERR_LEN])
+{
+    const cJSON *item;
+    size_t i = 0;
+
+    if (!cJSON_IsArray(names)) {
+        snprintf(err, CODEC_ERR_LEN, "NodeNames: want an array of strings");
+        return -EINVAL;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(names);
+    if (n > (size_t)cfg->max_nodes) {
+        snprintf(err, CODEC_ERR_LEN, "%zu nodes, more than max-nodes (%d)", n, cfg->max_nodes);
+        return -E2BIG;
+    }
+    out->nodes = cJSON_malloc(n * sizeof(*out->nodes) + 1);
+    if (out->nodes == NULL) {
+        snprintf(err, CODEC_ERR_LEN, "out of memory");
+        return -ENOMEM;
+    }
+    cJSON_ArrayForEach(item, names)
+    {
+        if (!cJSON_IsString(item)) {
+            snprintf(err, CODEC_ERR_LEN, "NodeNames[%zu]: want a string", i);
+            return -EINVAL;
+        }
+        memset(&out->nodes[i], 0, sizeof(out->nodes[i]));
+        out->nodes[i].name = item->valuestring;
+        i++;
+    }
+    out->n_nodes = n;
+    out->node_names_mode = true;
+    return 0;
+}
+
+int codec_decode_args(const char *body, size_t len, const struct cfg *cfg, struct codec_args *out,
+                      char err[CODEC_ERR_LEN])
+{
+    const char *end = NULL;
+    const cJSON *pod, *names;
+    cJSON *nodes;
+    char why[CODEC_ERR_LEN];
+
+    memset(out, 0, sizeof(*out));
+    if (len == 0) {
+        snprintf(err, CODEC_ERR_LEN, "empty body: want ExtenderArgs JSON");
+        return -EINVAL;
+    }
+    cJSON *root = cJSON_ParseWithLengthOpts(body, len + 1, &end, 1);
+    if (root == NULL) {
+        size_t at = end != NULL && end >= body ? (size_t)(end - body) : 0;
+        snprintf(err, CODEC_ERR_LEN, "malformed JSON near byte %zu of %zu", at, len);
+        return -EINVAL;
+    }
+    if (!cJSON_IsObject(root)) {
+        snprintf(err, CODEC_ERR_LEN, "want a JSON object (ExtenderArgs)");
+        return -EINVAL;
+    }
+    pod = member_folded(root, "Pod");
+    nodes = member_folded(root, "Nodes");
+    names = member_folded(root, "NodeNames");
+    if (pod == NULL) {
+        snprintf(err, CODEC_ERR_LEN, "Pod: missing");
+        return -EINVAL;
+    }
+    if (codec_decode_pod(pod, &out->pod, why) != 0) {
+        memcpy(err, why, CODEC_ERR_LEN);
+        return -EINVAL;
+    }
+    if (nodes != NULL && names != NULL) {
+        snprintf(err, CODEC_ERR_LEN, "both Nodes and NodeNames are set: want exactly one");
+        return -EINVAL;
+    }
+    if (nodes != NULL)
+        return decode_node_list(nodes, cfg, out, err);
+    if (names != NULL)
+        return decode_node_names(names, cfg, out, err);
+    snprintf(err, CODEC_ERR_LEN, "neither Nodes nor NodeNames is set");
+    return -EINVAL;
+}

@@ -1,0 +1,76 @@
+/*
+ * JSON <-> plain structs: turns kube-scheduler's ExtenderArgs (and the
+ * kubectl objects `rank` reads) into what scoring/ works on.
+ *
+ * Go decoding rules are mirrored where they matter: the top-level keys
+ * (Pod, Nodes, NodeNames) match case-insensitively, a duplicate key's last
+ * occurrence wins, `null` is the same as absent, and quantity strings are
+ * trimmed of surrounding space. Everything decoded lives in the caller's
+ * arena (cJSON's hooks) and is only valid until it is released.
+ */
+#ifndef SERVER_CODEC_H
+#define SERVER_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "config/config.h"
+#include "scoring/podreq.h"
+#include "scoring/resources.h"
+
+#define CODEC_ERR_LEN 256
+
+/* One candidate node. */
+struct codec_node {
+    const char *name;
+    struct score_node res;
+    const char *invalid; /* why the node's data is unusable, or NULL */
+    cJSON *json;         /* the Node object as received; NULL in NodeNames mode */
+};
+
+struct codec_pod {
+    const char *ns;   /* metadata.namespace, "" when absent */
+    const char *name; /* metadata.name, "" when absent */
+    struct score_pod_request request;
+};
+
+struct codec_args {
+    struct codec_pod pod;
+    bool node_names_mode; /* NodeNames was sent (nodeCacheCapable: true) */
+    struct codec_node *nodes;
+    size_t n_nodes;
+    cJSON *node_list; /* the Nodes member (a NodeList), NULL in NodeNames mode */
+};
+
+/*
+ * Parses the ExtenderArgs in @body (@len bytes followed by a NUL, which
+ * cJSON needs to reject trailing garbage) into *@out, allocating from the
+ * arena attached to this thread. Node problems do not fail the call: they
+ * set codec_node.invalid.
+ * Returns 0, or -EINVAL (malformed request: answer 400) / -E2BIG (more than
+ * cfg->max_nodes nodes) / -ENOMEM with a message in @err.
+ */
+int codec_decode_args(const char *body, size_t len, const struct cfg *cfg, struct codec_args *out,
+                      char err[CODEC_ERR_LEN]);
+
+/*
+ * Decodes one v1.Pod object. Returns 0 or -EINVAL with a message naming the
+ * field in @err (wrong JSON type, invalid, negative or overflowing quantity).
+ */
+int codec_decode_pod(const cJSON *pod, struct codec_pod *out, char err[CODEC_ERR_LEN]);
+
+/*
+ * Decodes one v1.Node object into *@out. A missing or non-string
+ * metadata.name is the only error (-EINVAL); bad capacity data sets
+ * out->invalid instead.
+ */
+int codec_decode_node(cJSON *node, const struct cfg *cfg, struct codec_node *out,
+                      char err[CODEC_ERR_LEN]);
+
+/* Returns the last member of @obj named @key exactly (Go keeps the last of
+ * duplicate keys), or NULL when absent or JSON null. */
+cJSON *codec_member(const cJSON *obj, const char *key);
+
+#endif

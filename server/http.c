@@ -1,0 +1,347 @@
+#include "server/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "server/arena.h"
+#include "server/log.h"
+#include "server/verbs.h"
+#include "version.h"
+
+/* Headers and MHD's own buffers per connection; 128 KiB also makes MHD hand
+ * over the body in 64 KiB chunks (fewer callbacks than the 32 KiB default). */
+#define CONNECTION_MEMORY (128 * 1024)
+/* First body buffer; it doubles up to max-body-bytes. A client announcing a
+ * huge Content-Length and trickling gets no large allocation up front. */
+#define BODY_INITIAL (64 * 1024)
+#define PATH_MAX_LEN 1024
+
+enum route {
+    ROUTE_NOT_FOUND = 0,
+    ROUTE_FILTER,
+    ROUTE_PRIORITIZE,
+    ROUTE_HEALTHZ,
+    ROUTE_READYZ,
+    ROUTE_VERSION,
+};
+
+struct srv {
+    struct MHD_Daemon *daemon;
+    const struct cfg *cfg;
+    atomic_bool ready;
+};
+
+/* Per-request state, from the first handler call to NOTIFY_COMPLETED. */
+struct request {
+    enum route route;
+    bool method_ok;
+    bool too_large;
+    char *body;
+    size_t len, cap;
+};
+
+static bool is_post_route(enum route r)
+{
+    return r == ROUTE_FILTER || r == ROUTE_PRIORITIZE;
+}
+
+/* Collapses repeated slashes: kube-scheduler joins urlPrefix and verb with
+ * "/" and a verb written "/filter" yields "//filter". */
+static void normalize_path(const char *url, char out[PATH_MAX_LEN])
+{
+    size_t j = 0;
+    for (size_t i = 0; url[i] != '\0' && j + 1 < PATH_MAX_LEN; i++)
+        if (url[i] != '/' || j == 0 || out[j - 1] != '/')
+            out[j++] = url[i];
+    out[j] = '\0';
+}
+
+static enum route route_of(const struct cfg *cfg, const char *url)
+{
+    char path[PATH_MAX_LEN];
+    size_t plen = strlen(cfg->prefix);
+
+    normalize_path(url, path);
+    if (strncmp(path, cfg->prefix, plen) == 0) {
+        if (strcmp(path + plen, "/filter") == 0)
+            return ROUTE_FILTER;
+        if (strcmp(path + plen, "/prioritize") == 0)
+            return ROUTE_PRIORITIZE;
+    }
+    if (strcmp(path, "/healthz") == 0)
+        return ROUTE_HEALTHZ;
+    if (strcmp(path, "/readyz") == 0)
+        return ROUTE_READYZ;
+    if (strcmp(path, "/version") == 0)
+        return ROUTE_VERSION;
+    return ROUTE_NOT_FOUND;
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *conn, unsigned status, const char *body,
+                                 size_t len, const char *allow)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
+    if (r == NULL)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    if (allow != NULL)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    enum MHD_Result ret = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* For errors raised before any JSON is parsed: the texts are ours and need
+ * no escaping. */
+static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned status, const char *msg,
+                                  const char *allow)
+{
+    char body[512];
+    int n = snprintf(body, sizeof(body), "{\"Error\":\"%s\"}", msg);
+    return send_json(conn, status, body, (size_t)n, allow);
+}
+
+static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, struct request *rq)
+{
+    struct verb_reply reply;
+    struct arena *a = arena_acquire();
+
+    if (a == NULL)
+        return send_error(conn, 500, "out of memory", NULL);
+    if (rq->route == ROUTE_FILTER)
+        verbs_filter(s->cfg, rq->body ? rq->body : "", rq->len, &reply);
+    else
+        verbs_prioritize(s->cfg, rq->body ? rq->body : "", rq->len, &reply);
+    enum MHD_Result ret = send_json(conn, reply.status, reply.body, reply.len, NULL);
+    if (reply.status != 200)
+        log_msg(CFG_LOG_INFO, "request rejected", "route=%s status=%u body_bytes=%zu reply=%s",
+                rq->route == ROUTE_FILTER ? "filter" : "prioritize", reply.status, rq->len,
+                reply.body);
+    arena_release(a);
+    return ret;
+}
+
+static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, struct request *rq)
+{
+    char body[512];
+    int n;
+
+    if (rq->route == ROUTE_NOT_FOUND)
+        return send_error(conn, MHD_HTTP_NOT_FOUND, "no such path", NULL);
+    if (!rq->method_ok)
+        return send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed",
+                          is_post_route(rq->route) ? "POST" : "GET, HEAD");
+    if (rq->too_large) {
+        snprintf(body, sizeof(body), "request body larger than %lld bytes",
+                 s->cfg->max_body_bytes);
+        return send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, body, NULL);
+    }
+    switch (rq->route) {
+    case ROUTE_FILTER:
+    case ROUTE_PRIORITIZE:
+        return serve_verb(s, conn, rq);
+    case ROUTE_HEALTHZ:
+        return send_json(conn, 200, "{\"status\":\"ok\"}", 15, NULL);
+    case ROUTE_READYZ:
+        if (atomic_load(&s->ready))
+            return send_json(conn, 200, "{\"ready\":true,\"reason\":\"serving\"}", 34, NULL);
+        return send_json(conn, 503, "{\"ready\":false,\"reason\":\"shutting down\"}", 40, NULL);
+    case ROUTE_VERSION:
+        n = snprintf(body, sizeof(body), "{\"version\":\"%s\",\"strategy\":\"%s\"}",
+                     CPU_EXTENDER_VERSION, score_strategy_name(s->cfg->score.strategy));
+        return send_json(conn, 200, body, (size_t)n, NULL);
+    case ROUTE_NOT_FOUND:
+        break;
+    }
+    return MHD_NO;
+}
+
+/* Appends an upload chunk; past the cap the rest is drained and dropped so
+ * that the 413 can be sent once the request is complete. */
+static void take_chunk(const struct srv *s, struct request *rq, const char *data, size_t size)
+{
+    if (rq->too_large || !is_post_route(rq->route) || !rq->method_ok)
+        return;
+    if (size > (size_t)s->cfg->max_body_bytes - rq->len) {
+        rq->too_large = true;
+        free(rq->body);
+        rq->body = NULL;
+        rq->len = rq->cap = 0;
+        return;
+    }
+    if (rq->len + size + 1 > rq->cap) {
+        size_t cap = rq->cap ? rq->cap : BODY_INITIAL;
+        while (cap < rq->len + size + 1)
+            cap *= 2;
+        char *b = realloc(rq->body, cap);
+        if (b == NULL) {
+            rq->too_large = true; /* answered as 413: nothing better to say */
+            free(rq->body);
+            rq->body = NULL;
+            rq->len = rq->cap = 0;
+            return;
+        }
+        rq->body = b;
+        rq->cap = cap;
+    }
+    memcpy(rq->body + rq->len, data, size);
+    rq->len += size;
+    rq->body[rq->len] = '\0';
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **req_cls)
+{
+    struct srv *s = cls;
+    struct request *rq = *req_cls;
+    (void)version;
+
+    if (rq == NULL) {
+        rq = calloc(1, sizeof(*rq));
+        if (rq == NULL)
+            return MHD_NO;
+        rq->route = route_of(s->cfg, url);
+        if (is_post_route(rq->route))
+            rq->method_ok = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+        else
+            rq->method_ok = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
+                            strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+        *req_cls = rq;
+        /* Refuse an announced oversize body before it is sent; MHD then
+         * closes the connection instead of reading it. */
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl != NULL && is_post_route(rq->route) && rq->method_ok &&
+            strtoull(cl, NULL, 10) > (unsigned long long)s->cfg->max_body_bytes) {
+            rq->too_large = true;
+            return serve_final(s, conn, rq);
+        }
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) {
+        take_chunk(s, rq, upload_data, *upload_data_size);
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    return serve_final(s, conn, rq);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    struct request *rq = *req_cls;
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    if (rq == NULL)
+        return;
+    free(rq->body);
+    free(rq);
+    *req_cls = NULL;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char msg[512];
+    (void)cls;
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    msg[strcspn(msg, "\n")] = '\0';
+    for (char *p = msg; *p != '\0'; p++)
+        if (*p == '"')
+            *p = '\'';
+    log_msg(CFG_LOG_DEBUG, "libmicrohttpd", "detail=\"%s\"", msg);
+}
+
+/* Resolves host:port into @ss (numeric addresses or names like localhost). */
+static int resolve(const struct cfg *cfg, struct sockaddr_storage *ss, char err[CFG_ERR_LEN])
+{
+    char host[CFG_STR_LEN], port_text[16];
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    int port, rc;
+
+    if (cfg_listen_split(cfg->listen, host, &port) != 0) {
+        snprintf(err, CFG_ERR_LEN, "listen: bad address %s", cfg->listen);
+        return -EINVAL;
+    }
+    snprintf(port_text, sizeof(port_text), "%d", port);
+    rc = getaddrinfo(host, port_text, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, CFG_ERR_LEN, "listen: cannot resolve %s: %s", host, gai_strerror(rc));
+        return -EINVAL;
+    }
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return 0;
+}
+
+int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN])
+{
+    struct sockaddr_storage ss;
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                     MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    struct srv *s;
+
+    memset(&ss, 0, sizeof(ss));
+    if (resolve(cfg, &ss, err) != 0)
+        return -EINVAL;
+    if (ss.ss_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        snprintf(err, CFG_ERR_LEN, "out of memory");
+        return -ENOMEM;
+    }
+    s->cfg = cfg;
+    atomic_init(&s->ready, true);
+    s->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)cfg->per_ip_connection_limit, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)cfg->idle_timeout_seconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)CONNECTION_MEMORY, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_END);
+    if (s->daemon == NULL) {
+        snprintf(err, CFG_ERR_LEN, "cannot listen on %s (address in use or not available)",
+                 cfg->listen);
+        free(s);
+        return -EADDRNOTAVAIL;
+    }
+    *out = s;
+    return 0;
+}
+
+int srv_port(const struct srv *s)
+{
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info != NULL ? info->port : -1;
+}
+
+void srv_set_unready(struct srv *s)
+{
+    atomic_store(&s->ready, false);
+}
+
+void srv_stop(struct srv *s)
+{
+    if (s == NULL)
+        return;
+    MHD_stop_daemon(s->daemon);
+    free(s);
+}

@@ -1,0 +1,33 @@
+/*
+ * The HTTP service (libmicrohttpd): routing, body limits, keep-alive.
+ *
+ *   POST <prefix>/filter, POST <prefix>/prioritize   the extender verbs
+ *   GET  /healthz, /readyz, /version                  probes and build info
+ *
+ * Repeated slashes in a path collapse and a query string is ignored; other
+ * paths get 404, other methods 405, bodies over max-body-bytes 413.
+ * One thread per connection, so a long scoring call never delays /healthz.
+ */
+#ifndef SERVER_HTTP_H
+#define SERVER_HTTP_H
+
+#include "config/config.h"
+
+struct srv;
+
+/*
+ * Binds cfg->listen and starts serving. @cfg must outlive the server.
+ * Returns 0 and the server in *@out, or -errno with a message in @err.
+ */
+int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN]);
+
+/* The bound port (useful with port 0). */
+int srv_port(const struct srv *s);
+
+/* Marks the service not ready: /readyz answers 503 from now on. Thread-safe. */
+void srv_set_unready(struct srv *s);
+
+/* Stops serving, closes every connection and frees @s. */
+void srv_stop(struct srv *s);
+
+#endif

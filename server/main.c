@@ -1,0 +1,197 @@
+/*
+ * cpu-extender: command dispatch and the serve loop.
+ *
+ *   cpu-extender [serve] [options]         serve the extender (default)
+ *   cpu-extender probe [--ready] [options] exec probe for kubelet
+ *   cpu-extender config check FILE         validate a config file
+ *   cpu-extender rank --nodes F --pod F    rank nodes for a pod, for a person
+ *
+ * Exit codes: 0 success, 1 failure at run time, 2 bad usage or config.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "server/arena.h"
+#include "server/http.h"
+#include "server/log.h"
+#include "server/probe.h"
+#include "server/rank.h"
+#include "version.h"
+
+#define MAX_POSITIONAL 4
+
+extern char **environ;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "cpu-extender %s: a Kubernetes scheduler extender that places pods on the nodes\n"
+            "with the most free CPU.\n\n"
+            "Usage:\n"
+            "  cpu-extender [serve] [options]          serve POST <prefix>/filter and /prioritize\n"
+            "  cpu-extender probe [--ready] [options]  exit 0 if the local listener is healthy\n"
+            "                                          (or ready); for kubelet exec probes\n"
+            "  cpu-extender config check FILE          validate FILE, print the effective config\n"
+            "  cpu-extender rank --nodes FILE --pod FILE [options]\n"
+            "                                          rank nodes (kubectl get nodes -o json) for a\n"
+            "                                          pod (kubectl get pod -o json); table on\n"
+            "                                          stderr, pinned pod manifest on stdout\n"
+            "  cpu-extender --help | --version\n\n",
+            CPU_EXTENDER_VERSION);
+    cfg_print_help(out);
+}
+
+/* Loads the configuration from the command's arguments; prints the error. */
+static int load_config(struct cfg *c, int argc, char **argv, int max_positional)
+{
+    char err[CFG_ERR_LEN];
+    int positional[MAX_POSITIONAL], n = 0;
+    if (cfg_load(c, argc, argv, environ, positional, max_positional, &n, err) != 0) {
+        fprintf(stderr, "cpu-extender: %s\n", err);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+    struct cfg c;
+    struct srv *s = NULL;
+    char err[CFG_ERR_LEN], host[CFG_STR_LEN];
+    sigset_t stop;
+    int sig = 0, port;
+
+    if (load_config(&c, argc, argv, 0) != 0)
+        return 2;
+    log_set_level(c.log_level);
+    arena_install_hooks();
+    /* Block the stop signals before MHD starts its threads, so that they
+     * inherit the mask and only sigwait() below sees the signal. */
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    if (srv_start(&c, &s, err) != 0) {
+        log_msg(CFG_LOG_ERROR, "cannot start", "error=\"%s\"", err);
+        return 1;
+    }
+    cfg_listen_split(c.listen, host, &port);
+    log_msg(CFG_LOG_INFO, "listening", "addr=%s%s%s:%d prefix=%s version=%s",
+            strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", srv_port(s),
+            c.prefix[0] ? c.prefix : "/", CPU_EXTENDER_VERSION);
+    log_msg(CFG_LOG_INFO, "request-only mode: no cluster connection",
+            "strategy=%s cpu_weight=%d memory_weight=%d used=\"node annotations %s, %s\" "
+            "config=\"%s\"",
+            score_strategy_name(c.score.strategy), c.score.weight[SCORE_CPU],
+            c.score.weight[SCORE_MEMORY], c.used_annotation[SCORE_CPU],
+            c.used_annotation[SCORE_MEMORY], c.config_file[0] ? c.config_file : "built-in");
+
+    while (sigwait(&stop, &sig) != 0)
+        continue;
+    log_msg(CFG_LOG_INFO, "stopping", "signal=%s", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    srv_set_unready(s);
+    srv_stop(s);
+    arena_pool_drain();
+    return 0;
+}
+
+static int cmd_probe(int argc, char **argv)
+{
+    struct cfg c;
+    char err[CFG_ERR_LEN];
+    bool ready = false;
+    char *rest[64];
+    int n = 0;
+
+    for (int i = 0; i < argc && n < 64; i++) {
+        if (strcmp(argv[i], "--ready") == 0)
+            ready = true;
+        else
+            rest[n++] = argv[i];
+    }
+    if (load_config(&c, n, rest, 0) != 0)
+        return 2;
+    if (srv_probe(&c, ready, err) != 0) {
+        fprintf(stderr, "cpu-extender probe: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_config(int argc, char **argv)
+{
+    struct cfg c;
+    char err[CFG_ERR_LEN];
+
+    if (argc != 2 || strcmp(argv[0], "check") != 0) {
+        fprintf(stderr, "usage: cpu-extender config check FILE\n");
+        return 2;
+    }
+    if (cfg_load_file_only(&c, argv[1], err) != 0) {
+        fprintf(stderr, "cpu-extender: %s\n", err);
+        return 2;
+    }
+    fprintf(stderr, "%s: ok\n", argv[1]);
+    cfg_print_json(&c, stdout);
+    return 0;
+}
+
+static int cmd_rank(int argc, char **argv)
+{
+    const char *nodes = NULL, *pod = NULL;
+    char *rest[64], err[CFG_ERR_LEN];
+    struct cfg c;
+    int n = 0;
+
+    for (int i = 0; i < argc && n < 64; i++) {
+        if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc)
+            nodes = argv[++i];
+        else if (strcmp(argv[i], "--pod") == 0 && i + 1 < argc)
+            pod = argv[++i];
+        else
+            rest[n++] = argv[i];
+    }
+    if (nodes == NULL || pod == NULL) {
+        fprintf(stderr, "usage: cpu-extender rank --nodes nodes.json --pod pod.json [options]\n");
+        return 2;
+    }
+    if (load_config(&c, n, rest, 0) != 0)
+        return 2;
+    arena_install_hooks();
+    int rc = srv_rank(&c, nodes, pod, stderr, stdout, err);
+    arena_pool_drain();
+    if (rc != 0 && rc != -ENOENT)
+        fprintf(stderr, "cpu-extender rank: %s\n", err);
+    return rc == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd = argc > 1 ? argv[1] : "serve";
+
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("cpu-extender %s\n", CPU_EXTENDER_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "serve") == 0)
+        return cmd_serve(argc - 2 < 0 ? 0 : argc - 2, argv + 2);
+    if (strcmp(cmd, "probe") == 0)
+        return cmd_probe(argc - 2, argv + 2);
+    if (strcmp(cmd, "config") == 0)
+        return cmd_config(argc - 2, argv + 2);
+    if (strcmp(cmd, "rank") == 0)
+        return cmd_rank(argc - 2, argv + 2);
+    if (strncmp(cmd, "--", 2) == 0)
+        return cmd_serve(argc - 1, argv + 1);
+    fprintf(stderr, "cpu-extender: unknown command \"%s\" (see --help)\n", cmd);
+    return 2;
+}

@@ -1,0 +1,256 @@
+#include "server/rank.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "server/arena.h"
+#include "server/codec.h"
+#include "server/verbs.h"
+
+/* Reads @path whole into arena memory, NUL-terminated. */
+static char *slurp(struct arena *a, const char *path, long long max, size_t *len,
+                   char err[CFG_ERR_LEN])
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+
+    if (f == NULL) {
+        snprintf(err, CFG_ERR_LEN, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fseek(f, 0, SEEK_END) != 0) {
+        snprintf(err, CFG_ERR_LEN, "%s: not a regular file", path);
+        goto out_close;
+    }
+    long size = ftell(f);
+    if (size < 0 || size > max) {
+        snprintf(err, CFG_ERR_LEN, "%s: larger than %lld bytes", path, max);
+        goto out_close;
+    }
+    rewind(f);
+    buf = arena_alloc(a, (size_t)size + 1);
+    if (buf == NULL || fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        snprintf(err, CFG_ERR_LEN, "%s: cannot read", path);
+        buf = NULL;
+        goto out_close;
+    }
+    buf[size] = '\0';
+    *len = (size_t)size;
+
+out_close:
+    fclose(f);
+    return buf;
+}
+
+static cJSON *parse_file(struct arena *a, const struct cfg *cfg, const char *path,
+                         char err[CFG_ERR_LEN])
+{
+    size_t len;
+    const char *end = NULL;
+    char *text = slurp(a, path, cfg->max_body_bytes, &len, err);
+    if (text == NULL)
+        return NULL;
+    cJSON *json = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    if (json == NULL)
+        snprintf(err, CFG_ERR_LEN, "%s: not valid JSON (near byte %zu)", path,
+                 end != NULL && end >= text ? (size_t)(end - text) : (size_t)0);
+    return json;
+}
+
+/* kubectl prints a List (items) for `get nodes` and a bare Node for
+ * `get node NAME`: accept both. */
+static int decode_nodes(cJSON *json, const struct cfg *cfg, struct codec_args *args,
+                        char err[CFG_ERR_LEN])
+{
+    cJSON *items = codec_member(json, "items"), *item;
+    char why[CODEC_ERR_LEN];
+    size_t n = items != NULL ? (size_t)cJSON_GetArraySize(items) : 1, i = 0;
+
+    if (items != NULL && !cJSON_IsArray(items)) {
+        snprintf(err, CFG_ERR_LEN, "nodes: items is not an array");
+        return -EINVAL;
+    }
+    args->nodes = cJSON_malloc(n * sizeof(*args->nodes) + 1);
+    if (args->nodes == NULL) {
+        snprintf(err, CFG_ERR_LEN, "out of memory");
+        return -ENOMEM;
+    }
+    if (items == NULL) {
+        if (codec_decode_node(json, cfg, &args->nodes[0], why) != 0) {
+            snprintf(err, CFG_ERR_LEN, "nodes: %s", why);
+            return -EINVAL;
+        }
+        args->n_nodes = 1;
+        return 0;
+    }
+    cJSON_ArrayForEach(item, items)
+    {
+        if (codec_decode_node(item, cfg, &args->nodes[i], why) != 0) {
+            snprintf(err, CFG_ERR_LEN, "nodes: items[%zu]: %s", i, why);
+            return -EINVAL;
+        }
+        i++;
+    }
+    args->n_nodes = n;
+    return 0;
+}
+
+static const char *verdict_text(const struct node_eval *e)
+{
+    return e->verdict == SCORE_FITS ? "fits" : e->reason;
+}
+
+static void print_term(FILE *out, const struct score_term *t, enum score_strategy strategy)
+{
+    if (t->skipped)
+        fprintf(out, "  %8s", "-");
+    else if (strategy == SCORE_BALANCED)
+        fprintf(out, "  %8.4f", t->fraction);
+    else
+        fprintf(out, "  %8d", t->value);
+}
+
+static void print_table(FILE *out, const struct codec_args *args, const struct node_eval *eval)
+{
+    fprintf(out, "%-24s  %9s  %9s  %8s  %8s  %5s  %5s  %s\n", "NODE", "ALLOC-CPU", "FREE-CPU",
+            "CPU-TERM", "MEM-TERM", "VALUE", "SCORE", "VERDICT");
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        const struct codec_node *n = &args->nodes[i];
+        const struct score_explain *ex = &eval[i].explain;
+        char alloc[32], free_cpu[32];
+        snprintf(alloc, sizeof(alloc), "%lldm", (long long)n->res.alloc[SCORE_CPU]);
+        snprintf(free_cpu, sizeof(free_cpu), "%lldm",
+                 (long long)(n->res.alloc[SCORE_CPU] - n->res.used[SCORE_CPU]));
+        fprintf(out, "%-24s  %9s  %9s", n->name, n->invalid ? "?" : alloc,
+                n->invalid ? "?" : free_cpu);
+        if (n->invalid != NULL) {
+            fprintf(out, "  %8s  %8s", "-", "-");
+        } else {
+            for (int r = 0; r < SCORE_NRES; r++)
+                print_term(out, &ex->term[r], ex->strategy);
+        }
+        fprintf(out, "  %5d  %5d  %s\n", ex->value, ex->score, verdict_text(&eval[i]));
+    }
+}
+
+/* The fitting node with the highest score, then value; the first on a tie. */
+static long best_node(const struct codec_args *args, const struct node_eval *eval)
+{
+    long best = -1;
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        if (eval[i].verdict != SCORE_FITS)
+            continue;
+        if (best < 0 || eval[i].explain.score > eval[best].explain.score ||
+            (eval[i].explain.score == eval[best].explain.score &&
+             eval[i].explain.value > eval[best].explain.value))
+            best = (long)i;
+    }
+    return best;
+}
+
+/* The pod as a new object: what the API server set is removed, and a
+ * nodeSelector pins it to @node. */
+static int write_manifest(cJSON *pod, const char *node, FILE *out)
+{
+    static const char *const server_set[] = {
+        "uid",        "resourceVersion",   "managedFields",
+        "generation", "creationTimestamp", "selfLink",
+        "deletionTimestamp", "deletionGracePeriodSeconds",
+    };
+    cJSON *meta = cJSON_GetObjectItemCaseSensitive(pod, "metadata");
+    cJSON *spec = cJSON_GetObjectItemCaseSensitive(pod, "spec");
+
+    for (size_t i = 0; i < sizeof(server_set) / sizeof(server_set[0]); i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(meta, server_set[i]);
+    cJSON_DeleteItemFromObjectCaseSensitive(pod, "status");
+    if (!cJSON_IsObject(spec)) {
+        spec = cJSON_AddObjectToObject(pod, "spec");
+        if (spec == NULL)
+            return -ENOMEM;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(spec, "nodeName");
+    cJSON *sel = cJSON_GetObjectItemCaseSensitive(spec, "nodeSelector");
+    if (!cJSON_IsObject(sel)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(spec, "nodeSelector");
+        sel = cJSON_AddObjectToObject(spec, "nodeSelector");
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(sel, "kubernetes.io/hostname");
+    if (sel == NULL || cJSON_AddStringToObject(sel, "kubernetes.io/hostname", node) == NULL)
+        return -ENOMEM;
+    if (cJSON_GetObjectItemCaseSensitive(pod, "apiVersion") == NULL)
+        cJSON_AddStringToObject(pod, "apiVersion", "v1");
+    if (cJSON_GetObjectItemCaseSensitive(pod, "kind") == NULL)
+        cJSON_AddStringToObject(pod, "kind", "Pod");
+    char *text = cJSON_Print(pod);
+    if (text == NULL)
+        return -ENOMEM;
+    fprintf(out, "%s\n", text);
+    return 0;
+}
+
+int srv_rank(const struct cfg *cfg, const char *nodes_path, const char *pod_path, FILE *table,
+             FILE *manifest, char err[CFG_ERR_LEN])
+{
+    struct arena *a = arena_acquire();
+    struct codec_args args;
+    struct node_eval *eval;
+    char why[CODEC_ERR_LEN];
+    int rc = -EINVAL;
+
+    if (a == NULL) {
+        snprintf(err, CFG_ERR_LEN, "out of memory");
+        return -ENOMEM;
+    }
+    memset(&args, 0, sizeof(args));
+    cJSON *nodes = parse_file(a, cfg, nodes_path, err);
+    cJSON *pod = nodes ? parse_file(a, cfg, pod_path, err) : NULL;
+    if (pod == NULL)
+        goto out_release;
+    if (codec_decode_pod(pod, &args.pod, why) != 0) {
+        snprintf(err, CFG_ERR_LEN, "%s: %s", pod_path, why);
+        goto out_release;
+    }
+    rc = decode_nodes(nodes, cfg, &args, err);
+    if (rc != 0)
+        goto out_release;
+    eval = cJSON_malloc(args.n_nodes * sizeof(*eval) + 1);
+    if (eval == NULL) {
+        rc = -ENOMEM;
+        snprintf(err, CFG_ERR_LEN, "out of memory");
+        goto out_release;
+    }
+    verbs_evaluate(cfg, &args, eval);
+
+    fprintf(table, "pod %s/%s requests cpu %lldm, memory %lld bytes (scoring: cpu %lldm, memory %lld)\n",
+            args.pod.ns, args.pod.name, (long long)args.pod.request.real[SCORE_CPU],
+            (long long)args.pod.request.real[SCORE_MEMORY],
+            (long long)args.pod.request.non_zero[SCORE_CPU],
+            (long long)args.pod.request.non_zero[SCORE_MEMORY]);
+    fprintf(table, "strategy %s, weights cpu %d memory %d%s\n\n",
+            score_strategy_name(cfg->score.strategy), cfg->score.weight[SCORE_CPU],
+            cfg->score.weight[SCORE_MEMORY], cfg->score.normalize ? ", normalized" : "");
+    print_table(table, &args, eval);
+    long best = best_node(&args, eval);
+    if (best < 0) {
+        fprintf(table, "\nno node fits this pod\n");
+        rc = -ENOENT;
+        snprintf(err, CFG_ERR_LEN, "no node fits");
+        goto out_release;
+    }
+    fprintf(table, "\nbest node: %s (score %d)\n", args.nodes[best].name,
+            eval[best].explain.score);
+    fprintf(table, "A pod's nodeSelector cannot be changed: delete the existing pod, then apply the "
+                   "manifest below (kubectl apply -f -).\n");
+    fflush(table);
+    rc = write_manifest(pod, args.nodes[best].name, manifest);
+    if (rc != 0)
+        snprintf(err, CFG_ERR_LEN, "out of memory");
+
+out_release:
+    arena_release(a);
+    return rc;
+}
