@@ -190,9 +190,11 @@ int score_quantity_parse(const char *s, size_t len, enum score_unit unit, int64_
      * value = D * 10^exp10 * 2^exp2. */
     char digits[2 * SCORE_QUANTITY_MAX_LEN];
     size_t n = 0;
-    memcpy(digits, q.num, q.num_len);
+    if (q.num_len > 0)
+        memcpy(digits, q.num, q.num_len);
     n = q.num_len;
-    memcpy(digits + n, q.frac, q.frac_len);
+    if (q.frac_len > 0) /* q.frac is NULL without a '.' */
+        memcpy(digits + n, q.frac, q.frac_len);
     n += q.frac_len;
     exp10 -= (int64_t)q.frac_len;
     size_t lead = 0;

@@ -1,0 +1,190 @@
+/* Configuration layers (defaults < file < environment < flags) and validation. */
+#include "config/config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/suites.h"
+
+static char path[64];
+
+static const char *write_file(const char *text)
+{
+    snprintf(path, sizeof(path), "/tmp/cpu-extender-test-%d.json", (int)getpid());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static int load(struct cfg *c, char **argv, int argc, char **envp, char err[CFG_ERR_LEN])
+{
+    int positional[2], n;
+    return cfg_load(c, argc, argv, envp, positional, 0, &n, err);
+}
+
+START_TEST(config_defaults_are_documented_values)
+{
+    struct cfg c;
+    char err[CFG_ERR_LEN];
+    ck_assert_int_eq(load(&c, NULL, 0, NULL, err), 0);
+    ck_assert_str_eq(c.listen, "127.0.0.1:8888");
+    ck_assert_str_eq(c.prefix, "/scheduler");
+    ck_assert_int_eq(c.score.strategy, SCORE_SPREAD);
+    ck_assert_int_eq(c.score.weight[SCORE_CPU], 3);
+    ck_assert_int_eq(c.score.weight[SCORE_MEMORY], 1);
+    ck_assert_int_eq(c.score.target_percent, 60);
+    ck_assert_int_eq(c.score.threshold_percent[SCORE_CPU], 100);
+    ck_assert_int_eq(c.max_body_bytes, 128LL << 20);
+    ck_assert_int_eq(c.idle_timeout_seconds, 120);
+    ck_assert_str_eq(c.used_annotation[SCORE_CPU], "cpu-extender.io/cpu-used");
+}
+END_TEST
+
+START_TEST(config_flags_win_over_env_over_file)
+{
+    struct cfg c;
+    char err[CFG_ERR_LEN];
+    const char *f = write_file("{\"cpuWeight\": 5, \"memoryWeight\": 2, \"strategy\": \"pack\"}");
+    char cfg_arg[80];
+    snprintf(cfg_arg, sizeof(cfg_arg), "--config=%s", f);
+    char *argv[] = {cfg_arg, "--cpu-weight", "7"};
+    char *envp[] = {"CPU_EXTENDER_CPU_WEIGHT=6", "CPU_EXTENDER_MEMORY_WEIGHT=4", "HOME=/root",
+                    NULL};
+    ck_assert_int_eq(load(&c, argv, 3, envp, err), 0);
+    ck_assert_int_eq(c.score.weight[SCORE_CPU], 7);    /* flag */
+    ck_assert_int_eq(c.score.weight[SCORE_MEMORY], 4); /* environment */
+    ck_assert_int_eq(c.score.strategy, SCORE_PACK);    /* file */
+    ck_assert_str_eq(c.config_file, f);
+    unlink(f);
+}
+END_TEST
+
+START_TEST(config_file_from_environment)
+{
+    struct cfg c;
+    char err[CFG_ERR_LEN], env[96];
+    const char *f = write_file("{\"normalize\": true, \"prefix\": \"//ext//\"}");
+    snprintf(env, sizeof(env), "CPU_EXTENDER_CONFIG=%s", f);
+    char *envp[] = {env, NULL};
+    ck_assert_int_eq(load(&c, NULL, 0, envp, err), 0);
+    ck_assert(c.score.normalize);
+    ck_assert_str_eq(c.prefix, "/ext"); /* slashes collapsed and trimmed */
+    unlink(f);
+}
+END_TEST
+
+/* Each invalid input must fail with a message naming what is wrong. */
+static void expect_error(char **argv, int argc, char **envp, const char *needle)
+{
+    struct cfg c;
+    char err[CFG_ERR_LEN];
+    ck_assert_int_ne(load(&c, argv, argc, envp, err), 0);
+    ck_assert_msg(strstr(err, needle) != NULL, "error \"%s\" does not name \"%s\"", err, needle);
+}
+
+START_TEST(config_invalid_flags_are_named)
+{
+    expect_error((char *[]){"--cpu-weight=101"}, 1, NULL, "--cpu-weight");
+    expect_error((char *[]){"--cpu-weight=abc"}, 1, NULL, "whole number");
+    expect_error((char *[]){"--strategy", "fast"}, 2, NULL, "spread, pack");
+    expect_error((char *[]){"--listen", "8888"}, 2, NULL, "--listen");
+    expect_error((char *[]){"--listen", "127.0.0.1:70000"}, 2, NULL, "--listen");
+    expect_error((char *[]){"--prefix", "scheduler"}, 2, NULL, "start with '/'");
+    expect_error((char *[]){"--no-such-flag"}, 1, NULL, "unknown flag --no-such-flag");
+    expect_error((char *[]){"--max-nodes"}, 1, NULL, "needs a value");
+    expect_error((char *[]){"--normalize=maybe"}, 1, NULL, "true or false");
+    expect_error((char *[]){"--target-percent=0"}, 1, NULL, "--target-percent");
+    expect_error((char *[]){"--cpu-weight=0", "--memory-weight=0"}, 2, NULL, "at least one");
+    expect_error((char *[]){"--connection-limit=4"}, 1, NULL, "per-ip-connection-limit");
+    expect_error((char *[]){"stray"}, 1, NULL, "unexpected argument");
+    expect_error(NULL, 0, (char *[]){"CPU_EXTENDER_CPU_WEIGTH=3", NULL},
+                 "unknown variable CPU_EXTENDER_CPU_WEIGTH");
+    expect_error(NULL, 0, (char *[]){"CPU_EXTENDER_LOG_LEVEL=loud", NULL},
+                 "CPU_EXTENDER_LOG_LEVEL");
+}
+END_TEST
+
+static void expect_file_error(const char *text, const char *needle)
+{
+    struct cfg c;
+    char err[CFG_ERR_LEN];
+    const char *f = write_file(text);
+    ck_assert_int_ne(cfg_load_file_only(&c, f, err), 0);
+    ck_assert_msg(strstr(err, needle) != NULL, "error \"%s\" does not name \"%s\"", err, needle);
+    unlink(f);
+}
+
+START_TEST(config_invalid_file_fields_are_named)
+{
+    expect_file_error("{\"cpuWeigth\": 3}", "unknown field \"cpuWeigth\"");
+    expect_file_error("{\"cpuWeight\": \"3\"}", "field \"cpuWeight\"");
+    expect_file_error("{\"cpuWeight\": 2.5}", "field \"cpuWeight\"");
+    expect_file_error("{\"normalize\": 1}", "field \"normalize\"");
+    expect_file_error("{\"maxBodyBytes\": 1e30}", "field \"maxBodyBytes\"");
+    expect_file_error("{\"listen\": \"nowhere\"}", "field \"listen\"");
+    expect_file_error("[1, 2]", "JSON object");
+    expect_file_error("{\"cpuWeight\": 3", "not valid JSON");
+    expect_file_error("", "not valid JSON");
+
+    struct cfg c;
+    char err[CFG_ERR_LEN];
+    ck_assert_int_ne(cfg_load_file_only(&c, "/nonexistent/cpu-extender.json", err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/cpu-extender.json"));
+}
+END_TEST
+
+START_TEST(config_listen_split_forms)
+{
+    char host[CFG_STR_LEN];
+    int port;
+    ck_assert_int_eq(cfg_listen_split("127.0.0.1:8888", host, &port), 0);
+    ck_assert_str_eq(host, "127.0.0.1");
+    ck_assert_int_eq(port, 8888);
+    ck_assert_int_eq(cfg_listen_split("[::1]:0", host, &port), 0);
+    ck_assert_str_eq(host, "::1");
+    ck_assert_int_eq(port, 0);
+    ck_assert_int_eq(cfg_listen_split("localhost:80", host, &port), 0);
+    ck_assert_int_ne(cfg_listen_split("::1:80", host, &port), 0);
+    ck_assert_int_ne(cfg_listen_split(":80", host, &port), 0);
+    ck_assert_int_ne(cfg_listen_split("host:", host, &port), 0);
+    ck_assert_int_ne(cfg_listen_split("host:-1", host, &port), 0);
+    ck_assert_int_ne(cfg_listen_split("[::1]80", host, &port), 0);
+}
+END_TEST
+
+START_TEST(config_print_json_round_trips)
+{
+    struct cfg c, back;
+    char err[CFG_ERR_LEN];
+    char *argv[] = {"--strategy=target", "--normalize", "--cpu-used-annotation=x/y"};
+    ck_assert_int_eq(load(&c, argv, 3, NULL, err), 0);
+    snprintf(path, sizeof(path), "/tmp/cpu-extender-dump-%d.json", (int)getpid());
+    FILE *f = fopen(path, "w");
+    cfg_print_json(&c, f);
+    fclose(f);
+    ck_assert_int_eq(cfg_load_file_only(&back, path, err), 0);
+    ck_assert_int_eq(back.score.strategy, SCORE_TARGET);
+    ck_assert(back.score.normalize);
+    ck_assert_str_eq(back.used_annotation[SCORE_CPU], "x/y");
+    unlink(path);
+}
+END_TEST
+
+Suite *config_suite(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("config");
+    tcase_add_test(tc, config_defaults_are_documented_values);
+    tcase_add_test(tc, config_flags_win_over_env_over_file);
+    tcase_add_test(tc, config_file_from_environment);
+    tcase_add_test(tc, config_invalid_flags_are_named);
+    tcase_add_test(tc, config_invalid_file_fields_are_named);
+    tcase_add_test(tc, config_listen_split_forms);
+    tcase_add_test(tc, config_print_json_round_trips);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,308 @@
+/*
+ * Bad input against the real binary: each row is the raw request and the
+ * answer expected. After every row the server must still answer /healthz.
+ * The server runs with small limits (64 KiB bodies, 3 nodes) so the limit
+ * rows stay fast.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "tests/suites.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/http_client.h"
+#include "tests/support/server_proc.h"
+
+#define GOOD_POD "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}"
+#define POD_WITH_CPU(q)                                                                            \
+    "{\"Pod\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":" q                 \
+    "}}}]}},\"NodeNames\":[\"n\"]}"
+
+struct row {
+    const char *name;
+    const char *method;
+    const char *path;
+    const char *body; /* NULL: no body */
+    int status;
+    const char *error; /* substring of the JSON Error, or NULL */
+};
+
+static const struct row rows[] = {
+    {"not json", "POST", "/scheduler/filter", "hello", 400, "malformed JSON"},
+    {"empty body", "POST", "/scheduler/filter", "", 400, "empty body"},
+    {"truncated object", "POST", "/scheduler/filter", "{\"Pod\":{\"metadata\":", 400,
+     "malformed JSON"},
+    {"trailing garbage", "POST", "/scheduler/filter", "{\"Pod\":" GOOD_POD ",\"NodeNames\":[]}x",
+     400, "malformed JSON"},
+    {"two documents", "POST", "/scheduler/prioritize", "{}{}", 400, "malformed JSON"},
+    {"array at top", "POST", "/scheduler/filter", "[]", 400, "want a JSON object"},
+    {"string at top", "POST", "/scheduler/prioritize", "\"Pod\"", 400, "want a JSON object"},
+    {"pod missing", "POST", "/scheduler/filter", "{\"NodeNames\":[\"a\"]}", 400, "Pod: missing"},
+    {"pod null", "POST", "/scheduler/filter", "{\"Pod\":null,\"NodeNames\":[\"a\"]}", 400,
+     "Pod: missing"},
+    {"pod string", "POST", "/scheduler/filter", "{\"Pod\":\"x\",\"NodeNames\":[\"a\"]}", 400,
+     "Pod: want an object"},
+    {"pod array", "POST", "/scheduler/prioritize", "{\"Pod\":[],\"NodeNames\":[\"a\"]}", 400,
+     "Pod: want an object"},
+    {"metadata array", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"metadata\":[]},\"NodeNames\":[\"a\"]}", 400, "Pod.metadata"},
+    {"name number", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"metadata\":{\"name\":5}},\"NodeNames\":[\"a\"]}", 400, "Pod.metadata.name"},
+    {"spec string", "POST", "/scheduler/filter", "{\"Pod\":{\"spec\":\"x\"},\"NodeNames\":[\"a\"]}",
+     400, "Pod.spec"},
+    {"containers object", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"spec\":{\"containers\":{}}},\"NodeNames\":[\"a\"]}", 400,
+     "Pod.spec.containers: want an array"},
+    {"container number", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"spec\":{\"containers\":[1]}},\"NodeNames\":[\"a\"]}", 400,
+     "Pod.spec.containers[0]"},
+    {"resources array", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"spec\":{\"containers\":[{\"resources\":[]}]}},\"NodeNames\":[\"a\"]}", 400,
+     "resources"},
+    {"requests string", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":\"1\"}}]}},"
+     "\"NodeNames\":[\"a\"]}",
+     400, "requests: want an object"},
+    {"cpu number", "POST", "/scheduler/filter", POD_WITH_CPU("1"), 400, "want a quantity string"},
+    {"cpu bool", "POST", "/scheduler/filter", POD_WITH_CPU("true"), 400, "quantity string"},
+    {"cpu garbage", "POST", "/scheduler/prioritize", POD_WITH_CPU("\"abc\""), 400,
+     "Pod.spec.containers[0].resources.requests.cpu"},
+    {"cpu bad suffix", "POST", "/scheduler/filter", POD_WITH_CPU("\"1K\""), 400, "suffix"},
+    {"cpu negative", "POST", "/scheduler/filter", POD_WITH_CPU("\"-1\""), 400, "negative"},
+    {"cpu too large", "POST", "/scheduler/filter", POD_WITH_CPU("\"99999999999999999\""), 400,
+     "does not fit"},
+    {"cpu huge exponent", "POST", "/scheduler/filter", POD_WITH_CPU("\"1e99999999999\""), 400,
+     "exponent"},
+    {"memory overflow in sum", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"memory\":\"8Ei\"}}}]}},"
+     "\"NodeNames\":[\"a\"]}",
+     400, "memory"},
+    {"init container bad", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"spec\":{\"initContainers\":[{\"resources\":{\"requests\":{\"cpu\":\"x\"}}}]}},"
+     "\"NodeNames\":[\"a\"]}",
+     400, "initContainers[0]"},
+    {"restartPolicy number", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"spec\":{\"initContainers\":[{\"restartPolicy\":1}]}},\"NodeNames\":[\"a\"]}", 400,
+     "restartPolicy"},
+    {"overhead bad", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"spec\":{\"overhead\":{\"cpu\":\"1.2.3\"}}},\"NodeNames\":[\"a\"]}", 400,
+     "Pod.spec.overhead.cpu"},
+    {"nodes array", "POST", "/scheduler/filter", "{\"Pod\":" GOOD_POD ",\"Nodes\":[]}", 400,
+     "Nodes: want a NodeList"},
+    {"items object", "POST", "/scheduler/filter", "{\"Pod\":" GOOD_POD ",\"Nodes\":{\"items\":{}}}",
+     400, "Nodes.items"},
+    {"node without name", "POST", "/scheduler/filter",
+     "{\"Pod\":" GOOD_POD ",\"Nodes\":{\"items\":[{\"metadata\":{}}]}}", 400, "metadata.name"},
+    {"nodenames string", "POST", "/scheduler/filter", "{\"Pod\":" GOOD_POD ",\"NodeNames\":\"a\"}",
+     400, "NodeNames: want an array"},
+    {"nodenames number", "POST", "/scheduler/prioritize",
+     "{\"Pod\":" GOOD_POD ",\"NodeNames\":[\"a\",1]}", 400, "NodeNames[1]"},
+    {"neither", "POST", "/scheduler/filter", "{\"Pod\":" GOOD_POD ",\"Nodes\":null,\"NodeNames\":null}",
+     400, "neither"},
+    {"both", "POST", "/scheduler/filter",
+     "{\"Pod\":" GOOD_POD ",\"Nodes\":{\"items\":[]},\"NodeNames\":[]}", 400, "both"},
+    {"too many nodes", "POST", "/scheduler/filter",
+     "{\"Pod\":" GOOD_POD ",\"NodeNames\":[\"a\",\"b\",\"c\",\"d\"]}", 400, "max-nodes"},
+    /* Go's decoder: keys fold case, the last duplicate wins */
+    {"lower-case keys", "POST", "/scheduler/filter", "{\"pod\":" GOOD_POD ",\"nodenames\":[\"a\"]}",
+     200, NULL},
+    {"duplicate pod, last good", "POST", "/scheduler/filter",
+     "{\"Pod\":\"bad\",\"Pod\":" GOOD_POD ",\"NodeNames\":[\"a\"]}", 200, NULL},
+    {"duplicate pod, last bad", "POST", "/scheduler/filter",
+     "{\"Pod\":" GOOD_POD ",\"POD\":\"bad\",\"NodeNames\":[\"a\"]}", 400, "Pod: want an object"},
+    {"duplicate cpu, last wins", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"x\","
+     "\"cpu\":\"1\"}}}]}},\"NodeNames\":[\"a\"]}",
+     200, NULL},
+    {"get on a verb", "GET", "/scheduler/filter", NULL, 405, "method not allowed"},
+    {"put on a verb", "PUT", "/scheduler/prioritize", "{}", 405, "method not allowed"},
+    {"post on healthz", "POST", "/healthz", "{}", 405, "method not allowed"},
+    {"unknown verb", "POST", "/scheduler/preempt", "{}", 404, "no such path"},
+    {"unknown path", "GET", "/", NULL, 404, "no such path"},
+    {"prefix only", "POST", "/scheduler", "{}", 404, "no such path"},
+    {"verb without prefix", "POST", "/filter", "{}", 404, "no such path"},
+};
+
+/* The server of this suite, shared by the rows (started per test). */
+static struct server_proc srv;
+static const char *const limits[] = {"--max-body-bytes", "65536", "--max-nodes", "3", NULL};
+
+static void assert_alive(void)
+{
+    struct http_response r;
+    int fd = http_connect(srv.port);
+    ck_assert_msg(fd >= 0, "server no longer accepts connections");
+    ck_assert_int_eq(http_roundtrip(fd, "GET", "/healthz", NULL, 0, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    http_response_free(&r);
+    close(fd);
+}
+
+static void assert_error_body(const struct http_response *r, const char *needle, const char *row)
+{
+    cJSON *j = cJSON_Parse(r->body);
+    ck_assert_msg(j != NULL, "%s: body is not JSON: %s", row, r->body);
+    cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "Error");
+    ck_assert_msg(cJSON_IsString(e), "%s: no Error in %s", row, r->body);
+    ck_assert_msg(strstr(e->valuestring, needle) != NULL, "%s: Error \"%s\" lacks \"%s\"", row,
+                  e->valuestring, needle);
+    ck_assert_msg(strchr(e->valuestring, '%') == NULL, "%s: '%%' in Error", row);
+    cJSON_Delete(j);
+}
+
+START_TEST(bad_input_table)
+{
+    const struct row *row = &rows[_i];
+    struct http_response r;
+    server_start(&srv, limits);
+    int fd = http_connect(srv.port);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(
+        http_roundtrip(fd, row->method, row->path, row->body, row->body ? strlen(row->body) : 0, &r),
+        0);
+    ck_assert_msg(r.status == row->status, "%s: status %d, want %d: %s", row->name, r.status,
+                  row->status, r.body);
+    if (row->error != NULL)
+        assert_error_body(&r, row->error, row->name);
+    http_response_free(&r);
+    /* a rejected request leaves the connection usable */
+    ck_assert_int_eq(http_roundtrip(fd, "GET", "/healthz", NULL, 0, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    http_response_free(&r);
+    close(fd);
+    assert_alive();
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
+/* A real request cut at several points: every prefix is malformed. */
+START_TEST(bad_input_truncated_fixture)
+{
+    size_t len;
+    char *body = fixture_read("nocache-3nodes/raw/000001-filter.req.json", &len);
+    const size_t cuts[] = {1, 7, len / 3, len / 2, len - 2, len - 1};
+    struct http_response r;
+    const char *const args[] = {NULL};
+    server_start(&srv, args);
+    int fd = http_connect(srv.port);
+    for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+        ck_assert_int_eq(http_roundtrip(fd, "POST", "/scheduler/filter", body, cuts[i], &r), 0);
+        ck_assert_msg(r.status == 400, "cut at %zu: status %d", cuts[i], r.status);
+        assert_error_body(&r, "malformed JSON", "truncated");
+        http_response_free(&r);
+    }
+    close(fd);
+    free(body);
+    assert_alive();
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
+START_TEST(bad_input_deep_nesting)
+{
+    size_t depth = 10000, n = 0;
+    char *body = malloc(2 * depth + 32);
+    struct http_response r;
+    n += (size_t)sprintf(body, "{\"Pod\":");
+    for (size_t i = 0; i < depth; i++)
+        body[n++] = '[';
+    for (size_t i = 0; i < depth; i++)
+        body[n++] = ']';
+    body[n++] = '}';
+    server_start(&srv, limits);
+    int fd = http_connect(srv.port);
+    ck_assert_int_eq(http_roundtrip(fd, "POST", "/scheduler/filter", body, n, &r), 0);
+    ck_assert_int_eq(r.status, 400);
+    assert_error_body(&r, "malformed JSON", "deep nesting");
+    http_response_free(&r);
+    close(fd);
+    free(body);
+    assert_alive();
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
+/* Over the cap with Content-Length: refused before the body is read, and the
+ * connection is closed. */
+START_TEST(bad_input_body_over_cap_with_length)
+{
+    size_t len = 100000;
+    char *body = malloc(len);
+    struct http_response r;
+    memset(body, ' ', len);
+    server_start(&srv, limits);
+    int fd = http_connect(srv.port);
+    char head[256];
+    int n = snprintf(head, sizeof(head),
+                     "POST /scheduler/filter HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n",
+                     len);
+    ck_assert_int_eq(http_send_raw(fd, head, (size_t)n), 0);
+    ck_assert_int_eq(http_read(fd, &r, 5000), 0);
+    ck_assert_int_eq(r.status, 413);
+    assert_error_body(&r, "larger than 65536 bytes", "413");
+    http_response_free(&r);
+    close(fd);
+    free(body);
+    assert_alive();
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
+/* Over the cap without Content-Length (chunked): drained, then 413. */
+START_TEST(bad_input_body_over_cap_chunked)
+{
+    struct http_response r;
+    char chunk[8192 + 16];
+    server_start(&srv, limits);
+    int fd = http_connect(srv.port);
+    const char *head = "POST /scheduler/filter HTTP/1.1\r\nHost: x\r\n"
+                       "Transfer-Encoding: chunked\r\n\r\n";
+    ck_assert_int_eq(http_send_raw(fd, head, strlen(head)), 0);
+    int n = sprintf(chunk, "2000\r\n");
+    memset(chunk + n, ' ', 8192);
+    memcpy(chunk + n + 8192, "\r\n", 2);
+    for (int i = 0; i < 12; i++) /* 96 KiB */
+        ck_assert_int_eq(http_send_raw(fd, chunk, (size_t)n + 8192 + 2), 0);
+    ck_assert_int_eq(http_send_raw(fd, "0\r\n\r\n", 5), 0);
+    ck_assert_int_eq(http_read(fd, &r, 5000), 0);
+    ck_assert_int_eq(r.status, 413);
+    assert_error_body(&r, "larger than", "413 chunked");
+    http_response_free(&r);
+    close(fd);
+    assert_alive();
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
+/* A Content-Length that promises more than is sent, then the client goes
+ * away: the server frees the request and keeps serving. */
+START_TEST(bad_input_lying_length_then_close)
+{
+    server_start(&srv, limits);
+    int fd = http_connect(srv.port);
+    const char *req = "POST /scheduler/filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"Pod\":";
+    ck_assert_int_eq(http_send_raw(fd, req, strlen(req)), 0);
+    usleep(100000);
+    close(fd);
+    assert_alive();
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
+Suite *bad_input_suite(void)
+{
+    Suite *s = suite_create("bad_input");
+    TCase *tc = tcase_create("bad_input");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, bad_input_table, 0, (int)(sizeof(rows) / sizeof(rows[0])));
+    tcase_add_test(tc, bad_input_truncated_fixture);
+    tcase_add_test(tc, bad_input_deep_nesting);
+    tcase_add_test(tc, bad_input_body_over_cap_with_length);
+    tcase_add_test(tc, bad_input_body_over_cap_chunked);
+    tcase_add_test(tc, bad_input_lying_length_then_close);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,22 @@
+/* The one test runner: every suite, one closing line for CI.
+ * Check's own CK_RUN_SUITE=quantity (or CK_RUN_CASE) runs a part of it. */
+#include <stdlib.h>
+
+#include "server/arena.h"
+#include "tests/suites.h"
+
+int main(void)
+{
+    Suite *(*const suites[])(void) = {
+        quantity_suite, podreq_suite, fit_suite, strategy_suite,  config_suite,
+        codec_suite,    verbs_suite,  e2e_suite, bad_input_suite,
+    };
+    arena_install_hooks(); /* as the binary does; no arena attached means malloc */
+    SRunner *sr = srunner_create(suites[0]());
+    for (size_t i = 1; i < sizeof(suites) / sizeof(suites[0]); i++)
+        srunner_add_suite(sr, suites[i]());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

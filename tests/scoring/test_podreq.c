@@ -1,0 +1,308 @@
+/*
+ * score_pod_request against component-helpers resource.PodRequests: per resource
+ * max(sum(containers) + sum(sidecars), max over init containers of (init + sidecars started
+ * before it)), pod-level requests override the keys they set, then overhead is added.
+ * non_zero charges 100m CPU / 200Mi memory per container (regular, init, sidecar) whose
+ * requests lack the key; an explicit 0 stays 0.
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include "scoring/podreq.h"
+#include "tests/suites.h"
+
+#define MI (1024LL * 1024)
+#define GI (1024LL * MI)
+
+/* A container (or pod-level / overhead list) with both keys, with one key, with none. */
+/* clang-format off */
+#define BOTH(cpu, mem)    {.req = {cpu, mem}, .has = {true, true}}
+#define CPU(cpu)          {.req = {cpu, 0}, .has = {true, false}}
+#define MEM(mem)          {.req = {0, mem}, .has = {false, true}}
+#define NONE              {.req = {0, 0}, .has = {false, false}}
+#define SIDECAR(cpu, mem) {.req = {cpu, mem}, .has = {true, true}, .restartable = true}
+#define SIDECAR_CPU(cpu)  {.req = {cpu, 0}, .has = {true, false}, .restartable = true}
+/* clang-format on */
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void check_request(const struct score_pod *pod, int64_t cpu, int64_t mem, int64_t nz_cpu,
+                          int64_t nz_mem)
+{
+    struct score_pod_request r;
+    ck_assert_int_eq(score_pod_request(pod, &r), 0);
+    ck_assert_int_eq(r.real[SCORE_CPU], cpu);
+    ck_assert_int_eq(r.real[SCORE_MEMORY], mem);
+    ck_assert_int_eq(r.non_zero[SCORE_CPU], nz_cpu);
+    ck_assert_int_eq(r.non_zero[SCORE_MEMORY], nz_mem);
+}
+
+START_TEST(test_no_containers)
+{
+    /* Nothing to sum and no container to default: all 0. */
+    const struct score_pod pod = {0};
+    check_request(&pod, 0, 0, 0, 0);
+}
+END_TEST
+
+START_TEST(test_one_container_without_requests)
+{
+    const struct score_container c[] = {NONE};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c)};
+    check_request(&pod, 0, 0, 100, 200 * MI); /* 209715200 */
+}
+END_TEST
+
+START_TEST(test_explicit_zero_not_defaulted)
+{
+    /* cpu "0" is set: stays 0; memory absent: defaulted. */
+    const struct score_container c[] = {CPU(0)};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c)};
+    check_request(&pod, 0, 0, 0, 209715200);
+
+    const struct score_container both[] = {BOTH(0, 0)};
+    const struct score_pod pod0 = {.containers = both, .n_containers = N(both)};
+    check_request(&pod0, 0, 0, 0, 0);
+}
+END_TEST
+
+START_TEST(test_defaults_per_container)
+{
+    /* Two containers without requests: 2 * 100m, 2 * 200Mi. */
+    const struct score_container c[] = {NONE, NONE};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c)};
+    check_request(&pod, 0, 0, 200, 419430400);
+
+    /* An init container without requests is defaulted too:
+     * real max(50, 0) = 50, max(100Mi, 0); non_zero max(50, 100) = 100, max(100Mi, 200Mi). */
+    const struct score_container app[] = {BOTH(50, 100 * MI)};
+    const struct score_container init[] = {NONE};
+    const struct score_pod pod2 = {.containers = app,
+                                   .n_containers = N(app),
+                                   .init_containers = init,
+                                   .n_init_containers = N(init)};
+    check_request(&pod2, 50, 104857600, 100, 209715200);
+}
+END_TEST
+
+START_TEST(test_protocol_worked_example)
+{
+    /* Protocol doc §10.6: app {500m, 1Gi}, helper {}; init {2, 128Mi}.
+     * real:     cpu max(500, 2000) = 2000, memory max(1Gi, 128Mi) = 1073741824
+     * non_zero: cpu max(500 + 100, 2000) = 2000,
+     *           memory max(1Gi + 200Mi, 128Mi) = 1283457024 */
+    const struct score_container c[] = {BOTH(500, 1 * GI), NONE};
+    const struct score_container init[] = {BOTH(2000, 128 * MI)};
+    const struct score_pod pod = {.containers = c,
+                                  .n_containers = N(c),
+                                  .init_containers = init,
+                                  .n_init_containers = N(init)};
+    check_request(&pod, 2000, 1073741824, 2000, 1283457024);
+}
+END_TEST
+
+START_TEST(test_fixture_cap_complex)
+{
+    /* Fixture pod "cap-complex": init {1, 128Mi}, {200m, 64Mi};
+     * containers {250m, 128Mi}, {100m, 32Mi}.
+     * cpu max(250 + 100, max(1000, 200)) = 1000;
+     * memory max(128Mi + 32Mi, max(128Mi, 64Mi)) = 160Mi = 167772160.
+     * Every key is set, so non_zero == real. */
+    const struct score_container c[] = {BOTH(250, 128 * MI), BOTH(100, 32 * MI)};
+    const struct score_container init[] = {BOTH(1000, 128 * MI), BOTH(200, 64 * MI)};
+    const struct score_pod pod = {.containers = c,
+                                  .n_containers = N(c),
+                                  .init_containers = init,
+                                  .n_init_containers = N(init)};
+    check_request(&pod, 1000, 167772160, 1000, 167772160);
+}
+END_TEST
+
+START_TEST(test_sidecar_kep753)
+{
+    /* KEP-753: sidecar 100m, then init 1; containers 500m.
+     * cpu: sum = 500 + 100 = 600; init candidates: sidecar 100, init 1000 + 100 = 1100;
+     *      max(600, 1100) = 1100.
+     * memory is absent everywhere: real 0; non_zero containers 200Mi + sidecar 200Mi = 400Mi,
+     *      init candidate 200Mi + sidecar 200Mi = 400Mi -> 419430400. */
+    const struct score_container c[] = {CPU(500)};
+    const struct score_container init[] = {SIDECAR_CPU(100), CPU(1000)};
+    const struct score_pod pod = {.containers = c,
+                                  .n_containers = N(c),
+                                  .init_containers = init,
+                                  .n_init_containers = N(init)};
+    check_request(&pod, 1100, 0, 1100, 419430400);
+}
+END_TEST
+
+START_TEST(test_sidecar_after_init)
+{
+    /* A sidecar started after the init container does not add to its candidate:
+     * init 1, then sidecar 100m; containers 500m.
+     * candidates 1000, 100; sum 600 -> max(600, 1000) = 1000. */
+    const struct score_container c[] = {BOTH(500, 0)};
+    const struct score_container init[] = {BOTH(1000, 0), SIDECAR(100, 0)};
+    const struct score_pod pod = {.containers = c,
+                                  .n_containers = N(c),
+                                  .init_containers = init,
+                                  .n_init_containers = N(init)};
+    check_request(&pod, 1000, 0, 1000, 0);
+}
+END_TEST
+
+START_TEST(test_several_sidecars_in_order)
+{
+    /* Init order: A sidecar {100m, 64Mi}, X init {500m, 1Gi}, B sidecar {200m, 64Mi},
+     * Y init {2, 128Mi}, C sidecar {50m, 64Mi}; containers {1, 256Mi}.
+     * cpu:    sum = 1000 + 100 + 200 + 50 = 1350;
+     *         candidates A 100, X 500+100 = 600, B 300, Y 2000+300 = 2300, C 350
+     *         -> max(1350, 2300) = 2300
+     * memory: sum = 256 + 64*3 = 448Mi;
+     *         candidates A 64, X 1024+64 = 1088, B 128, Y 128+128 = 256, C 192 (Mi)
+     *         -> max(448Mi, 1088Mi) = 1140850688 */
+    const struct score_container c[] = {BOTH(1000, 256 * MI)};
+    const struct score_container init[] = {
+        SIDECAR(100, 64 * MI), BOTH(500, 1 * GI),    SIDECAR(200, 64 * MI),
+        BOTH(2000, 128 * MI),  SIDECAR(50, 64 * MI),
+    };
+    const struct score_pod pod = {.containers = c,
+                                  .n_containers = N(c),
+                                  .init_containers = init,
+                                  .n_init_containers = N(init)};
+    check_request(&pod, 2300, 1140850688, 2300, 1140850688);
+}
+END_TEST
+
+START_TEST(test_sidecars_dominate)
+{
+    /* Sidecars run with the app, so their sum can beat every init candidate:
+     * sidecars 300m, 300m; init 400m; containers 200m.
+     * sum = 200 + 600 = 800; candidates 300, 600, 400 + 600 = 1000 -> 1000.
+     * Without the last init: max(800, 600) = 800. */
+    const struct score_container c[] = {BOTH(200, 0)};
+    const struct score_container init[] = {SIDECAR(300, 0), SIDECAR(300, 0), BOTH(400, 0)};
+    struct score_pod pod = {.containers = c,
+                            .n_containers = N(c),
+                            .init_containers = init,
+                            .n_init_containers = N(init)};
+    check_request(&pod, 1000, 0, 1000, 0);
+    pod.n_init_containers = 2;
+    check_request(&pod, 800, 0, 800, 0);
+}
+END_TEST
+
+START_TEST(test_overhead_after_max)
+{
+    /* §10.6 pod + overhead {250m, 64Mi}: added once, after the max.
+     * real cpu 2000 + 250 = 2250, memory 1Gi + 64Mi = 1140850688;
+     * non_zero cpu 2250, memory 1283457024 + 67108864 = 1350565888. */
+    const struct score_container c[] = {BOTH(500, 1 * GI), NONE};
+    const struct score_container init[] = {BOTH(2000, 128 * MI)};
+    struct score_pod pod = {.containers = c,
+                            .n_containers = N(c),
+                            .init_containers = init,
+                            .n_init_containers = N(init),
+                            .overhead = BOTH(250, 64 * MI)};
+    check_request(&pod, 2250, 1140850688, 2250, 1350565888);
+
+    /* Overhead with only cpu set adds nothing to memory (and is never defaulted). */
+    pod.overhead = (struct score_container)CPU(250);
+    check_request(&pod, 2250, 1073741824, 2250, 1283457024);
+}
+END_TEST
+
+START_TEST(test_pod_level_overrides_set_keys)
+{
+    /* Pod-level cpu 3 overrides the containers' cpu 1; memory still from containers. */
+    const struct score_container c[] = {BOTH(1000, 256 * MI)};
+    struct score_pod pod = {.containers = c, .n_containers = N(c), .pod_level = CPU(3000)};
+    check_request(&pod, 3000, 268435456, 3000, 268435456);
+
+    /* Same with container memory absent: real 0, non_zero defaulted per container. */
+    const struct score_container c2[] = {CPU(1000), CPU(500)};
+    struct score_pod pod2 = {.containers = c2, .n_containers = N(c2), .pod_level = CPU(3000)};
+    check_request(&pod2, 3000, 0, 3000, 2 * 209715200LL);
+
+    /* Pod-level memory only: cpu from containers and init containers. */
+    const struct score_container init[] = {BOTH(2000, 2 * GI)};
+    struct score_pod pod3 = {.containers = c,
+                             .n_containers = N(c),
+                             .init_containers = init,
+                             .n_init_containers = N(init),
+                             .pod_level = MEM(4 * GI)};
+    check_request(&pod3, 2000, 4294967296, 2000, 4294967296);
+
+    /* Overhead is added after the override: 3000 + 100, 4Gi + 1Gi. */
+    pod3.pod_level = (struct score_container)BOTH(3000, 4 * GI);
+    pod3.overhead = (struct score_container)BOTH(100, 1 * GI);
+    check_request(&pod3, 3100, 5368709120, 3100, 5368709120);
+}
+END_TEST
+
+START_TEST(test_boundary_no_overflow)
+{
+    /* 2 * (2^62 - 1) = 2^63 - 2 still fits. */
+    const int64_t half = INT64_MAX / 2;
+    const struct score_container c[] = {BOTH(half, half), BOTH(half, half)};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c)};
+    check_request(&pod, INT64_MAX - 1, INT64_MAX - 1, INT64_MAX - 1, INT64_MAX - 1);
+}
+END_TEST
+
+START_TEST(test_overflow)
+{
+    struct score_pod_request r;
+
+    /* 2 * (INT64_MAX / 2 + 1) = 2^63. */
+    const int64_t big = INT64_MAX / 2 + 1;
+    const struct score_container c[] = {BOTH(big, 1), BOTH(big, 1)};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c)};
+    ck_assert_int_eq(score_pod_request(&pod, &r), -ERANGE);
+
+    /* Memory overflowing alone is enough. */
+    const struct score_container m[] = {BOTH(1, INT64_MAX), BOTH(1, 1)};
+    const struct score_pod podm = {.containers = m, .n_containers = N(m)};
+    ck_assert_int_eq(score_pod_request(&podm, &r), -ERANGE);
+
+    /* Sidecar INT64_MAX before an init container of 1: the init candidate overflows. */
+    const struct score_container one[] = {BOTH(0, 0)};
+    const struct score_container init[] = {SIDECAR(INT64_MAX, 0), BOTH(1, 0)};
+    const struct score_pod pods = {.containers = one,
+                                   .n_containers = N(one),
+                                   .init_containers = init,
+                                   .n_init_containers = N(init)};
+    ck_assert_int_eq(score_pod_request(&pods, &r), -ERANGE);
+
+    /* Overhead on top of INT64_MAX. */
+    const struct score_container max[] = {BOTH(INT64_MAX, 0)};
+    const struct score_pod podo = {.containers = max, .n_containers = N(max), .overhead = CPU(1)};
+    ck_assert_int_eq(score_pod_request(&podo, &r), -ERANGE);
+
+    /* Only the non_zero sum overflows: INT64_MAX - 50 + default 100. */
+    const struct score_container nz[] = {BOTH(INT64_MAX - 50, 0), MEM(0)};
+    const struct score_pod podnz = {.containers = nz, .n_containers = N(nz)};
+    ck_assert_int_eq(score_pod_request(&podnz, &r), -ERANGE);
+}
+END_TEST
+
+Suite *podreq_suite(void)
+{
+    Suite *s = suite_create("podreq");
+    TCase *tc = tcase_create("podreq");
+    tcase_add_test(tc, test_no_containers);
+    tcase_add_test(tc, test_one_container_without_requests);
+    tcase_add_test(tc, test_explicit_zero_not_defaulted);
+    tcase_add_test(tc, test_defaults_per_container);
+    tcase_add_test(tc, test_protocol_worked_example);
+    tcase_add_test(tc, test_fixture_cap_complex);
+    tcase_add_test(tc, test_sidecar_kep753);
+    tcase_add_test(tc, test_sidecar_after_init);
+    tcase_add_test(tc, test_several_sidecars_in_order);
+    tcase_add_test(tc, test_sidecars_dominate);
+    tcase_add_test(tc, test_overhead_after_max);
+    tcase_add_test(tc, test_pod_level_overrides_set_keys);
+    tcase_add_test(tc, test_boundary_no_overflow);
+    tcase_add_test(tc, test_overflow);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,275 @@
+/*
+ * score_quantity_parse against apimachinery resource.Quantity: ParseQuantity, then
+ * Value() = ceil(q) (SCORE_UNIT_BASE) or MilliValue() = ceil(q * 1000) (SCORE_UNIT_MILLI),
+ * rounded away from zero. Expected values are worked out from the Kubernetes rules, not
+ * from the code. Our deliberate differences from Go (absurd inputs only): -ERANGE when the
+ * result does not fit int64 in the requested unit, when the exponent is outside int32 and
+ * when the string is longer than SCORE_QUANTITY_MAX_LEN.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "scoring/quantity.h"
+#include "tests/suites.h"
+
+#define BASE  SCORE_UNIT_BASE
+#define MILLI SCORE_UNIT_MILLI
+
+/* Runs of '0' for long inputs: Z200 is 200 zeros. */
+#define Z10  "0000000000"
+#define Z50  Z10 Z10 Z10 Z10 Z10
+#define Z200 Z50 Z50 Z50 Z50
+#define Z250 Z200 Z50
+
+struct vector {
+    const char *s;
+    size_t len; /* sizeof - 1, so embedded NULs count */
+    enum score_unit unit;
+    int rc;
+    int64_t value; /* meaningful only when rc == 0 */
+};
+
+/* One vector per line: keep the table out of clang-format's reflow. */
+/* clang-format off */
+#define V(str, unit, rc, value) {str, sizeof(str) - 1, unit, rc, value}
+
+static const struct vector vectors[] = {
+    /* Every suffix, base unit: ceil(q). */
+    V("1n", BASE, 0, 1),                                  /* 1e-9 -> 1 */
+    V("1u", BASE, 0, 1),                                  /* 1e-6 -> 1 */
+    V("1m", BASE, 0, 1),                                  /* 1e-3 -> 1 */
+    V("1", BASE, 0, 1),
+    V("1k", BASE, 0, 1000),                               /* 10^3 */
+    V("1M", BASE, 0, 1000000),                            /* 10^6 */
+    V("1G", BASE, 0, 1000000000),                         /* 10^9 */
+    V("1T", BASE, 0, 1000000000000),                      /* 10^12 */
+    V("1P", BASE, 0, 1000000000000000),                   /* 10^15 */
+    V("1E", BASE, 0, 1000000000000000000),                /* 10^18: E alone is exa */
+    V("1Ki", BASE, 0, 1024),                              /* 2^10 */
+    V("1Mi", BASE, 0, 1048576),                           /* 2^20 */
+    V("1Gi", BASE, 0, 1073741824),                        /* 2^30 */
+    V("1Ti", BASE, 0, 1099511627776),                     /* 2^40 */
+    V("1Pi", BASE, 0, 1125899906842624),                  /* 2^50 */
+    V("1Ei", BASE, 0, 1152921504606846976),               /* 2^60 */
+    /* Every suffix, milli unit: ceil(q * 1000). */
+    V("1n", MILLI, 0, 1),                                 /* 1e-6 m -> 1 */
+    V("1u", MILLI, 0, 1),                                 /* 1e-3 m -> 1 */
+    V("1m", MILLI, 0, 1),
+    V("1", MILLI, 0, 1000),
+    V("1k", MILLI, 0, 1000000),
+    V("1M", MILLI, 0, 1000000000),
+    V("1G", MILLI, 0, 1000000000000),
+    V("1T", MILLI, 0, 1000000000000000),
+    V("1P", MILLI, 0, 1000000000000000000),               /* 10^18 m still fits */
+    V("1E", MILLI, -ERANGE, 0),                           /* 10^21 m > 2^63-1 */
+    V("1Ki", MILLI, 0, 1024000),
+    V("1Mi", MILLI, 0, 1048576000),
+    V("1Gi", MILLI, 0, 1073741824000),
+    V("1Ti", MILLI, 0, 1099511627776000),
+    V("1Pi", MILLI, 0, 1125899906842624000),              /* 1.13e18 fits */
+    V("1Ei", MILLI, -ERANGE, 0),                          /* 1.15e21 */
+    V("500m", MILLI, 0, 500),
+    V("1500u", MILLI, 0, 2),                              /* 1.5 m -> 2 */
+    V("123456789n", MILLI, 0, 124),                       /* 123.456789 m -> 124 */
+    V("123456789n", BASE, 0, 1),                          /* 0.123456789 -> 1 */
+    V("9E", BASE, 0, 9000000000000000000),                /* < 2^63-1 */
+    V("10E", BASE, -ERANGE, 0),                           /* 10^19 */
+    /* Decimal exponents. */
+    V("1e3", BASE, 0, 1000),
+    V("1e3", MILLI, 0, 1000000),
+    V("1E3", BASE, 0, 1000),                              /* E followed by digits: exponent */
+    V("1e+3", BASE, 0, 1000),
+    V("1E+3", BASE, 0, 1000),
+    V("1e003", BASE, 0, 1000),                            /* leading zeros in the exponent */
+    V("1e0", BASE, 0, 1),
+    V("1e-3", BASE, 0, 1),                                /* 0.001 -> 1 */
+    V("1e-3", MILLI, 0, 1),
+    V("2.5e-3", MILLI, 0, 3),                             /* 2.5 m -> 3 */
+    V("25e-1", BASE, 0, 3),                               /* 2.5 -> 3 */
+    V("1.5e3", BASE, 0, 1500),
+    V("1.5e3", MILLI, 0, 1500000),
+    V("12e6", BASE, 0, 12000000),
+    V("1e9", BASE, 0, 1000000000),
+    V("1e-9", MILLI, 0, 1),                               /* 1e-6 m -> 1 */
+    V("1e-10", BASE, 0, 1),                               /* 0.1n rounds up to 1n, then -> 1 */
+    V("1e-10", MILLI, 0, 1),
+    V("1E18", BASE, 0, 1000000000000000000),
+    V("1e19", BASE, -ERANGE, 0),                          /* > 2^63-1 */
+    V("9.223372036854775807e18", BASE, 0, INT64_MAX),     /* exactly 2^63-1 */
+    V("9.223372036854775808e18", BASE, -ERANGE, 0),       /* 2^63 */
+    V("1e2147483647", BASE, -ERANGE, 0),                  /* int32 exponent, value too big */
+    V("1e-2147483647", BASE, 0, 1),                       /* int32 exponent, tiny -> 1n -> 1 */
+    V("1e-2147483647", MILLI, 0, 1),
+    V("0e2147483647", BASE, 0, 0),                        /* 0 * 10^(2^31-1) = 0 */
+    V("1e2147483648", BASE, -ERANGE, 0),                  /* exponent > INT32_MAX */
+    V("1e-2147483649", BASE, -ERANGE, 0),                 /* exponent < INT32_MIN */
+    V("1e4294967296", BASE, -ERANGE, 0),                  /* 2^32: Go truncates to e0 */
+    V("0e4294967296", BASE, -ERANGE, 0),                  /* exponent checked even for 0 */
+    /* Fractions with binary suffixes: exact, then ceil. */
+    V("1.5Gi", BASE, 0, 1610612736),                      /* 1536Mi */
+    V("1.5Mi", BASE, 0, 1572864),                         /* 1536Ki */
+    V("1.5Ti", MILLI, 0, 1649267441664000),               /* 1.5 * 2^40 * 1000 */
+    V("0.5Ki", BASE, 0, 512),
+    V("0.5Ki", MILLI, 0, 512000),
+    V("1.1Ki", BASE, 0, 1127),                            /* 1126.4 -> 1127 */
+    V("1.1Ki", MILLI, 0, 1126400),                        /* exact */
+    V("0.001Ki", BASE, 0, 2),                             /* 1.024 -> 2 */
+    V("0.001Ki", MILLI, 0, 1024),
+    V("0.0001Ki", MILLI, 0, 103),                         /* 0.1024 -> 102.4 m -> 103 */
+    V("0.3Mi", BASE, 0, 314573),                          /* 314572.8 -> 314573 */
+    V("0.1Ei", BASE, 0, 115292150460684698),              /* 2^60 / 10 = ...697.6 */
+    V("7.5Ei", BASE, 0, 8646911284551352320),             /* 15 * 2^59 */
+    V("7.999999999Ei", BASE, 0, 9223372035701854304),     /* 2^63 - 1152921504.606... */
+    V("7Ei", BASE, 0, 8070450532247928832),               /* 7 * 2^60 */
+    V("8Ei", BASE, -ERANGE, 0),                           /* 2^63 (Go caps at 2^63-1) */
+    /* Rounding up. */
+    V("0.1m", MILLI, 0, 1),                               /* 0.1 m -> 1 */
+    V("0.1m", BASE, 0, 1),
+    V("0.0001", MILLI, 0, 1),                             /* 0.1 m -> 1 */
+    V("1.0001", MILLI, 0, 1001),                          /* 1000.1 m -> 1001 */
+    V("1.5", BASE, 0, 2),
+    V("1.5", MILLI, 0, 1500),
+    V("100m", BASE, 0, 1),                                /* 0.1 -> 1 */
+    V("1.999999999", BASE, 0, 2),
+    V("1.999999999", MILLI, 0, 2000),                     /* 1999.999999 m -> 2000 */
+    V("1.0000000001", BASE, 0, 2),                        /* sub-nano fraction still counts */
+    V("1.0000000001", MILLI, 0, 1001),
+    /* Canonical values from real node fixtures. */
+    V("1920m", MILLI, 0, 1920),
+    V("3900m", MILLI, 0, 3900),
+    V("4", MILLI, 0, 4000),
+    V("7574524Ki", BASE, 0, 7756312576),                  /* 7574524 * 1024 */
+    V("15963132Ki", BASE, 0, 16346247168),                /* 15963132 * 1024 */
+    V("8Gi", BASE, 0, 8589934592),
+    V("93492209510", BASE, 0, 93492209510),               /* ephemeral-storage */
+    V("110", BASE, 0, 110),                               /* pods */
+    /* Leading zeros. */
+    V("0", BASE, 0, 0),                                   /* Go's fast path */
+    V("000", BASE, 0, 0),
+    V("007", BASE, 0, 7),
+    V("0.5", BASE, 0, 1),
+    V("0.5", MILLI, 0, 500),
+    V("00.5", MILLI, 0, 500),
+    /* Signs: negatives round away from zero. */
+    V("+1", BASE, 0, 1),
+    V("+500m", MILLI, 0, 500),
+    V("-1", BASE, 0, -1),
+    V("-0", BASE, 0, 0),
+    V("-1.5", BASE, 0, -2),
+    V("-1.5", MILLI, 0, -1500),
+    V("-0.1m", MILLI, 0, -1),
+    V("-1n", BASE, 0, -1),
+    V("-1Ki", BASE, 0, -1024),
+    V("-9223372036854775807", BASE, 0, -INT64_MAX),
+    V("-9223372036854775809", BASE, -ERANGE, 0),
+    V("-9223372036854775.807", MILLI, 0, -INT64_MAX),
+    V("--1", BASE, -EINVAL, 0),                           /* suffix "-1" */
+    V("+-1", BASE, -EINVAL, 0),
+    V("1-", BASE, -EINVAL, 0),                            /* suffix "-" */
+    /* Go scanner quirks that parse. */
+    V(".", BASE, 0, 0),                                   /* no digits at all: 0 */
+    V("-", BASE, 0, 0),
+    V("+", BASE, 0, 0),
+    V("Ki", BASE, 0, 0),                                  /* 0 * 2^10 */
+    V("m", MILLI, 0, 0),
+    V("e3", BASE, 0, 0),                                  /* 0 * 10^3 */
+    V("1.", BASE, 0, 1),
+    V(".5", BASE, 0, 1),
+    V(".5", MILLI, 0, 500),
+    V("1.G", BASE, 0, 1000000000),                        /* "1." then G */
+    /* Go scanner quirks that fail. */
+    V("1e", BASE, -EINVAL, 0),                            /* e needs digits */
+    V("1K", BASE, -EINVAL, 0),                            /* only lower-case k */
+    V("1ki", BASE, -EINVAL, 0),
+    V("1KI", BASE, -EINVAL, 0),
+    V("1i", BASE, -EINVAL, 0),
+    V("1mi", BASE, -EINVAL, 0),
+    V("1nu", BASE, -EINVAL, 0),
+    V(" 1", BASE, -EINVAL, 0),                            /* no whitespace */
+    V("1 ", BASE, -EINVAL, 0),
+    V("1.2.3", BASE, -EINVAL, 0),
+    V("1e3e", BASE, -EINVAL, 0),
+    V("1e3.5", BASE, -EINVAL, 0),
+    V("1ee3", BASE, -EINVAL, 0),
+    V("1e-", BASE, -EINVAL, 0),
+    V("1e+", BASE, -EINVAL, 0),
+    V("", BASE, -EINVAL, 0),
+    V("abc", BASE, -EINVAL, 0),
+    V("1m5", BASE, -EINVAL, 0),                           /* suffix "m5" */
+    V("1Mi5", BASE, -EINVAL, 0),
+    V("1KiB", BASE, -EINVAL, 0),
+    V("0x10", BASE, -EINVAL, 0),
+    V("1,5", BASE, -EINVAL, 0),
+    V("1\0", BASE, -EINVAL, 0),                           /* embedded NUL inside len */
+    V("\xc2\xb5" "1", BASE, -EINVAL, 0),                    /* UTF-8 micro sign */
+    /* Huge values. */
+    V("9223372036854775807", BASE, 0, INT64_MAX),         /* 2^63-1 */
+    V("9223372036854775808", BASE, -ERANGE, 0),           /* 2^63 */
+    V("9223372036854775807", MILLI, -ERANGE, 0),          /* *1000 */
+    V("9223372036854775.807", MILLI, 0, INT64_MAX),       /* exactly 2^63-1 m */
+    V("9223372036854775.8071", MILLI, -ERANGE, 0),        /* ceil -> 2^63 m */
+    V("9223372036854775807m", MILLI, 0, INT64_MAX),
+    V("9223372036854775807m", BASE, 0, 9223372036854776), /* ceil(...775.807) */
+    V("99999999999999999999999", BASE, -ERANGE, 0),
+    /* Very long digit strings, exact arithmetic. */
+    V("1." Z200 "1", BASE, 0, 2),                         /* 1 + 1e-201 -> 2 */
+    V("1." Z200 "1", MILLI, 0, 1001),                     /* 1000 + 1e-198 -> 1001 */
+    V("0." Z200 "1", MILLI, 0, 1),                        /* tiny positive -> 1 */
+    V("0." Z200 "1e202", BASE, 0, 10),                    /* 1e-201 * 1e202 */
+    V("1" Z200 "e-200", MILLI, 0, 1000),                  /* 1e200 * 1e-200 */
+    V(Z250 "000001", BASE, 0, 1),                         /* 256 bytes: the limit */
+    V(Z250 "0000001", BASE, -ERANGE, 0),                  /* 257 bytes */
+};
+/* clang-format on */
+
+#define N_VECTORS (sizeof(vectors) / sizeof(vectors[0]))
+
+START_TEST(test_vector)
+{
+    const struct vector *v = &vectors[_i];
+    char err[SCORE_ERR_LEN];
+    memset(err, 0, sizeof(err));
+    int64_t out = 0x5a5a5a5a;
+
+    int rc = score_quantity_parse(v->s, v->len, v->unit, &out, err);
+
+    ck_assert_msg(rc == v->rc, "\"%.40s\" (len %zu, %s): rc %d, want %d (err \"%s\")", v->s, v->len,
+                  v->unit == MILLI ? "milli" : "base", rc, v->rc, err);
+    if (v->rc == 0) {
+        ck_assert_msg(out == v->value, "\"%.40s\" (%s): %lld, want %lld", v->s,
+                      v->unit == MILLI ? "milli" : "base", (long long)out, (long long)v->value);
+    } else {
+        ck_assert_msg(err[0] != '\0', "\"%.40s\": no reason in err", v->s);
+        ck_assert_msg(memchr(err, '\0', sizeof(err)) != NULL, "\"%.40s\": err unterminated", v->s);
+    }
+}
+END_TEST
+
+/* Only len bytes are read: no NUL terminator needed, trailing bytes ignored. */
+START_TEST(test_len_bounds)
+{
+    char err[SCORE_ERR_LEN] = "";
+    int64_t out = -1;
+    const char buf[4] = {'1', '2', '3', '4'}; /* not NUL-terminated */
+
+    ck_assert_int_eq(score_quantity_parse(buf, 2, SCORE_UNIT_BASE, &out, err), 0);
+    ck_assert_int_eq(out, 12);
+    ck_assert_int_eq(score_quantity_parse(buf, sizeof(buf), SCORE_UNIT_MILLI, &out, err), 0);
+    ck_assert_int_eq(out, 1234000);
+    ck_assert_int_eq(score_quantity_parse("500mx", 4, SCORE_UNIT_MILLI, &out, err), 0);
+    ck_assert_int_eq(out, 500);
+    ck_assert_int_eq(score_quantity_parse("1Kix", 2, SCORE_UNIT_BASE, &out, err), -EINVAL);
+    ck_assert_int_eq(score_quantity_parse("1", 0, SCORE_UNIT_BASE, &out, err), -EINVAL);
+    ck_assert_str_ne(err, "");
+}
+END_TEST
+
+Suite *quantity_suite(void)
+{
+    Suite *s = suite_create("quantity");
+    TCase *tc = tcase_create("quantity");
+    tcase_add_loop_test(tc, test_vector, 0, (int)N_VECTORS);
+    tcase_add_test(tc, test_len_bounds);
+    suite_add_tcase(s, tc);
+    return s;
+}

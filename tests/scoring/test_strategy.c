@@ -1,0 +1,195 @@
+/*
+ * The strategies against kube-scheduler's worked examples (protocol doc
+ * §10.6): node-a has 4 CPUs and 8Gi; the pod asks cpu 2000m (non-zero and
+ * real), memory 1283457024 non-zero / 1073741824 real.
+ */
+#include "scoring/strategy.h"
+
+#include <string.h>
+
+#include "tests/suites.h"
+
+#define GI 1073741824LL
+
+static struct score_params params(enum score_strategy s, int w_cpu, int w_mem)
+{
+    struct score_params p = {.strategy = s,
+                             .weight = {w_cpu, w_mem},
+                             .target_percent = 60,
+                             .threshold_percent = {100, 100}};
+    return p;
+}
+
+/* NonZeroRequested of node-a: pod A {1, 2Gi} + pod B {} defaulted to {100m, 200Mi}. */
+static const struct score_node node_a_nonzero = {.alloc = {4000, 8 * GI},
+                                                 .used = {1100, 2357198848LL}};
+/* Requested (real) of node-a: pod A only. */
+static const struct score_node node_a_real = {.alloc = {4000, 8 * GI}, .used = {1000, 2 * GI}};
+static const struct score_pod_request pod = {.real = {2000, GI}, .non_zero = {2000, 1283457024LL}};
+
+static int value_of(const struct score_params *p, const struct score_node *n)
+{
+    struct score_explain ex;
+    score_node_value(p, n, &pod, &ex);
+    return ex.value;
+}
+
+START_TEST(strategy_spread_matches_least_allocated_example)
+{
+    struct score_params p = params(SCORE_SPREAD, 1, 1);
+    struct score_explain ex;
+    score_node_value(&p, &node_a_nonzero, &pod, &ex);
+    /* cpu (4000-3100)*100/4000 = 22; memory (8589934592-3640655872)*100/8589934592 = 57 */
+    ck_assert_int_eq(ex.term[SCORE_CPU].value, 22);
+    ck_assert_int_eq(ex.term[SCORE_MEMORY].value, 57);
+    ck_assert_int_eq(ex.term[SCORE_CPU].requested, 3100);
+    ck_assert_int_eq(ex.term[SCORE_MEMORY].requested, 3640655872LL);
+    ck_assert_int_eq(ex.value, 39); /* (22+57)/2 */
+}
+END_TEST
+
+START_TEST(strategy_pack_matches_most_allocated_example)
+{
+    struct score_params p = params(SCORE_PACK, 1, 1);
+    ck_assert_int_eq(value_of(&p, &node_a_nonzero), 59); /* (77+42)/2 */
+}
+END_TEST
+
+START_TEST(strategy_balanced_matches_example_with_real_requests)
+{
+    struct score_params p = params(SCORE_BALANCED, 3, 1); /* weights are ignored */
+    struct score_explain ex;
+    score_node_value(&p, &node_a_real, &pod, &ex);
+    /* cpu 3000/4000 = 0.75, memory 3Gi/8Gi = 0.375, std 0.1875 -> 81.25 -> 81 */
+    ck_assert_int_eq(ex.term[SCORE_CPU].pod, 2000);
+    ck_assert_int_eq(ex.term[SCORE_MEMORY].pod, GI);
+    ck_assert_int_eq(ex.value, 81);
+}
+END_TEST
+
+START_TEST(strategy_cpu_weight_3_shifts_spread)
+{
+    struct score_params p = params(SCORE_SPREAD, 3, 1);
+    ck_assert_int_eq(value_of(&p, &node_a_nonzero), 30); /* (22*3 + 57)/4 = 123/4 */
+}
+END_TEST
+
+START_TEST(strategy_target_peaks_at_target)
+{
+    struct score_params p = params(SCORE_TARGET, 1, 1);
+    /* cpu p = 310000/4000 = 77 > 60: 60*(100-77)/(100-60) = 1380/40 = 34
+     * memory p = 42 <= 60: 60 + 40*42/60 = 60 + 28 = 88; (34+88)/2 = 61 */
+    ck_assert_int_eq(value_of(&p, &node_a_nonzero), 61);
+    p.weight[SCORE_CPU] = 3;
+    ck_assert_int_eq(value_of(&p, &node_a_nonzero), 47); /* (102+88)/4 */
+
+    struct score_node at_target = {.alloc = {1000, 0}, .used = {400, 0}};
+    struct score_pod_request r = {.non_zero = {200, 0}};
+    struct score_explain ex;
+    score_node_value(&p, &at_target, &r, &ex);
+    ck_assert_int_eq(ex.value, 100); /* p = 60: t + (100-t)*60/60 */
+    struct score_node over = {.alloc = {1000, 0}, .used = {900, 0}};
+    r.non_zero[SCORE_CPU] = 200;
+    score_node_value(&p, &over, &r, &ex);
+    ck_assert_int_eq(ex.value, 0); /* p = 110 > 100 */
+    struct score_node empty = {.alloc = {1000, 0}};
+    r.non_zero[SCORE_CPU] = 0;
+    score_node_value(&p, &empty, &r, &ex);
+    ck_assert_int_eq(ex.value, 60); /* p = 0: t */
+}
+END_TEST
+
+START_TEST(strategy_zero_allocatable_is_skipped)
+{
+    struct score_params p = params(SCORE_SPREAD, 3, 1);
+    struct score_node n = {.alloc = {0, 8 * GI}, .used = {0, 0}};
+    struct score_explain ex;
+    score_node_value(&p, &n, &pod, &ex);
+    ck_assert(ex.term[SCORE_CPU].skipped);
+    /* memory alone: (8589934592-1283457024)*100/8589934592 = 85.06 -> 85 */
+    ck_assert_int_eq(ex.value, 85);
+    struct score_node none = {.alloc = {0, 0}};
+    score_node_value(&p, &none, &pod, &ex);
+    ck_assert_int_eq(ex.value, 0);
+}
+END_TEST
+
+START_TEST(strategy_zero_weight_leaves_resource_out)
+{
+    struct score_params p = params(SCORE_SPREAD, 1, 0);
+    struct score_explain ex;
+    score_node_value(&p, &node_a_nonzero, &pod, &ex);
+    ck_assert(ex.term[SCORE_MEMORY].skipped);
+    ck_assert_int_eq(ex.value, 22);
+}
+END_TEST
+
+START_TEST(strategy_overcommitted_node_bounds)
+{
+    struct score_node n = {.alloc = {1000, GI}, .used = {INT64_MAX, INT64_MAX}};
+    struct score_params spread = params(SCORE_SPREAD, 3, 1);
+    struct score_params pack = params(SCORE_PACK, 3, 1);
+    struct score_params balanced = params(SCORE_BALANCED, 3, 1);
+    struct score_explain ex;
+    score_node_value(&spread, &n, &pod, &ex);
+    ck_assert_int_eq(ex.term[SCORE_CPU].requested, INT64_MAX); /* saturated, not wrapped */
+    ck_assert_int_eq(ex.value, 0);
+    ck_assert_int_eq(value_of(&pack, &n), 100);
+    ck_assert_int_eq(value_of(&balanced, &n), 100); /* both fractions capped at 1 */
+}
+END_TEST
+
+START_TEST(strategy_finish_maps_and_normalizes)
+{
+    struct score_params p = params(SCORE_SPREAD, 3, 1);
+    struct score_explain ex[4] = {{.value = 39}, {.value = 59}, {.value = 0}, {.value = 95}};
+    score_finish(&p, ex, 4);
+    ck_assert_int_eq(ex[0].score, 4); /* (39+5)/10 */
+    ck_assert_int_eq(ex[1].score, 6); /* (59+5)/10 */
+    ck_assert_int_eq(ex[2].score, 0);
+    ck_assert_int_eq(ex[3].score, 10); /* (95+5)/10 */
+
+    p.normalize = true;
+    struct score_explain nx[3] = {{.value = 39}, {.value = 59}, {.value = 0}};
+    score_finish(&p, nx, 3);
+    ck_assert_int_eq(nx[0].score, 7);  /* (390 + 29)/59 = 7 */
+    ck_assert_int_eq(nx[1].score, 10); /* (590 + 29)/59 = 10 */
+    ck_assert_int_eq(nx[2].score, 0);
+
+    struct score_explain zero[2] = {{.value = 0}, {.value = 0}};
+    score_finish(&p, zero, 2);
+    ck_assert_int_eq(zero[0].score, 0);
+    ck_assert_int_eq(zero[1].score, 0);
+}
+END_TEST
+
+START_TEST(strategy_names_round_trip)
+{
+    enum score_strategy s;
+    const char *names[] = {"spread", "pack", "balanced", "target"};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(score_strategy_parse(names[i], &s), 0);
+        ck_assert_str_eq(score_strategy_name(s), names[i]);
+    }
+    ck_assert_int_ne(score_strategy_parse("Spread", &s), 0);
+    ck_assert_int_ne(score_strategy_parse("", &s), 0);
+}
+END_TEST
+
+Suite *strategy_suite(void)
+{
+    Suite *s = suite_create("strategy");
+    TCase *tc = tcase_create("strategy");
+    tcase_add_test(tc, strategy_spread_matches_least_allocated_example);
+    tcase_add_test(tc, strategy_pack_matches_most_allocated_example);
+    tcase_add_test(tc, strategy_balanced_matches_example_with_real_requests);
+    tcase_add_test(tc, strategy_cpu_weight_3_shifts_spread);
+    tcase_add_test(tc, strategy_target_peaks_at_target);
+    tcase_add_test(tc, strategy_zero_allocatable_is_skipped);
+    tcase_add_test(tc, strategy_zero_weight_leaves_resource_out);
+    tcase_add_test(tc, strategy_overcommitted_node_bounds);
+    tcase_add_test(tc, strategy_finish_maps_and_normalizes);
+    tcase_add_test(tc, strategy_names_round_trip);
+    suite_add_tcase(s, tc);
+    return s;
+}

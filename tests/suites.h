@@ -1,0 +1,17 @@
+/* Every Check suite of the test runner; one constructor per tested file. */
+#ifndef TESTS_SUITES_H
+#define TESTS_SUITES_H
+
+#include <check.h>
+
+Suite *quantity_suite(void);
+Suite *podreq_suite(void);
+Suite *fit_suite(void);
+Suite *strategy_suite(void);
+Suite *config_suite(void);
+Suite *codec_suite(void);
+Suite *verbs_suite(void);
+Suite *e2e_suite(void);
+Suite *bad_input_suite(void);
+
+#endif

@@ -1,0 +1,17 @@
+/* Reading the captured kube-scheduler requests in ../shared/fixtures. */
+#ifndef TESTS_SUPPORT_FIXTURES_H
+#define TESTS_SUPPORT_FIXTURES_H
+
+#include <stddef.h>
+
+/* The shared folder: $SHARED_DIR, else ../shared from the working directory. */
+const char *fixture_dir(void);
+
+/* Reads fixtures/@rel (e.g. "nocache-3nodes/raw/000001-filter.req.json")
+ * into a malloc'd NUL-terminated buffer; fails the test when missing. */
+char *fixture_read(const char *rel, size_t *len);
+
+/* Reads any file whole, NUL-terminated; NULL when it cannot be read. */
+char *file_read(const char *path, size_t *len);
+
+#endif

@@ -1,0 +1,78 @@
+#include "tests/support/server_proc.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *server_binary(void)
+{
+    const char *b = getenv("TEST_BINARY");
+    return b != NULL && b[0] != '\0' ? b : "build/release/cpu-extender";
+}
+
+static int find_port(const char *log_path)
+{
+    char line[1024];
+    int port = 0;
+    FILE *f = fopen(log_path, "r");
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        const char *a = strstr(line, "msg=\"listening\" addr=127.0.0.1:");
+        if (a != NULL)
+            port = atoi(a + strlen("msg=\"listening\" addr=127.0.0.1:"));
+    }
+    fclose(f);
+    return port;
+}
+
+void server_start(struct server_proc *s, const char *const *extra_args)
+{
+    const char *argv[32] = {server_binary(), "--listen", "127.0.0.1:0"};
+    int argc = 3;
+    for (const char *const *a = extra_args; a != NULL && *a != NULL && argc < 31; a++)
+        argv[argc++] = *a;
+    argv[argc] = NULL;
+
+    snprintf(s->log_path, sizeof(s->log_path), "/tmp/cpu-extender-e2e-%d-%ld.log", (int)getpid(),
+             (long)time(NULL));
+    s->port = 0;
+    s->pid = fork();
+    ck_assert_int_ne(s->pid, -1);
+    if (s->pid == 0) {
+        int fd = open(s->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fd, STDERR_FILENO);
+        execv(argv[0], (char *const *)(void *)argv);
+        _exit(127);
+    }
+    for (int i = 0; i < 1000 && s->port == 0; i++) {
+        int status;
+        if (waitpid(s->pid, &status, WNOHANG) == s->pid)
+            ck_abort_msg("%s exited before listening (see %s)", argv[0], s->log_path);
+        usleep(10000);
+        s->port = find_port(s->log_path);
+    }
+    ck_assert_msg(s->port > 0, "no listening line in %s", s->log_path);
+}
+
+int server_stop(struct server_proc *s)
+{
+    int status = 0;
+    kill(s->pid, SIGTERM);
+    for (int i = 0; i < 1000; i++) {
+        if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+            unlink(s->log_path);
+            return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        }
+        usleep(10000);
+    }
+    kill(s->pid, SIGKILL);
+    waitpid(s->pid, &status, 0);
+    return -1;
+}

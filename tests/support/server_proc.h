@@ -1,0 +1,27 @@
+/*
+ * The real cpu-extender binary ($TEST_BINARY, else build/release/
+ * cpu-extender) as a child process on an ephemeral loopback port.
+ */
+#ifndef TESTS_SUPPORT_SERVER_PROC_H
+#define TESTS_SUPPORT_SERVER_PROC_H
+
+#include <sys/types.h>
+
+struct server_proc {
+    pid_t pid;
+    int port;
+    char log_path[128]; /* the child's stderr */
+};
+
+/* Starts the binary with "--listen 127.0.0.1:0" and the NULL-terminated
+ * @extra_args, and waits (up to 10 s) for its "listening" line.
+ * Fails the test when it does not come up. */
+void server_start(struct server_proc *s, const char *const *extra_args);
+
+/* Sends SIGTERM and waits; returns the exit status (-1 when killed). */
+int server_stop(struct server_proc *s);
+
+/* Path of the binary under test. */
+const char *server_binary(void);
+
+#endif
