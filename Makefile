@@ -53,7 +53,7 @@ deps:
 
 $(B)/gen/version.h: FORCE
 	@mkdir -p $(@D)
-	@v=$$(git describe --tags --always --dirty 2>/dev/null || cat VERSION); \
+	@v=$$(cat VERSION)$$(git describe --always --dirty 2>/dev/null | sed "s/^/-/"); \
 	 echo "#define CPU_EXTENDER_VERSION \"$$v\"" > $@.tmp; \
 	 cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:

@@ -1,0 +1,72 @@
+#!/bin/sh
+# Runs the README's curl examples verbatim against the binary serving with
+# `make run`'s defaults (127.0.0.1:8888) and compares each answer with the
+# json block printed under it. Also checks what the README and manifests
+# promise about the configuration:
+#   - every option of `--help` has a row in the README's table;
+#   - the README's example config file and the ConfigMap's config.json pass
+#     `cpu-extender config check`.
+# Usage: tests/e2e/readme_curl.sh path/to/cpu-extender   (from the repository root)
+set -eu
+bin=${1:?usage: readme_curl.sh BINARY}
+work=$(mktemp -d)
+pid=""
+cleanup() {
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+if curl -s -o /dev/null --max-time 1 http://127.0.0.1:8888/healthz; then
+    echo "readme_curl: 127.0.0.1:8888 is already in use (a 'make run' still up?)" >&2
+    exit 1
+fi
+"$bin" 2>"$work/server.log" &
+pid=$!
+i=0
+until curl -s -o /dev/null --max-time 1 http://127.0.0.1:8888/healthz; do
+    i=$((i + 1))
+    [ $i -lt 100 ] || { cat "$work/server.log" >&2; echo "server did not start" >&2; exit 1; }
+    sleep 0.1
+done
+
+# Pairs of (```sh block with one curl line, following ```json block).
+awk -v dir="$work" '
+    /^```sh$/ { in_sh = 1; cmd = ""; next }
+    in_sh && /^```$/ { in_sh = 0; want_json = (cmd != ""); next }
+    in_sh { if ($0 ~ /^curl /) cmd = $0; else cmd = ""; next }
+    want_json && /^```json$/ { n++; in_json = 1; print cmd > (dir "/cmd." n); next }
+    in_json && /^```$/ { in_json = 0; want_json = 0; next }
+    in_json { print > (dir "/want." n); next }
+    { if ($0 != "") want_json = 0 }
+' README.md
+
+n=0
+for c in "$work"/cmd.*; do
+    [ -e "$c" ] || break
+    k=${c##*.}
+    n=$((n + 1))
+    got=$(sh "$c")
+    want=$(cat "$work/want.$k")
+    if [ "$got" = "$want" ]; then ok; else bad "$(cat "$c") -> got: $got want: $want"; fi
+done
+[ "$n" -ge 4 ] || bad "found only $n curl examples in README.md"
+
+for flag in $("$bin" --help | sed -n 's/^  \(--[a-z-]*\)  (.*/\1/p'); do
+    if grep -q -- "| \`$flag\` |" README.md; then ok; else bad "README has no row for $flag"; fi
+done
+
+awk '/^Example file/ { f = 1 } f && /^```json$/ { g = 1; next } g && /^```$/ { exit } g { print }' \
+    README.md >"$work/example.json"
+if "$bin" config check "$work/example.json" >/dev/null 2>&1; then ok; else bad "README example config"; fi
+
+awk '/^  config.json: \|$/ { f = 1; next } f && /^    / { sub(/^    /, ""); print; next } f { exit }' \
+    manifests/configmap.yaml >"$work/configmap.json"
+if "$bin" config check "$work/configmap.json" >/dev/null 2>&1; then ok; else bad "ConfigMap config.json"; fi
+
+echo "readme: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
