@@ -263,8 +263,7 @@ static const struct opt *find_flag(const char *name, size_t len)
 
 /* Converts one JSON member to text and stores it, so that the file, the
  * environment and the flags share one validation path. */
-static int set_from_json(struct cfg *c, const struct opt *o, const cJSON *item, char *why,
-                         size_t n)
+static int set_from_json(struct cfg *c, const struct opt *o, const cJSON *item, char *why, size_t n)
 {
     char text[64];
 
@@ -364,8 +363,7 @@ static int load_file(struct cfg *c, const char *path, char err[CFG_ERR_LEN])
             goto out_delete;
         }
         if (set_from_json(c, o, item, why, sizeof(why)) != 0) {
-            snprintf(err, CFG_ERR_LEN, "config file %s: field \"%s\": %s", path, item->string,
-                     why);
+            snprintf(err, CFG_ERR_LEN, "config file %s: field \"%s\": %s", path, item->string, why);
             goto out_delete;
         }
     }
@@ -423,8 +421,8 @@ static int flag_value(const struct opt *o, int argc, char **argv, int *i, const 
     return 0;
 }
 
-int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
-             int max_positional, int *n_positional, char err[CFG_ERR_LEN])
+int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional, int max_positional,
+             int *n_positional, char err[CFG_ERR_LEN])
 {
     const char *file = NULL;
     char why[256], env[96];

@@ -50,8 +50,8 @@ void cfg_defaults(struct cfg *c);
  * and their count in *@n_positional; more than that is an error.
  * Returns 0, or -EINVAL with a message naming the option in @err.
  */
-int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
-             int max_positional, int *n_positional, char err[CFG_ERR_LEN]);
+int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional, int max_positional,
+             int *n_positional, char err[CFG_ERR_LEN]);
 
 /* Reads and validates only @path over the defaults (for `config check`). */
 int cfg_load_file_only(struct cfg *c, const char *path, char err[CFG_ERR_LEN]);

@@ -31,8 +31,8 @@ enum score_verdict score_fit(const int threshold_percent[SCORE_NRES], const stru
             verdict = SCORE_UNRESOLVABLE;
         else if (verdict == SCORE_FITS)
             verdict = SCORE_UNFIT;
-        int n = snprintf(reason + off, SCORE_ERR_LEN - off, "%sInsufficient %s",
-                         off ? ", " : "", score_resource_name((enum score_resource)r));
+        int n = snprintf(reason + off, SCORE_ERR_LEN - off, "%sInsufficient %s", off ? ", " : "",
+                         score_resource_name((enum score_resource)r));
         if (n > 0 && (size_t)n < SCORE_ERR_LEN - off)
             off += (size_t)n;
     }

@@ -80,10 +80,9 @@ static int interpret_suffix(const struct scanned *q, int64_t *exp10, int *exp2,
         int exp10;
         int exp2;
     } table[] = {
-        {"", 0, 0},   {"n", -9, 0}, {"u", -6, 0},  {"m", -3, 0},  {"k", 3, 0},
-        {"M", 6, 0},  {"G", 9, 0},  {"T", 12, 0},  {"P", 15, 0},  {"E", 18, 0},
-        {"Ki", 0, 10}, {"Mi", 0, 20}, {"Gi", 0, 30}, {"Ti", 0, 40}, {"Pi", 0, 50},
-        {"Ei", 0, 60},
+        {"", 0, 0},    {"n", -9, 0},  {"u", -6, 0},  {"m", -3, 0},  {"k", 3, 0},   {"M", 6, 0},
+        {"G", 9, 0},   {"T", 12, 0},  {"P", 15, 0},  {"E", 18, 0},  {"Ki", 0, 10}, {"Mi", 0, 20},
+        {"Gi", 0, 30}, {"Ti", 0, 40}, {"Pi", 0, 50}, {"Ei", 0, 60},
     };
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
         if (suffix_is(q, table[i].name)) {

@@ -43,8 +43,8 @@ struct score_term {
     int64_t pod;       /* the pod's request counted (non-zero or real) */
     int64_t requested; /* used + pod, saturated at INT64_MAX */
     int weight;
-    bool skipped;  /* allocatable 0 or weight 0: left out of the mean */
-    int value;     /* 0..100 for spread/pack/target; 0 for balanced */
+    bool skipped;    /* allocatable 0 or weight 0: left out of the mean */
+    int value;       /* 0..100 for spread/pack/target; 0 for balanced */
     double fraction; /* balanced only: min(requested / alloc, 1) */
 };
 

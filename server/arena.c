@@ -15,10 +15,10 @@
 #define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-#define FIRST_CHUNK  ((size_t)1 << 20)
-#define MAX_CHUNK    ((size_t)64 << 20)
-#define POOL_SIZE    2
-#define ALIGN        16
+#define FIRST_CHUNK ((size_t)1 << 20)
+#define MAX_CHUNK   ((size_t)64 << 20)
+#define POOL_SIZE   2
+#define ALIGN       16
 
 struct chunk {
     struct chunk *next;

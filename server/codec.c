@@ -41,8 +41,7 @@ static int object_member(const cJSON *obj, const char *key, const cJSON **out)
 
 /* Parses a quantity value as Quantity.UnmarshalJSON does: a string, trimmed
  * of surrounding white space; JSON null is zero. */
-static int quantity_of(const cJSON *v, enum score_unit unit, int64_t *out,
-                       char why[SCORE_ERR_LEN])
+static int quantity_of(const cJSON *v, enum score_unit unit, int64_t *out, char why[SCORE_ERR_LEN])
 {
     if (v == NULL || cJSON_IsNull(v)) {
         *out = 0;
@@ -195,10 +194,8 @@ int codec_decode_pod(const cJSON *pod, struct codec_pod *out, char err[CODEC_ERR
         snprintf(err, CODEC_ERR_LEN, "Pod.spec: want an object");
         return -EINVAL;
     }
-    if (container_list(spec, "containers", &p.containers,
-                       &p.n_containers, err) != 0 ||
-        container_list(spec, "initContainers", &p.init_containers,
-                       &p.n_init_containers, err) != 0)
+    if (container_list(spec, "containers", &p.containers, &p.n_containers, err) != 0 ||
+        container_list(spec, "initContainers", &p.init_containers, &p.n_init_containers, err) != 0)
         return -EINVAL;
     snprintf(path, sizeof(path), "Pod.spec.overhead");
     if (resource_list(codec_member(spec, "overhead"), &p.overhead, path, strlen(path), err) != 0)

@@ -144,8 +144,7 @@ static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, s
         return send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed",
                           is_post_route(rq->route) ? "POST" : "GET, HEAD");
     if (rq->too_large) {
-        snprintf(body, sizeof(body), "request body larger than %lld bytes",
-                 s->cfg->max_body_bytes);
+        snprintf(body, sizeof(body), "request body larger than %lld bytes", s->cfg->max_body_bytes);
         return send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, body, NULL);
     }
     switch (rq->route) {
@@ -222,8 +221,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *req_cls = rq;
         /* Refuse an announced oversize body before it is sent; MHD then
          * closes the connection instead of reading it. */
-        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *cl =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl != NULL && is_post_route(rq->route) && rq->method_ok &&
             strtoull(cl, NULL, 10) > (unsigned long long)s->cfg->max_body_bytes) {
             rq->too_large = true;
@@ -269,7 +268,8 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 static int resolve(const struct cfg *cfg, struct sockaddr_storage *ss, char err[CFG_ERR_LEN])
 {
     char host[CFG_STR_LEN], port_text[16];
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
     struct addrinfo *res = NULL;
     int port, rc;
@@ -292,8 +292,8 @@ static int resolve(const struct cfg *cfg, struct sockaddr_storage *ss, char err[
 int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN])
 {
     struct sockaddr_storage ss;
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                     MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
+                     MHD_USE_ERROR_LOG;
     struct srv *s;
 
     memset(&ss, 0, sizeof(ss));
@@ -314,8 +314,7 @@ int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN])
         (unsigned)cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
         (unsigned)cfg->per_ip_connection_limit, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)cfg->idle_timeout_seconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        (size_t)CONNECTION_MEMORY, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-        MHD_OPTION_END);
+        (size_t)CONNECTION_MEMORY, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
     if (s->daemon == NULL) {
         snprintf(err, CFG_ERR_LEN, "cannot listen on %s (address in use or not available)",
                  cfg->listen);
@@ -328,8 +327,7 @@ int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN])
 
 int srv_port(const struct srv *s)
 {
-    const union MHD_DaemonInfo *info =
-        MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info != NULL ? info->port : -1;
 }
 

@@ -16,7 +16,6 @@ void log_msg(enum cfg_log_level level, const char *msg, const char *fmt, ...)
     char line[2048], stamp[32];
     struct timespec now;
     struct tm tm;
-    va_list ap;
     int n;
 
     if (level < min_level)
@@ -27,6 +26,7 @@ void log_msg(enum cfg_log_level level, const char *msg, const char *fmt, ...)
     n = snprintf(line, sizeof(line), "time=%s.%03ldZ level=%s msg=\"%s\"", stamp,
                  now.tv_nsec / 1000000, cfg_log_level_name(level), msg);
     if (n > 0 && (size_t)n < sizeof(line) - 2 && fmt[0] != '\0') {
+        va_list ap;
         line[n++] = ' ';
         va_start(ap, fmt);
         vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);

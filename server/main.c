@@ -27,20 +27,21 @@ extern char **environ;
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "cpu-extender %s: a Kubernetes scheduler extender that places pods on the nodes\n"
-            "with the most free CPU.\n\n"
-            "Usage:\n"
-            "  cpu-extender [serve] [options]          serve POST <prefix>/filter and /prioritize\n"
-            "  cpu-extender probe [--ready] [options]  exit 0 if the local listener is healthy\n"
-            "                                          (or ready); for kubelet exec probes\n"
-            "  cpu-extender config check FILE          validate FILE, print the effective config\n"
-            "  cpu-extender rank --nodes FILE --pod FILE [options]\n"
-            "                                          rank nodes (kubectl get nodes -o json) for a\n"
-            "                                          pod (kubectl get pod -o json); table on\n"
-            "                                          stderr, pinned pod manifest on stdout\n"
-            "  cpu-extender --help | --version\n\n",
-            CPU_EXTENDER_VERSION);
+    fprintf(
+        out,
+        "cpu-extender %s: a Kubernetes scheduler extender that places pods on the nodes\n"
+        "with the most free CPU.\n\n"
+        "Usage:\n"
+        "  cpu-extender [serve] [options]          serve POST <prefix>/filter and /prioritize\n"
+        "  cpu-extender probe [--ready] [options]  exit 0 if the local listener is healthy\n"
+        "                                          (or ready); for kubelet exec probes\n"
+        "  cpu-extender config check FILE          validate FILE, print the effective config\n"
+        "  cpu-extender rank --nodes FILE --pod FILE [options]\n"
+        "                                          rank nodes (kubectl get nodes -o json) for a\n"
+        "                                          pod (kubectl get pod -o json); table on\n"
+        "                                          stderr, pinned pod manifest on stdout\n"
+        "  cpu-extender --help | --version\n\n",
+        CPU_EXTENDER_VERSION);
     cfg_print_help(out);
 }
 
@@ -91,8 +92,9 @@ static int cmd_serve(int argc, char **argv)
             c.score.weight[SCORE_MEMORY], c.used_annotation[SCORE_CPU],
             c.used_annotation[SCORE_MEMORY], c.config_file[0] ? c.config_file : "built-in");
 
+    /* sigwait fails only for an invalid set; retry rather than exit silently */
     while (sigwait(&stop, &sig) != 0)
-        continue;
+        sig = 0;
     log_msg(CFG_LOG_INFO, "stopping", "signal=%s", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     srv_set_unready(s);
     srv_stop(s);

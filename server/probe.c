@@ -88,8 +88,7 @@ int srv_probe(const struct cfg *cfg, bool ready, char err[CFG_ERR_LEN])
         snprintf(err, CFG_ERR_LEN, "cannot connect to %s", cfg->listen);
         return -ECONNREFUSED;
     }
-    int n = snprintf(req, sizeof(req),
-                     "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+    int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
                      ready ? "/readyz" : "/healthz", cfg->listen);
     if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
         snprintf(err, CFG_ERR_LEN, "cannot send the probe to %s", cfg->listen);

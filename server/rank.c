@@ -157,9 +157,14 @@ static long best_node(const struct codec_args *args, const struct node_eval *eva
 static int write_manifest(cJSON *pod, const char *node, FILE *out)
 {
     static const char *const server_set[] = {
-        "uid",        "resourceVersion",   "managedFields",
-        "generation", "creationTimestamp", "selfLink",
-        "deletionTimestamp", "deletionGracePeriodSeconds",
+        "uid",
+        "resourceVersion",
+        "managedFields",
+        "generation",
+        "creationTimestamp",
+        "selfLink",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
     };
     cJSON *meta = cJSON_GetObjectItemCaseSensitive(pod, "metadata");
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(pod, "spec");
@@ -225,7 +230,8 @@ int srv_rank(const struct cfg *cfg, const char *nodes_path, const char *pod_path
     }
     verbs_evaluate(cfg, &args, eval);
 
-    fprintf(table, "pod %s/%s requests cpu %lldm, memory %lld bytes (scoring: cpu %lldm, memory %lld)\n",
+    fprintf(table,
+            "pod %s/%s requests cpu %lldm, memory %lld bytes (scoring: cpu %lldm, memory %lld)\n",
             args.pod.ns, args.pod.name, (long long)args.pod.request.real[SCORE_CPU],
             (long long)args.pod.request.real[SCORE_MEMORY],
             (long long)args.pod.request.non_zero[SCORE_CPU],
@@ -241,10 +247,10 @@ int srv_rank(const struct cfg *cfg, const char *nodes_path, const char *pod_path
         snprintf(err, CFG_ERR_LEN, "no node fits");
         goto out_release;
     }
-    fprintf(table, "\nbest node: %s (score %d)\n", args.nodes[best].name,
-            eval[best].explain.score);
-    fprintf(table, "A pod's nodeSelector cannot be changed: delete the existing pod, then apply the "
-                   "manifest below (kubectl apply -f -).\n");
+    fprintf(table, "\nbest node: %s (score %d)\n", args.nodes[best].name, eval[best].explain.score);
+    fprintf(table,
+            "A pod's nodeSelector cannot be changed: delete the existing pod, then apply the "
+            "manifest below (kubectl apply -f -).\n");
     fflush(table);
     rc = write_manifest(pod, args.nodes[best].name, manifest);
     if (rc != 0)

@@ -81,7 +81,8 @@ static int decode_and_evaluate(const struct cfg *cfg, const char *body, size_t l
         return rc;
     }
     if (args->node_names_mode && !atomic_flag_test_and_set(&names_mode_logged))
-        log_msg(CFG_LOG_WARN, "NodeNames request: no cluster state, passing every node with score 0",
+        log_msg(CFG_LOG_WARN,
+                "NodeNames request: no cluster state, passing every node with score 0",
                 "hint=\"set nodeCacheCapable: false so that requests carry the Node objects\"");
     *eval = cJSON_malloc(args->n_nodes * sizeof(**eval) + 1);
     if (*eval == NULL) {
@@ -140,8 +141,10 @@ void verbs_filter(const struct cfg *cfg, const char *body, size_t len, struct ve
         /* Reuse the request's NodeList (its metadata too) with only the
          * passing items left in it. */
         cJSON *list = args.node_list;
-        while (cJSON_DetachItemFromObjectCaseSensitive(list, "items") != NULL)
-            continue; /* duplicates too: only the answer's list may remain */
+        /* Detach every "items", duplicates too: only the answer's may remain. */
+        cJSON *stale = cJSON_DetachItemFromObjectCaseSensitive(list, "items");
+        while (stale != NULL)
+            stale = cJSON_DetachItemFromObjectCaseSensitive(list, "items");
         cJSON_AddItemToObject(list, "items", passed);
         cJSON *meta = (cJSON *)codec_member(list, "metadata");
         if (meta == NULL)
@@ -161,8 +164,7 @@ out_of_memory:
     verbs_error(500, "out of memory", out);
 }
 
-void verbs_prioritize(const struct cfg *cfg, const char *body, size_t len,
-                      struct verb_reply *out)
+void verbs_prioritize(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out)
 {
     struct codec_args args;
     struct node_eval *eval;

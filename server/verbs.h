@@ -39,8 +39,7 @@ void verbs_evaluate(const struct cfg *cfg, const struct codec_args *args, struct
  * 400 with {"Error": ...}. Must run with an arena attached to the thread.
  */
 void verbs_filter(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out);
-void verbs_prioritize(const struct cfg *cfg, const char *body, size_t len,
-                      struct verb_reply *out);
+void verbs_prioritize(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out);
 
 /* Fills @out with @status and {"Error": @msg}. */
 void verbs_error(unsigned status, const char *msg, struct verb_reply *out);

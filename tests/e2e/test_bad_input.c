@@ -100,8 +100,8 @@ static const struct row rows[] = {
      400, "NodeNames: want an array"},
     {"nodenames number", "POST", "/scheduler/prioritize",
      "{\"Pod\":" GOOD_POD ",\"NodeNames\":[\"a\",1]}", 400, "NodeNames[1]"},
-    {"neither", "POST", "/scheduler/filter", "{\"Pod\":" GOOD_POD ",\"Nodes\":null,\"NodeNames\":null}",
-     400, "neither"},
+    {"neither", "POST", "/scheduler/filter",
+     "{\"Pod\":" GOOD_POD ",\"Nodes\":null,\"NodeNames\":null}", 400, "neither"},
     {"both", "POST", "/scheduler/filter",
      "{\"Pod\":" GOOD_POD ",\"Nodes\":{\"items\":[]},\"NodeNames\":[]}", 400, "both"},
     {"too many nodes", "POST", "/scheduler/filter",
@@ -160,9 +160,9 @@ START_TEST(bad_input_table)
     server_start(&srv, limits);
     int fd = http_connect(srv.port);
     ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(
-        http_roundtrip(fd, row->method, row->path, row->body, row->body ? strlen(row->body) : 0, &r),
-        0);
+    ck_assert_int_eq(http_roundtrip(fd, row->method, row->path, row->body,
+                                    row->body ? strlen(row->body) : 0, &r),
+                     0);
     ck_assert_msg(r.status == row->status, "%s: status %d, want %d: %s", row->name, r.status,
                   row->status, r.body);
     if (row->error != NULL)
@@ -236,9 +236,9 @@ START_TEST(bad_input_body_over_cap_with_length)
     server_start(&srv, limits);
     int fd = http_connect(srv.port);
     char head[256];
-    int n = snprintf(head, sizeof(head),
-                     "POST /scheduler/filter HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n",
-                     len);
+    int n =
+        snprintf(head, sizeof(head),
+                 "POST /scheduler/filter HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n", len);
     ck_assert_int_eq(http_send_raw(fd, head, (size_t)n), 0);
     ck_assert_int_eq(http_read(fd, &r, 5000), 0);
     ck_assert_int_eq(r.status, 413);
@@ -283,7 +283,8 @@ START_TEST(bad_input_lying_length_then_close)
 {
     server_start(&srv, limits);
     int fd = http_connect(srv.port);
-    const char *req = "POST /scheduler/filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"Pod\":";
+    const char *req =
+        "POST /scheduler/filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"Pod\":";
     ck_assert_int_eq(http_send_raw(fd, req, strlen(req)), 0);
     usleep(100000);
     close(fd);

@@ -57,16 +57,15 @@ static void assert_filter_passes_all(const char *rel, const char *answer)
     char *body = fixture_read(rel, &len);
     cJSON *req = cJSON_Parse(body), *res = cJSON_Parse(answer);
     ck_assert_ptr_nonnull(res);
-    cJSON *in = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(req, "Nodes"),
-                                                 "items");
+    cJSON *in =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(req, "Nodes"), "items");
     cJSON *nodes = cJSON_GetObjectItemCaseSensitive(res, "Nodes");
     ck_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(nodes, "items"), in, 1));
     ck_assert(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(nodes, "metadata")));
     ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(res, "NodeNames")));
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res, "FailedNodes")), 0);
-    ck_assert_int_eq(cJSON_GetArraySize(
-                         cJSON_GetObjectItemCaseSensitive(res, "FailedAndUnresolvableNodes")),
-                     0);
+    ck_assert_int_eq(
+        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res, "FailedAndUnresolvableNodes")), 0);
     ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(res, "Error")->valuestring, "");
     cJSON_Delete(req);
     cJSON_Delete(res);
@@ -197,11 +196,11 @@ START_TEST(e2e_used_annotations_and_allocatable_decide)
     int fd = http_connect(s.port);
     ck_assert_int_eq(http_roundtrip(fd, "POST", "/scheduler/filter", text, strlen(text), &r), 0);
     ck_assert_int_eq(r.status, 200);
-    assert_json_eq(r.body,
-                   "{\"Nodes\":{\"metadata\":{},\"items\":[]},\"NodeNames\":null,"
-                   "\"FailedNodes\":{\"node-1\":\"Insufficient cpu\","
-                   "\"node-2\":\"Insufficient memory\"},"
-                   "\"FailedAndUnresolvableNodes\":{\"node-0\":\"Insufficient cpu\"},\"Error\":\"\"}");
+    assert_json_eq(
+        r.body, "{\"Nodes\":{\"metadata\":{},\"items\":[]},\"NodeNames\":null,"
+                "\"FailedNodes\":{\"node-1\":\"Insufficient cpu\","
+                "\"node-2\":\"Insufficient memory\"},"
+                "\"FailedAndUnresolvableNodes\":{\"node-0\":\"Insufficient cpu\"},\"Error\":\"\"}");
     http_response_free(&r);
     ck_assert_int_eq(http_roundtrip(fd, "POST", "/scheduler/prioritize", text, strlen(text), &r),
                      0);
@@ -351,11 +350,11 @@ START_TEST(e2e_rank_prints_table_and_pinned_manifest)
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(m, "status"));
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(m, "spec");
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(spec, "nodeName"));
-    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(
-                         cJSON_GetObjectItemCaseSensitive(spec, "nodeSelector"),
-                         "kubernetes.io/hostname")
-                         ->valuestring,
-                     "node-2");
+    ck_assert_str_eq(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(spec, "nodeSelector"),
+                                         "kubernetes.io/hostname")
+            ->valuestring,
+        "node-2");
     ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(m, "kind")->valuestring, "Pod");
     cJSON_Delete(m);
     free(table);

@@ -56,8 +56,8 @@ static void check_args(const char *file, const char *body, size_t len)
     cfg_defaults(&c);
     ck_assert_msg(codec_decode_args(body, len, &c, &a, err) == 0, "%s: %s", file, err);
     check_pod(&a.pod, file);
-    ck_assert_int_eq(a.node_names_mode, strstr(file, "cache-3nodes") == file ||
-                                            strstr(file, "preempt-cache") == file);
+    ck_assert_int_eq(a.node_names_mode,
+                     strstr(file, "cache-3nodes") == file || strstr(file, "preempt-cache") == file);
     ck_assert_uint_ge(a.n_nodes, 1);
     for (size_t i = 0; i < a.n_nodes; i++) {
         const struct codec_node *n = &a.nodes[i];
@@ -154,14 +154,14 @@ START_TEST(codec_keys_fold_case_and_last_duplicate_wins)
     char err[CODEC_ERR_LEN];
     ck_assert_int_eq(decode("{\"pOD\":{},\"NODENAMES\":[\"x\"]}", &a, err), 0);
     ck_assert_int_eq(a.n_nodes, 1);
-    ck_assert_int_eq(
-        decode("{\"Pod\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":"
-               "{\"cpu\":\"1\",\"cpu\":\"250m\"}}}]}},\"NodeNames\":[\"x\"]}",
-               &a, err),
-        0);
+    ck_assert_int_eq(decode("{\"Pod\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":"
+                            "{\"cpu\":\"1\",\"cpu\":\"250m\"}}}]}},\"NodeNames\":[\"x\"]}",
+                            &a, err),
+                     0);
     ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 250);
     /* keys inside Kubernetes objects are exact: "Spec" is not "spec" */
-    ck_assert_int_eq(decode("{\"Pod\":{\"Spec\":{\"containers\":3}},\"NodeNames\":[]}", &a, err), 0);
+    ck_assert_int_eq(decode("{\"Pod\":{\"Spec\":{\"containers\":3}},\"NodeNames\":[]}", &a, err),
+                     0);
 }
 END_TEST
 
@@ -169,11 +169,10 @@ START_TEST(codec_quantity_strings_are_trimmed_and_null_is_zero)
 {
     struct codec_args a;
     char err[CODEC_ERR_LEN];
-    ck_assert_int_eq(
-        decode("{\"Pod\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":"
-               "{\"cpu\":\" 1.5 \",\"memory\":null}}}]}},\"NodeNames\":[\"x\"]}",
-               &a, err),
-        0);
+    ck_assert_int_eq(decode("{\"Pod\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":"
+                            "{\"cpu\":\" 1.5 \",\"memory\":null}}}]}},\"NodeNames\":[\"x\"]}",
+                            &a, err),
+                     0);
     ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 1500);
     /* memory: null is present and zero, so no 200Mi default */
     ck_assert_int_eq(a.pod.request.non_zero[SCORE_MEMORY], 0);
@@ -205,13 +204,14 @@ START_TEST(codec_node_problems_stay_on_the_node)
     struct codec_args a;
     char err[CODEC_ERR_LEN];
     ck_assert_int_eq(
-        decode("{\"Pod\":{},\"Nodes\":{\"items\":["
-               "{\"metadata\":{\"name\":\"a\"},\"status\":{\"allocatable\":{\"cpu\":\"-1\"}}},"
-               "{\"metadata\":{\"name\":\"b\"},\"status\":{\"allocatable\":[]}},"
-               "{\"metadata\":{\"name\":\"c\",\"annotations\":{\"cpu-extender.io/cpu-used\":\"2\"}},"
-               "\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"1Gi\"}}},"
-               "{\"metadata\":{\"name\":\"d\"},\"status\":\"x\"}]}}",
-               &a, err),
+        decode(
+            "{\"Pod\":{},\"Nodes\":{\"items\":["
+            "{\"metadata\":{\"name\":\"a\"},\"status\":{\"allocatable\":{\"cpu\":\"-1\"}}},"
+            "{\"metadata\":{\"name\":\"b\"},\"status\":{\"allocatable\":[]}},"
+            "{\"metadata\":{\"name\":\"c\",\"annotations\":{\"cpu-extender.io/cpu-used\":\"2\"}},"
+            "\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"1Gi\"}}},"
+            "{\"metadata\":{\"name\":\"d\"},\"status\":\"x\"}]}}",
+            &a, err),
         0);
     ck_assert_int_eq(a.n_nodes, 4);
     ck_assert_str_eq(a.nodes[0].invalid, "invalid allocatable cpu");

@@ -57,8 +57,9 @@ START_TEST(verbs_filter_without_nodelist_metadata_adds_empty_one)
     struct verb_reply r;
     run(verbs_filter, "{\"Pod\":{},\"Nodes\":{\"items\":[]}}", &r);
     ck_assert_int_eq(r.status, 200);
-    ck_assert_str_eq(r.body, "{\"Nodes\":{\"items\":[],\"metadata\":{}},\"NodeNames\":null,"
-                             "\"FailedNodes\":{},\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    ck_assert_str_eq(r.body,
+                     "{\"Nodes\":{\"items\":[],\"metadata\":{}},\"NodeNames\":null,"
+                     "\"FailedNodes\":{},\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
 }
 END_TEST
 

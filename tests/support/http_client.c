@@ -48,8 +48,7 @@ int http_send(int fd, const char *method, const char *path, const char *body, si
                      "Accept-Encoding: gzip\r\n\r\n",
                      method, path, len);
     else
-        n = snprintf(head, sizeof(head), "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", method,
-                     path);
+        n = snprintf(head, sizeof(head), "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", method, path);
     if (http_send_raw(fd, head, (size_t)n) != 0)
         return -1;
     return body != NULL ? http_send_raw(fd, body, len) : 0;
