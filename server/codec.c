@@ -8,7 +8,7 @@
 
 #include "scoring/quantity.h"
 
-cJSON *codec_member(const cJSON *obj, const char *key)
+cJSON *srv_json_member(const cJSON *obj, const char *key)
 {
     cJSON *found = NULL, *item;
     cJSON_ArrayForEach(item, obj)
@@ -35,7 +35,7 @@ static cJSON *member_folded(const cJSON *obj, const char *key)
 /* A member that must be an object when present. */
 static int object_member(const cJSON *obj, const char *key, const cJSON **out)
 {
-    *out = codec_member(obj, key);
+    *out = srv_json_member(obj, key);
     return *out == NULL || cJSON_IsObject(*out) ? 0 : -EINVAL;
 }
 
@@ -106,7 +106,7 @@ static int resource_list(const cJSON *list, struct score_container *c, char *pat
 static int container_list(const cJSON *spec, const char *key, const struct score_container **out,
                           size_t *n, char err[CODEC_ERR_LEN])
 {
-    const cJSON *list = codec_member(spec, key), *c;
+    const cJSON *list = srv_json_member(spec, key), *c;
     char path[96];
     struct score_container *containers;
     size_t i = 0;
@@ -143,10 +143,10 @@ static int container_list(const cJSON *spec, const char *key, const struct score
         }
         size_t plen = strlen(path);
         snprintf(path + plen, sizeof(path) - plen, ".resources.requests");
-        if (resource_list(codec_member(resources, "requests"), &containers[i], path, strlen(path),
-                          err) != 0)
+        if (resource_list(srv_json_member(resources, "requests"), &containers[i], path,
+                          strlen(path), err) != 0)
             return -EINVAL;
-        policy = codec_member(c, "restartPolicy");
+        policy = srv_json_member(c, "restartPolicy");
         if (policy != NULL && !cJSON_IsString(policy)) {
             path[plen] = '\0';
             snprintf(err, CODEC_ERR_LEN, "%s.restartPolicy: want a string", path);
@@ -161,11 +161,11 @@ static int container_list(const cJSON *spec, const char *key, const struct score
 
 static const char *string_or_empty(const cJSON *obj, const char *key)
 {
-    const cJSON *v = codec_member(obj, key);
+    const cJSON *v = srv_json_member(obj, key);
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-int codec_decode_pod(const cJSON *pod, struct codec_pod *out, char err[CODEC_ERR_LEN])
+int srv_decode_pod(const cJSON *pod, struct codec_pod *out, char err[CODEC_ERR_LEN])
 {
     const cJSON *meta, *spec, *resources;
     struct score_pod p;
@@ -182,7 +182,7 @@ int codec_decode_pod(const cJSON *pod, struct codec_pod *out, char err[CODEC_ERR
         return -EINVAL;
     }
     for (const char *const *k = (const char *const[]){"name", "namespace", NULL}; *k; k++) {
-        const cJSON *v = codec_member(meta, *k);
+        const cJSON *v = srv_json_member(meta, *k);
         if (v != NULL && !cJSON_IsString(v)) {
             snprintf(err, CODEC_ERR_LEN, "Pod.metadata.%s: want a string", *k);
             return -EINVAL;
@@ -198,15 +198,15 @@ int codec_decode_pod(const cJSON *pod, struct codec_pod *out, char err[CODEC_ERR
         container_list(spec, "initContainers", &p.init_containers, &p.n_init_containers, err) != 0)
         return -EINVAL;
     snprintf(path, sizeof(path), "Pod.spec.overhead");
-    if (resource_list(codec_member(spec, "overhead"), &p.overhead, path, strlen(path), err) != 0)
+    if (resource_list(srv_json_member(spec, "overhead"), &p.overhead, path, strlen(path), err) != 0)
         return -EINVAL;
     if (object_member(spec, "resources", &resources) != 0) {
         snprintf(err, CODEC_ERR_LEN, "Pod.spec.resources: want an object");
         return -EINVAL;
     }
     snprintf(path, sizeof(path), "Pod.spec.resources.requests");
-    if (resource_list(codec_member(resources, "requests"), &p.pod_level, path, strlen(path), err) !=
-        0)
+    if (resource_list(srv_json_member(resources, "requests"), &p.pod_level, path, strlen(path),
+                      err) != 0)
         return -EINVAL;
     if (score_pod_request(&p, &out->request) != 0) {
         snprintf(err, CODEC_ERR_LEN, "Pod: total request does not fit in int64");
@@ -237,42 +237,42 @@ static void node_quantity(const cJSON *v, enum score_resource r, enum node_sourc
         node->invalid = reasons[from][r];
 }
 
-int codec_decode_node(cJSON *node, const struct cfg *cfg, struct codec_node *out,
-                      char err[CODEC_ERR_LEN])
+int srv_decode_node(cJSON *node, const struct cfg *cfg, struct codec_node *out,
+                    char err[CODEC_ERR_LEN])
 {
     const cJSON *meta = NULL, *name, *status = NULL, *alloc = NULL, *annotations = NULL;
 
     memset(out, 0, sizeof(*out));
     out->json = node;
     if (cJSON_IsObject(node))
-        meta = codec_member(node, "metadata");
-    name = cJSON_IsObject(meta) ? codec_member(meta, "name") : NULL;
+        meta = srv_json_member(node, "metadata");
+    name = cJSON_IsObject(meta) ? srv_json_member(meta, "name") : NULL;
     if (!cJSON_IsString(name) || name->valuestring[0] == '\0') {
         snprintf(err, CODEC_ERR_LEN, "node without a metadata.name string");
         return -EINVAL;
     }
     out->name = name->valuestring;
 
-    status = codec_member(node, "status");
+    status = srv_json_member(node, "status");
     if (status != NULL && !cJSON_IsObject(status)) {
         out->invalid = "invalid node status";
         return 0;
     }
-    alloc = codec_member(status, "allocatable");
+    alloc = srv_json_member(status, "allocatable");
     if (alloc != NULL && !cJSON_IsObject(alloc)) {
         out->invalid = "invalid allocatable";
         return 0;
     }
-    annotations = codec_member(meta, "annotations");
+    annotations = srv_json_member(meta, "annotations");
     if (annotations != NULL && !cJSON_IsObject(annotations)) {
         out->invalid = "invalid annotations";
         return 0;
     }
     for (int r = 0; r < SCORE_NRES; r++) {
-        node_quantity(codec_member(alloc, score_resource_name((enum score_resource)r)),
+        node_quantity(srv_json_member(alloc, score_resource_name((enum score_resource)r)),
                       (enum score_resource)r, FROM_ALLOCATABLE, &out->res.alloc[r], out);
         if (cfg->used_annotation[r][0] != '\0')
-            node_quantity(codec_member(annotations, cfg->used_annotation[r]),
+            node_quantity(srv_json_member(annotations, cfg->used_annotation[r]),
                           (enum score_resource)r, FROM_ANNOTATION, &out->res.used[r], out);
     }
     return 0;
@@ -288,7 +288,7 @@ static int decode_node_list(cJSON *list, const struct cfg *cfg, struct codec_arg
         snprintf(err, CODEC_ERR_LEN, "Nodes: want a NodeList object");
         return -EINVAL;
     }
-    items = codec_member(list, "items");
+    items = srv_json_member(list, "items");
     if (items != NULL && !cJSON_IsArray(items)) {
         snprintf(err, CODEC_ERR_LEN, "Nodes.items: want an array");
         return -EINVAL;
@@ -306,7 +306,7 @@ static int decode_node_list(cJSON *list, const struct cfg *cfg, struct codec_arg
     cJSON_ArrayForEach(item, items)
     {
         char why[CODEC_ERR_LEN];
-        if (codec_decode_node(item, cfg, &out->nodes[i], why) != 0) {
+        if (srv_decode_node(item, cfg, &out->nodes[i], why) != 0) {
             snprintf(err, CODEC_ERR_LEN, "Nodes.items[%zu]: %.200s", i, why);
             return -EINVAL;
         }
@@ -352,8 +352,8 @@ static int decode_node_names(const cJSON *names, const struct cfg *cfg, struct c
     return 0;
 }
 
-int codec_decode_args(const char *body, size_t len, const struct cfg *cfg, struct codec_args *out,
-                      char err[CODEC_ERR_LEN])
+int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct codec_args *out,
+                    char err[CODEC_ERR_LEN])
 {
     const char *end = NULL;
     const cJSON *pod, *names;
@@ -382,7 +382,7 @@ int codec_decode_args(const char *body, size_t len, const struct cfg *cfg, struc
         snprintf(err, CODEC_ERR_LEN, "Pod: missing");
         return -EINVAL;
     }
-    if (codec_decode_pod(pod, &out->pod, why) != 0) {
+    if (srv_decode_pod(pod, &out->pod, why) != 0) {
         memcpy(err, why, CODEC_ERR_LEN);
         return -EINVAL;
     }

@@ -52,25 +52,25 @@ struct codec_args {
  * Returns 0, or -EINVAL (malformed request: answer 400) / -E2BIG (more than
  * cfg->max_nodes nodes) / -ENOMEM with a message in @err.
  */
-int codec_decode_args(const char *body, size_t len, const struct cfg *cfg, struct codec_args *out,
-                      char err[CODEC_ERR_LEN]);
+int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct codec_args *out,
+                    char err[CODEC_ERR_LEN]);
 
 /*
  * Decodes one v1.Pod object. Returns 0 or -EINVAL with a message naming the
  * field in @err (wrong JSON type, invalid, negative or overflowing quantity).
  */
-int codec_decode_pod(const cJSON *pod, struct codec_pod *out, char err[CODEC_ERR_LEN]);
+int srv_decode_pod(const cJSON *pod, struct codec_pod *out, char err[CODEC_ERR_LEN]);
 
 /*
  * Decodes one v1.Node object into *@out. A missing or non-string
  * metadata.name is the only error (-EINVAL); bad capacity data sets
  * out->invalid instead.
  */
-int codec_decode_node(cJSON *node, const struct cfg *cfg, struct codec_node *out,
-                      char err[CODEC_ERR_LEN]);
+int srv_decode_node(cJSON *node, const struct cfg *cfg, struct codec_node *out,
+                    char err[CODEC_ERR_LEN]);
 
 /* Returns the last member of @obj named @key exactly (Go keeps the last of
  * duplicate keys), or NULL when absent or JSON null. */
-cJSON *codec_member(const cJSON *obj, const char *key);
+cJSON *srv_json_member(const cJSON *obj, const char *key);
 
 #endif

@@ -121,9 +121,9 @@ static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, st
     if (a == NULL)
         return send_error(conn, 500, "out of memory", NULL);
     if (rq->route == ROUTE_FILTER)
-        verbs_filter(s->cfg, rq->body ? rq->body : "", rq->len, &reply);
+        srv_filter(s->cfg, rq->body ? rq->body : "", rq->len, &reply);
     else
-        verbs_prioritize(s->cfg, rq->body ? rq->body : "", rq->len, &reply);
+        srv_prioritize(s->cfg, rq->body ? rq->body : "", rq->len, &reply);
     enum MHD_Result ret = send_json(conn, reply.status, reply.body, reply.len, NULL);
     if (reply.status != 200)
         log_msg(CFG_LOG_INFO, "request rejected", "route=%s status=%u body_bytes=%zu reply=%s",

@@ -66,7 +66,7 @@ static cJSON *parse_file(struct arena *a, const struct cfg *cfg, const char *pat
 static int decode_nodes(cJSON *json, const struct cfg *cfg, struct codec_args *args,
                         char err[CFG_ERR_LEN])
 {
-    cJSON *items = codec_member(json, "items"), *item;
+    cJSON *items = srv_json_member(json, "items"), *item;
     char why[CODEC_ERR_LEN];
     size_t n = items != NULL ? (size_t)cJSON_GetArraySize(items) : 1, i = 0;
 
@@ -80,7 +80,7 @@ static int decode_nodes(cJSON *json, const struct cfg *cfg, struct codec_args *a
         return -ENOMEM;
     }
     if (items == NULL) {
-        if (codec_decode_node(json, cfg, &args->nodes[0], why) != 0) {
+        if (srv_decode_node(json, cfg, &args->nodes[0], why) != 0) {
             snprintf(err, CFG_ERR_LEN, "nodes: %s", why);
             return -EINVAL;
         }
@@ -89,7 +89,7 @@ static int decode_nodes(cJSON *json, const struct cfg *cfg, struct codec_args *a
     }
     cJSON_ArrayForEach(item, items)
     {
-        if (codec_decode_node(item, cfg, &args->nodes[i], why) != 0) {
+        if (srv_decode_node(item, cfg, &args->nodes[i], why) != 0) {
             snprintf(err, CFG_ERR_LEN, "nodes: items[%zu]: %s", i, why);
             return -EINVAL;
         }
@@ -215,7 +215,7 @@ int srv_rank(const struct cfg *cfg, const char *nodes_path, const char *pod_path
     cJSON *pod = nodes ? parse_file(a, cfg, pod_path, err) : NULL;
     if (pod == NULL)
         goto out_release;
-    if (codec_decode_pod(pod, &args.pod, why) != 0) {
+    if (srv_decode_pod(pod, &args.pod, why) != 0) {
         snprintf(err, CFG_ERR_LEN, "%s: %s", pod_path, why);
         goto out_release;
     }
@@ -228,7 +228,7 @@ int srv_rank(const struct cfg *cfg, const char *nodes_path, const char *pod_path
         snprintf(err, CFG_ERR_LEN, "out of memory");
         goto out_release;
     }
-    verbs_evaluate(cfg, &args, eval);
+    srv_evaluate(cfg, &args, eval);
 
     fprintf(table,
             "pod %s/%s requests cpu %lldm, memory %lld bytes (scoring: cpu %lldm, memory %lld)\n",

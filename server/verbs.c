@@ -22,7 +22,7 @@ static void set_body(cJSON *json, unsigned status, struct verb_reply *out)
     out->len = strlen(out->body);
 }
 
-void verbs_error(unsigned status, const char *msg, struct verb_reply *out)
+void srv_verb_error(unsigned status, const char *msg, struct verb_reply *out)
 {
     cJSON *o = cJSON_CreateObject();
     /* kube-scheduler passes Error to fmt.Errorf as a format: no '%' may reach it. */
@@ -36,7 +36,7 @@ void verbs_error(unsigned status, const char *msg, struct verb_reply *out)
     set_body(o, status, out);
 }
 
-void verbs_evaluate(const struct cfg *cfg, const struct codec_args *args, struct node_eval *eval)
+void srv_evaluate(const struct cfg *cfg, const struct codec_args *args, struct node_eval *eval)
 {
     for (size_t i = 0; i < args->n_nodes; i++) {
         const struct codec_node *n = &args->nodes[i];
@@ -75,9 +75,9 @@ static int decode_and_evaluate(const struct cfg *cfg, const char *body, size_t l
                                struct verb_reply *out)
 {
     char err[CODEC_ERR_LEN];
-    int rc = codec_decode_args(body, len, cfg, args, err);
+    int rc = srv_decode_args(body, len, cfg, args, err);
     if (rc != 0) {
-        verbs_error(rc == -ENOMEM ? 500 : 400, err, out);
+        srv_verb_error(rc == -ENOMEM ? 500 : 400, err, out);
         return rc;
     }
     if (args->node_names_mode && !atomic_flag_test_and_set(&names_mode_logged))
@@ -86,14 +86,14 @@ static int decode_and_evaluate(const struct cfg *cfg, const char *body, size_t l
                 "hint=\"set nodeCacheCapable: false so that requests carry the Node objects\"");
     *eval = cJSON_malloc(args->n_nodes * sizeof(**eval) + 1);
     if (*eval == NULL) {
-        verbs_error(500, "out of memory", out);
+        srv_verb_error(500, "out of memory", out);
         return -ENOMEM;
     }
-    verbs_evaluate(cfg, args, *eval);
+    srv_evaluate(cfg, args, *eval);
     return 0;
 }
 
-void verbs_filter(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out)
+void srv_filter(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out)
 {
     struct codec_args args;
     struct node_eval *eval;
@@ -109,7 +109,7 @@ void verbs_filter(const struct cfg *cfg, const char *body, size_t len, struct ve
     if (res == NULL || failed == NULL || unresolvable == NULL || passed == NULL)
         goto out_of_memory;
 
-    cJSON *items = (cJSON *)codec_member(args.node_list, "items");
+    cJSON *items = (cJSON *)srv_json_member(args.node_list, "items");
     for (size_t i = 0; i < args.n_nodes; i++) {
         const struct codec_node *n = &args.nodes[i];
         switch (eval[i].verdict) {
@@ -146,7 +146,7 @@ void verbs_filter(const struct cfg *cfg, const char *body, size_t len, struct ve
         while (stale != NULL)
             stale = cJSON_DetachItemFromObjectCaseSensitive(list, "items");
         cJSON_AddItemToObject(list, "items", passed);
-        cJSON *meta = (cJSON *)codec_member(list, "metadata");
+        cJSON *meta = (cJSON *)srv_json_member(list, "metadata");
         if (meta == NULL)
             cJSON_AddItemToObject(list, "metadata", cJSON_CreateObject());
         cJSON_AddItemReferenceToObject(res, "Nodes", list);
@@ -161,10 +161,10 @@ void verbs_filter(const struct cfg *cfg, const char *body, size_t len, struct ve
     return;
 
 out_of_memory:
-    verbs_error(500, "out of memory", out);
+    srv_verb_error(500, "out of memory", out);
 }
 
-void verbs_prioritize(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out)
+void srv_prioritize(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out)
 {
     struct codec_args args;
     struct node_eval *eval;
@@ -188,5 +188,5 @@ void verbs_prioritize(const struct cfg *cfg, const char *body, size_t len, struc
     return;
 
 out_of_memory:
-    verbs_error(500, "out of memory", out);
+    srv_verb_error(500, "out of memory", out);
 }

@@ -31,17 +31,17 @@ struct node_eval {
  * Judges and scores every node of @args into @eval (args->n_nodes entries).
  * In NodeNames mode, with no cluster state yet, every node fits with value 0.
  */
-void verbs_evaluate(const struct cfg *cfg, const struct codec_args *args, struct node_eval *eval);
+void srv_evaluate(const struct cfg *cfg, const struct codec_args *args, struct node_eval *eval);
 
 /*
  * POST <prefix>/filter and <prefix>/prioritize: decode @body (@len bytes,
  * NUL-terminated), answer in the request's mode. A malformed request gets
  * 400 with {"Error": ...}. Must run with an arena attached to the thread.
  */
-void verbs_filter(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out);
-void verbs_prioritize(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out);
+void srv_filter(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out);
+void srv_prioritize(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out);
 
 /* Fills @out with @status and {"Error": @msg}. */
-void verbs_error(unsigned status, const char *msg, struct verb_reply *out);
+void srv_verb_error(unsigned status, const char *msg, struct verb_reply *out);
 
 #endif

@@ -54,7 +54,7 @@ static void check_args(const char *file, const char *body, size_t len)
     struct cfg c;
     char err[CODEC_ERR_LEN];
     cfg_defaults(&c);
-    ck_assert_msg(codec_decode_args(body, len, &c, &a, err) == 0, "%s: %s", file, err);
+    ck_assert_msg(srv_decode_args(body, len, &c, &a, err) == 0, "%s: %s", file, err);
     check_pod(&a.pod, file);
     ck_assert_int_eq(a.node_names_mode,
                      strstr(file, "cache-3nodes") == file || strstr(file, "preempt-cache") == file);
@@ -90,21 +90,21 @@ static void check_preempt(const char *file, const char *body)
     cJSON *root = cJSON_Parse(body);
     struct codec_pod p;
     char err[CODEC_ERR_LEN];
-    ck_assert_int_eq(codec_decode_pod(codec_member(root, "Pod"), &p, err), 0);
+    ck_assert_int_eq(srv_decode_pod(srv_json_member(root, "Pod"), &p, err), 0);
     check_pod(&p, file);
-    const cJSON *victims = codec_member(root, "NodeNameToVictims"), *node, *pod;
+    const cJSON *victims = srv_json_member(root, "NodeNameToVictims"), *node, *pod;
     int seen = 0;
     cJSON_ArrayForEach(node, victims)
     {
-        cJSON_ArrayForEach(pod, codec_member(node, "Pods"))
+        cJSON_ArrayForEach(pod, srv_json_member(node, "Pods"))
         {
             struct codec_pod v;
-            ck_assert_msg(codec_decode_pod(pod, &v, err) == 0, "%s: %s", file, err);
+            ck_assert_msg(srv_decode_pod(pod, &v, err) == 0, "%s: %s", file, err);
             ck_assert_int_eq(v.request.real[SCORE_CPU], 1500);
             seen++;
         }
     }
-    ck_assert(seen > 0 || codec_member(root, "NodeNameToMetaVictims") != NULL);
+    ck_assert(seen > 0 || srv_json_member(root, "NodeNameToMetaVictims") != NULL);
     cJSON_Delete(root);
 }
 
@@ -145,7 +145,7 @@ static int decode(const char *json, struct codec_args *a, char err[CODEC_ERR_LEN
 {
     struct cfg c;
     cfg_defaults(&c);
-    return codec_decode_args(json, strlen(json), &c, a, err);
+    return srv_decode_args(json, strlen(json), &c, a, err);
 }
 
 START_TEST(codec_keys_fold_case_and_last_duplicate_wins)

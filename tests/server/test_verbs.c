@@ -30,7 +30,7 @@ static void run(void (*verb)(const struct cfg *, const char *, size_t, struct ve
 START_TEST(verbs_error_never_carries_percent)
 {
     struct verb_reply r;
-    verbs_error(400, "100% used", &r);
+    srv_verb_error(400, "100% used", &r);
     ck_assert_int_eq(r.status, 400);
     ck_assert_str_eq(r.body, "{\"Error\":\"100# used\"}");
 }
@@ -39,7 +39,7 @@ END_TEST
 START_TEST(verbs_filter_keeps_nodelist_metadata_and_drops_duplicates)
 {
     struct verb_reply r;
-    run(verbs_filter,
+    run(srv_filter,
         "{\"Pod\":{},\"Nodes\":{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[],"
         "\"items\":[{\"metadata\":{\"name\":\"a\"},\"status\":{\"allocatable\":{\"cpu\":\"1\"}}}]},"
         "\"NodeNames\":null}",
@@ -55,7 +55,7 @@ END_TEST
 START_TEST(verbs_filter_without_nodelist_metadata_adds_empty_one)
 {
     struct verb_reply r;
-    run(verbs_filter, "{\"Pod\":{},\"Nodes\":{\"items\":[]}}", &r);
+    run(srv_filter, "{\"Pod\":{},\"Nodes\":{\"items\":[]}}", &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(r.body,
                      "{\"Nodes\":{\"items\":[],\"metadata\":{}},\"NodeNames\":null,"
@@ -66,11 +66,11 @@ END_TEST
 START_TEST(verbs_prioritize_answers_every_input_node_once)
 {
     struct verb_reply r;
-    run(verbs_prioritize, "{\"Pod\":{},\"NodeNames\":[\"b\",\"a\",\"c\"]}", &r);
+    run(srv_prioritize, "{\"Pod\":{},\"NodeNames\":[\"b\",\"a\",\"c\"]}", &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(r.body, "[{\"Host\":\"b\",\"Score\":0},{\"Host\":\"a\",\"Score\":0},"
                              "{\"Host\":\"c\",\"Score\":0}]");
-    run(verbs_prioritize, "{\"Pod\":{},\"NodeNames\":[]}", &r);
+    run(srv_prioritize, "{\"Pod\":{},\"NodeNames\":[]}", &r);
     ck_assert_str_eq(r.body, "[]");
 }
 END_TEST
