@@ -308,6 +308,17 @@ START_TEST(e2e_health_ready_version_and_probe)
 }
 END_TEST
 
+START_TEST(e2e_listens_on_ipv6_loopback)
+{
+    struct server_proc s;
+    char cmd[512];
+    server_start_at(&s, "[::1]:0", NULL);
+    snprintf(cmd, sizeof(cmd), "%s probe --ready --listen '[::1]:%d'", server_binary(), s.port);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+    ck_assert_int_eq(server_stop(&s), 0);
+}
+END_TEST
+
 /* Writes the fixture's nodes as `kubectl get nodes -o json` would, and its
  * pod as `kubectl get pod -o json`, then runs `cpu-extender rank`. */
 START_TEST(e2e_rank_prints_table_and_pinned_manifest)
@@ -410,6 +421,7 @@ Suite *e2e_suite(void)
     tcase_add_test(tc, e2e_flags_select_strategy_and_normalize);
     tcase_add_test(tc, e2e_prefix_slashes_and_query_are_normalized);
     tcase_add_test(tc, e2e_health_ready_version_and_probe);
+    tcase_add_test(tc, e2e_listens_on_ipv6_loopback);
     tcase_add_test(tc, e2e_rank_prints_table_and_pinned_manifest);
     tcase_add_test(tc, e2e_config_check_command);
     suite_add_tcase(s, tc);

@@ -24,9 +24,15 @@ static int find_port(const char *log_path)
     if (f == NULL)
         return 0;
     while (fgets(line, sizeof(line), f) != NULL) {
-        const char *a = strstr(line, "msg=\"listening\" addr=127.0.0.1:");
-        if (a != NULL)
-            port = atoi(a + strlen("msg=\"listening\" addr=127.0.0.1:"));
+        static const char key[] = "msg=\"listening\" addr=";
+        const char *a = strstr(line, key);
+        if (a == NULL)
+            continue;
+        a += strlen(key);
+        const char *end = strchr(a, ' ');
+        const char *colon = end != NULL ? memrchr(a, ':', (size_t)(end - a)) : NULL;
+        if (colon != NULL)
+            port = atoi(colon + 1);
     }
     fclose(f);
     return port;
@@ -34,7 +40,12 @@ static int find_port(const char *log_path)
 
 void server_start(struct server_proc *s, const char *const *extra_args)
 {
-    const char *argv[32] = {server_binary(), "--listen", "127.0.0.1:0"};
+    server_start_at(s, "127.0.0.1:0", extra_args);
+}
+
+void server_start_at(struct server_proc *s, const char *listen, const char *const *extra_args)
+{
+    const char *argv[32] = {server_binary(), "--listen", listen};
     int argc = 3;
     for (const char *const *a = extra_args; a != NULL && *a != NULL && argc < 31; a++)
         argv[argc++] = *a;

@@ -18,6 +18,9 @@ struct server_proc {
  * Fails the test when it does not come up. */
 void server_start(struct server_proc *s, const char *const *extra_args);
 
+/* The same on @listen (e.g. "[::1]:0"). */
+void server_start_at(struct server_proc *s, const char *listen, const char *const *extra_args);
+
 /* Sends SIGTERM and waits; returns the exit status (-1 when killed). */
 int server_stop(struct server_proc *s);
 
