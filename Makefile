@@ -42,8 +42,10 @@ TEST_SRCS = $(wildcard tests/*.c tests/*/*.c)
 TEST_OBJS = $(TEST_SRCS:%.c=$(B)/obj/%.o)
 BIN       = $(B)/cpu-extender
 TEST_BIN  = $(B)/run-tests
+SUPPORT_OBJS = $(B)/obj/tests/support/fixtures.o $(B)/obj/tests/support/http_client.o
+BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once
 
-.PHONY: all run test test-one check lint install clean deps
+.PHONY: all run test test-one check lint install clean deps bench
 
 all: $(BIN)
 
@@ -73,6 +75,21 @@ $(BIN): $(MAIN_OBJ) $(LIB_OBJS)
 
 $(TEST_BIN): $(TEST_OBJS) $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
+
+$(B)/bench-gen: $(B)/obj/bench/gen.o
+	$(CC) -o $@ $^ $(ALL_LDFLAGS)
+
+$(B)/bench-driver: $(B)/obj/bench/driver.o $(SUPPORT_OBJS) $(LIB_OBJS)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
+
+$(B)/bench-once: $(B)/obj/bench/once.o $(SUPPORT_OBJS) $(LIB_OBJS)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
+
+# The replay benchmark: generated and captured bodies against the release
+# binary, side by side with the parse floor; writes docs/performance.md.
+bench: deps
+	$(MAKE) all $(BENCH_BINS)
+	bench/run.sh $(B)
 
 run: deps
 	$(MAKE) all

@@ -65,6 +65,8 @@ static const struct opt opts[] = {
      "most connections from one IP address"},
     {"idle-timeout-seconds", OPT_INT, OFF(idle_timeout_seconds), 1, 86400,
      "close a connection idle this long (keep above kube-scheduler's 90 s)"},
+    {"drain-seconds", OPT_INT, OFF(drain_seconds), 0, 300,
+     "on SIGTERM, let requests in flight finish for up to this long"},
     {"log-level", OPT_LOG_LEVEL, OFF(log_level), 0, 0, "debug, info, warn or error"},
 };
 
@@ -101,6 +103,7 @@ void cfg_defaults(struct cfg *c)
     c->connection_limit = 64;
     c->per_ip_connection_limit = 32;
     c->idle_timeout_seconds = 120;
+    c->drain_seconds = 5;
     c->log_level = CFG_LOG_INFO;
 }
 
@@ -278,8 +281,9 @@ static int set_from_json(struct cfg *c, const struct opt *o, const cJSON *item, 
         return set_from_text(c, o, item->valuestring, why, n);
     case OPT_INT:
     case OPT_LLONG:
-        if (!cJSON_IsNumber(item) || item->valuedouble != (double)(long long)item->valuedouble ||
-            item->valuedouble < -9e18 || item->valuedouble > 9e18) {
+        /* Range first: converting an out-of-range double is undefined. */
+        if (!cJSON_IsNumber(item) || !(item->valuedouble >= -9e18 && item->valuedouble <= 9e18) ||
+            item->valuedouble != (double)(long long)item->valuedouble) {
             snprintf(why, n, "want a whole number from %lld to %lld", o->min, o->max);
             return -EINVAL;
         }
@@ -403,6 +407,20 @@ int cfg_load_file_only(struct cfg *c, const char *path, char err[CFG_ERR_LEN])
     return validate(c, err);
 }
 
+/* Kubelet injects {SERVICE}_SERVICE_HOST, {SERVICE}_PORT, ... for every
+ * Service in the namespace; a Service named cpu-extender-... yields
+ * CPU_EXTENDER_..._SERVICE_HOST. Those are not typos of our options. */
+static bool is_service_link(const char *name, size_t len)
+{
+    char n[128];
+    if (len >= sizeof(n))
+        return false;
+    memcpy(n, name, len);
+    n[len] = '\0';
+    return strstr(n, "_SERVICE_HOST") != NULL || strstr(n, "_SERVICE_PORT") != NULL ||
+           strstr(n, "_PORT_") != NULL || (len > 5 && strcmp(n + len - 5, "_PORT") == 0);
+}
+
 /* The value of flag argv[*i] ("--x=v" or "--x v"); bools may stand alone. */
 static int flag_value(const struct opt *o, int argc, char **argv, int *i, const char *eq,
                       const char **value)
@@ -456,6 +474,8 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
             if (strlen(env) == name_len && strncmp(env, *e, name_len) == 0)
                 o = &opts[k];
         }
+        if (o == NULL && is_service_link(*e, name_len))
+            continue;
         if (o == NULL) {
             snprintf(err, CFG_ERR_LEN, "environment: unknown variable %.*s", (int)name_len, *e);
             return -EINVAL;

@@ -37,6 +37,7 @@ struct cfg {
     int connection_limit;
     int per_ip_connection_limit;
     int idle_timeout_seconds;
+    int drain_seconds;
     enum cfg_log_level log_level;
 };
 

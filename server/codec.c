@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -85,7 +86,7 @@ static int resource_list(const cJSON *list, struct score_container *c, char *pat
         const cJSON *v = NULL, *item;
         cJSON_ArrayForEach(item, list)
         {
-            if (strcmp(item->string, name) == 0)
+            if (item->string != NULL && strcmp(item->string, name) == 0)
                 v = item;
         }
         if (v == NULL)
@@ -352,6 +353,25 @@ static int decode_node_names(const cJSON *names, const struct cfg *cfg, struct c
     return 0;
 }
 
+/* True when a JSON string in @body holds a NUL: a raw 0 byte or a \u0000
+ * escape (one preceded by an odd number of backslashes). cJSON would cut
+ * the C string there, so "a\u0000b" would be read as "a": a node name the
+ * scheduler never sent, or a quantity Go rejects read as a valid one. */
+static bool has_nul(const char *body, size_t len)
+{
+    if (memchr(body, '\0', len) != NULL)
+        return true;
+    for (const char *p = body, *end = body + len; (p = memmem(p, (size_t)(end - p), "u0000", 5));
+         p += 5) {
+        size_t slashes = 0;
+        while (p - slashes > body && p[-1 - (ptrdiff_t)slashes] == '\\')
+            slashes++;
+        if (slashes % 2 == 1)
+            return true;
+    }
+    return false;
+}
+
 int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct codec_args *out,
                     char err[CODEC_ERR_LEN])
 {
@@ -363,6 +383,10 @@ int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct 
     memset(out, 0, sizeof(*out));
     if (len == 0) {
         snprintf(err, CODEC_ERR_LEN, "empty body: want ExtenderArgs JSON");
+        return -EINVAL;
+    }
+    if (has_nul(body, len)) {
+        snprintf(err, CODEC_ERR_LEN, "a string holds a NUL character");
         return -EINVAL;
     }
     cJSON *root = cJSON_ParseWithLengthOpts(body, len + 1, &end, 1);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -42,11 +44,14 @@ struct srv {
     atomic_bool ready;
 };
 
-/* Per-request state, from the first handler call to NOTIFY_COMPLETED. */
+/* Per-request state, from the first handler call to NOTIFY_COMPLETED. A
+ * verb request holds an arena from its headers on: the body is read into
+ * it and parsed in it, and all of it goes in one arena_release(). */
 struct request {
     enum route route;
     bool method_ok;
     bool too_large;
+    struct arena *arena;
     char *body;
     size_t len, cap;
 };
@@ -116,20 +121,33 @@ static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned status, 
 static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, struct request *rq)
 {
     struct verb_reply reply;
-    struct arena *a = arena_acquire();
+    struct MHD_Response *r;
 
-    if (a == NULL)
+    if (rq->arena == NULL)
         return send_error(conn, 500, "out of memory", NULL);
     if (rq->route == ROUTE_FILTER)
         srv_filter(s->cfg, rq->body ? rq->body : "", rq->len, &reply);
     else
         srv_prioritize(s->cfg, rq->body ? rq->body : "", rq->len, &reply);
-    enum MHD_Result ret = send_json(conn, reply.status, reply.body, reply.len, NULL);
     if (reply.status != 200)
         log_msg(CFG_LOG_INFO, "request rejected", "route=%s status=%u body_bytes=%zu reply=%s",
                 rq->route == ROUTE_FILTER ? "filter" : "prioritize", reply.status, rq->len,
-                reply.body);
-    arena_release(a);
+                reply.body ? reply.body : "");
+    /* The request is done with: its body and tree go back in one call. */
+    arena_release(rq->arena);
+    rq->arena = NULL;
+    rq->body = NULL;
+    if (reply.body == NULL)
+        return send_error(conn, 500, "out of memory", NULL);
+    /* The answer buffer is handed over, not copied: MHD frees it. */
+    r = MHD_create_response_from_buffer_with_free_callback(reply.len, reply.body, free);
+    if (r == NULL) {
+        free(reply.body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    enum MHD_Result ret = MHD_queue_response(conn, reply.status, r);
+    MHD_destroy_response(r);
     return ret;
 }
 
@@ -167,37 +185,52 @@ static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, s
     return MHD_NO;
 }
 
-/* Appends an upload chunk; past the cap the rest is drained and dropped so
- * that the 413 can be sent once the request is complete. */
+/* Appends an upload chunk to the body in the request's arena; past the cap
+ * the rest is drained and dropped so that the 413 can be sent once the
+ * request is complete. */
 static void take_chunk(const struct srv *s, struct request *rq, const char *data, size_t size)
 {
-    if (rq->too_large || !is_post_route(rq->route) || !rq->method_ok)
+    if (rq->too_large || !is_post_route(rq->route) || !rq->method_ok || rq->arena == NULL)
         return;
     if (size > (size_t)s->cfg->max_body_bytes - rq->len) {
         rq->too_large = true;
-        free(rq->body);
-        rq->body = NULL;
-        rq->len = rq->cap = 0;
         return;
     }
     if (rq->len + size + 1 > rq->cap) {
+        /* Only a chunked body grows here: with Content-Length the buffer
+         * was sized at the headers. */
         size_t cap = rq->cap ? rq->cap : BODY_INITIAL;
         while (cap < rq->len + size + 1)
             cap *= 2;
-        char *b = realloc(rq->body, cap);
+        char *b = arena_alloc(rq->arena, cap);
         if (b == NULL) {
             rq->too_large = true; /* answered as 413: nothing better to say */
-            free(rq->body);
-            rq->body = NULL;
-            rq->len = rq->cap = 0;
             return;
         }
+        if (rq->len > 0)
+            memcpy(b, rq->body, rq->len);
         rq->body = b;
         rq->cap = cap;
     }
     memcpy(rq->body + rq->len, data, size);
     rq->len += size;
     rq->body[rq->len] = '\0';
+}
+
+/* Sets up a verb request at its headers: an arena, and a body buffer of the
+ * announced size. The buffer is virtual memory until the bytes arrive, so a
+ * client that announces much and sends little costs address space only. */
+static void start_verb(struct request *rq, unsigned long long length, bool has_length)
+{
+    rq->arena = arena_acquire();
+    if (rq->arena == NULL || !has_length)
+        return;
+    rq->cap = (size_t)length + 1;
+    rq->body = arena_alloc(rq->arena, rq->cap);
+    if (rq->body == NULL)
+        rq->cap = 0;
+    else
+        rq->body[0] = '\0';
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -223,11 +256,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
          * closes the connection instead of reading it. */
         const char *cl =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (cl != NULL && is_post_route(rq->route) && rq->method_ok &&
-            strtoull(cl, NULL, 10) > (unsigned long long)s->cfg->max_body_bytes) {
+        unsigned long long length = cl != NULL ? strtoull(cl, NULL, 10) : 0;
+        if (!is_post_route(rq->route) || !rq->method_ok)
+            return MHD_YES;
+        if (length > (unsigned long long)s->cfg->max_body_bytes) {
             rq->too_large = true;
             return serve_final(s, conn, rq);
         }
+        start_verb(rq, length, cl != NULL);
         return MHD_YES;
     }
     if (*upload_data_size != 0) {
@@ -247,7 +283,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     (void)toe;
     if (rq == NULL)
         return;
-    free(rq->body);
+    arena_release(rq->arena); /* a request cut short still holds it */
     free(rq);
     *req_cls = NULL;
 }
@@ -336,10 +372,35 @@ void srv_set_unready(struct srv *s)
     atomic_store(&s->ready, false);
 }
 
-void srv_stop(struct srv *s)
+static unsigned connections(const struct srv *s)
+{
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info != NULL ? info->num_connections : 0;
+}
+
+void srv_stop(struct srv *s, int drain_seconds)
 {
     if (s == NULL)
         return;
+    /* Quiesce keeps the connections but hands the listening socket back;
+     * closing it at once makes new connections fail fast (refused) instead
+     * of waiting in the backlog until they are reset. */
+    MHD_socket listener = MHD_quiesce_daemon(s->daemon);
+    if (listener != MHD_INVALID_SOCKET)
+        close(listener);
+    struct timespec deadline, now;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += drain_seconds;
+    for (;;) {
+        unsigned open = connections(s);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (open == 0 || now.tv_sec > deadline.tv_sec ||
+            (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec))
+            break;
+        struct timespec tick = {0, 20 * 1000 * 1000};
+        nanosleep(&tick, NULL);
+    }
     MHD_stop_daemon(s->daemon);
     free(s);
 }

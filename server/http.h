@@ -27,7 +27,11 @@ int srv_port(const struct srv *s);
 /* Marks the service not ready: /readyz answers 503 from now on. Thread-safe. */
 void srv_set_unready(struct srv *s);
 
-/* Stops serving, closes every connection and frees @s. */
-void srv_stop(struct srv *s);
+/*
+ * Stops accepting connections, lets the requests in flight finish for up to
+ * @drain_seconds (idle keep-alive connections are closed at the deadline),
+ * then closes everything and frees @s.
+ */
+void srv_stop(struct srv *s, int drain_seconds);
 
 #endif

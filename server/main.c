@@ -97,7 +97,8 @@ static int cmd_serve(int argc, char **argv)
         sig = 0;
     log_msg(CFG_LOG_INFO, "stopping", "signal=%s", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     srv_set_unready(s);
-    srv_stop(s);
+    srv_stop(s, c.drain_seconds);
+    log_msg(CFG_LOG_INFO, "stopped", "%s", "");
     arena_pool_drain();
     return 0;
 }

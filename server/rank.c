@@ -152,6 +152,16 @@ static long best_node(const struct codec_args *args, const struct node_eval *eva
     return best;
 }
 
+/* Removes every member @key of @obj, duplicates included. */
+static void delete_all(cJSON *obj, const char *key)
+{
+    cJSON *gone = cJSON_DetachItemFromObjectCaseSensitive(obj, key);
+    while (gone != NULL) {
+        cJSON_Delete(gone);
+        gone = cJSON_DetachItemFromObjectCaseSensitive(obj, key);
+    }
+}
+
 /* The pod as a new object: what the API server set is removed, and a
  * nodeSelector pins it to @node. */
 static int write_manifest(cJSON *pod, const char *node, FILE *out)
@@ -166,29 +176,30 @@ static int write_manifest(cJSON *pod, const char *node, FILE *out)
         "deletionTimestamp",
         "deletionGracePeriodSeconds",
     };
-    cJSON *meta = cJSON_GetObjectItemCaseSensitive(pod, "metadata");
-    cJSON *spec = cJSON_GetObjectItemCaseSensitive(pod, "spec");
+    /* The members the decoder read: the last of duplicates, as Go does. */
+    cJSON *meta = srv_json_member(pod, "metadata");
+    cJSON *spec = srv_json_member(pod, "spec");
 
     for (size_t i = 0; i < sizeof(server_set) / sizeof(server_set[0]); i++)
-        cJSON_DeleteItemFromObjectCaseSensitive(meta, server_set[i]);
-    cJSON_DeleteItemFromObjectCaseSensitive(pod, "status");
+        delete_all(meta, server_set[i]);
+    delete_all(pod, "status");
     if (!cJSON_IsObject(spec)) {
         spec = cJSON_AddObjectToObject(pod, "spec");
         if (spec == NULL)
             return -ENOMEM;
     }
-    cJSON_DeleteItemFromObjectCaseSensitive(spec, "nodeName");
-    cJSON *sel = cJSON_GetObjectItemCaseSensitive(spec, "nodeSelector");
+    delete_all(spec, "nodeName");
+    cJSON *sel = srv_json_member(spec, "nodeSelector");
     if (!cJSON_IsObject(sel)) {
-        cJSON_DeleteItemFromObjectCaseSensitive(spec, "nodeSelector");
+        delete_all(spec, "nodeSelector");
         sel = cJSON_AddObjectToObject(spec, "nodeSelector");
     }
-    cJSON_DeleteItemFromObjectCaseSensitive(sel, "kubernetes.io/hostname");
+    delete_all(sel, "kubernetes.io/hostname");
     if (sel == NULL || cJSON_AddStringToObject(sel, "kubernetes.io/hostname", node) == NULL)
         return -ENOMEM;
-    if (cJSON_GetObjectItemCaseSensitive(pod, "apiVersion") == NULL)
+    if (srv_json_member(pod, "apiVersion") == NULL)
         cJSON_AddStringToObject(pod, "apiVersion", "v1");
-    if (cJSON_GetObjectItemCaseSensitive(pod, "kind") == NULL)
+    if (srv_json_member(pod, "kind") == NULL)
         cJSON_AddStringToObject(pod, "kind", "Pod");
     char *text = cJSON_Print(pod);
     if (text == NULL)

@@ -2,38 +2,38 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "server/jsonout.h"
+#include "server/jspan.h"
 #include "server/log.h"
 
 /* Said once per process: in NodeNames mode there is nothing to score yet. */
 static atomic_flag names_mode_logged = ATOMIC_FLAG_INIT;
 
-static void set_body(cJSON *json, unsigned status, struct verb_reply *out)
+/* Hands the built answer to @out; an allocation failure becomes a 500
+ * with a static body. */
+static void finish(struct jsonout *o, unsigned status, struct verb_reply *out)
 {
-    char *text = json != NULL ? cJSON_PrintUnformatted(json) : NULL;
-    if (text == NULL) {
-        out->status = 500;
-        out->body = "{\"Error\":\"out of memory\"}";
-    } else {
-        out->status = status;
-        out->body = text;
-    }
-    out->len = strlen(out->body);
+    out->body = srv_out_take(o, &out->len);
+    out->status = out->body != NULL ? status : 500;
 }
 
 void srv_verb_error(unsigned status, const char *msg, struct verb_reply *out)
 {
-    cJSON *o = cJSON_CreateObject();
     /* kube-scheduler passes Error to fmt.Errorf as a format: no '%' may reach it. */
     char clean[CODEC_ERR_LEN];
     size_t i;
+    struct jsonout o;
     for (i = 0; msg[i] != '\0' && i + 1 < sizeof(clean); i++)
         clean[i] = msg[i] == '%' ? '#' : msg[i];
     clean[i] = '\0';
-    if (o != NULL && cJSON_AddStringToObject(o, "Error", clean) == NULL)
-        o = NULL;
-    set_body(o, status, out);
+    srv_out_init(&o, sizeof(clean) + 16);
+    srv_out_str(&o, "{\"Error\":");
+    srv_out_quoted(&o, clean);
+    srv_out_str(&o, "}");
+    finish(&o, status, out);
 }
 
 void srv_evaluate(const struct cfg *cfg, const struct codec_args *args, struct node_eval *eval)
@@ -93,100 +93,137 @@ static int decode_and_evaluate(const struct cfg *cfg, const char *body, size_t l
     return 0;
 }
 
+/* The members of the request's NodeList other than "items", copied as they
+ * came, so the answer's NodeList differs only in which items it holds. */
+struct list_copy {
+    struct jsonout *o;
+    bool any, metadata;
+};
+
+static void copy_member(void *ctx, struct jspan key, struct jspan value)
+{
+    struct list_copy *c = ctx;
+    if (srv_span_key_is(key, "items", false))
+        return;
+    c->metadata = c->metadata || srv_span_key_is(key, "metadata", false);
+    srv_out_raw(c->o, key.p, key.len);
+    srv_out_str(c->o, ":");
+    srv_out_raw(c->o, value.p, value.len);
+    srv_out_str(c->o, ",");
+    c->any = true;
+}
+
+/* {"Nodes":{<the request's members>,"items":[<passing nodes, byte for byte>]}}
+ * Returns -EPROTO if the spans do not match the decoded nodes (they always
+ * should: both take the last "Nodes" and "items"). */
+static int write_node_list(struct jsonout *o, const char *body, size_t len,
+                           const struct codec_args *args, const struct node_eval *eval)
+{
+    struct jspan list, items;
+    struct list_copy copy = {.o = o};
+
+    if (!srv_span_member(srv_span_root(body, len), "Nodes", true, &list))
+        return -EPROTO;
+    struct jspan *spans = cJSON_malloc(args->n_nodes * sizeof(*spans) + 1);
+    if (spans == NULL)
+        return -ENOMEM;
+    size_t n = srv_span_member(list, "items", false, &items)
+                   ? srv_span_elements(items, spans, args->n_nodes)
+                   : 0;
+    if (n != args->n_nodes)
+        return -EPROTO;
+    srv_out_str(o, "{\"Nodes\":{");
+    srv_span_members(list, copy_member, &copy);
+    if (!copy.metadata)
+        srv_out_str(o, "\"metadata\":{},");
+    srv_out_str(o, "\"items\":[");
+    const char *sep = "";
+    for (size_t i = 0; i < n; i++) {
+        if (eval[i].verdict != SCORE_FITS)
+            continue;
+        srv_out_str(o, sep);
+        srv_out_raw(o, spans[i].p, spans[i].len);
+        sep = ",";
+    }
+    srv_out_str(o, "]},\"NodeNames\":null");
+    return 0;
+}
+
+/* {"node": "reason", ...} for the nodes with @verdict. */
+static void write_failed(struct jsonout *o, const char *name, const struct codec_args *args,
+                         const struct node_eval *eval, enum score_verdict verdict)
+{
+    const char *sep = "";
+    srv_out_str(o, ",\"");
+    srv_out_str(o, name);
+    srv_out_str(o, "\":{");
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        if (eval[i].verdict != verdict)
+            continue;
+        srv_out_str(o, sep);
+        srv_out_quoted(o, args->nodes[i].name);
+        srv_out_str(o, ":");
+        srv_out_quoted(o, eval[i].reason);
+        sep = ",";
+    }
+    srv_out_str(o, "}");
+}
+
 void srv_filter(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out)
 {
     struct codec_args args;
     struct node_eval *eval;
-    cJSON *res, *failed, *unresolvable, *passed;
+    struct jsonout o;
     size_t n_passed = 0;
 
     if (decode_and_evaluate(cfg, body, len, &args, &eval, out) != 0)
         return;
-    res = cJSON_CreateObject();
-    failed = cJSON_CreateObject();
-    unresolvable = cJSON_CreateObject();
-    passed = cJSON_CreateArray();
-    if (res == NULL || failed == NULL || unresolvable == NULL || passed == NULL)
-        goto out_of_memory;
-
-    cJSON *items = (cJSON *)srv_json_member(args.node_list, "items");
-    for (size_t i = 0; i < args.n_nodes; i++) {
-        const struct codec_node *n = &args.nodes[i];
-        switch (eval[i].verdict) {
-        case SCORE_FITS:
-            n_passed++;
-            /* The passing Node objects go back unchanged: kube-scheduler uses
-             * the returned objects from here on. Moving them out of the
-             * request tree costs nothing in the arena. */
-            if (!cJSON_AddItemToArray(passed, n->json != NULL
-                                                  ? cJSON_DetachItemViaPointer(items, n->json)
-                                                  : cJSON_CreateString(n->name)))
-                goto out_of_memory;
-            break;
-        case SCORE_UNFIT:
-            if (cJSON_AddStringToObject(failed, n->name, eval[i].reason) == NULL)
-                goto out_of_memory;
-            break;
-        case SCORE_UNRESOLVABLE:
-            if (cJSON_AddStringToObject(unresolvable, n->name, eval[i].reason) == NULL)
-                goto out_of_memory;
-            break;
-        }
-    }
-
+    for (size_t i = 0; i < args.n_nodes; i++)
+        n_passed += eval[i].verdict == SCORE_FITS;
+    /* The passing Node objects dominate the answer: they go back unchanged,
+     * since kube-scheduler uses the returned objects from here on. */
+    srv_out_init(&o, args.node_names_mode ? 64 + 32 * args.n_nodes : len + 1024);
     if (args.node_names_mode) {
-        cJSON_AddNullToObject(res, "Nodes");
-        cJSON_AddItemToObject(res, "NodeNames", passed);
-    } else {
-        /* Reuse the request's NodeList (its metadata too) with only the
-         * passing items left in it. */
-        cJSON *list = args.node_list;
-        /* Detach every "items", duplicates too: only the answer's may remain. */
-        cJSON *stale = cJSON_DetachItemFromObjectCaseSensitive(list, "items");
-        while (stale != NULL)
-            stale = cJSON_DetachItemFromObjectCaseSensitive(list, "items");
-        cJSON_AddItemToObject(list, "items", passed);
-        cJSON *meta = (cJSON *)srv_json_member(list, "metadata");
-        if (meta == NULL)
-            cJSON_AddItemToObject(list, "metadata", cJSON_CreateObject());
-        cJSON_AddItemReferenceToObject(res, "Nodes", list);
-        cJSON_AddNullToObject(res, "NodeNames");
+        const char *sep = "";
+        srv_out_str(&o, "{\"Nodes\":null,\"NodeNames\":[");
+        for (size_t i = 0; i < args.n_nodes; i++) {
+            srv_out_str(&o, sep);
+            srv_out_quoted(&o, args.nodes[i].name);
+            sep = ",";
+        }
+        srv_out_str(&o, "]");
+    } else if (write_node_list(&o, body, len, &args, eval) != 0) {
+        free(srv_out_take(&o, &len));
+        srv_verb_error(500, "internal error: node spans do not match the request", out);
+        return;
     }
-    cJSON_AddItemToObject(res, "FailedNodes", failed);
-    cJSON_AddItemToObject(res, "FailedAndUnresolvableNodes", unresolvable);
-    cJSON_AddStringToObject(res, "Error", "");
-    set_body(res, 200, out);
+    write_failed(&o, "FailedNodes", &args, eval, SCORE_UNFIT);
+    write_failed(&o, "FailedAndUnresolvableNodes", &args, eval, SCORE_UNRESOLVABLE);
+    srv_out_str(&o, ",\"Error\":\"\"}");
+    finish(&o, 200, out);
     log_msg(CFG_LOG_DEBUG, "filter", "pod=%s/%s nodes=%zu passed=%zu", args.pod.ns, args.pod.name,
             args.n_nodes, n_passed);
-    return;
-
-out_of_memory:
-    srv_verb_error(500, "out of memory", out);
 }
 
 void srv_prioritize(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out)
 {
     struct codec_args args;
     struct node_eval *eval;
-    cJSON *list;
+    struct jsonout o;
 
     if (decode_and_evaluate(cfg, body, len, &args, &eval, out) != 0)
         return;
-    list = cJSON_CreateArray();
-    if (list == NULL)
-        goto out_of_memory;
+    srv_out_init(&o, 64 + 48 * args.n_nodes);
+    srv_out_str(&o, "[");
     for (size_t i = 0; i < args.n_nodes; i++) {
-        cJSON *hp = cJSON_CreateObject();
-        if (hp == NULL || cJSON_AddStringToObject(hp, "Host", args.nodes[i].name) == NULL ||
-            cJSON_AddNumberToObject(hp, "Score", eval[i].explain.score) == NULL ||
-            !cJSON_AddItemToArray(list, hp))
-            goto out_of_memory;
+        srv_out_str(&o, i ? ",{\"Host\":" : "{\"Host\":");
+        srv_out_quoted(&o, args.nodes[i].name);
+        srv_out_str(&o, ",\"Score\":");
+        srv_out_int(&o, eval[i].explain.score);
+        srv_out_str(&o, "}");
     }
-    set_body(list, 200, out);
+    srv_out_str(&o, "]");
+    finish(&o, 200, out);
     log_msg(CFG_LOG_DEBUG, "prioritize", "pod=%s/%s nodes=%zu", args.pod.ns, args.pod.name,
             args.n_nodes);
-    return;
-
-out_of_memory:
-    srv_verb_error(500, "out of memory", out);
 }

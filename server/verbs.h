@@ -12,10 +12,11 @@
 #include "scoring/strategy.h"
 #include "server/codec.h"
 
-/* An answer: HTTP status and a JSON body allocated from the thread's arena. */
+/* An answer: HTTP status and a malloc'd JSON body that the caller frees
+ * (NULL, with status 500, when memory ran out). */
 struct verb_reply {
     unsigned status;
-    const char *body;
+    char *body;
     size_t len;
 };
 
@@ -36,7 +37,9 @@ void srv_evaluate(const struct cfg *cfg, const struct codec_args *args, struct n
 /*
  * POST <prefix>/filter and <prefix>/prioritize: decode @body (@len bytes,
  * NUL-terminated), answer in the request's mode. A malformed request gets
- * 400 with {"Error": ...}. Must run with an arena attached to the thread.
+ * 400 with {"Error": ...}. Must run with an arena attached to the thread;
+ * the body must stay untouched until the reply is sent (filter answers copy
+ * Node objects from it).
  */
 void srv_filter(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out);
 void srv_prioritize(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out);

@@ -108,6 +108,20 @@ START_TEST(config_invalid_flags_are_named)
 }
 END_TEST
 
+/* A Service named cpu-extender-scheduler makes kubelet set these in the pod. */
+START_TEST(config_service_link_variables_are_not_options)
+{
+    struct cfg c;
+    char err[CFG_ERR_LEN];
+    char *envp[] = {"CPU_EXTENDER_SCHEDULER_SERVICE_HOST=10.96.0.5",
+                    "CPU_EXTENDER_SCHEDULER_SERVICE_PORT=8888",
+                    "CPU_EXTENDER_SCHEDULER_SERVICE_PORT_HTTP=8888",
+                    "CPU_EXTENDER_SCHEDULER_PORT=tcp://10.96.0.5:8888",
+                    "CPU_EXTENDER_SCHEDULER_PORT_8888_TCP_ADDR=10.96.0.5", NULL};
+    ck_assert_msg(load(&c, NULL, 0, envp, err) == 0, "%s", err);
+}
+END_TEST
+
 static void expect_file_error(const char *text, const char *needle)
 {
     struct cfg c;
@@ -125,6 +139,8 @@ START_TEST(config_invalid_file_fields_are_named)
     expect_file_error("{\"cpuWeight\": 2.5}", "field \"cpuWeight\"");
     expect_file_error("{\"normalize\": 1}", "field \"normalize\"");
     expect_file_error("{\"maxBodyBytes\": 1e30}", "field \"maxBodyBytes\"");
+    expect_file_error("{\"maxBodyBytes\": 1e400}", "field \"maxBodyBytes\"");
+    expect_file_error("{\"maxNodes\": -1e19}", "field \"maxNodes\"");
     expect_file_error("{\"listen\": \"nowhere\"}", "field \"listen\"");
     expect_file_error("[1, 2]", "JSON object");
     expect_file_error("{\"cpuWeight\": 3", "not valid JSON");
@@ -183,6 +199,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, config_file_from_environment);
     tcase_add_test(tc, config_invalid_flags_are_named);
     tcase_add_test(tc, config_invalid_file_fields_are_named);
+    tcase_add_test(tc, config_service_link_variables_are_not_options);
     tcase_add_test(tc, config_listen_split_forms);
     tcase_add_test(tc, config_print_json_round_trips);
     suite_add_tcase(s, tc);

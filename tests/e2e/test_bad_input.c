@@ -117,6 +117,12 @@ static const struct row rows[] = {
      "{\"Pod\":{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"x\","
      "\"cpu\":\"1\"}}}]}},\"NodeNames\":[\"a\"]}",
      200, NULL},
+    {"NUL escape in a node name", "POST", "/scheduler/filter",
+     "{\"Pod\":" GOOD_POD ",\"NodeNames\":[\"a\\u0000b\"]}", 400, "NUL"},
+    {"NUL escape in a quantity", "POST", "/scheduler/filter", POD_WITH_CPU("\"1\\u0000junk\""), 400,
+     "NUL"},
+    {"escaped backslash before u0000 is text", "POST", "/scheduler/filter",
+     "{\"Pod\":" GOOD_POD ",\"NodeNames\":[\"a\\\\u0000b\"]}", 200, NULL},
     {"get on a verb", "GET", "/scheduler/filter", NULL, 405, "method not allowed"},
     {"put on a verb", "PUT", "/scheduler/prioritize", "{}", 405, "method not allowed"},
     {"post on healthz", "POST", "/healthz", "{}", 405, "method not allowed"},

@@ -308,6 +308,37 @@ START_TEST(e2e_health_ready_version_and_probe)
 }
 END_TEST
 
+/* SIGTERM while a request is half sent: the request still gets its answer,
+ * new connections are refused, and the process exits 0. */
+START_TEST(e2e_sigterm_lets_request_in_flight_finish)
+{
+    struct server_proc s;
+    struct http_response r;
+    size_t len;
+    char *body = fixture_read("nocache-3nodes/raw/000002-prioritize.req.json", &len), head[256];
+    server_start(&s, NULL);
+    int fd = http_connect(s.port);
+    int n = snprintf(
+        head, sizeof(head),
+        "POST /scheduler/prioritize HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n", len);
+    ck_assert_int_eq(http_send_raw(fd, head, (size_t)n), 0);
+    ck_assert_int_eq(http_send_raw(fd, body, len / 2), 0);
+    usleep(200000);
+    kill(s.pid, SIGTERM);
+    usleep(200000);
+    ck_assert_int_lt(http_connect(s.port), 0); /* no new connections */
+    ck_assert_int_eq(http_send_raw(fd, body + len / 2, len - len / 2), 0);
+    ck_assert_int_eq(http_read(fd, &r, 5000), 0);
+    ck_assert_int_eq(r.status, 200);
+    assert_json_eq(r.body, "[{\"Host\":\"node-1\",\"Score\":9},{\"Host\":\"node-2\",\"Score\":9},"
+                           "{\"Host\":\"node-0\",\"Score\":8}]");
+    http_response_free(&r);
+    close(fd);
+    free(body);
+    ck_assert_int_eq(server_stop(&s), 0);
+}
+END_TEST
+
 START_TEST(e2e_listens_on_ipv6_loopback)
 {
     struct server_proc s;
@@ -422,6 +453,7 @@ Suite *e2e_suite(void)
     tcase_add_test(tc, e2e_prefix_slashes_and_query_are_normalized);
     tcase_add_test(tc, e2e_health_ready_version_and_probe);
     tcase_add_test(tc, e2e_listens_on_ipv6_loopback);
+    tcase_add_test(tc, e2e_sigterm_lets_request_in_flight_finish);
     tcase_add_test(tc, e2e_rank_prints_table_and_pinned_manifest);
     tcase_add_test(tc, e2e_config_check_command);
     suite_add_tcase(s, tc);

@@ -1,0 +1,314 @@
+/*
+ * bench-driver: replays one request body against a running cpu-extender over
+ * keep-alive HTTP, side by side with the parse floor, and prints one table
+ * row (markdown).
+ *
+ *   bench-driver case PORT PID VERB FILE NODES SECONDS CONNECTIONS
+ *       p50/p99 latency, requests/s, MB/s, the server's peak RSS during the
+ *       case, and the floor: cJSON_ParseWithLengthOpts into a warm arena on
+ *       the same body, in this process, with no scoring and no answer.
+ *   bench-driver idle PID
+ *       VmRSS and RssAnon of the server.
+ *   bench-driver healthz PORT FILE
+ *       /healthz latency on a second connection while FILE is being
+ *       prioritized on the first.
+ *   bench-driver growth PORT PID FILE REQUESTS
+ *       VmRSS before and after REQUESTS prioritize calls.
+ *
+ * Only 127.0.0.1 is ever contacted; every loop is bounded in count or time.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "server/arena.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/http_client.h"
+
+#define MAX_SAMPLES 2000000
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double percentile(double *v, size_t n, double p)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof(*v), cmp_double);
+    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+    return v[i];
+}
+
+/* Reads "Key:   N kB" from /proc/PID/status, in KiB. */
+static long proc_kib(int pid, const char *key)
+{
+    char path[64], line[256];
+    long v = -1;
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (strncmp(line, key, strlen(key)) == 0 && line[strlen(key)] == ':')
+            v = strtol(line + strlen(key) + 1, NULL, 10);
+    fclose(f);
+    return v;
+}
+
+/* Resets the peak RSS (VmHWM) of PID to its current RSS. */
+static void reset_peak(int pid)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/clear_refs", pid);
+    FILE *f = fopen(path, "w");
+    if (f != NULL) {
+        fputs("5", f);
+        fclose(f);
+    }
+}
+
+/* The floor: parse the body into a warm arena, as the server does. */
+static double parse_floor_ms(const char *body, size_t len, double seconds)
+{
+    static double samples[100000];
+    size_t n = 0;
+    double end = now_ms() + seconds * 1000;
+    arena_install_hooks();
+    while (n < sizeof(samples) / sizeof(samples[0]) && (n < 5 || now_ms() < end)) {
+        struct arena *a = arena_acquire();
+        const char *stop = NULL;
+        double t0 = now_ms();
+        cJSON *j = cJSON_ParseWithLengthOpts(body, len + 1, &stop, 1);
+        samples[n++] = now_ms() - t0;
+        if (j == NULL) {
+            fprintf(stderr, "bench-driver: body does not parse\n");
+            exit(1);
+        }
+        arena_release(a);
+    }
+    arena_pool_drain();
+    return percentile(samples, n, 0.5);
+}
+
+struct load {
+    int port;
+    const char *path;
+    const char *body;
+    size_t len;
+    double until_ms;
+    double *samples;
+    size_t n, cap;
+    int errors;
+};
+
+static void *run_load(void *arg)
+{
+    struct load *l = arg;
+    int fd = http_connect(l->port);
+    if (fd < 0) {
+        l->errors++;
+        return NULL;
+    }
+    while (l->n < l->cap && (l->n < 3 || now_ms() < l->until_ms)) {
+        struct http_response r;
+        double t0 = now_ms();
+        int rc = http_roundtrip(fd, "POST", l->path, l->body, l->len, &r);
+        l->samples[l->n++] = now_ms() - t0;
+        if (rc != 0 || r.status != 200)
+            l->errors++;
+        http_response_free(&r);
+        if (rc != 0)
+            break;
+    }
+    close(fd);
+    return NULL;
+}
+
+static int cmd_case(int argc, char **argv)
+{
+    if (argc != 7) {
+        fprintf(stderr, "usage: bench-driver case PORT PID VERB FILE NODES SECONDS CONNECTIONS\n");
+        return 2;
+    }
+    int port = atoi(argv[0]), pid = atoi(argv[1]), conns = atoi(argv[6]);
+    const char *verb = argv[2], *file = argv[3];
+    long nodes = atol(argv[4]);
+    double seconds = atof(argv[5]);
+    size_t len;
+    char *body = file_read(file, &len), path[64];
+    if (body == NULL || conns < 1 || conns > 16) {
+        fprintf(stderr, "bench-driver: cannot read %s\n", file);
+        return 1;
+    }
+    snprintf(path, sizeof(path), "/scheduler/%s", verb);
+
+    double floor = parse_floor_ms(body, len, seconds / 2);
+    struct load loads[16];
+    pthread_t threads[16];
+    reset_peak(pid);
+    double start = now_ms();
+    for (int i = 0; i < conns; i++) {
+        loads[i] = (struct load){.port = port,
+                                 .path = path,
+                                 .body = body,
+                                 .len = len,
+                                 .until_ms = start + seconds * 1000,
+                                 .cap = MAX_SAMPLES / (size_t)conns};
+        loads[i].samples = malloc(loads[i].cap * sizeof(double));
+        pthread_create(&threads[i], NULL, run_load, &loads[i]);
+    }
+    size_t total = 0;
+    int errors = 0;
+    for (int i = 0; i < conns; i++) {
+        pthread_join(threads[i], NULL);
+        total += loads[i].n;
+        errors += loads[i].errors;
+    }
+    double elapsed = (now_ms() - start) / 1000;
+    double *all = malloc((total + 1) * sizeof(double));
+    size_t k = 0;
+    for (int i = 0; i < conns; i++) {
+        memcpy(all + k, loads[i].samples, loads[i].n * sizeof(double));
+        k += loads[i].n;
+        free(loads[i].samples);
+    }
+    double p50 = percentile(all, total, 0.5), p99 = percentile(all, total, 0.99);
+    long peak = proc_kib(pid, "VmHWM");
+    /* | case | body | B/node | conns | n | p50 | p99 | floor p50 | p50/floor | req/s | MB/s | peak
+     * RSS | peak/body | errors | */
+    printf(
+        "| %s %s | %.2f MB | %ld | %d | %zu | %.3f ms | %.3f ms | %.3f ms | %.2f | %.0f | %.0f | "
+        "%.1f MiB | %.1f | %d |\n",
+        verb, strrchr(file, '/') ? strrchr(file, '/') + 1 : file, (double)len / 1e6,
+        nodes > 0 ? (long)len / nodes : 0, conns, total, p50, p99, floor, p50 / floor,
+        (double)total / elapsed, (double)total * (double)len / elapsed / 1e6, (double)peak / 1024,
+        (double)peak * 1024 / (double)len, errors);
+    free(all);
+    free(body);
+    return errors == 0 ? 0 : 1;
+}
+
+static int cmd_idle(int argc, char **argv)
+{
+    if (argc != 1)
+        return 2;
+    int pid = atoi(argv[0]);
+    printf("| idle | VmRSS %.1f MiB | RssAnon %.1f MiB |\n", (double)proc_kib(pid, "VmRSS") / 1024,
+           (double)proc_kib(pid, "RssAnon") / 1024);
+    return 0;
+}
+
+struct big {
+    int port;
+    char *body;
+    size_t len;
+    volatile int done;
+};
+
+static void *post_big(void *arg)
+{
+    struct big *b = arg;
+    struct http_response r;
+    int fd = http_connect(b->port);
+    for (int i = 0; i < 3 && fd >= 0; i++) {
+        http_roundtrip(fd, "POST", "/scheduler/prioritize", b->body, b->len, &r);
+        http_response_free(&r);
+    }
+    if (fd >= 0)
+        close(fd);
+    b->done = 1;
+    return NULL;
+}
+
+static int cmd_healthz(int argc, char **argv)
+{
+    static double samples[100000];
+    if (argc != 2)
+        return 2;
+    struct big b = {.port = atoi(argv[0])};
+    b.body = file_read(argv[1], &b.len);
+    if (b.body == NULL)
+        return 1;
+    pthread_t t;
+    pthread_create(&t, NULL, post_big, &b);
+    int fd = http_connect(b.port);
+    size_t n = 0;
+    while (!b.done && fd >= 0 && n < sizeof(samples) / sizeof(samples[0])) {
+        struct http_response r;
+        double t0 = now_ms();
+        http_roundtrip(fd, "GET", "/healthz", NULL, 0, &r);
+        samples[n++] = now_ms() - t0;
+        http_response_free(&r);
+        usleep(1000);
+    }
+    pthread_join(t, NULL);
+    if (fd >= 0)
+        close(fd);
+    double p50 = percentile(samples, n, 0.5), max = n ? samples[n - 1] : 0;
+    printf(
+        "| /healthz during 3 x prioritize %s | %zu probes | p50 %.3f ms | p99 %.3f ms | max %.3f "
+        "ms |\n",
+        strrchr(argv[1], '/') + 1, n, p50, percentile(samples, n, 0.99), max);
+    free(b.body);
+    return 0;
+}
+
+static int cmd_growth(int argc, char **argv)
+{
+    if (argc != 4)
+        return 2;
+    int port = atoi(argv[0]), pid = atoi(argv[1]);
+    long n = atol(argv[3]);
+    size_t len;
+    char *body = file_read(argv[2], &len);
+    if (body == NULL)
+        return 1;
+    int fd = http_connect(port);
+    long errors = 0, before = 0;
+    for (long i = 0; i < n && fd >= 0; i++) {
+        struct http_response r;
+        if (http_roundtrip(fd, "POST", "/scheduler/prioritize", body, len, &r) != 0 ||
+            r.status != 200)
+            errors++;
+        http_response_free(&r);
+        if (i == n / 10) /* after warm-up */
+            before = proc_kib(pid, "VmRSS");
+    }
+    long after = proc_kib(pid, "VmRSS");
+    printf("| %ld requests of %s | VmRSS after 10 %%: %.1f MiB | at the end: %.1f MiB | errors %ld "
+           "|\n",
+           n, strrchr(argv[2], '/') + 1, (double)before / 1024, (double)after / 1024, errors);
+    if (fd >= 0)
+        close(fd);
+    free(body);
+    return errors == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "case") == 0)
+        return cmd_case(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "idle") == 0)
+        return cmd_idle(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "healthz") == 0)
+        return cmd_healthz(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "growth") == 0)
+        return cmd_growth(argc - 2, argv + 2);
+    fprintf(stderr, "usage: bench-driver case|idle|healthz|growth ...\n");
+    return 2;
+}

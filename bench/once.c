@@ -1,0 +1,60 @@
+/*
+ * bench-once: runs one request in-process, for instruction counts.
+ *
+ *   valgrind --tool=callgrind --toggle-collect=bench_run bench-once MODE FILE
+ *
+ * MODE parse: only cJSON_ParseWithLengthOpts into a warm arena (the floor);
+ * filter / prioritize: the whole handler (parse, decode, score, answer).
+ * Instructions are counted, not time: the arena's first chunk allocations
+ * are a few hundred instructions of the total.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "config/config.h"
+#include "server/arena.h"
+#include "server/verbs.h"
+#include "tests/support/fixtures.h"
+
+void bench_run(const char *mode, const struct cfg *c, const char *body, size_t len);
+
+__attribute__((noinline)) void bench_run(const char *mode, const struct cfg *c, const char *body,
+                                         size_t len)
+{
+    struct verb_reply r;
+    struct arena *a = arena_acquire();
+    if (strcmp(mode, "parse") == 0) {
+        const char *end = NULL;
+        if (cJSON_ParseWithLengthOpts(body, len + 1, &end, 1) == NULL)
+            exit(1);
+    } else {
+        if (strcmp(mode, "filter") == 0)
+            srv_filter(c, body, len, &r);
+        else
+            srv_prioritize(c, body, len, &r);
+        free(r.body);
+    }
+    arena_release(a);
+}
+
+int main(int argc, char **argv)
+{
+    struct cfg c;
+    size_t len;
+    if (argc != 3) {
+        fprintf(stderr, "usage: bench-once parse|filter|prioritize FILE\n");
+        return 2;
+    }
+    char *body = file_read(argv[2], &len);
+    if (body == NULL)
+        return 1;
+    cfg_defaults(&c);
+    arena_install_hooks();
+    bench_run(argv[1], &c, body, len);
+    arena_pool_drain();
+    free(body);
+    return 0;
+}

@@ -1,0 +1,92 @@
+#include "server/jsonout.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void srv_out_init(struct jsonout *o, size_t hint)
+{
+    o->len = 0;
+    o->cap = hint < 256 ? 256 : hint;
+    o->buf = malloc(o->cap);
+    o->failed = o->buf == NULL;
+}
+
+static bool reserve(struct jsonout *o, size_t more)
+{
+    if (o->failed)
+        return false;
+    if (o->cap - o->len > more)
+        return true;
+    size_t cap = o->cap;
+    while (cap - o->len <= more) {
+        if (cap > SIZE_MAX / 2)
+            goto out_fail;
+        cap *= 2;
+    }
+    char *b = realloc(o->buf, cap);
+    if (b == NULL)
+        goto out_fail;
+    o->buf = b;
+    o->cap = cap;
+    return true;
+
+out_fail:
+    free(o->buf);
+    o->buf = NULL;
+    o->failed = true;
+    return false;
+}
+
+void srv_out_raw(struct jsonout *o, const char *s, size_t len)
+{
+    if (!reserve(o, len))
+        return;
+    memcpy(o->buf + o->len, s, len);
+    o->len += len;
+}
+
+void srv_out_str(struct jsonout *o, const char *s)
+{
+    srv_out_raw(o, s, strlen(s));
+}
+
+void srv_out_quoted(struct jsonout *o, const char *s)
+{
+    size_t n = strlen(s);
+    if (!reserve(o, 6 * n + 2))
+        return;
+    char *p = o->buf + o->len;
+    *p++ = '"';
+    for (const unsigned char *c = (const unsigned char *)s; *c != '\0'; c++) {
+        if (*c == '"' || *c == '\\') {
+            *p++ = '\\';
+            *p++ = (char)*c;
+        } else if (*c < 0x20) {
+            p += sprintf(p, "\\u%04x", *c);
+        } else {
+            *p++ = (char)*c;
+        }
+    }
+    *p++ = '"';
+    o->len = (size_t)(p - o->buf);
+}
+
+void srv_out_int(struct jsonout *o, int64_t v)
+{
+    char text[24];
+    int n = snprintf(text, sizeof(text), "%lld", (long long)v);
+    srv_out_raw(o, text, (size_t)n);
+}
+
+char *srv_out_take(struct jsonout *o, size_t *len)
+{
+    if (!reserve(o, 1))
+        return NULL;
+    o->buf[o->len] = '\0';
+    char *b = o->buf;
+    *len = o->len;
+    o->buf = NULL;
+    o->len = o->cap = 0;
+    return b;
+}
