@@ -117,7 +117,8 @@ START_TEST(config_service_link_variables_are_not_options)
                     "CPU_EXTENDER_SCHEDULER_SERVICE_PORT=8888",
                     "CPU_EXTENDER_SCHEDULER_SERVICE_PORT_HTTP=8888",
                     "CPU_EXTENDER_SCHEDULER_PORT=tcp://10.96.0.5:8888",
-                    "CPU_EXTENDER_SCHEDULER_PORT_8888_TCP_ADDR=10.96.0.5", NULL};
+                    "CPU_EXTENDER_SCHEDULER_PORT_8888_TCP_ADDR=10.96.0.5",
+                    NULL};
     ck_assert_msg(load(&c, NULL, 0, envp, err) == 0, "%s", err);
 }
 END_TEST
