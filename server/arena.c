@@ -17,10 +17,12 @@
 
 #define FIRST_CHUNK ((size_t)1 << 20)
 #define MAX_CHUNK   ((size_t)64 << 20)
-/* The most a pooled arena keeps between requests: a 500-node NodeList
- * (6 MB) parses into about 18 MB, so that stays warm; a burst of larger
- * requests does not pin its memory afterwards. */
-#define RETAIN_MAX ((size_t)32 << 20)
+/* The most a pooled arena keeps between requests. A request uses its body
+ * plus about three times that for the tree: a 1000-node NodeList (12 MB)
+ * needs 43 MB, which stays warm (faulting it in again costs more than the
+ * parse: measured in docs/performance.md); a burst of larger requests does
+ * not pin its memory afterwards. */
+#define RETAIN_MAX ((size_t)64 << 20)
 #define POOL_SIZE  2
 #define ALIGN      16
 
@@ -117,20 +119,31 @@ void arena_install_hooks(void)
     cJSON_InitHooks(&hooks);
 }
 
-/* Keeps only the newest (largest) chunk, empty, and only up to RETAIN_MAX,
- * so the next request starts warm without holding on to a burst's worth of
- * memory. */
+/* Leaves the arena empty with one chunk that would have held everything
+ * this request used (up to RETAIN_MAX), so that the next request of the
+ * same size runs in memory that is already faulted in; a burst of larger
+ * requests does not pin its memory afterwards. */
 static void arena_reset(struct arena *a)
 {
+    size_t total = 0;
+    for (struct chunk *c = a->chunks; c != NULL; c = c->next)
+        total += c->used;
     struct chunk *keep = a->chunks;
-    if (keep != NULL && keep->size > RETAIN_MAX)
-        keep = NULL;
+    if (keep != NULL && (keep->size > RETAIN_MAX || (keep->next != NULL && keep->size < total)))
+        keep = NULL; /* too big to keep, or too small to be the one chunk */
     for (struct chunk *c = keep ? keep->next : a->chunks, *next; c != NULL; c = next) {
         next = c->next;
         free(c);
     }
     a->chunks = keep;
     a->next_size = FIRST_CHUNK;
+    if (keep == NULL && total > FIRST_CHUNK && total <= RETAIN_MAX) {
+        size_t size = FIRST_CHUNK;
+        while (size < total)
+            size *= 2;
+        keep = chunk_new(size); /* faulted in once, by the next request */
+        a->chunks = keep;
+    }
     if (keep == NULL)
         return;
     keep->next = NULL;

@@ -2,7 +2,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -279,6 +278,22 @@ int srv_decode_node(cJSON *node, const struct cfg *cfg, struct codec_node *out,
     return 0;
 }
 
+/* Room for @n nodes in out->nodes, within cfg->max_nodes. */
+static int alloc_nodes(size_t n, const struct cfg *cfg, struct codec_args *out,
+                       char err[CODEC_ERR_LEN])
+{
+    if (n > (size_t)cfg->max_nodes) {
+        snprintf(err, CODEC_ERR_LEN, "%zu nodes, more than max-nodes (%d)", n, cfg->max_nodes);
+        return -E2BIG;
+    }
+    out->nodes = cJSON_malloc(n * sizeof(*out->nodes) + 1);
+    if (out->nodes == NULL) {
+        snprintf(err, CODEC_ERR_LEN, "out of memory");
+        return -ENOMEM;
+    }
+    return 0;
+}
+
 static int decode_node_list(cJSON *list, const struct cfg *cfg, struct codec_args *out,
                             char err[CODEC_ERR_LEN])
 {
@@ -295,15 +310,9 @@ static int decode_node_list(cJSON *list, const struct cfg *cfg, struct codec_arg
         return -EINVAL;
     }
     size_t n = (size_t)cJSON_GetArraySize(items);
-    if (n > (size_t)cfg->max_nodes) {
-        snprintf(err, CODEC_ERR_LEN, "%zu nodes, more than max-nodes (%d)", n, cfg->max_nodes);
-        return -E2BIG;
-    }
-    out->nodes = cJSON_malloc(n * sizeof(*out->nodes) + 1);
-    if (out->nodes == NULL) {
-        snprintf(err, CODEC_ERR_LEN, "out of memory");
-        return -ENOMEM;
-    }
+    int rc = alloc_nodes(n, cfg, out, err);
+    if (rc != 0)
+        return rc;
     cJSON_ArrayForEach(item, items)
     {
         char why[CODEC_ERR_LEN];
@@ -329,15 +338,9 @@ static int decode_node_names(const cJSON *names, const struct cfg *cfg, struct c
         return -EINVAL;
     }
     size_t n = (size_t)cJSON_GetArraySize(names);
-    if (n > (size_t)cfg->max_nodes) {
-        snprintf(err, CODEC_ERR_LEN, "%zu nodes, more than max-nodes (%d)", n, cfg->max_nodes);
-        return -E2BIG;
-    }
-    out->nodes = cJSON_malloc(n * sizeof(*out->nodes) + 1);
-    if (out->nodes == NULL) {
-        snprintf(err, CODEC_ERR_LEN, "out of memory");
-        return -ENOMEM;
-    }
+    int rc = alloc_nodes(n, cfg, out, err);
+    if (rc != 0)
+        return rc;
     cJSON_ArrayForEach(item, names)
     {
         if (!cJSON_IsString(item)) {
@@ -354,20 +357,21 @@ static int decode_node_names(const cJSON *names, const struct cfg *cfg, struct c
 }
 
 /* True when a JSON string in @body holds a NUL: a raw 0 byte or a \u0000
- * escape (one preceded by an odd number of backslashes). cJSON would cut
+ * escape. cJSON would cut
  * the C string there, so "a\u0000b" would be read as "a": a node name the
  * scheduler never sent, or a quantity Go rejects read as a valid one. */
 static bool has_nul(const char *body, size_t len)
 {
+    const char *end = body + len;
     if (memchr(body, '\0', len) != NULL)
         return true;
-    for (const char *p = body, *end = body + len; (p = memmem(p, (size_t)(end - p), "u0000", 5));
-         p += 5) {
-        size_t slashes = 0;
-        while (p - slashes > body && p[-1 - (ptrdiff_t)slashes] == '\\')
-            slashes++;
-        if (slashes % 2 == 1)
+    /* Escapes only occur inside strings and are read left to right, so
+     * walking from one backslash to the next sees each escape once. */
+    for (const char *p = memchr(body, '\\', len); p != NULL && end - p >= 2;
+         p = memchr(p, '\\', (size_t)(end - p))) {
+        if (p[1] == 'u' && end - p >= 6 && memcmp(p + 2, "0000", 4) == 0)
             return true;
+        p += 2; /* past "\\x", so an escaped backslash is not read twice */
     }
     return false;
 }

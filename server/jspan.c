@@ -11,14 +11,36 @@ static const char *skip_ws(const char *p, const char *end)
     return p;
 }
 
-/* @p at the opening quote; returns just past the closing one. */
+/* @p at the opening quote; returns just past the closing one. memchr finds
+ * the candidates (most of a Node object's bytes are inside strings); a quote
+ * is escaped when an odd number of backslashes stands before it. */
 static const char *skip_string(const char *p, const char *end)
 {
-    for (p++; p < end && *p != '"'; p++)
-        if (*p == '\\')
-            p++;
-    return p < end ? p + 1 : end;
+    const char *from = p + 1;
+    for (;;) {
+        const char *q = memchr(from, '"', (size_t)(end - from));
+        if (q == NULL)
+            return end;
+        const char *b = q;
+        while (b > from && b[-1] == '\\')
+            b--;
+        if ((q - b) % 2 == 0)
+            return q + 1;
+        from = q + 1;
+    }
 }
+
+/* What matters while skipping a container: strings, and brackets. */
+enum {
+    OTHER = 0,
+    QUOTE,
+    OPEN,
+    CLOSE,
+};
+
+static const unsigned char structural[256] = {
+    ['"'] = QUOTE, ['{'] = OPEN, ['['] = OPEN, ['}'] = CLOSE, [']'] = CLOSE,
+};
 
 /* Skips one value: a string, a nested object or array (by counting brackets
  * outside strings: no recursion, whatever the depth), or a scalar. */
@@ -31,14 +53,20 @@ static const char *skip_value(const char *p, const char *end)
     if (*p == '{' || *p == '[') {
         size_t depth = 0;
         while (p < end) {
-            if (*p == '"') {
+            switch (structural[(unsigned char)*p]) {
+            case QUOTE:
                 p = skip_string(p, end);
                 continue;
-            }
-            if (*p == '{' || *p == '[')
+            case OPEN:
                 depth++;
-            else if ((*p == '}' || *p == ']') && --depth == 0)
-                return p + 1;
+                break;
+            case CLOSE:
+                if (--depth == 0)
+                    return p + 1;
+                break;
+            default:
+                break;
+            }
             p++;
         }
         return end;
@@ -184,4 +212,88 @@ size_t srv_span_elements(struct jspan arr, struct jspan *out, size_t max)
             p = skip_ws(p + 1, end);
     }
     return n;
+}
+
+/* Members of a NodeList object at @p ('{'); returns the end of the object.
+ * Descends into "items" (recording its elements) instead of skipping it. */
+static const char *scan_list(const char *p, const char *end, struct node_list_spans *out)
+{
+    const char *start = p;
+    out->n_members = 0;
+    out->overflow = false;
+    out->n_elements = 0;
+    p = skip_ws(p + 1, end);
+    while (p < end && *p == '"') {
+        struct jspan key = {p, 0}, value;
+        p = skip_string(p, end);
+        key.len = (size_t)(p - key.p);
+        p = skip_ws(skip_ws(p, end) + 1, end);
+        value.p = p;
+        if (srv_span_key_is(key, "items", false)) {
+            out->n_elements = 0; /* the last "items" wins */
+            if (p < end && *p == '[') {
+                p = skip_ws(p + 1, end);
+                while (p < end && *p != ']') {
+                    const char *e = p;
+                    p = skip_value(p, end);
+                    if (out->n_elements < out->max_elements) {
+                        out->elements[out->n_elements].p = e;
+                        out->elements[out->n_elements].len = (size_t)(p - e);
+                    }
+                    out->n_elements++;
+                    p = skip_ws(p, end);
+                    if (p < end && *p == ',')
+                        p = skip_ws(p + 1, end);
+                }
+                p = p < end ? p + 1 : end;
+            } else {
+                p = skip_value(p, end);
+            }
+        } else {
+            p = skip_value(p, end);
+            value.len = (size_t)(p - value.p);
+            if (out->n_members < SPAN_MAX_MEMBERS) {
+                out->keys[out->n_members] = key;
+                out->values[out->n_members] = value;
+                out->n_members++;
+            } else {
+                out->overflow = true;
+            }
+        }
+        p = skip_ws(p, end);
+        if (p < end && *p == ',')
+            p = skip_ws(p + 1, end);
+    }
+    p = p < end ? p + 1 : end;
+    out->list.p = start;
+    out->list.len = (size_t)(p - start);
+    return p;
+}
+
+void srv_span_node_list(const char *body, size_t len, struct node_list_spans *out)
+{
+    struct jspan root = srv_span_root(body, len);
+    const char *end = root.p + root.len, *p = root.p;
+
+    out->found = false;
+    if (root.len == 0 || *p != '{')
+        return;
+    p = skip_ws(p + 1, end);
+    while (p < end && *p == '"') {
+        struct jspan key = {p, 0};
+        p = skip_string(p, end);
+        key.len = (size_t)(p - key.p);
+        p = skip_ws(skip_ws(p, end) + 1, end);
+        if (srv_span_key_is(key, "Nodes", true) && p < end && *p == '{') {
+            p = scan_list(p, end, out); /* a later "Nodes" overwrites */
+            out->found = true;
+        } else {
+            if (srv_span_key_is(key, "Nodes", true))
+                out->found = false; /* the last one is not an object */
+            p = skip_value(p, end);
+        }
+        p = skip_ws(p, end);
+        if (p < end && *p == ',')
+            p = skip_ws(p + 1, end);
+    }
 }

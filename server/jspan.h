@@ -43,6 +43,25 @@ void srv_span_members(struct jspan obj, void (*fn)(void *ctx, struct jspan key, 
  */
 size_t srv_span_elements(struct jspan arr, struct jspan *out, size_t max);
 
+/* What the filter answer needs from a request with a NodeList, found in a
+ * single pass: the last top-level "Nodes" object (key folded), its members
+ * other than "items" (up to SPAN_MAX_MEMBERS; @overflow past that), and the
+ * elements of its last "items" array. */
+#define SPAN_MAX_MEMBERS 16
+
+struct node_list_spans {
+    bool found;
+    struct jspan list;
+    struct jspan keys[SPAN_MAX_MEMBERS], values[SPAN_MAX_MEMBERS];
+    size_t n_members;
+    bool overflow;
+    struct jspan *elements; /* caller's array of max_elements */
+    size_t max_elements, n_elements;
+};
+
+/* Fills @out (whose elements/max_elements the caller set) from @body. */
+void srv_span_node_list(const char *body, size_t len, struct node_list_spans *out);
+
 /* True when @key (a quoted key span) unescapes to @name (ASCII case folded
  * when @fold). */
 bool srv_span_key_is(struct jspan key, const char *name, bool fold);

@@ -93,24 +93,16 @@ static int decode_and_evaluate(const struct cfg *cfg, const char *body, size_t l
     return 0;
 }
 
-/* The members of the request's NodeList other than "items", copied as they
- * came, so the answer's NodeList differs only in which items it holds. */
-struct list_copy {
-    struct jsonout *o;
-    bool any, metadata;
-};
-
+/* Copies a NodeList member other than "items" as it came. */
 static void copy_member(void *ctx, struct jspan key, struct jspan value)
 {
-    struct list_copy *c = ctx;
+    struct jsonout *o = ctx;
     if (srv_span_key_is(key, "items", false))
         return;
-    c->metadata = c->metadata || srv_span_key_is(key, "metadata", false);
-    srv_out_raw(c->o, key.p, key.len);
-    srv_out_str(c->o, ":");
-    srv_out_raw(c->o, value.p, value.len);
-    srv_out_str(c->o, ",");
-    c->any = true;
+    srv_out_raw(o, key.p, key.len);
+    srv_out_str(o, ":");
+    srv_out_raw(o, value.p, value.len);
+    srv_out_str(o, ",");
 }
 
 /* {"Nodes":{<the request's members>,"items":[<passing nodes, byte for byte>]}}
@@ -119,30 +111,34 @@ static void copy_member(void *ctx, struct jspan key, struct jspan value)
 static int write_node_list(struct jsonout *o, const char *body, size_t len,
                            const struct codec_args *args, const struct node_eval *eval)
 {
-    struct jspan list, items;
-    struct list_copy copy = {.o = o};
+    struct node_list_spans spans = {.max_elements = args->n_nodes};
+    bool metadata = false;
 
-    if (!srv_span_member(srv_span_root(body, len), "Nodes", true, &list))
-        return -EPROTO;
-    struct jspan *spans = cJSON_malloc(args->n_nodes * sizeof(*spans) + 1);
-    if (spans == NULL)
+    spans.elements = cJSON_malloc(args->n_nodes * sizeof(*spans.elements) + 1);
+    if (spans.elements == NULL)
         return -ENOMEM;
-    size_t n = srv_span_member(list, "items", false, &items)
-                   ? srv_span_elements(items, spans, args->n_nodes)
-                   : 0;
-    if (n != args->n_nodes)
+    srv_span_node_list(body, len, &spans);
+    if (!spans.found || spans.n_elements != args->n_nodes)
         return -EPROTO;
     srv_out_str(o, "{\"Nodes\":{");
-    srv_span_members(list, copy_member, &copy);
-    if (!copy.metadata)
+    if (spans.overflow) {
+        srv_span_members(spans.list, copy_member, o);
+        metadata = srv_span_member(spans.list, "metadata", false, &spans.values[0]);
+    } else {
+        for (size_t i = 0; i < spans.n_members; i++) {
+            copy_member(o, spans.keys[i], spans.values[i]);
+            metadata = metadata || srv_span_key_is(spans.keys[i], "metadata", false);
+        }
+    }
+    if (!metadata)
         srv_out_str(o, "\"metadata\":{},");
     srv_out_str(o, "\"items\":[");
     const char *sep = "";
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < spans.n_elements; i++) {
         if (eval[i].verdict != SCORE_FITS)
             continue;
         srv_out_str(o, sep);
-        srv_out_raw(o, spans[i].p, spans[i].len);
+        srv_out_raw(o, spans.elements[i].p, spans.elements[i].len);
         sep = ",";
     }
     srv_out_str(o, "]},\"NodeNames\":null");

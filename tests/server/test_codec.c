@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/arena.h"
 #include "tests/suites.h"
+#include "tests/support/arena_fixture.h"
 #include "tests/support/fixtures.h"
 
 #define MI (1024LL * 1024)
@@ -223,25 +223,11 @@ START_TEST(codec_node_problems_stay_on_the_node)
 }
 END_TEST
 
-/* Decoded trees live in an arena, as in the server. */
-static struct arena *arena;
-
-static void arena_setup(void)
-{
-    arena = arena_acquire();
-}
-
-static void arena_teardown(void)
-{
-    arena_release(arena);
-    arena_pool_drain();
-}
-
 Suite *codec_suite(void)
 {
     Suite *s = suite_create("codec");
     TCase *tc = tcase_create("codec");
-    tcase_add_checked_fixture(tc, arena_setup, arena_teardown);
+    tcase_add_checked_fixture(tc, arena_fixture_setup, arena_fixture_teardown);
     tcase_add_test(tc, codec_every_fixture_request_decodes);
     tcase_add_test(tc, codec_keys_fold_case_and_last_duplicate_wins);
     tcase_add_test(tc, codec_quantity_strings_are_trimmed_and_null_is_zero);

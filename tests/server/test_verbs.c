@@ -5,21 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/arena.h"
 #include "tests/suites.h"
-
-static struct arena *arena;
-
-static void arena_setup(void)
-{
-    arena = arena_acquire();
-}
-
-static void arena_teardown(void)
-{
-    arena_release(arena);
-    arena_pool_drain();
-}
+#include "tests/support/arena_fixture.h"
 
 static void run(void (*verb)(const struct cfg *, const char *, size_t, struct verb_reply *),
                 const char *body, struct verb_reply *out)
@@ -126,7 +113,7 @@ Suite *verbs_suite(void)
 {
     Suite *s = suite_create("verbs");
     TCase *tc = tcase_create("verbs");
-    tcase_add_checked_fixture(tc, arena_setup, arena_teardown);
+    tcase_add_checked_fixture(tc, arena_fixture_setup, arena_fixture_teardown);
     tcase_add_test(tc, verbs_error_never_carries_percent);
     tcase_add_test(tc, verbs_filter_keeps_nodelist_metadata_and_drops_duplicates);
     tcase_add_test(tc, verbs_filter_without_nodelist_metadata_adds_empty_one);

@@ -65,54 +65,74 @@ static int wait_readable(int fd, int timeout_ms)
     return poll(&p, 1, timeout_ms) == 1 ? 0 : -1;
 }
 
-int http_read(int fd, struct http_response *r, int timeout_ms)
+int http_read_reuse(int fd, struct http_response *r, char **bufp, size_t *capp, int timeout_ms)
 {
-    size_t cap = 65536, got = 0;
-    char *buf = malloc(cap + 1);
+    size_t got = 0, want_total = 0;
     char *end = NULL;
 
     memset(r, 0, sizeof(*r));
-    if (buf == NULL)
-        return -1;
+    if (*bufp == NULL) {
+        *capp = 65536;
+        *bufp = malloc(*capp + 1);
+        if (*bufp == NULL)
+            return -1;
+    }
     for (;;) {
+        char *buf = *bufp;
         if (end == NULL) {
             buf[got] = '\0';
             end = strstr(buf, "\r\n\r\n");
-        }
-        if (end != NULL) {
-            const char *cl = strcasestr(buf, "\r\nContent-Length:");
-            size_t head = (size_t)(end + 4 - buf);
-            size_t want = cl != NULL && cl < end ? strtoul(cl + 17, NULL, 10) : 0;
-            if (got >= head + want) {
+            if (end != NULL) {
+                const char *cl = strcasestr(buf, "\r\nContent-Length:");
+                size_t head = (size_t)(end + 4 - buf);
+                want_total = head + (cl != NULL && cl < end ? strtoul(cl + 17, NULL, 10) : 0);
                 sscanf(buf, "HTTP/1.%*d %d", &r->status);
                 snprintf(r->headers, sizeof(r->headers), "%.*s", (int)head, buf);
-                r->body = malloc(want + 1);
-                memcpy(r->body, buf + head, want);
-                r->body[want] = '\0';
-                r->len = want;
-                free(buf);
-                return 0;
+                r->len = want_total - head;
             }
         }
-        if (got == cap) {
+        if (end != NULL && got >= want_total) {
+            r->body = buf + (want_total - r->len);
+            r->body[r->len] = '\0'; /* may cut a pipelined next answer: none is sent */
+            return 0;
+        }
+        size_t need = end != NULL ? want_total : got + 65536;
+        if (need > *capp) {
             size_t off = end != NULL ? (size_t)(end - buf) : 0;
-            cap *= 2;
-            char *b = realloc(buf, cap + 1);
+            char *b = realloc(buf, need + 1);
             if (b == NULL)
                 break;
-            buf = b;
+            *bufp = b;
+            *capp = need;
             if (end != NULL)
-                end = buf + off;
+                end = b + off;
         }
         if (wait_readable(fd, timeout_ms) != 0)
             break;
-        ssize_t n = recv(fd, buf + got, cap - got, 0);
+        ssize_t n = recv(fd, *bufp + got, *capp - got, 0);
         if (n <= 0)
             break;
         got += (size_t)n;
     }
-    free(buf);
+    r->status = 0;
+    r->body = NULL;
     return -1;
+}
+
+int http_read(int fd, struct http_response *r, int timeout_ms)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    int rc = http_read_reuse(fd, r, &buf, &cap, timeout_ms);
+    if (rc == 0) {
+        char *body = malloc(r->len + 1);
+        if (body != NULL) {
+            memcpy(body, r->body, r->len + 1);
+        }
+        r->body = body;
+    }
+    free(buf);
+    return r->body != NULL ? rc : -1;
 }
 
 int http_roundtrip(int fd, const char *method, const char *path, const char *body, size_t len,

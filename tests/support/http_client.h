@@ -30,6 +30,12 @@ int http_send(int fd, const char *method, const char *path, const char *body, si
  * connection closed or timed out first (status stays 0). */
 int http_read(int fd, struct http_response *r, int timeout_ms);
 
+/* Like http_read, but reads into *@buf (capacity *@cap, grown as needed and
+ * kept by the caller across calls): r->body points into it and must not be
+ * freed. For the benchmark, where a fresh buffer per answer would measure
+ * the client's page faults. */
+int http_read_reuse(int fd, struct http_response *r, char **buf, size_t *cap, int timeout_ms);
+
 /* Send + read on @fd. */
 int http_roundtrip(int fd, const char *method, const char *path, const char *body, size_t len,
                    struct http_response *r);
