@@ -10,6 +10,7 @@ Suite *fit_suite(void);
 Suite *strategy_suite(void);
 Suite *config_suite(void);
 Suite *codec_suite(void);
+Suite *jspan_suite(void);
 Suite *verbs_suite(void);
 Suite *e2e_suite(void);
 Suite *bad_input_suite(void);

@@ -109,6 +109,31 @@ START_TEST(verbs_filter_many_duplicate_items_keys_are_cheap)
 }
 END_TEST
 
+/* A NodeList with more members than the single pass records: the answer
+ * still copies every one of them (the second-pass path). */
+START_TEST(verbs_filter_copies_many_nodelist_members)
+{
+    struct verb_reply r;
+    char body[2048];
+    size_t b = 0;
+    b += (size_t)snprintf(body + b, sizeof(body) - b, "{\"Pod\":{},\"Nodes\":{");
+    for (int i = 0; i < 20; i++)
+        b += (size_t)snprintf(body + b, sizeof(body) - b, "\"k%d\":%d,", i, i);
+    snprintf(body + b, sizeof(body) - b, "\"items\":[{\"metadata\":{\"name\":\"a\"}}]}}");
+    run(srv_filter, body, &r);
+    ck_assert_int_eq(r.status, 200);
+    for (int i = 0; i < 20; i++) {
+        char member[32];
+        snprintf(member, sizeof(member), "\"k%d\":%d,", i, i);
+        ck_assert_ptr_nonnull(strstr(r.body, member));
+    }
+    /* the pod requests nothing, so the node passes and comes back as sent */
+    ck_assert_ptr_nonnull(
+        strstr(r.body, "\"metadata\":{},\"items\":[{\"metadata\":{\"name\":\"a\"}}]}"));
+    free(r.body);
+}
+END_TEST
+
 Suite *verbs_suite(void)
 {
     Suite *s = suite_create("verbs");
@@ -120,6 +145,7 @@ Suite *verbs_suite(void)
     tcase_add_test(tc, verbs_prioritize_answers_every_input_node_once);
     tcase_add_test(tc, verbs_filter_echoes_node_bytes_exactly);
     tcase_add_test(tc, verbs_filter_many_duplicate_items_keys_are_cheap);
+    tcase_add_test(tc, verbs_filter_copies_many_nodelist_members);
     suite_add_tcase(s, tc);
     return s;
 }
