@@ -121,4 +121,7 @@ install: $(BIN)
 clean:
 	rm -rf build
 
+# libFuzzer targets and corpus replay (make fuzz, fuzz-replay): tests/fuzz/fuzz.mk
+-include tests/fuzz/fuzz.mk
+
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -333,24 +333,23 @@ out_close:
     return -EINVAL;
 }
 
-static int load_file(struct cfg *c, const char *path, char err[CFG_ERR_LEN])
+int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name,
+                   char err[CFG_ERR_LEN])
 {
-    char *text = NULL;
-    size_t len;
     char why[256], key[64];
+    const char *end = NULL;
     int rc = -EINVAL;
 
-    if (read_file(path, &text, &len, err) != 0)
-        return -EINVAL;
-    const char *end = NULL;
+    /* cJSON needs the terminating NUL inside the length to refuse trailing
+     * bytes; the callers' buffers have one. */
     cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
     if (root == NULL) {
         size_t off = end != NULL && end >= text ? (size_t)(end - text) : 0;
-        snprintf(err, CFG_ERR_LEN, "config file %s: not valid JSON (near byte %zu)", path, off);
-        goto out_free_text;
+        snprintf(err, CFG_ERR_LEN, "config file %s: not valid JSON (near byte %zu)", name, off);
+        return -EINVAL;
     }
     if (!cJSON_IsObject(root)) {
-        snprintf(err, CFG_ERR_LEN, "config file %s: want a JSON object", path);
+        snprintf(err, CFG_ERR_LEN, "config file %s: want a JSON object", name);
         goto out_delete;
     }
     const cJSON *item;
@@ -363,20 +362,31 @@ static int load_file(struct cfg *c, const char *path, char err[CFG_ERR_LEN])
                 o = &opts[i];
         }
         if (o == NULL) {
-            snprintf(err, CFG_ERR_LEN, "config file %s: unknown field \"%s\"", path, item->string);
+            snprintf(err, CFG_ERR_LEN, "config file %s: unknown field \"%.64s\"", name,
+                     item->string);
             goto out_delete;
         }
         if (set_from_json(c, o, item, why, sizeof(why)) != 0) {
-            snprintf(err, CFG_ERR_LEN, "config file %s: field \"%s\": %s", path, item->string, why);
+            snprintf(err, CFG_ERR_LEN, "config file %s: field \"%s\": %s", name, item->string, why);
             goto out_delete;
         }
     }
-    snprintf(c->config_file, sizeof(c->config_file), "%s", path);
+    snprintf(c->config_file, sizeof(c->config_file), "%s", name);
     rc = 0;
 
 out_delete:
     cJSON_Delete(root);
-out_free_text:
+    return rc;
+}
+
+static int load_file(struct cfg *c, const char *path, char err[CFG_ERR_LEN])
+{
+    char *text = NULL;
+    size_t len;
+
+    if (read_file(path, &text, &len, err) != 0)
+        return -EINVAL;
+    int rc = cfg_parse_text(c, text, len, path, err);
     free(text);
     return rc;
 }

@@ -54,6 +54,14 @@ void cfg_defaults(struct cfg *c);
 int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional, int max_positional,
              int *n_positional, char err[CFG_ERR_LEN]);
 
+/*
+ * Applies the JSON config document @text (@len bytes followed by a NUL) to
+ * @c, naming it @name in messages. Does not run the cross-field checks.
+ * Returns 0 or -EINVAL with a message in @err.
+ */
+int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name,
+                   char err[CFG_ERR_LEN]);
+
 /* Reads and validates only @path over the defaults (for `config check`). */
 int cfg_load_file_only(struct cfg *c, const char *path, char err[CFG_ERR_LEN]);
 
