@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,8 @@ static const struct opt opts[] = {
      "most connections from one IP address"},
     {"idle-timeout-seconds", OPT_INT, OFF(idle_timeout_seconds), 1, 86400,
      "close a connection idle this long (keep above kube-scheduler's 90 s)"},
+    {"request-timeout-seconds", OPT_INT, OFF(request_timeout_seconds), 1, 3600,
+     "close a connection whose request body is not complete this long after its headers"},
     {"drain-seconds", OPT_INT, OFF(drain_seconds), 0, 300,
      "on SIGTERM, let requests in flight finish for up to this long"},
     {"log-level", OPT_LOG_LEVEL, OFF(log_level), 0, 0, "debug, info, warn or error"},
@@ -103,6 +106,7 @@ void cfg_defaults(struct cfg *c)
     c->connection_limit = 64;
     c->per_ip_connection_limit = 32;
     c->idle_timeout_seconds = 120;
+    c->request_timeout_seconds = 30;
     c->drain_seconds = 5;
     c->log_level = CFG_LOG_INFO;
 }
@@ -391,7 +395,25 @@ static int load_file(struct cfg *c, const char *path, char err[CFG_ERR_LEN])
     return rc;
 }
 
-static int validate(const struct cfg *c, char err[CFG_ERR_LEN])
+/* The hash of the effective options (their JSON form), so that /version
+ * shows which configuration is in use after a reload. */
+static void compute_hash(struct cfg *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    FILE *f = open_memstream(&text, &len);
+    if (f != NULL) {
+        cfg_print_json(c, f);
+        fclose(f);
+    }
+    for (size_t i = 0; text != NULL && i < len; i++)
+        h = (h ^ (unsigned char)text[i]) * 0x100000001b3ULL;
+    free(text);
+    snprintf(c->hash, sizeof(c->hash), "%016llx", (unsigned long long)h);
+}
+
+static int validate(struct cfg *c, char err[CFG_ERR_LEN])
 {
     int weights = 0;
     for (int r = 0; r < SCORE_NRES; r++)
@@ -406,6 +428,7 @@ static int validate(const struct cfg *c, char err[CFG_ERR_LEN])
                  c->per_ip_connection_limit, c->connection_limit);
         return -EINVAL;
     }
+    compute_hash(c);
     return 0;
 }
 

@@ -37,8 +37,10 @@ struct cfg {
     int connection_limit;
     int per_ip_connection_limit;
     int idle_timeout_seconds;
+    int request_timeout_seconds;
     int drain_seconds;
     enum cfg_log_level log_level;
+    char hash[17]; /* FNV-1a of the effective options, hex: shown in /version */
 };
 
 /* Fills @c with the built-in defaults. */

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -376,6 +377,50 @@ static bool has_nul(const char *body, size_t len)
     return false;
 }
 
+/* Offset of the first byte that is not well-formed UTF-8 (RFC 3629: no
+ * overlongs, no surrogates, nothing past U+10FFFF), or @len. ASCII runs are
+ * skipped eight bytes at a time: Kubernetes objects are nearly all ASCII. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        if (i + 8 <= len) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if ((w & 0x8080808080808080ULL) == 0) {
+                i += 8;
+                continue;
+            }
+        }
+        unsigned char c = s[i];
+        size_t n;
+        unsigned lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if (c >= 0xc2 && c <= 0xdf) {
+            n = 1;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            n = 2;
+            lo = c == 0xe0 ? 0xa0 : 0x80;
+            hi = c == 0xed ? 0x9f : 0xbf;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            n = 3;
+            lo = c == 0xf0 ? 0x90 : 0x80;
+            hi = c == 0xf4 ? 0x8f : 0xbf;
+        } else {
+            return i;
+        }
+        if (i + n >= len || s[i + 1] < lo || s[i + 1] > hi)
+            return i;
+        for (size_t k = 2; k <= n; k++)
+            if ((s[i + k] & 0xc0) != 0x80)
+                return i;
+        i += n + 1;
+    }
+    return len;
+}
+
 int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct codec_args *out,
                     char err[CODEC_ERR_LEN])
 {
@@ -391,6 +436,11 @@ int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct 
     }
     if (has_nul(body, len)) {
         snprintf(err, CODEC_ERR_LEN, "a string holds a NUL character");
+        return -EINVAL;
+    }
+    size_t bad = utf8_invalid_at((const unsigned char *)body, len);
+    if (bad != len) {
+        snprintf(err, CODEC_ERR_LEN, "invalid UTF-8 at byte %zu", bad);
         return -EINVAL;
     }
     cJSON *root = cJSON_ParseWithLengthOpts(body, len + 1, &end, 1);

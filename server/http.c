@@ -16,6 +16,7 @@
 
 #include <microhttpd.h>
 
+#include "config/live.h"
 #include "server/arena.h"
 #include "server/log.h"
 #include "server/verbs.h"
@@ -40,7 +41,9 @@ enum route {
 
 struct srv {
     struct MHD_Daemon *daemon;
-    const struct cfg *cfg;
+    struct cfg_live live;     /* what requests use; swapped by srv_reload() */
+    char listen[CFG_STR_LEN]; /* what the daemon was started with */
+    int connection_limit, per_ip_connection_limit, idle_timeout_seconds;
     atomic_bool ready;
 };
 
@@ -48,6 +51,8 @@ struct srv {
  * verb request holds an arena from its headers on: the body is read into
  * it and parsed in it, and all of it goes in one arena_release(). */
 struct request {
+    const struct cfg *cfg; /* a reference for the request's whole life */
+    struct timespec start; /* when the headers arrived */
     enum route route;
     bool method_ok;
     bool too_large;
@@ -118,7 +123,7 @@ static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned status, 
     return send_json(conn, status, body, (size_t)n, allow);
 }
 
-static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, struct request *rq)
+static enum MHD_Result serve_verb(struct MHD_Connection *conn, struct request *rq)
 {
     struct verb_reply reply;
     struct MHD_Response *r;
@@ -126,9 +131,9 @@ static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, st
     if (rq->arena == NULL)
         return send_error(conn, 500, "out of memory", NULL);
     if (rq->route == ROUTE_FILTER)
-        srv_filter(s->cfg, rq->body ? rq->body : "", rq->len, &reply);
+        srv_filter(rq->cfg, rq->body ? rq->body : "", rq->len, &reply);
     else
-        srv_prioritize(s->cfg, rq->body ? rq->body : "", rq->len, &reply);
+        srv_prioritize(rq->cfg, rq->body ? rq->body : "", rq->len, &reply);
     if (reply.status != 200)
         log_msg(CFG_LOG_INFO, "request rejected", "route=%s status=%u body_bytes=%zu reply=%s",
                 rq->route == ROUTE_FILTER ? "filter" : "prioritize", reply.status, rq->len,
@@ -162,13 +167,14 @@ static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, s
         return send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed",
                           is_post_route(rq->route) ? "POST" : "GET, HEAD");
     if (rq->too_large) {
-        snprintf(body, sizeof(body), "request body larger than %lld bytes", s->cfg->max_body_bytes);
+        snprintf(body, sizeof(body), "request body larger than %lld bytes",
+                 rq->cfg->max_body_bytes);
         return send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, body, NULL);
     }
     switch (rq->route) {
     case ROUTE_FILTER:
     case ROUTE_PRIORITIZE:
-        return serve_verb(s, conn, rq);
+        return serve_verb(conn, rq);
     case ROUTE_HEALTHZ:
         return send_json(conn, 200, "{\"status\":\"ok\"}", 15, NULL);
     case ROUTE_READYZ:
@@ -176,8 +182,9 @@ static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, s
             return send_json(conn, 200, "{\"ready\":true,\"reason\":\"serving\"}", 34, NULL);
         return send_json(conn, 503, "{\"ready\":false,\"reason\":\"shutting down\"}", 40, NULL);
     case ROUTE_VERSION:
-        n = snprintf(body, sizeof(body), "{\"version\":\"%s\",\"strategy\":\"%s\"}",
-                     CPU_EXTENDER_VERSION, score_strategy_name(s->cfg->score.strategy));
+        n = snprintf(
+            body, sizeof(body), "{\"version\":\"%s\",\"strategy\":\"%s\",\"configHash\":\"%s\"}",
+            CPU_EXTENDER_VERSION, score_strategy_name(rq->cfg->score.strategy), rq->cfg->hash);
         return send_json(conn, 200, body, (size_t)n, NULL);
     case ROUTE_NOT_FOUND:
         break;
@@ -188,11 +195,11 @@ static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, s
 /* Appends an upload chunk to the body in the request's arena; past the cap
  * the rest is drained and dropped so that the 413 can be sent once the
  * request is complete. */
-static void take_chunk(const struct srv *s, struct request *rq, const char *data, size_t size)
+static void take_chunk(struct request *rq, const char *data, size_t size)
 {
     if (rq->too_large || !is_post_route(rq->route) || !rq->method_ok || rq->arena == NULL)
         return;
-    if (size > (size_t)s->cfg->max_body_bytes - rq->len) {
+    if (size > (size_t)rq->cfg->max_body_bytes - rq->len) {
         rq->too_large = true;
         return;
     }
@@ -233,6 +240,13 @@ static void start_verb(struct request *rq, unsigned long long length, bool has_l
         rq->body[0] = '\0';
 }
 
+static double seconds_since(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **req_cls)
@@ -245,7 +259,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         rq = calloc(1, sizeof(*rq));
         if (rq == NULL)
             return MHD_NO;
-        rq->route = route_of(s->cfg, url);
+        rq->cfg = cfg_live_acquire(&s->live);
+        clock_gettime(CLOCK_MONOTONIC, &rq->start);
+        rq->route = route_of(rq->cfg, url);
         if (is_post_route(rq->route))
             rq->method_ok = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
         else
@@ -259,7 +275,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         unsigned long long length = cl != NULL ? strtoull(cl, NULL, 10) : 0;
         if (!is_post_route(rq->route) || !rq->method_ok)
             return MHD_YES;
-        if (length > (unsigned long long)s->cfg->max_body_bytes) {
+        if (length > (unsigned long long)rq->cfg->max_body_bytes) {
             rq->too_large = true;
             return serve_final(s, conn, rq);
         }
@@ -267,7 +283,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
     if (*upload_data_size != 0) {
-        take_chunk(s, rq, upload_data, *upload_data_size);
+        /* The idle timeout (above kube-scheduler's 90 s keep-alive) resets
+         * on every byte; a body dripping in is cut at this total deadline. */
+        if (seconds_since(&rq->start) > rq->cfg->request_timeout_seconds) {
+            log_msg(CFG_LOG_WARN, "request body too slow, connection closed",
+                    "received=%zu seconds=%d", rq->len, rq->cfg->request_timeout_seconds);
+            return MHD_NO;
+        }
+        take_chunk(rq, upload_data, *upload_data_size);
         *upload_data_size = 0;
         return MHD_YES;
     }
@@ -284,6 +307,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     if (rq == NULL)
         return;
     arena_release(rq->arena); /* a request cut short still holds it */
+    cfg_live_release(rq->cfg);
     free(rq);
     *req_cls = NULL;
 }
@@ -342,7 +366,15 @@ int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN])
         snprintf(err, CFG_ERR_LEN, "out of memory");
         return -ENOMEM;
     }
-    s->cfg = cfg;
+    if (cfg_live_init(&s->live, cfg) != 0) {
+        snprintf(err, CFG_ERR_LEN, "out of memory");
+        free(s);
+        return -ENOMEM;
+    }
+    snprintf(s->listen, sizeof(s->listen), "%s", cfg->listen);
+    s->connection_limit = cfg->connection_limit;
+    s->per_ip_connection_limit = cfg->per_ip_connection_limit;
+    s->idle_timeout_seconds = cfg->idle_timeout_seconds;
     atomic_init(&s->ready, true);
     s->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
@@ -354,6 +386,7 @@ int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN])
     if (s->daemon == NULL) {
         snprintf(err, CFG_ERR_LEN, "cannot listen on %s (address in use or not available)",
                  cfg->listen);
+        cfg_live_destroy(&s->live);
         free(s);
         return -EADDRNOTAVAIL;
     }
@@ -402,5 +435,17 @@ void srv_stop(struct srv *s, int drain_seconds)
         nanosleep(&tick, NULL);
     }
     MHD_stop_daemon(s->daemon);
+    cfg_live_destroy(&s->live);
     free(s);
+}
+
+int srv_reload(struct srv *s, const struct cfg *next)
+{
+    /* The daemon's socket and limits were set at start. */
+    if (strcmp(next->listen, s->listen) != 0 || next->connection_limit != s->connection_limit ||
+        next->per_ip_connection_limit != s->per_ip_connection_limit ||
+        next->idle_timeout_seconds != s->idle_timeout_seconds)
+        log_msg(CFG_LOG_WARN, "listen and connection settings take effect on restart", "listen=%s",
+                s->listen);
+    return cfg_live_swap(&s->live, next);
 }

@@ -16,10 +16,18 @@
 struct srv;
 
 /*
- * Binds cfg->listen and starts serving. @cfg must outlive the server.
+ * Binds cfg->listen and starts serving with a copy of @cfg.
  * Returns 0 and the server in *@out, or -errno with a message in @err.
  */
 int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN]);
+
+/*
+ * Serves new requests with a copy of @next from now on; requests in flight
+ * finish with the configuration they started with. The listen address and
+ * the connection settings keep their values until a restart (a warning is
+ * logged). Returns 0 or -ENOMEM. Thread-safe.
+ */
+int srv_reload(struct srv *s, const struct cfg *next);
 
 /* The bound port (useful with port 0). */
 int srv_port(const struct srv *s);

@@ -9,9 +9,12 @@
  * Exit codes: 0 success, 1 failure at run time, 2 bad usage or config.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "config/config.h"
 #include "server/arena.h"
@@ -57,24 +60,79 @@ static int load_config(struct cfg *c, int argc, char **argv, int max_positional)
     return 0;
 }
 
+/* What identifies a version of the config file: a ConfigMap update swaps a
+ * symlink (another inode), an editor may keep the inode but not the time
+ * (nanoseconds) or the size. All zero when the file cannot be read. */
+struct file_stamp {
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+};
+
+static struct file_stamp stamp_of(const char *path)
+{
+    struct stat st;
+    struct file_stamp f = {0};
+    if (path[0] != '\0' && stat(path, &st) == 0) {
+        f.ino = st.st_ino;
+        f.size = st.st_size;
+        f.mtime = st.st_mtim;
+    }
+    return f;
+}
+
+static bool stamp_eq(struct file_stamp a, struct file_stamp b)
+{
+    return a.ino == b.ino && a.size == b.size && a.mtime.tv_sec == b.mtime.tv_sec &&
+           a.mtime.tv_nsec == b.mtime.tv_nsec;
+}
+
+/* Builds the configuration again from the same file, environment and flags;
+ * an invalid one is refused and the last good one keeps serving. */
+static void reload(struct srv *s, struct cfg *c, int argc, char **argv, const char *why)
+{
+    struct cfg next;
+    char err[CFG_ERR_LEN];
+    int positional[1], n = 0;
+
+    if (cfg_load(&next, argc, argv, environ, positional, 0, &n, err) != 0) {
+        log_msg(CFG_LOG_ERROR, "config reload rejected, keeping the last good one",
+                "trigger=%s error=\"%s\" hash=%s", why, err, c->hash);
+        return;
+    }
+    if (strcmp(next.hash, c->hash) == 0) {
+        log_msg(CFG_LOG_INFO, "config unchanged", "trigger=%s hash=%s", why, c->hash);
+        return;
+    }
+    if (srv_reload(s, &next) != 0) {
+        log_msg(CFG_LOG_ERROR, "config reload failed: out of memory", "trigger=%s", why);
+        return;
+    }
+    log_set_level(next.log_level);
+    log_msg(CFG_LOG_INFO, "config reloaded", "trigger=%s hash=%s strategy=%s", why, next.hash,
+            score_strategy_name(next.score.strategy));
+    *c = next;
+}
+
 static int cmd_serve(int argc, char **argv)
 {
     struct cfg c;
     struct srv *s = NULL;
     char err[CFG_ERR_LEN], host[CFG_STR_LEN];
-    sigset_t stop;
+    sigset_t sigs;
     int sig = 0, port;
 
     if (load_config(&c, argc, argv, 0) != 0)
         return 2;
     log_set_level(c.log_level);
     arena_install_hooks();
-    /* Block the stop signals before MHD starts its threads, so that they
-     * inherit the mask and only sigwait() below sees the signal. */
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGTERM);
-    sigaddset(&stop, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    /* Block the signals before MHD starts its threads, so that they inherit
+     * the mask and only sigtimedwait() below sees them. */
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
     if (srv_start(&c, &s, err) != 0) {
@@ -87,14 +145,27 @@ static int cmd_serve(int argc, char **argv)
             c.prefix[0] ? c.prefix : "/", CPU_EXTENDER_VERSION);
     log_msg(CFG_LOG_INFO, "request-only mode: no cluster connection",
             "strategy=%s cpu_weight=%d memory_weight=%d used=\"node annotations %s, %s\" "
-            "config=\"%s\"",
+            "config=\"%s\" hash=%s",
             score_strategy_name(c.score.strategy), c.score.weight[SCORE_CPU],
             c.score.weight[SCORE_MEMORY], c.used_annotation[SCORE_CPU],
-            c.used_annotation[SCORE_MEMORY], c.config_file[0] ? c.config_file : "built-in");
+            c.used_annotation[SCORE_MEMORY], c.config_file[0] ? c.config_file : "built-in", c.hash);
 
-    /* sigwait fails only for an invalid set; retry rather than exit silently */
-    while (sigwait(&stop, &sig) != 0)
-        sig = 0;
+    /* SIGHUP, or a config file whose modification time changed (checked
+     * every second: a ConfigMap update arrives as a new file), reloads. */
+    struct file_stamp seen = stamp_of(c.config_file);
+    const struct timespec tick = {1, 0};
+    for (;;) {
+        sig = sigtimedwait(&sigs, NULL, &tick);
+        if (sig == SIGTERM || sig == SIGINT)
+            break;
+        if (sig == SIGHUP) {
+            reload(s, &c, argc, argv, "SIGHUP");
+            seen = stamp_of(c.config_file);
+        } else if (c.config_file[0] != '\0' && !stamp_eq(stamp_of(c.config_file), seen)) {
+            seen = stamp_of(c.config_file);
+            reload(s, &c, argc, argv, "file");
+        }
+    }
     log_msg(CFG_LOG_INFO, "stopping", "signal=%s", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     srv_set_unready(s);
     srv_stop(s, c.drain_seconds);

@@ -4,9 +4,11 @@
  * The server runs with small limits (64 KiB bodies, 3 nodes) so the limit
  * rows stay fast.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -123,6 +125,16 @@ static const struct row rows[] = {
      "NUL"},
     {"escaped backslash before u0000 is text", "POST", "/scheduler/filter",
      "{\"Pod\":" GOOD_POD ",\"NodeNames\":[\"a\\\\u0000b\"]}", 200, NULL},
+    {"invalid UTF-8 in a name", "POST", "/scheduler/filter",
+     "{\"Pod\":" GOOD_POD ",\"NodeNames\":[\"a\xff\"]}", 400, "invalid UTF-8"},
+    {"overlong UTF-8", "POST", "/scheduler/filter",
+     "{\"Pod\":" GOOD_POD ",\"NodeNames\":[\"\xc0\xaf\"]}", 400, "invalid UTF-8"},
+    {"UTF-8 surrogate", "POST", "/scheduler/filter",
+     "{\"Pod\":" GOOD_POD ",\"NodeNames\":[\"\xed\xa0\x80\"]}", 400, "invalid UTF-8"},
+    {"truncated UTF-8 at the end", "POST", "/scheduler/filter", "{\"Pod\":\"\xe2\x82", 400,
+     "invalid UTF-8"},
+    {"valid UTF-8 passes", "POST", "/scheduler/filter",
+     "{\"Pod\":" GOOD_POD ",\"NodeNames\":[\"n\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"]}", 200, NULL},
     {"get on a verb", "GET", "/scheduler/filter", NULL, 405, "method not allowed"},
     {"put on a verb", "PUT", "/scheduler/prioritize", "{}", 405, "method not allowed"},
     {"post on healthz", "POST", "/healthz", "{}", 405, "method not allowed"},
@@ -299,6 +311,96 @@ START_TEST(bad_input_lying_length_then_close)
 }
 END_TEST
 
+/* Headers larger than the connection's memory: 431, or the connection is
+ * closed; either way the server goes on. */
+START_TEST(bad_input_huge_headers)
+{
+    const char *const args[] = {NULL};
+    size_t n = 200 * 1024;
+    char *req = malloc(n + 256);
+    int k = sprintf(req, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ");
+    memset(req + k, 'a', n);
+    memcpy(req + k + n, "\r\n\r\n", 5);
+    server_start(&srv, args);
+    int fd = http_connect(srv.port);
+    struct http_response r;
+    http_send_raw(fd, req, (size_t)k + n + 4); /* may fail half way: the server hung up */
+    int rc = http_read(fd, &r, 3000);
+    ck_assert_msg(rc != 0 || r.status == 431, "status %d", r.status);
+    if (rc == 0)
+        http_response_free(&r);
+    close(fd);
+    free(req);
+    assert_alive();
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
+/* A body dripping in, one byte every 300 ms: cut at the total deadline
+ * (2 s here), long before the idle timeout, and nothing else suffers. */
+START_TEST(bad_input_slow_drip_is_cut_at_the_deadline)
+{
+    const char *const args[] = {"--request-timeout-seconds", "2", NULL};
+    server_start(&srv, args);
+    int fd = http_connect(srv.port);
+    const char *head = "POST /scheduler/filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n";
+    ck_assert_int_eq(http_send_raw(fd, head, strlen(head)), 0);
+    bool closed = false;
+    for (int i = 0; i < 20 && !closed; i++) { /* at most 6 s */
+        if (http_send_raw(fd, " ", 1) != 0)
+            break;
+        closed = http_closed(fd, 300);
+    }
+    ck_assert_msg(closed || http_closed(fd, 1000), "slow body was not cut");
+    close(fd);
+    assert_alive();
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
+/* 1000 idle connections from 127.0.0.1: those over the limits are refused,
+ * the per-IP limit leaves room for another client (127.0.0.2), and all is
+ * served again as soon as they close. */
+START_TEST(bad_input_thousand_idle_connections)
+{
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    ck_assert_msg(rl.rlim_cur >= 1100, "need 1100 descriptors, have %lu",
+                  (unsigned long)rl.rlim_cur);
+
+    const char *const args[] = {NULL};
+    server_start(&srv, args);
+    static int fds[1000];
+    int open_fds = 0;
+    for (int i = 0; i < 1000; i++) {
+        fds[i] = http_connect(srv.port);
+        open_fds += fds[i] >= 0;
+    }
+    usleep(300000);
+    struct http_response r;
+    int other = http_connect_from("127.0.0.2", srv.port);
+    ck_assert_int_ge(other, 0);
+    ck_assert_int_eq(http_roundtrip(other, "GET", "/healthz", NULL, 0, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    http_response_free(&r);
+    close(other);
+    /* the default per-IP limit (32) left the others closed by the server */
+    int refused = 0;
+    for (int i = 0; i < 1000; i++)
+        refused += fds[i] >= 0 && http_closed(fds[i], 0);
+    ck_assert_msg(refused >= 1000 - 64, "only %d of %d connections were refused", refused,
+                  open_fds);
+    for (int i = 0; i < 1000; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    usleep(200000);
+    assert_alive();
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
 Suite *bad_input_suite(void)
 {
     Suite *s = suite_create("bad_input");
@@ -310,6 +412,9 @@ Suite *bad_input_suite(void)
     tcase_add_test(tc, bad_input_body_over_cap_with_length);
     tcase_add_test(tc, bad_input_body_over_cap_chunked);
     tcase_add_test(tc, bad_input_lying_length_then_close);
+    tcase_add_test(tc, bad_input_huge_headers);
+    tcase_add_test(tc, bad_input_slow_drip_is_cut_at_the_deadline);
+    tcase_add_test(tc, bad_input_thousand_idle_connections);
     suite_add_tcase(s, tc);
     return s;
 }

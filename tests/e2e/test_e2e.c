@@ -339,6 +339,98 @@ START_TEST(e2e_sigterm_lets_request_in_flight_finish)
 }
 END_TEST
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The configHash of /version on a fresh connection. */
+static void version_hash(int port, char out[32])
+{
+    struct http_response r;
+    int fd = http_connect(port);
+    ck_assert_int_eq(http_roundtrip(fd, "GET", "/version", NULL, 0, &r), 0);
+    const char *h = strstr(r.body, "\"configHash\":\"");
+    ck_assert_ptr_nonnull(h);
+    snprintf(out, 32, "%.16s", h + strlen("\"configHash\":\""));
+    http_response_free(&r);
+    close(fd);
+}
+
+static void wait_hash(int port, const char *want_differ, const char *want_equal)
+{
+    char h[32];
+    for (int i = 0; i < 100; i++) {
+        version_hash(port, h);
+        if ((want_differ && strcmp(h, want_differ) != 0) ||
+            (want_equal && strcmp(h, want_equal) == 0))
+            return;
+        usleep(50000);
+    }
+    ck_abort_msg("config hash did not change as expected (now %s)", h);
+}
+
+static void expect_prioritize(int port, const char *want)
+{
+    struct http_response r;
+    int fd = http_connect(port);
+    post_fixture(fd, "nocache-3nodes/raw/000002-prioritize.req.json", "prioritize", &r);
+    assert_json_eq(r.body, want);
+    http_response_free(&r);
+    close(fd);
+}
+
+#define SPREAD_SCORES                                                                              \
+    "[{\"Host\":\"node-1\",\"Score\":9},{\"Host\":\"node-2\",\"Score\":9},"                        \
+    "{\"Host\":\"node-0\",\"Score\":8}]"
+#define PACK_NORMALIZED_SCORES                                                                     \
+    "[{\"Host\":\"node-1\",\"Score\":5},{\"Host\":\"node-2\",\"Score\":2},"                        \
+    "{\"Host\":\"node-0\",\"Score\":10}]"
+
+/* SIGHUP and a changed file reload; an invalid file is refused and the last
+ * good configuration keeps serving; /version shows which one is in use. */
+START_TEST(e2e_config_reload_keeps_last_good)
+{
+    struct server_proc s;
+    char path[64], h1[32], h2[32], h3[32];
+    snprintf(path, sizeof(path), "/tmp/reload-%d.json", (int)getpid());
+    write_text(path, "{\"strategy\":\"spread\"}");
+    const char *args[] = {"--config", path, NULL};
+    server_start(&s, args);
+    version_hash(s.port, h1);
+    expect_prioritize(s.port, SPREAD_SCORES);
+
+    write_text(path, "{\"strategy\":\"pack\",\"normalize\":true}");
+    kill(s.pid, SIGHUP);
+    wait_hash(s.port, h1, NULL);
+    version_hash(s.port, h2);
+    expect_prioritize(s.port, PACK_NORMALIZED_SCORES);
+
+    write_text(path, "{\"strategy\":\"fast\"}");
+    kill(s.pid, SIGHUP);
+    usleep(300000);
+    version_hash(s.port, h3);
+    ck_assert_str_eq(h3, h2);
+    expect_prioritize(s.port, PACK_NORMALIZED_SCORES);
+
+    /* no signal: the file's change is noticed by itself */
+    write_text(path, "{\"cpuWeight\":3}");
+    wait_hash(s.port, NULL, h1);
+    expect_prioritize(s.port, SPREAD_SCORES);
+
+    size_t len;
+    char *log = file_read(s.log_path, &len);
+    ck_assert_ptr_nonnull(strstr(log, "config reload rejected"));
+    ck_assert_ptr_nonnull(strstr(log, "want spread, pack, balanced or target"));
+    free(log);
+    ck_assert_int_eq(server_stop(&s), 0);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(e2e_listens_on_ipv6_loopback)
 {
     struct server_proc s;
@@ -454,6 +546,7 @@ Suite *e2e_suite(void)
     tcase_add_test(tc, e2e_health_ready_version_and_probe);
     tcase_add_test(tc, e2e_listens_on_ipv6_loopback);
     tcase_add_test(tc, e2e_sigterm_lets_request_in_flight_finish);
+    tcase_add_test(tc, e2e_config_reload_keeps_last_good);
     tcase_add_test(tc, e2e_rank_prints_table_and_pinned_manifest);
     tcase_add_test(tc, e2e_config_check_command);
     suite_add_tcase(s, tc);

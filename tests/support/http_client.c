@@ -14,10 +14,23 @@
 
 int http_connect(int port)
 {
+    return http_connect_from(NULL, port);
+}
+
+int http_connect_from(const char *from, int port)
+{
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd == -1)
         return -1;
+    if (from != NULL) {
+        struct sockaddr_in src = {.sin_family = AF_INET};
+        inet_pton(AF_INET, from, &src.sin_addr);
+        if (bind(fd, (struct sockaddr *)&src, sizeof(src)) == -1) {
+            close(fd);
+            return -1;
+        }
+    }
     inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
     /* Headers and body go out in two sends: without NODELAY the second
      * waits for the server's delayed ACK (40 ms). */

@@ -19,6 +19,10 @@ struct http_response {
 /* Connects to 127.0.0.1:@port; returns the socket or -1. */
 int http_connect(int port);
 
+/* The same from source address @from (another loopback address such as
+ * 127.0.0.2, to be another client for per-IP limits). */
+int http_connect_from(const char *from, int port);
+
 /* Sends @len raw bytes; returns 0 or -1. */
 int http_send_raw(int fd, const char *data, size_t len);
 
