@@ -11,7 +11,7 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 CC      ?= cc
 WERROR  ?= -Werror
-PKGS     = libmicrohttpd libcjson
+PKGS     = libmicrohttpd libcjson gnutls
 
 ifeq ($(SAN),1)
 VARIANT  = san

@@ -70,6 +70,11 @@ static const struct opt opts[] = {
      "close a connection whose request body is not complete this long after its headers"},
     {"drain-seconds", OPT_INT, OFF(drain_seconds), 0, 300,
      "on SIGTERM, let requests in flight finish for up to this long"},
+    {"tls-cert", OPT_STRING, OFF(tls_cert), 0, 0,
+     "serve HTTPS with this PEM certificate chain (re-read when it changes)"},
+    {"tls-key", OPT_STRING, OFF(tls_key), 0, 0, "the PEM private key of --tls-cert"},
+    {"client-ca", OPT_STRING, OFF(client_ca), 0, 0,
+     "require client certificates from this PEM CA (mTLS); 403 otherwise"},
     {"log-level", OPT_LOG_LEVEL, OFF(log_level), 0, 0, "debug, info, warn or error"},
 };
 
@@ -420,6 +425,14 @@ static int validate(struct cfg *c, char err[CFG_ERR_LEN])
         weights += c->score.weight[r];
     if (weights == 0) {
         snprintf(err, CFG_ERR_LEN, "cpu-weight and memory-weight: at least one must be above 0");
+        return -EINVAL;
+    }
+    if ((c->tls_cert[0] == '\0') != (c->tls_key[0] == '\0')) {
+        snprintf(err, CFG_ERR_LEN, "tls-cert and tls-key: give both or neither");
+        return -EINVAL;
+    }
+    if (c->client_ca[0] != '\0' && c->tls_cert[0] == '\0') {
+        snprintf(err, CFG_ERR_LEN, "client-ca needs tls-cert and tls-key (mTLS is TLS)");
         return -EINVAL;
     }
     if (c->per_ip_connection_limit > c->connection_limit) {

@@ -39,6 +39,9 @@ struct cfg {
     int idle_timeout_seconds;
     int request_timeout_seconds;
     int drain_seconds;
+    char tls_cert[CFG_STR_LEN]; /* PEM chain; "" serves plain HTTP */
+    char tls_key[CFG_STR_LEN];
+    char client_ca[CFG_STR_LEN]; /* PEM CA that client certificates must chain to */
     enum cfg_log_level log_level;
     char hash[17]; /* FNV-1a of the effective options, hex: shown in /version */
 };

@@ -19,6 +19,7 @@
 #include "config/live.h"
 #include "server/arena.h"
 #include "server/log.h"
+#include "server/tls.h"
 #include "server/verbs.h"
 #include "version.h"
 
@@ -44,6 +45,7 @@ struct srv {
     struct cfg_live live;     /* what requests use; swapped by srv_reload() */
     char listen[CFG_STR_LEN]; /* what the daemon was started with */
     int connection_limit, per_ip_connection_limit, idle_timeout_seconds;
+    bool mtls; /* client certificates are required (set at start) */
     atomic_bool ready;
 };
 
@@ -259,15 +261,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         rq = calloc(1, sizeof(*rq));
         if (rq == NULL)
             return MHD_NO;
+        *req_cls = rq; /* from here on, on_completed frees it on every path */
         rq->cfg = cfg_live_acquire(&s->live);
         clock_gettime(CLOCK_MONOTONIC, &rq->start);
         rq->route = route_of(rq->cfg, url);
+        /* mTLS: everything but the probes (kubelet has no client
+         * certificate; they reveal nothing) needs a verified client. */
+        if (s->mtls && rq->route != ROUTE_HEALTHZ && rq->route != ROUTE_READYZ &&
+            !srv_tls_client_verified(conn))
+            return send_error(conn, MHD_HTTP_FORBIDDEN, "client certificate required", NULL);
         if (is_post_route(rq->route))
             rq->method_ok = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
         else
             rq->method_ok = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
                             strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
-        *req_cls = rq;
         /* Refuse an announced oversize body before it is sent; MHD then
          * closes the connection instead of reading it. */
         const char *cl =
@@ -375,23 +382,48 @@ int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN])
     s->connection_limit = cfg->connection_limit;
     s->per_ip_connection_limit = cfg->per_ip_connection_limit;
     s->idle_timeout_seconds = cfg->idle_timeout_seconds;
+    s->mtls = cfg->client_ca[0] != '\0';
     atomic_init(&s->ready, true);
-    s->daemon = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)cfg->per_ip_connection_limit, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)cfg->idle_timeout_seconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        (size_t)CONNECTION_MEMORY, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
+    struct MHD_OptionItem opts[16];
+    size_t n = 0;
+    char *trust = NULL;
+#define OPT(o, v, p) (opts[n++] = (struct MHD_OptionItem){(o), (intptr_t)(v), (p)})
+    OPT(MHD_OPTION_SOCK_ADDR, 0, &ss);
+    OPT(MHD_OPTION_CONNECTION_LIMIT, cfg->connection_limit, NULL);
+    OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->per_ip_connection_limit, NULL);
+    OPT(MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout_seconds, NULL);
+    OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL);
+    OPT(MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL);
+    if (cfg->tls_cert[0] != '\0') {
+        flags |= MHD_USE_TLS;
+        /* One-argument options take their argument from ptr_value. */
+        OPT(MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)srv_tls_cert_callback);
+        OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, SRV_TLS_PRIORITIES);
+        if (cfg->client_ca[0] != '\0') {
+            trust = srv_tls_read_pem(cfg->client_ca, err);
+            if (trust == NULL)
+                goto out_free;
+            /* MHD only asks for a client certificate; on_request checks it. */
+            OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, trust);
+        }
+    }
+    OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+    s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER,
+                                 on_mhd_log, NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+    free(trust);
     if (s->daemon == NULL) {
         snprintf(err, CFG_ERR_LEN, "cannot listen on %s (address in use or not available)",
                  cfg->listen);
-        cfg_live_destroy(&s->live);
-        free(s);
-        return -EADDRNOTAVAIL;
+        goto out_free;
     }
     *out = s;
     return 0;
+
+out_free:
+    cfg_live_destroy(&s->live);
+    free(s);
+    return -EINVAL;
 }
 
 int srv_port(const struct srv *s)
@@ -444,8 +476,9 @@ int srv_reload(struct srv *s, const struct cfg *next)
     /* The daemon's socket and limits were set at start. */
     if (strcmp(next->listen, s->listen) != 0 || next->connection_limit != s->connection_limit ||
         next->per_ip_connection_limit != s->per_ip_connection_limit ||
-        next->idle_timeout_seconds != s->idle_timeout_seconds)
-        log_msg(CFG_LOG_WARN, "listen and connection settings take effect on restart", "listen=%s",
-                s->listen);
+        next->idle_timeout_seconds != s->idle_timeout_seconds ||
+        (next->client_ca[0] != '\0') != s->mtls)
+        log_msg(CFG_LOG_WARN, "listen, connection and TLS settings take effect on restart",
+                "listen=%s", s->listen);
     return cfg_live_swap(&s->live, next);
 }

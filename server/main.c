@@ -22,6 +22,7 @@
 #include "server/log.h"
 #include "server/probe.h"
 #include "server/rank.h"
+#include "server/tls.h"
 #include "version.h"
 
 #define MAX_POSITIONAL 4
@@ -135,14 +136,22 @@ static int cmd_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    if (c.tls_cert[0] != '\0' && srv_tls_init(&c, err) != 0) {
+        log_msg(CFG_LOG_ERROR, "cannot start: TLS", "error=\"%s\"", err);
+        return 2;
+    }
     if (srv_start(&c, &s, err) != 0) {
         log_msg(CFG_LOG_ERROR, "cannot start", "error=\"%s\"", err);
+        srv_tls_destroy();
         return 1;
     }
     cfg_listen_split(c.listen, host, &port);
-    log_msg(CFG_LOG_INFO, "listening", "addr=%s%s%s:%d prefix=%s version=%s",
+    log_msg(CFG_LOG_INFO, "listening", "addr=%s%s%s:%d prefix=%s version=%s tls=%s",
             strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", srv_port(s),
-            c.prefix[0] ? c.prefix : "/", CPU_EXTENDER_VERSION);
+            c.prefix[0] ? c.prefix : "/", CPU_EXTENDER_VERSION,
+            c.client_ca[0]  ? "mtls"
+            : c.tls_cert[0] ? "on"
+                            : "off");
     log_msg(CFG_LOG_INFO, "request-only mode: no cluster connection",
             "strategy=%s cpu_weight=%d memory_weight=%d used=\"node annotations %s, %s\" "
             "config=\"%s\" hash=%s",
@@ -169,6 +178,7 @@ static int cmd_serve(int argc, char **argv)
     log_msg(CFG_LOG_INFO, "stopping", "signal=%s", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     srv_set_unready(s);
     srv_stop(s, c.drain_seconds);
+    srv_tls_destroy();
     log_msg(CFG_LOG_INFO, "stopped", "%s", "");
     arena_pool_drain();
     return 0;

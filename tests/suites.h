@@ -14,5 +14,6 @@ Suite *jspan_suite(void);
 Suite *verbs_suite(void);
 Suite *e2e_suite(void);
 Suite *bad_input_suite(void);
+Suite *tls_suite(void);
 
 #endif

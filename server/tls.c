@@ -1,0 +1,241 @@
+#include "server/tls.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "server/log.h"
+
+/* A certificate chain and its key. Replaced ones are kept a while, since a
+ * handshake may still be using them, and freed on a later reload. */
+struct tls_gen {
+    gnutls_pcert_st *pcerts;
+    unsigned int n_pcerts;
+    gnutls_privkey_t key;
+    time_t retired; /* 0 while current */
+    struct tls_gen *older;
+};
+
+#define RETIRED_KEEP_SECONDS 60
+
+/* The module's state; `lock` guards all of it. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tls_gen *current;
+static char cert_path[CFG_STR_LEN], key_path[CFG_STR_LEN];
+static struct timespec cert_mtime, key_mtime;
+static time_t last_check;
+
+char *srv_tls_read_pem(const char *path, char err[CFG_ERR_LEN])
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    if (f == NULL) {
+        snprintf(err, CFG_ERR_LEN, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f);
+        rewind(f);
+        if (size >= 0 && size < (1 << 20)) {
+            buf = malloc((size_t)size + 1);
+            if (buf != NULL && fread(buf, 1, (size_t)size, f) == (size_t)size) {
+                buf[size] = '\0';
+            } else {
+                free(buf);
+                buf = NULL;
+            }
+        }
+    }
+    fclose(f);
+    if (buf == NULL)
+        snprintf(err, CFG_ERR_LEN, "%s: cannot read (or larger than 1 MiB)", path);
+    return buf;
+}
+
+static void gen_free(struct tls_gen *g)
+{
+    if (g == NULL)
+        return;
+    for (unsigned int i = 0; i < g->n_pcerts; i++)
+        gnutls_pcert_deinit(&g->pcerts[i]);
+    free(g->pcerts);
+    gnutls_privkey_deinit(g->key);
+    free(g);
+}
+
+/* Reads the certificate chain and the key into a new generation. */
+static struct tls_gen *gen_load(char err[CFG_ERR_LEN])
+{
+    char *cert = srv_tls_read_pem(cert_path, err), *key = NULL;
+    struct tls_gen *g = calloc(1, sizeof(*g));
+    gnutls_x509_crt_t *crts = NULL;
+    unsigned int n = 0;
+    int rc;
+
+    if (cert == NULL || g == NULL)
+        goto out_fail;
+    key = srv_tls_read_pem(key_path, err);
+    if (key == NULL)
+        goto out_fail;
+    gnutls_datum_t cd = {(unsigned char *)cert, (unsigned int)strlen(cert)};
+    gnutls_datum_t kd = {(unsigned char *)key, (unsigned int)strlen(key)};
+    rc = gnutls_x509_crt_list_import2(&crts, &n, &cd, GNUTLS_X509_FMT_PEM, 0);
+    if (rc < 0 || n == 0) {
+        snprintf(err, CFG_ERR_LEN, "%s: no PEM certificate (%s)", cert_path,
+                 rc < 0 ? gnutls_strerror(rc) : "empty");
+        goto out_fail;
+    }
+    g->pcerts = calloc(n, sizeof(*g->pcerts));
+    if (g->pcerts == NULL)
+        goto out_fail;
+    for (unsigned int i = 0; i < n; i++) {
+        rc = gnutls_pcert_import_x509(&g->pcerts[i], crts[i], 0);
+        if (rc < 0) {
+            snprintf(err, CFG_ERR_LEN, "%s: %s", cert_path, gnutls_strerror(rc));
+            goto out_fail;
+        }
+        g->n_pcerts++;
+    }
+    if (gnutls_privkey_init(&g->key) < 0 ||
+        (rc = gnutls_privkey_import_x509_raw(g->key, &kd, GNUTLS_X509_FMT_PEM, NULL, 0)) < 0) {
+        snprintf(err, CFG_ERR_LEN, "%s: not a PEM private key", key_path);
+        goto out_fail;
+    }
+    /* A key that does not match the certificate would fail every handshake. */
+    gnutls_pubkey_t pub = NULL;
+    gnutls_datum_t sig = {NULL, 0}, data = {(unsigned char *)"cpu-extender", 12};
+    rc = gnutls_privkey_sign_data(g->key, GNUTLS_DIG_SHA256, 0, &data, &sig);
+    if (rc >= 0 && gnutls_pubkey_init(&pub) >= 0 && gnutls_pubkey_import_x509(pub, crts[0], 0) >= 0)
+        rc = gnutls_pubkey_verify_data2(
+            pub, gnutls_pk_to_sign(gnutls_pubkey_get_pk_algorithm(pub, NULL), GNUTLS_DIG_SHA256), 0,
+            &data, &sig);
+    else
+        rc = -1;
+    gnutls_free(sig.data);
+    gnutls_pubkey_deinit(pub);
+    if (rc < 0) {
+        snprintf(err, CFG_ERR_LEN, "%.200s does not match the certificate in %.200s", key_path,
+                 cert_path);
+        goto out_fail;
+    }
+    for (unsigned int i = 0; i < n; i++)
+        gnutls_x509_crt_deinit(crts[i]);
+    gnutls_free(crts);
+    free(cert);
+    free(key);
+    return g;
+
+out_fail:
+    for (unsigned int i = 0; i < n; i++)
+        gnutls_x509_crt_deinit(crts[i]);
+    gnutls_free(crts);
+    gen_free(g);
+    if (key != NULL)
+        memset(key, 0, strlen(key)); /* no key material left in freed memory */
+    free(key);
+    free(cert);
+    return NULL;
+}
+
+static struct timespec mtime_of(const char *path)
+{
+    struct stat st;
+    struct timespec zero = {0, 0};
+    return stat(path, &st) == 0 ? st.st_mtim : zero;
+}
+
+static bool same_time(struct timespec a, struct timespec b)
+{
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+int srv_tls_init(const struct cfg *cfg, char err[CFG_ERR_LEN])
+{
+    snprintf(cert_path, sizeof(cert_path), "%s", cfg->tls_cert);
+    snprintf(key_path, sizeof(key_path), "%s", cfg->tls_key);
+    cert_mtime = mtime_of(cert_path);
+    key_mtime = mtime_of(key_path);
+    last_check = time(NULL);
+    current = gen_load(err);
+    return current != NULL ? 0 : -EINVAL;
+}
+
+/* With the lock held: re-reads the pair when either file changed. */
+static void maybe_reload(void)
+{
+    char err[CFG_ERR_LEN];
+    time_t now = time(NULL);
+    if (now == last_check)
+        return;
+    last_check = now;
+    struct timespec c = mtime_of(cert_path), k = mtime_of(key_path);
+    if (same_time(c, cert_mtime) && same_time(k, key_mtime))
+        return;
+    struct tls_gen *g = gen_load(err);
+    if (g == NULL) {
+        /* Perhaps half written: try again next second, keep serving the old. */
+        log_msg(CFG_LOG_ERROR, "TLS certificate reload failed, keeping the old one", "error=\"%s\"",
+                err);
+        return;
+    }
+    cert_mtime = c;
+    key_mtime = k;
+    /* Free what was retired long enough ago that no handshake still uses it. */
+    for (struct tls_gen **p = &current->older; *p != NULL;) {
+        if (now - (*p)->retired > RETIRED_KEEP_SECONDS) {
+            struct tls_gen *gone = *p;
+            *p = gone->older;
+            gen_free(gone);
+        } else {
+            p = &(*p)->older;
+        }
+    }
+    current->retired = now;
+    g->older = current;
+    current = g;
+    log_msg(CFG_LOG_INFO, "TLS certificate reloaded", "cert=%s", cert_path);
+}
+
+int srv_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_rdn, int nreqs,
+                          const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,
+                          gnutls_pcert_st **pcert, unsigned int *pcert_length,
+                          gnutls_privkey_t *privkey)
+{
+    (void)session;
+    (void)req_ca_rdn;
+    (void)nreqs;
+    (void)pk_algos;
+    (void)pk_algos_length;
+    pthread_mutex_lock(&lock);
+    maybe_reload();
+    *pcert = current->pcerts;
+    *pcert_length = current->n_pcerts;
+    *privkey = current->key;
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+bool srv_tls_client_verified(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    gnutls_session_t s = ci != NULL ? (gnutls_session_t)ci->tls_session : NULL;
+    unsigned int n = 0, status = 0;
+    return s != NULL && gnutls_certificate_get_peers(s, &n) != NULL && n > 0 &&
+           gnutls_certificate_verify_peers2(s, &status) == 0 && status == 0;
+}
+
+void srv_tls_destroy(void)
+{
+    pthread_mutex_lock(&lock);
+    while (current != NULL) {
+        struct tls_gen *older = current->older;
+        gen_free(current);
+        current = older;
+    }
+    pthread_mutex_unlock(&lock);
+}

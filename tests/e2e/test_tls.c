@@ -1,0 +1,169 @@
+/*
+ * HTTPS and mTLS against the real binary, with a PKI the test makes
+ * (tests/e2e/make_certs.sh, openssl) and curl as the client.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/suites.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/server_proc.h"
+
+static char pki[64];
+
+static void make_pki(const char *cn)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "tests/e2e/make_certs.sh %s %s", pki, cn);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+}
+
+/* Runs curl with @opts against https://127.0.0.1:PORT@path; returns what
+ * -w printed after the body (e.g. the status), in @out. */
+static void curl(int port, const char *opts, const char *path, char *out, size_t n)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd),
+             "curl -s -o /dev/null -w '%%{http_code}' --max-time 5 %s https://127.0.0.1:%d%s", opts,
+             port, path);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t got = fread(out, 1, n - 1, p);
+    out[got] = '\0';
+    pclose(p);
+}
+
+static void start_tls(struct server_proc *s, int mtls)
+{
+    static char cert[96], key[96], ca[96];
+    snprintf(cert, sizeof(cert), "%s/server.pem", pki);
+    snprintf(key, sizeof(key), "%s/server.key", pki);
+    snprintf(ca, sizeof(ca), "%s/ca.pem", pki);
+    const char *args[] = {"--tls-cert", cert, "--tls-key", key, mtls ? "--client-ca" : NULL,
+                          ca,           NULL};
+    server_start(s, args);
+}
+
+static void setup(void)
+{
+    snprintf(pki, sizeof(pki), "/tmp/cpu-extender-pki-%d", (int)getpid());
+    make_pki("first-cert");
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", pki);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", pki);
+}
+
+START_TEST(tls_serves_https_tls12_and_up_only)
+{
+    struct server_proc s;
+    char out[64], opts[256];
+    start_tls(&s, 0);
+    snprintf(opts, sizeof(opts), "--cacert %s/ca.pem", pki);
+    curl(s.port, opts, "/healthz", out, sizeof(out));
+    ck_assert_str_eq(out, "200");
+    snprintf(opts, sizeof(opts), "--cacert %s/ca.pem --tls-max 1.1", pki);
+    curl(s.port, opts, "/healthz", out, sizeof(out));
+    ck_assert_str_eq(out, "000"); /* handshake refused */
+    snprintf(opts, sizeof(opts), "--cacert %s/other-ca.pem", pki);
+    curl(s.port, opts, "/healthz", out, sizeof(out));
+    ck_assert_str_eq(out, "000"); /* the client does not trust it: our cert is really ours */
+    ck_assert_int_eq(server_stop(&s), 0);
+}
+END_TEST
+
+START_TEST(tls_client_certificates_are_verified)
+{
+    struct server_proc s;
+    char out[64], opts[512];
+    start_tls(&s, 1);
+    snprintf(opts, sizeof(opts), "--cacert %s/ca.pem", pki);
+    curl(s.port, opts, "/version", out, sizeof(out));
+    ck_assert_str_eq(out, "403"); /* no client certificate */
+    curl(s.port, opts, "/healthz", out, sizeof(out));
+    ck_assert_str_eq(out, "200"); /* probes need none */
+    snprintf(opts, sizeof(opts),
+             "--cacert %s/ca.pem --cert %s/other-client.pem --key %s/other-client.key", pki, pki,
+             pki);
+    curl(s.port, opts, "/version", out, sizeof(out));
+    ck_assert_str_eq(out, "403"); /* a certificate from another CA */
+    snprintf(opts, sizeof(opts),
+             "--cacert %s/ca.pem --cert %s/client.pem --key %s/client.key "
+             "--data-binary @%s/fixtures/cache-3nodes/raw/000002-prioritize.req.json",
+             pki, pki, pki, fixture_dir());
+    curl(s.port, opts, "/scheduler/prioritize", out, sizeof(out));
+    ck_assert_str_eq(out, "200");
+    /* nothing secret reaches the log */
+    size_t len;
+    char *log = file_read(s.log_path, &len);
+    ck_assert_ptr_null(strstr(log, "PRIVATE KEY"));
+    ck_assert_ptr_null(strstr(log, "BEGIN"));
+    free(log);
+    ck_assert_int_eq(server_stop(&s), 0);
+}
+END_TEST
+
+START_TEST(tls_certificate_is_reloaded_when_its_files_change)
+{
+    struct server_proc s;
+    char cmd[512], out[256];
+    start_tls(&s, 0);
+    snprintf(cmd, sizeof(cmd),
+             "curl -sv --max-time 5 --cacert %s/ca.pem https://127.0.0.1:%d/healthz 2>&1 "
+             "| grep -o 'subject: CN=[a-z-]*'",
+             pki, s.port);
+    FILE *p = popen(cmd, "r");
+    out[fread(out, 1, sizeof(out) - 1, p)] = '\0';
+    pclose(p);
+    ck_assert_ptr_nonnull(strstr(out, "CN=first-cert"));
+    make_pki("renewed-cert");
+    int renewed = 0;
+    for (int i = 0; i < 40 && !renewed; i++) { /* checked once a second */
+        usleep(100000);
+        p = popen(cmd, "r");
+        out[fread(out, 1, sizeof(out) - 1, p)] = '\0';
+        pclose(p);
+        renewed = strstr(out, "CN=renewed-cert") != NULL;
+    }
+    ck_assert_msg(renewed, "still serving: %s", out);
+    ck_assert_int_eq(server_stop(&s), 0);
+}
+END_TEST
+
+START_TEST(tls_bad_settings_stop_the_start)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "%s --listen 127.0.0.1:0 --tls-cert %s/server.pem 2>/dev/null",
+             server_binary(), pki);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2); /* key missing */
+    snprintf(cmd, sizeof(cmd),
+             "%s --listen 127.0.0.1:0 --tls-cert %s/ca.key --tls-key %s/server.key 2>/dev/null",
+             server_binary(), pki, pki);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2); /* not a certificate */
+    snprintf(cmd, sizeof(cmd),
+             "%s --listen 127.0.0.1:0 --tls-cert %s/server.pem --tls-key %s/client.key 2>/dev/null",
+             server_binary(), pki, pki);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2); /* key of another certificate */
+}
+END_TEST
+
+Suite *tls_suite(void)
+{
+    Suite *s = suite_create("tls");
+    TCase *tc = tcase_create("tls");
+    tcase_set_timeout(tc, 60);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, tls_serves_https_tls12_and_up_only);
+    tcase_add_test(tc, tls_client_certificates_are_verified);
+    tcase_add_test(tc, tls_certificate_is_reloaded_when_its_files_change);
+    tcase_add_test(tc, tls_bad_settings_stop_the_start);
+    suite_add_tcase(s, tc);
+    return s;
+}
