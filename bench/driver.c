@@ -14,6 +14,9 @@
  *       prioritized on the first.
  *   bench-driver growth PORT PID FILE REQUESTS
  *       VmRSS before and after REQUESTS prioritize calls.
+ *   bench-driver soak PORT PID FILE VERB RATE SECONDS
+ *       RATE requests/s for SECONDS; counts answers other than 200 and 5xx,
+ *       and the range of VmRSS.
  *
  * Only 127.0.0.1 is ever contacted; every loop is bounded in count or time.
  */
@@ -347,6 +350,59 @@ static int cmd_growth(int argc, char **argv)
     return errors == 0 ? 0 : 1;
 }
 
+/* Paced load: @rate requests/s for @seconds on one connection, RSS sampled
+ * every 10 s. Prints the totals; fails on any answer other than 200. */
+static int cmd_soak(int argc, char **argv)
+{
+    if (argc != 6)
+        return 2;
+    int port = atoi(argv[0]), pid = atoi(argv[1]);
+    const char *verb = argv[3];
+    double rate = atof(argv[4]), seconds = atof(argv[5]);
+    size_t len, cap = 0;
+    char *body = file_read(argv[2], &len), *buf = NULL, path[64];
+    if (body == NULL || rate <= 0)
+        return 1;
+    snprintf(path, sizeof(path), "/scheduler/%s", verb);
+    int fd = http_connect(port);
+    long sent = 0, not_ok = 0, server_errors = 0, rss_min = -1, rss_max = -1;
+    double start = now_ms(), next_sample = start;
+    while (fd >= 0 && now_ms() - start < seconds * 1000) {
+        double due = start + (double)sent * 1000 / rate;
+        double wait = due - now_ms();
+        if (wait > 0)
+            usleep((useconds_t)(wait * 1000));
+        struct http_response r;
+        if (http_send(fd, "POST", path, body, len) != 0 ||
+            http_read_reuse(fd, &r, &buf, &cap, 30000) != 0) {
+            not_ok++;
+            close(fd);
+            fd = http_connect(port);
+            continue;
+        }
+        sent++;
+        not_ok += r.status != 200;
+        server_errors += r.status >= 500;
+        if (now_ms() >= next_sample) {
+            long rss = proc_kib(pid, "VmRSS");
+            rss_min = rss_min < 0 || rss < rss_min ? rss : rss_min;
+            rss_max = rss > rss_max ? rss : rss_max;
+            next_sample += 10000;
+        }
+    }
+    double elapsed = (now_ms() - start) / 1000;
+    printf("| soak %s %s | %.0f s | %ld requests | %.0f req/s | not 200: %ld | 5xx: %ld | VmRSS "
+           "%.1f..%.1f MiB |\n",
+           verb, strrchr(argv[2], '/') ? strrchr(argv[2], '/') + 1 : argv[2], elapsed, sent,
+           (double)sent / elapsed, not_ok, server_errors, (double)rss_min / 1024,
+           (double)rss_max / 1024);
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    free(body);
+    return not_ok == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "case") == 0)
@@ -357,6 +413,8 @@ int main(int argc, char **argv)
         return cmd_healthz(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "growth") == 0)
         return cmd_growth(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "soak") == 0)
+        return cmd_soak(argc - 2, argv + 2);
     fprintf(stderr, "usage: bench-driver case|idle|healthz|growth ...\n");
     return 2;
 }
