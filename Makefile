@@ -106,6 +106,7 @@ test-one: $(BIN) $(TEST_BIN)
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(TEST_BIN)
 	tests/e2e/readme_curl.sh $(BIN)
+	tests/e2e/unprivileged.sh $(BIN)
 
 lint:
 	clang-format --dry-run -Werror $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h)
