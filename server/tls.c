@@ -126,6 +126,7 @@ static struct tls_gen *gen_load(char err[CFG_ERR_LEN])
         gnutls_x509_crt_deinit(crts[i]);
     gnutls_free(crts);
     free(cert);
+    memset(key, 0, strlen(key)); /* no key material left in freed memory */
     free(key);
     return g;
 
