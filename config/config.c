@@ -195,7 +195,8 @@ static int check_string(const struct opt *o, const char *v, char *why, size_t n)
         snprintf(why, n, "want HOST:PORT or [IPV6]:PORT with a port from 0 to 65535");
         return -EINVAL;
     }
-    if (strcmp(o->flag, "prefix") == 0 && v[0] != '/') {
+    /* "" is the root, as "/" becomes once normalized (printed configs say "") */
+    if (strcmp(o->flag, "prefix") == 0 && v[0] != '/' && v[0] != '\0') {
         snprintf(why, n, "must start with '/'");
         return -EINVAL;
     }

@@ -377,17 +377,22 @@ static bool has_nul(const char *body, size_t len)
     return false;
 }
 
-/* Offset of the first byte that is not well-formed UTF-8 (RFC 3629: no
- * overlongs, no surrogates, nothing past U+10FFFF), or @len. ASCII runs are
- * skipped eight bytes at a time: Kubernetes objects are nearly all ASCII. */
-static size_t utf8_invalid_at(const unsigned char *s, size_t len)
+/* Offset of the first byte that cannot stand in a JSON text as Go reads it,
+ * or @len: bytes that are not well-formed UTF-8 (RFC 3629: no overlongs, no
+ * surrogates, nothing past U+10FFFF), and control characters other than
+ * tab, line feed and carriage return. cJSON lets both through (it skips any
+ * byte up to 0x20 as white space), Go's decoder and our span scanner do
+ * not. ASCII runs without control bytes are skipped eight at a time. */
+static size_t invalid_byte_at(const unsigned char *s, size_t len)
 {
+    const uint64_t high = 0x8080808080808080ULL, spaces = 0x2020202020202020ULL;
     size_t i = 0;
     while (i < len) {
         if (i + 8 <= len) {
             uint64_t w;
             memcpy(&w, s + i, 8);
-            if ((w & 0x8080808080808080ULL) == 0) {
+            /* no byte >= 0x80, and no byte < 0x20 (w - 0x20.. borrows there) */
+            if ((w & high) == 0 && ((w - spaces) & ~w & high) == 0) {
                 i += 8;
                 continue;
             }
@@ -395,7 +400,12 @@ static size_t utf8_invalid_at(const unsigned char *s, size_t len)
         unsigned char c = s[i];
         size_t n;
         unsigned lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
-        if (c < 0x80) {
+        if (c < 0x20) {
+            if (c != '\t' && c != '\n' && c != '\r')
+                return i;
+            i++;
+            continue;
+        } else if (c < 0x80) {
             i++;
             continue;
         } else if (c >= 0xc2 && c <= 0xdf) {
@@ -438,9 +448,15 @@ int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct 
         snprintf(err, CODEC_ERR_LEN, "a string holds a NUL character");
         return -EINVAL;
     }
-    size_t bad = utf8_invalid_at((const unsigned char *)body, len);
+    size_t bad = invalid_byte_at((const unsigned char *)body, len);
     if (bad != len) {
-        snprintf(err, CODEC_ERR_LEN, "invalid UTF-8 at byte %zu", bad);
+        snprintf(err, CODEC_ERR_LEN, "%s at byte %zu",
+                 (unsigned char)body[bad] < 0x20 ? "control character" : "invalid UTF-8", bad);
+        return -EINVAL;
+    }
+    /* Go's decoder refuses a byte-order mark; cJSON would skip it. */
+    if (len >= 3 && memcmp(body, "\xef\xbb\xbf", 3) == 0) {
+        snprintf(err, CODEC_ERR_LEN, "byte-order mark before the JSON text");
         return -EINVAL;
     }
     cJSON *root = cJSON_ParseWithLengthOpts(body, len + 1, &end, 1);

@@ -202,6 +202,8 @@ size_t srv_span_elements(struct jspan arr, struct jspan *out, size_t max)
     while (p < end && *p != ']') {
         const char *start = p;
         p = skip_value(p, end);
+        if (p == start)
+            break; /* not JSON the parser accepted: stop rather than spin */
         if (n < max) {
             out[n].p = start;
             out[n].len = (size_t)(p - start);
@@ -236,6 +238,8 @@ static const char *scan_list(const char *p, const char *end, struct node_list_sp
                 while (p < end && *p != ']') {
                     const char *e = p;
                     p = skip_value(p, end);
+                    if (p == e)
+                        break; /* not JSON the parser accepted: stop rather than spin */
                     if (out->n_elements < out->max_elements) {
                         out->elements[out->n_elements].p = e;
                         out->elements[out->n_elements].len = (size_t)(p - e);

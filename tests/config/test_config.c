@@ -73,6 +73,12 @@ START_TEST(config_file_from_environment)
     ck_assert_int_eq(load(&c, NULL, 0, envp, err), 0);
     ck_assert(c.score.normalize);
     ck_assert_str_eq(c.prefix, "/ext"); /* slashes collapsed and trimmed */
+    /* the root prefix normalizes to "", which must read back (found by fuzzing) */
+    char *root[] = {"--prefix=/"};
+    ck_assert_int_eq(load(&c, root, 1, NULL, err), 0);
+    ck_assert_str_eq(c.prefix, "");
+    char *empty[] = {"--prefix="};
+    ck_assert_int_eq(load(&c, empty, 1, NULL, err), 0);
     unlink(f);
 }
 END_TEST
