@@ -390,7 +390,7 @@ static int cmd_soak(int argc, char **argv)
             next_sample += 10000;
         }
     }
-    double elapsed = (now_ms() - start) / 1000;
+    double elapsed = (now_ms() - start) / 1000 + 1e-9;
     printf("| soak %s %s | %.0f s | %ld requests | %.0f req/s | not 200: %ld | 5xx: %ld | VmRSS "
            "%.1f..%.1f MiB |\n",
            verb, strrchr(argv[2], '/') ? strrchr(argv[2], '/') + 1 : argv[2], elapsed, sent,
@@ -400,7 +400,7 @@ static int cmd_soak(int argc, char **argv)
         close(fd);
     free(buf);
     free(body);
-    return not_ok == 0 ? 0 : 1;
+    return not_ok == 0 && sent > 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)

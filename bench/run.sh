@@ -17,7 +17,7 @@ cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
     rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT HUP INT TERM
 
 [ -f "$data/nodes-5000.json" ] || "$B/bench-gen" "$data" 100 500 1000 5000
 

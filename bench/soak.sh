@@ -16,7 +16,7 @@ cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
     rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT HUP INT TERM
 "$B/cpu-extender" --listen 127.0.0.1:0 2>"$tmp/log" &
 pid=$!
 port=""

@@ -67,7 +67,8 @@ static const struct opt opts[] = {
     {"idle-timeout-seconds", OPT_INT, OFF(idle_timeout_seconds), 1, 86400,
      "close a connection idle this long (keep above kube-scheduler's 90 s)"},
     {"request-timeout-seconds", OPT_INT, OFF(request_timeout_seconds), 1, 3600,
-     "close a connection whose request body is not complete this long after its headers"},
+     "close a connection whose request body is still incomplete this long after its headers "
+     "(checked as body bytes arrive; a silent client is closed by the idle timeout)"},
     {"drain-seconds", OPT_INT, OFF(drain_seconds), 0, 300,
      "on SIGTERM, let requests in flight finish for up to this long"},
     {"tls-cert", OPT_STRING, OFF(tls_cert), 0, 0,

@@ -377,12 +377,14 @@ static bool has_nul(const char *body, size_t len)
     return false;
 }
 
-/* Offset of the first byte that cannot stand in a JSON text as Go reads it,
- * or @len: bytes that are not well-formed UTF-8 (RFC 3629: no overlongs, no
- * surrogates, nothing past U+10FFFF), and control characters other than
- * tab, line feed and carriage return. cJSON lets both through (it skips any
- * byte up to 0x20 as white space), Go's decoder and our span scanner do
- * not. ASCII runs without control bytes are skipped eight at a time. */
+/* Offset of the first byte we refuse, or @len: control characters other
+ * than tab, line feed and carriage return (cJSON skips any byte up to 0x20
+ * as white space; Go's decoder and our span scanner do not), and bytes that
+ * are not well-formed UTF-8 (RFC 3629: no overlongs, no surrogates, nothing
+ * past U+10FFFF; Go would replace them with U+FFFD, we answer 400). A raw
+ * tab or newline inside a string passes, where Go would refuse it; what we
+ * answer stays valid JSON. ASCII runs without control bytes are skipped
+ * eight at a time. */
 static size_t invalid_byte_at(const unsigned char *s, size_t len)
 {
     const uint64_t high = 0x8080808080808080ULL, spaces = 0x2020202020202020ULL;

@@ -46,6 +46,7 @@ struct srv {
     char listen[CFG_STR_LEN]; /* what the daemon was started with */
     int connection_limit, per_ip_connection_limit, idle_timeout_seconds;
     bool mtls; /* client certificates are required (set at start) */
+    char tls_cert[CFG_STR_LEN], tls_key[CFG_STR_LEN], client_ca[CFG_STR_LEN]; /* at start */
     atomic_bool ready;
 };
 
@@ -383,6 +384,9 @@ int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN])
     s->per_ip_connection_limit = cfg->per_ip_connection_limit;
     s->idle_timeout_seconds = cfg->idle_timeout_seconds;
     s->mtls = cfg->client_ca[0] != '\0';
+    snprintf(s->tls_cert, sizeof(s->tls_cert), "%s", cfg->tls_cert);
+    snprintf(s->tls_key, sizeof(s->tls_key), "%s", cfg->tls_key);
+    snprintf(s->client_ca, sizeof(s->client_ca), "%s", cfg->client_ca);
     atomic_init(&s->ready, true);
     struct MHD_OptionItem opts[16];
     size_t n = 0;
@@ -413,7 +417,9 @@ int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN])
                                  on_mhd_log, NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     free(trust);
     if (s->daemon == NULL) {
-        snprintf(err, CFG_ERR_LEN, "cannot listen on %s (address in use or not available)",
+        snprintf(err, CFG_ERR_LEN,
+                 "cannot serve on %s: address in use or not available, or TLS setup failed "
+                 "(details at --log-level debug)",
                  cfg->listen);
         goto out_free;
     }
@@ -448,12 +454,14 @@ void srv_stop(struct srv *s, int drain_seconds)
 {
     if (s == NULL)
         return;
-    /* Quiesce keeps the connections but hands the listening socket back;
-     * closing it at once makes new connections fail fast (refused) instead
-     * of waiting in the backlog until they are reset. */
+    /* Quiesce keeps the connections but hands the listening socket back.
+     * It may not be closed before MHD_stop_daemon (its polling thread may
+     * still look at the descriptor), but shutting it down stops listening
+     * at once: new connections are refused instead of waiting in the
+     * backlog until they are reset. */
     MHD_socket listener = MHD_quiesce_daemon(s->daemon);
     if (listener != MHD_INVALID_SOCKET)
-        close(listener);
+        shutdown(listener, SHUT_RDWR);
     struct timespec deadline, now;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += drain_seconds;
@@ -467,6 +475,8 @@ void srv_stop(struct srv *s, int drain_seconds)
         nanosleep(&tick, NULL);
     }
     MHD_stop_daemon(s->daemon);
+    if (listener != MHD_INVALID_SOCKET)
+        close(listener);
     cfg_live_destroy(&s->live);
     free(s);
 }
@@ -477,7 +487,8 @@ int srv_reload(struct srv *s, const struct cfg *next)
     if (strcmp(next->listen, s->listen) != 0 || next->connection_limit != s->connection_limit ||
         next->per_ip_connection_limit != s->per_ip_connection_limit ||
         next->idle_timeout_seconds != s->idle_timeout_seconds ||
-        (next->client_ca[0] != '\0') != s->mtls)
+        strcmp(next->tls_cert, s->tls_cert) != 0 || strcmp(next->tls_key, s->tls_key) != 0 ||
+        strcmp(next->client_ca, s->client_ca) != 0)
         log_msg(CFG_LOG_WARN, "listen, connection and TLS settings take effect on restart",
                 "listen=%s", s->listen);
     return cfg_live_swap(&s->live, next);

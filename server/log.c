@@ -1,14 +1,16 @@
 #include "server/log.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
 
-static enum cfg_log_level min_level = CFG_LOG_INFO;
+/* Set by main (start, reload), read by every thread: atomic, relaxed. */
+static _Atomic int min_level = CFG_LOG_INFO;
 
 void log_set_level(enum cfg_log_level level)
 {
-    min_level = level;
+    atomic_store_explicit(&min_level, (int)level, memory_order_relaxed);
 }
 
 void log_msg(enum cfg_log_level level, const char *msg, const char *fmt, ...)
@@ -18,7 +20,7 @@ void log_msg(enum cfg_log_level level, const char *msg, const char *fmt, ...)
     struct tm tm;
     int n;
 
-    if (level < min_level)
+    if ((int)level < atomic_load_explicit(&min_level, memory_order_relaxed))
         return;
     clock_gettime(CLOCK_REALTIME, &now);
     gmtime_r(&now.tv_sec, &tm);

@@ -8,7 +8,7 @@
 
 #include "config/config.h"
 
-/* Sets the lowest level written. Call before threads start. */
+/* Sets the lowest level written. Thread-safe. */
 void log_set_level(enum cfg_log_level level);
 
 /* Writes one line at @level; @fmt continues after msg, e.g.

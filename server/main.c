@@ -97,6 +97,9 @@ static void reload(struct srv *s, struct cfg *c, int argc, char **argv, const ch
     int positional[1], n = 0;
 
     if (cfg_load(&next, argc, argv, environ, positional, 0, &n, err) != 0) {
+        for (char *q = err; *q != '\0'; q++)
+            if (*q == '"')
+                *q = '\''; /* keep the logfmt value in one piece */
         log_msg(CFG_LOG_ERROR, "config reload rejected, keeping the last good one",
                 "trigger=%s error=\"%s\" hash=%s", why, err, c->hash);
         return;

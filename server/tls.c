@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,10 @@
 
 #include "server/log.h"
 
-/* A certificate chain and its key. Replaced ones are kept a while, since a
- * handshake may still be using them, and freed on a later reload. */
+/* A certificate chain and its key. Replaced ones are kept until the server
+ * stops: GnuTLS may need the key of the certificate it was handed long after
+ * (a TLS 1.2 client can hold its key exchange back), and nothing tells us
+ * when a handshake is done with it. Rotations are rare; each keeps a few KB. */
 struct tls_gen {
     gnutls_pcert_st *pcerts;
     unsigned int n_pcerts;
@@ -19,8 +22,6 @@ struct tls_gen {
     time_t retired; /* 0 while current */
     struct tls_gen *older;
 };
-
-#define RETIRED_KEEP_SECONDS 60
 
 /* The module's state; `lock` guards all of it. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -37,6 +38,7 @@ char *srv_tls_read_pem(const char *path, char err[CFG_ERR_LEN])
         snprintf(err, CFG_ERR_LEN, "%s: %s", path, strerror(errno));
         return NULL;
     }
+    setvbuf(f, NULL, _IONBF, 0); /* no copy of a key in stdio's buffer */
     if (fseek(f, 0, SEEK_END) == 0) {
         long size = ftell(f);
         rewind(f);
@@ -105,19 +107,17 @@ static struct tls_gen *gen_load(char err[CFG_ERR_LEN])
         snprintf(err, CFG_ERR_LEN, "%s: not a PEM private key", key_path);
         goto out_fail;
     }
-    /* A key that does not match the certificate would fail every handshake. */
+    /* A key that does not match the certificate would fail every handshake:
+     * compare the key IDs of the certificate's public key and of the key's. */
+    unsigned char cert_id[64], key_id[64];
+    size_t cert_id_len = sizeof(cert_id), key_id_len = sizeof(key_id);
     gnutls_pubkey_t pub = NULL;
-    gnutls_datum_t sig = {NULL, 0}, data = {(unsigned char *)"cpu-extender", 12};
-    rc = gnutls_privkey_sign_data(g->key, GNUTLS_DIG_SHA256, 0, &data, &sig);
-    if (rc >= 0 && gnutls_pubkey_init(&pub) >= 0 && gnutls_pubkey_import_x509(pub, crts[0], 0) >= 0)
-        rc = gnutls_pubkey_verify_data2(
-            pub, gnutls_pk_to_sign(gnutls_pubkey_get_pk_algorithm(pub, NULL), GNUTLS_DIG_SHA256), 0,
-            &data, &sig);
-    else
-        rc = -1;
-    gnutls_free(sig.data);
+    rc = gnutls_x509_crt_get_key_id(crts[0], 0, cert_id, &cert_id_len);
+    if (rc >= 0 && (rc = gnutls_pubkey_init(&pub)) >= 0 &&
+        (rc = gnutls_pubkey_import_privkey(pub, g->key, 0, 0)) >= 0)
+        rc = gnutls_pubkey_get_key_id(pub, 0, key_id, &key_id_len);
     gnutls_pubkey_deinit(pub);
-    if (rc < 0) {
+    if (rc < 0 || cert_id_len != key_id_len || memcmp(cert_id, key_id, key_id_len) != 0) {
         snprintf(err, CFG_ERR_LEN, "%.200s does not match the certificate in %.200s", key_path,
                  cert_path);
         goto out_fail;
@@ -185,16 +185,6 @@ static void maybe_reload(void)
     }
     cert_mtime = c;
     key_mtime = k;
-    /* Free what was retired long enough ago that no handshake still uses it. */
-    for (struct tls_gen **p = &current->older; *p != NULL;) {
-        if (now - (*p)->retired > RETIRED_KEEP_SECONDS) {
-            struct tls_gen *gone = *p;
-            *p = gone->older;
-            gen_free(gone);
-        } else {
-            p = &(*p)->older;
-        }
-    }
     current->retired = now;
     g->older = current;
     current = g;
@@ -226,8 +216,11 @@ bool srv_tls_client_verified(struct MHD_Connection *conn)
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
     gnutls_session_t s = ci != NULL ? (gnutls_session_t)ci->tls_session : NULL;
     unsigned int n = 0, status = 0;
+    /* The chain must verify and the certificate be meant for TLS clients. */
+    gnutls_typed_vdata_st purpose = {.type = GNUTLS_DT_KEY_PURPOSE_OID,
+                                     .data = (unsigned char *)(uintptr_t)GNUTLS_KP_TLS_WWW_CLIENT};
     return s != NULL && gnutls_certificate_get_peers(s, &n) != NULL && n > 0 &&
-           gnutls_certificate_verify_peers2(s, &status) == 0 && status == 0;
+           gnutls_certificate_verify_peers(s, &purpose, 1, &status) == 0 && status == 0;
 }
 
 void srv_tls_destroy(void)

@@ -15,7 +15,7 @@ cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
     rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT HUP INT TERM
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }

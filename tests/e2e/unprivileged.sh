@@ -17,7 +17,7 @@ cleanup() {
     chmod -R u+w "$root"
     rm -rf "$root" "$log"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT HUP INT TERM
 install -D -m 0755 "$bin" "$root/usr/local/bin/cpu-extender" # as make install does
 chmod -R a-w "$root"
 cd /
