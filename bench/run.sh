@@ -5,6 +5,7 @@
 # BENCH_SECONDS scales the time per case (default 5). Loopback only; every
 # loop is bounded in time or count.
 set -eu
+. "$(dirname "$0")/../tests/support/server.sh"
 B=${1:-build/release}
 secs=${BENCH_SECONDS:-5}
 data=build/bench
@@ -23,13 +24,7 @@ trap cleanup EXIT HUP INT TERM
 
 "$B/cpu-extender" --listen 127.0.0.1:0 --max-body-bytes 134217728 2>"$tmp/server.log" &
 pid=$!
-port=""
-for _ in $(seq 100); do
-    port=$(sed -n 's/.*msg="listening" addr=127.0.0.1:\([0-9]*\).*/\1/p' "$tmp/server.log")
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || { cat "$tmp/server.log" >&2; exit 1; }
+port=$(wait_port "$tmp/server.log")
 
 rows="$tmp/rows"
 : >"$rows"

@@ -5,6 +5,7 @@
 # calls. Passes with zero answers other than 200 and a flat RSS.
 # Usage: bench/soak.sh build/release   (from the repo root; not part of make test)
 set -eu
+. "$(dirname "$0")/../tests/support/server.sh"
 B=${1:-build/release}
 secs=${SOAK_SECONDS:-600}
 data=build/bench
@@ -19,13 +20,7 @@ cleanup() {
 trap cleanup EXIT HUP INT TERM
 "$B/cpu-extender" --listen 127.0.0.1:0 2>"$tmp/log" &
 pid=$!
-port=""
-for _ in $(seq 100); do
-    port=$(sed -n 's/.*msg="listening" addr=127.0.0.1:\([0-9]*\).*/\1/p' "$tmp/log")
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || exit 1
+port=$(wait_port "$tmp/log")
 
 # Capacity of each workload alone, then 80 % of it for both at once.
 cap() { "$B/bench-driver" case "$port" "$pid" "$1" "$2" "$3" 5 1 | awk -F'|' '{gsub(/ /,"",$13); print $13}'; }

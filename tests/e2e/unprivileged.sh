@@ -4,6 +4,7 @@
 # from a read-only tree, with no writable path, and stops cleanly.
 # Usage: tests/e2e/unprivileged.sh path/to/cpu-extender   (needs root for setpriv)
 set -eu
+. "$(dirname "$0")/../support/server.sh"
 bin=${1:?usage: unprivileged.sh BINARY}
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
     echo "unprivileged: 0 passed, 0 failed (needs root and setpriv; skipped)"
@@ -25,12 +26,7 @@ nobody="setpriv --reuid=65532 --regid=65532 --clear-groups --inh-caps=-all"
 # setpriv execs the binary: $! is the server itself
 $nobody "$root/usr/local/bin/cpu-extender" --listen 127.0.0.1:0 2>"$log" &
 pid=$!
-port=""
-for _ in $(seq 50); do
-    port=$(sed -n 's/.*msg="listening" addr=127.0.0.1:\([0-9]*\).*/\1/p' "$log")
-    [ -n "$port" ] && break
-    sleep 0.1
-done
+port=$(wait_port "$log" || true)
 pass=0
 fail=0
 check() { if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $*" >&2; fi; }

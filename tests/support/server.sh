@@ -1,0 +1,15 @@
+# Shell helpers for scripts that run the binary on an ephemeral loopback port
+# (bench/run.sh, bench/soak.sh, tests/e2e/unprivileged.sh). Source it.
+
+# wait_port LOG: prints the port of the "listening" line the server writes to
+# LOG, waiting up to 10 s; fails (and shows the log) when none comes.
+wait_port() {
+    _p=""
+    for _ in $(seq 100); do
+        _p=$(sed -n 's/.*msg="listening" addr=127.0.0.1:\([0-9]*\).*/\1/p' "$1")
+        [ -n "$_p" ] && { echo "$_p"; return 0; }
+        sleep 0.1
+    done
+    cat "$1" >&2
+    return 1
+}
