@@ -357,24 +357,36 @@ static int decode_node_names(const cJSON *names, const struct cfg *cfg, struct c
     return 0;
 }
 
-/* True when a JSON string in @body holds a NUL: a raw 0 byte or a \u0000
- * escape. cJSON would cut
- * the C string there, so "a\u0000b" would be read as "a": a node name the
- * scheduler never sent, or a quantity Go rejects read as a valid one. */
-static bool has_nul(const char *body, size_t len)
+/* Checks every escape sequence in @body. cJSON reads an invalid \\u escape
+ * ("\\uZZZZ", "\\u0e9") as a NUL and, like a real \\u0000, a NUL cuts its C
+ * string: "a\\u0000b" would be read as "a", a node name the scheduler never
+ * sent, and "Nodes\\uZZZZ" as the key "Nodes". Go refuses the former and
+ * keeps the NUL in the latter; we refuse both, and a raw NUL byte too.
+ * Returns NULL, or what is wrong (with its offset in *@at). */
+static const char *bad_escape(const char *body, size_t len, size_t *at)
 {
-    const char *end = body + len;
-    if (memchr(body, '\0', len) != NULL)
-        return true;
+    const char *end = body + len, *nul = memchr(body, '\0', len);
+    if (nul != NULL) {
+        *at = (size_t)(nul - body);
+        return "NUL character";
+    }
     /* Escapes only occur inside strings and are read left to right, so
      * walking from one backslash to the next sees each escape once. */
-    for (const char *p = memchr(body, '\\', len); p != NULL && end - p >= 2;
+    for (const char *p = memchr(body, '\\', len); p != NULL;
          p = memchr(p, '\\', (size_t)(end - p))) {
-        if (p[1] == 'u' && end - p >= 6 && memcmp(p + 2, "0000", 4) == 0)
-            return true;
+        *at = (size_t)(p - body);
+        if (end - p < 2 || strchr("\"\\/bfnrtu", p[1]) == NULL || p[1] == '\0')
+            return "invalid escape";
+        if (p[1] == 'u') {
+            if (end - p < 6 || !isxdigit((unsigned char)p[2]) || !isxdigit((unsigned char)p[3]) ||
+                !isxdigit((unsigned char)p[4]) || !isxdigit((unsigned char)p[5]))
+                return "invalid \\u escape";
+            if (memcmp(p + 2, "0000", 4) == 0)
+                return "NUL character";
+        }
         p += 2; /* past "\\x", so an escaped backslash is not read twice */
     }
-    return false;
+    return NULL;
 }
 
 /* Offset of the first byte we refuse, or @len: control characters other
@@ -433,6 +445,30 @@ static size_t invalid_byte_at(const unsigned char *s, size_t len)
     return len;
 }
 
+/* What cJSON would let through but Go's decoder (and our span scanner) would
+ * not: bad escapes and NULs, control bytes, invalid UTF-8, a byte-order
+ * mark. Returns 0 or -EINVAL with the reason and offset in @err. */
+static int check_bytes(const char *body, size_t len, char err[CODEC_ERR_LEN])
+{
+    size_t at;
+    const char *why = bad_escape(body, len, &at);
+    if (why != NULL) {
+        snprintf(err, CODEC_ERR_LEN, "%s in a string at byte %zu", why, at);
+        return -EINVAL;
+    }
+    at = invalid_byte_at((const unsigned char *)body, len);
+    if (at != len) {
+        snprintf(err, CODEC_ERR_LEN, "%s at byte %zu",
+                 (unsigned char)body[at] < 0x20 ? "control character" : "invalid UTF-8", at);
+        return -EINVAL;
+    }
+    if (len >= 3 && memcmp(body, "\xef\xbb\xbf", 3) == 0) {
+        snprintf(err, CODEC_ERR_LEN, "byte-order mark before the JSON text");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct codec_args *out,
                     char err[CODEC_ERR_LEN])
 {
@@ -446,21 +482,8 @@ int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct 
         snprintf(err, CODEC_ERR_LEN, "empty body: want ExtenderArgs JSON");
         return -EINVAL;
     }
-    if (has_nul(body, len)) {
-        snprintf(err, CODEC_ERR_LEN, "a string holds a NUL character");
+    if (check_bytes(body, len, err) != 0)
         return -EINVAL;
-    }
-    size_t bad = invalid_byte_at((const unsigned char *)body, len);
-    if (bad != len) {
-        snprintf(err, CODEC_ERR_LEN, "%s at byte %zu",
-                 (unsigned char)body[bad] < 0x20 ? "control character" : "invalid UTF-8", bad);
-        return -EINVAL;
-    }
-    /* Go's decoder refuses a byte-order mark; cJSON would skip it. */
-    if (len >= 3 && memcmp(body, "\xef\xbb\xbf", 3) == 0) {
-        snprintf(err, CODEC_ERR_LEN, "byte-order mark before the JSON text");
-        return -EINVAL;
-    }
     cJSON *root = cJSON_ParseWithLengthOpts(body, len + 1, &end, 1);
     if (root == NULL) {
         size_t at = end != NULL && end >= body ? (size_t)(end - body) : 0;
