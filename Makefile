@@ -38,7 +38,7 @@ LIBS = $(DEPLIBS) -lpthread -lm
 LIB_SRCS  = $(wildcard scoring/*.c config/*.c) $(filter-out server/main.c,$(wildcard server/*.c))
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/obj/%.o)
 MAIN_OBJ  = $(B)/obj/server/main.o
-TEST_SRCS = $(wildcard tests/*.c tests/*/*.c)
+TEST_SRCS = $(filter-out tests/fuzz/%,$(wildcard tests/*.c tests/*/*.c))
 TEST_OBJS = $(TEST_SRCS:%.c=$(B)/obj/%.o)
 BIN       = $(B)/cpu-extender
 TEST_BIN  = $(B)/run-tests
@@ -107,6 +107,7 @@ test-one: $(BIN) $(TEST_BIN)
 	    $(TEST_BIN)
 	tests/e2e/readme_curl.sh $(BIN)
 	tests/e2e/unprivileged.sh $(BIN)
+	$(MAKE) --no-print-directory fuzz-replay
 
 lint:
 	clang-format --dry-run -Werror $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h)

@@ -6,6 +6,13 @@
 
 #include <cjson/cJSON.h>
 
+/* gcc defines __SANITIZE_ADDRESS__ under -fsanitize=address; clang 14 only
+ * answers __has_feature(address_sanitizer). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) && !defined(__SANITIZE_ADDRESS__)
+#define __SANITIZE_ADDRESS__ 1
+#endif
+#endif
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
 #define POISON(p, n)   ASAN_POISON_MEMORY_REGION((p), (n))

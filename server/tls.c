@@ -109,7 +109,7 @@ static struct tls_gen *gen_load(char err[CFG_ERR_LEN])
     }
     /* A key that does not match the certificate would fail every handshake:
      * compare the key IDs of the certificate's public key and of the key's. */
-    unsigned char cert_id[64], key_id[64];
+    unsigned char cert_id[64] = {0}, key_id[64] = {0};
     size_t cert_id_len = sizeof(cert_id), key_id_len = sizeof(key_id);
     gnutls_pubkey_t pub = NULL;
     rc = gnutls_x509_crt_get_key_id(crts[0], 0, cert_id, &cert_id_len);

@@ -1,0 +1,264 @@
+/*
+ * libFuzzer target: the filter and prioritize verbs on arbitrary request
+ * bodies, as server/http.c calls them (NUL-terminated body, an arena
+ * attached to the thread).
+ *
+ * Properties, besides ASan and UBSan:
+ *  - every answer is 200 or 400; 500 only for "out of memory"; a 400 is
+ *    {"Error": non-empty, without '%'} and both verbs give the same one;
+ *  - a 200 answer is JSON of the verb's shape: prioritize one
+ *    {"Host", "Score" 0..10} per node; filter "Error":"", and its passing,
+ *    failed and unresolvable nodes are the prioritize hosts, in order, each
+ *    once (NodeNames mode: all pass, all score 0);
+ *  - prioritize also runs with a second configuration picked from the input
+ *    length (strategy, normalize, target percent, thresholds, memory
+ *    weight), so that every strategy is exercised: same status and hosts,
+ *    scores 0..10;
+ *  - a body that cJSON 1.7.15 accepts but Go's decoder refuses gets 400 from
+ *    both verbs: a control byte outside strings or a UTF-8 BOM first (cJSON
+ *    skips them as white space, server/jspan.c did not: 500s and an endless
+ *    loop in the filter answer), a \u escape without four hex digits (cJSON
+ *    reads a NUL that cuts the string: "a\uZZZZb" was read as "a").
+ *    Reproducers of those bugs, fixed in ef05278 and e9fea0a, are in
+ *    tests/fuzz/regressions/args/.
+ */
+#ifdef FUZZ_TARGET
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "config/config.h"
+#include "server/arena.h"
+#include "server/verbs.h"
+#include "tests/fuzz/fuzz.h"
+
+static void fail(const char *what, const struct verb_reply *r)
+{
+    fprintf(stderr, "fuzz_args: %s\n", what);
+    if (r != NULL)
+        fprintf(stderr, "reply %u: %.2000s\n", r->status, r->body ? r->body : "(null)");
+    abort();
+}
+
+/* The last member named @key, JSON null counting as absent (as
+ * srv_json_member reads requests). */
+static const cJSON *last_member(const cJSON *obj, const char *key)
+{
+    const cJSON *found = NULL, *item;
+    cJSON_ArrayForEach(item, obj)
+    {
+        if (item->string != NULL && strcmp(item->string, key) == 0)
+            found = item;
+    }
+    return cJSON_IsNull(found) ? NULL : found;
+}
+
+/* Parses a reply (after the arena is released: plain malloc). A 400 or 500
+ * is checked here and gives NULL; a 200 gives the parsed body. */
+static cJSON *parse_reply(const struct verb_reply *r)
+{
+    const char *end = NULL;
+
+    if (r->status == 500 && r->body == NULL)
+        return NULL; /* out of memory while writing the answer */
+    if (r->status != 200 && r->status != 400 && r->status != 500)
+        fail("status is not 200, 400 or 500", r);
+    if (r->body == NULL || memchr(r->body, '\0', r->len) != NULL || r->body[r->len] != '\0')
+        fail("body is not a NUL-terminated string of len bytes", r);
+    cJSON *j = cJSON_ParseWithLengthOpts(r->body, r->len + 1, &end, 1);
+    if (j == NULL)
+        fail("body is not JSON", r);
+    if (r->status == 200)
+        return j;
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "Error");
+    if (!cJSON_IsObject(j) || cJSON_GetArraySize(j) != 1 || !cJSON_IsString(e) ||
+        e->valuestring[0] == '\0' || strchr(e->valuestring, '%') != NULL)
+        fail("error body is not {\"Error\": message without '%'}", r);
+    if (r->status == 500 && strcmp(e->valuestring, "out of memory") != 0)
+        fail("500 for something else than memory", r);
+    cJSON_Delete(j);
+    return NULL;
+}
+
+/* The hosts of a prioritize answer, checked: an array of {Host, Score}. */
+static size_t prioritize_hosts(const cJSON *j, const char **hosts, size_t max, bool all_zero,
+                               const struct verb_reply *r)
+{
+    const cJSON *e;
+    size_t n = 0;
+    if (!cJSON_IsArray(j))
+        fail("prioritize answer is not an array", r);
+    cJSON_ArrayForEach(e, j)
+    {
+        const cJSON *host = cJSON_GetObjectItemCaseSensitive(e, "Host");
+        const cJSON *score = cJSON_GetObjectItemCaseSensitive(e, "Score");
+        if (!cJSON_IsObject(e) || cJSON_GetArraySize(e) != 2 || !cJSON_IsString(host) ||
+            !cJSON_IsNumber(score))
+            fail("prioritize entry is not {\"Host\": string, \"Score\": number}", r);
+        if (score->valuedouble < 0 || score->valuedouble > 10 ||
+            score->valuedouble != (double)score->valueint || (all_zero && score->valueint != 0))
+            fail("score out of 0..10", r);
+        if (n < max)
+            hosts[n] = host->valuestring;
+        n++;
+    }
+    return n;
+}
+
+/* Whether @names (a cJSON array of names or of Node objects, or an object
+ * whose keys are names) is a subsequence of @hosts; counts them into *n. */
+static void check_subsequence(const cJSON *names, int kind, const char **hosts, size_t n_hosts,
+                              size_t *n, const struct verb_reply *r)
+{
+    const cJSON *e;
+    size_t at = 0;
+    cJSON_ArrayForEach(e, names)
+    {
+        const char *name = NULL;
+        if (kind == 0 && cJSON_IsString(e)) {
+            name = e->valuestring;
+        } else if (kind == 1) {
+            const cJSON *v = last_member(last_member(e, "metadata"), "name");
+            name = cJSON_IsString(v) ? v->valuestring : NULL;
+        } else if (kind == 2 && cJSON_IsString(e)) {
+            name = e->string;
+        }
+        if (name == NULL)
+            fail("filter answer holds a node without a name", r);
+        while (at < n_hosts && strcmp(hosts[at], name) != 0)
+            at++;
+        if (at == n_hosts)
+            fail("filter answer names a node out of order or not in prioritize", r);
+        at++;
+        (*n)++;
+    }
+}
+
+static void check_filter(const cJSON *j, const char **hosts, size_t n_hosts,
+                         const struct verb_reply *r)
+{
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(j, "Nodes");
+    const cJSON *names = cJSON_GetObjectItemCaseSensitive(j, "NodeNames");
+    const cJSON *failed = cJSON_GetObjectItemCaseSensitive(j, "FailedNodes");
+    const cJSON *unres = cJSON_GetObjectItemCaseSensitive(j, "FailedAndUnresolvableNodes");
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(j, "Error");
+    size_t n = 0;
+
+    if (!cJSON_IsObject(j) || !cJSON_IsObject(failed) || !cJSON_IsObject(unres) ||
+        !cJSON_IsString(error) || error->valuestring[0] != '\0')
+        fail("filter answer lacks FailedNodes, FailedAndUnresolvableNodes or Error \"\"", r);
+    if (cJSON_IsArray(names) && cJSON_IsNull(nodes)) {
+        check_subsequence(names, 0, hosts, n_hosts, &n, r);
+        if (cJSON_GetArraySize(failed) != 0 || cJSON_GetArraySize(unres) != 0)
+            fail("NodeNames mode failed a node", r);
+    } else if (cJSON_IsObject(nodes) && cJSON_IsNull(names)) {
+        const cJSON *items = last_member(nodes, "items");
+        /* the request's other NodeList members come back as they were */
+        if (!cJSON_IsArray(items))
+            fail("Nodes is not a NodeList with items", r);
+        check_subsequence(items, 1, hosts, n_hosts, &n, r);
+    } else {
+        fail("filter answer has neither Nodes nor NodeNames", r);
+    }
+    check_subsequence(failed, 2, hosts, n_hosts, &n, r);
+    check_subsequence(unres, 2, hosts, n_hosts, &n, r);
+    if (n != n_hosts)
+        fail("filter and prioritize answers disagree on the number of nodes", r);
+}
+
+/* Whether @d holds what cJSON accepts and Go's decoder refuses (see above). */
+static bool cjson_lenient(const uint8_t *d, size_t n)
+{
+    bool in_string = false;
+    if (n >= 3 && memcmp(d, "\xef\xbb\xbf", 3) == 0)
+        return true;
+    for (size_t i = 0; i < n; i++) {
+        if (in_string) {
+            if (d[i] == '\\' && i + 1 < n && d[i + 1] == 'u')
+                for (size_t k = i + 2; k < i + 6; k++)
+                    if (k >= n || !isxdigit(d[k]))
+                        return true;
+            if (d[i] == '\\')
+                i++;
+            else if (d[i] == '"')
+                in_string = false;
+        } else if (d[i] == '"') {
+            in_string = true;
+        } else if (d[i] < 0x20 && d[i] != '\t' && d[i] != '\n' && d[i] != '\r') {
+            return true;
+        }
+    }
+    return false;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static bool ready;
+    static struct cfg base;
+    struct cfg variant;
+    struct verb_reply f, p, v;
+
+    if (!ready) {
+        arena_install_hooks();
+        cfg_defaults(&base);
+        ready = true;
+    }
+    cfg_defaults(&variant);
+    variant.score.strategy = (enum score_strategy)(size % 4);
+    variant.score.normalize = (size >> 2) & 1;
+    variant.score.target_percent = 1 + (int)((size >> 3) % 100);
+    variant.score.threshold_percent[SCORE_CPU] = 50 + (int)((size >> 3) % 51);
+    variant.score.weight[SCORE_MEMORY] = (int)((size >> 4) % 3);
+
+    char *body = malloc(size + 1);
+    if (body == NULL)
+        return 0;
+    memcpy(body, data, size);
+    body[size] = '\0';
+    struct arena *a = arena_acquire();
+    if (a == NULL)
+        abort();
+    srv_filter(&base, body, size, &f);
+    srv_prioritize(&base, body, size, &p);
+    srv_prioritize(&variant, body, size, &v);
+    arena_release(a);
+
+    cJSON *fj = parse_reply(&f), *pj = parse_reply(&p), *vj = parse_reply(&v);
+    if (f.status != p.status || p.status != v.status)
+        fail("filter and prioritize give different statuses", f.status != p.status ? &f : &v);
+    if (f.status == 400 && (strcmp(f.body, p.body) != 0 || strcmp(p.body, v.body) != 0))
+        fail("filter and prioritize give different errors", &f);
+    if (p.status != 400 && cjson_lenient(data, size))
+        fail("a body that Go's decoder refuses is accepted", &p);
+    if (pj != NULL) {
+        size_t max = (size_t)cJSON_GetArraySize(pj);
+        const char **hosts = malloc((max + 1) * sizeof(*hosts));
+        const char **vhosts = malloc((max + 1) * sizeof(*vhosts));
+        if (hosts == NULL || vhosts == NULL)
+            abort();
+        const cJSON *names = cJSON_GetObjectItemCaseSensitive(fj, "NodeNames");
+        bool names_mode = cJSON_IsArray(names);
+        size_t n = prioritize_hosts(pj, hosts, max, names_mode, &p);
+        check_filter(fj, hosts, n, &f);
+        if (prioritize_hosts(vj, vhosts, max, names_mode, &v) != n)
+            fail("prioritize answers of the two configurations differ in length", &v);
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(hosts[i], vhosts[i]) != 0)
+                fail("prioritize answers of the two configurations differ in hosts", &v);
+        free(hosts);
+        free(vhosts);
+    }
+    cJSON_Delete(fj);
+    cJSON_Delete(pj);
+    cJSON_Delete(vj);
+    free(f.body);
+    free(p.body);
+    free(v.body);
+    free(body);
+    return 0;
+}
+#endif
