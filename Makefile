@@ -2,9 +2,11 @@
 #
 #   make            release build: build/release/cpu-extender
 #   make run        install missing Debian packages (as root), build, serve on 127.0.0.1:8888
-#   make test       unit + end-to-end tests, then the same suite under ASan+UBSan
+#   make test       unit + end-to-end tests and the fuzz corpus, then all again under ASan+UBSan
 #   make check      lint (clang-format, cppcheck) + test
 #   make SAN=1 test only the sanitizer variant
+#   make bench      replay benchmark, writes docs/performance.md (bench/run.sh)
+#   make fuzz       libFuzzer targets (tests/fuzz/fuzz.mk)
 #   make install PREFIX=/usr/local [DESTDIR=...]
 
 PREFIX  ?= /usr/local
