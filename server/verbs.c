@@ -123,7 +123,8 @@ static int write_node_list(struct jsonout *o, const char *body, size_t len,
     srv_out_str(o, "{\"Nodes\":{");
     if (spans.overflow) {
         srv_span_members(spans.list, copy_member, o);
-        metadata = srv_span_member(spans.list, "metadata", false, &spans.values[0]);
+        struct jspan ignored;
+        metadata = srv_span_member(spans.list, "metadata", false, &ignored);
     } else {
         for (size_t i = 0; i < spans.n_members; i++) {
             copy_member(o, spans.keys[i], spans.values[i]);
