@@ -13,7 +13,7 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 CC      ?= cc
 WERROR  ?= -Werror
-PKGS     = libmicrohttpd libcjson gnutls
+PKGS     = libmicrohttpd libcjson gnutls libcurl yaml-0.1
 
 ifeq ($(SAN),1)
 VARIANT  = san
@@ -37,7 +37,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -I$(B)/gen $(OPTFLAGS) $(WARN) $(HARDEN)
 ALL_LDFLAGS = -pie -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack $(SANLD) $(LDFLAGS)
 LIBS = $(DEPLIBS) -lpthread -lm
 
-LIB_SRCS  = $(wildcard scoring/*.c config/*.c) $(filter-out server/main.c,$(wildcard server/*.c))
+LIB_SRCS  = $(wildcard scoring/*.c config/*.c kube/*.c) $(filter-out server/main.c,$(wildcard server/*.c))
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/obj/%.o)
 MAIN_OBJ  = $(B)/obj/server/main.o
 TEST_SRCS = $(filter-out tests/fuzz/%,$(wildcard tests/*.c tests/*/*.c))

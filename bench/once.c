@@ -32,9 +32,9 @@ __attribute__((noinline)) void bench_run(const char *mode, const struct cfg *c, 
             exit(1);
     } else {
         if (strcmp(mode, "filter") == 0)
-            srv_filter(c, body, len, &r);
+            srv_filter(c, NULL, body, len, &r);
         else
-            srv_prioritize(c, body, len, &r);
+            srv_prioritize(c, NULL, body, len, &r);
         free(r.body);
     }
     arena_release(a);

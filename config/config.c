@@ -21,6 +21,8 @@ enum opt_type {
     OPT_BOOL,
     OPT_STRATEGY,
     OPT_LOG_LEVEL,
+    OPT_USED_SOURCE,
+    OPT_STALE_POLICY,
 };
 
 /* One option, known under three names derived from @flag. */
@@ -57,6 +59,25 @@ static const struct opt opts[] = {
      "node annotation holding the CPU already used, as a quantity (\"\" disables)"},
     {"memory-used-annotation", OPT_STRING, OFF(used_annotation[SCORE_MEMORY]), 0, 0,
      "node annotation holding the memory already used, as a quantity (\"\" disables)"},
+    {"kubeconfig", OPT_STRING, OFF(kubeconfig), 0, 0,
+     "kubeconfig of the cluster to watch (\"\": KUBECONFIG, else in-cluster, else none: "
+     "request-only)"},
+    {"cpu-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_CPU]), 0, 0,
+     "with a cluster: CPU already used = requests (of the node's pods), usage (metrics.k8s.io), "
+     "max (of both) or annotation"},
+    {"memory-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_MEMORY]), 0, 0,
+     "the same for memory"},
+    {"requests-max-age-seconds", OPT_INT, OFF(requests_max_age_seconds), 0, 86400,
+     "pod requests are stale when the watch has been broken this long (0: never)"},
+    {"usage-max-age-seconds", OPT_INT, OFF(usage_max_age_seconds), 1, 86400,
+     "a usage sample older than this is stale"},
+    {"stale-policy", OPT_STALE_POLICY, OFF(stale_policy), 0, 0,
+     "when the used source is stale: requests (fall back), full (reject the node) or pass "
+     "(pass it with score 0)"},
+    {"metrics-interval-seconds", OPT_INT, OFF(metrics_interval_seconds), 1, 3600,
+     "how often to poll metrics.k8s.io when a source is usage or max"},
+    {"in-flight-seconds", OPT_INT, OFF(in_flight_seconds), 0, 3600,
+     "a pod placed this recently counts with its request in usage until a sample includes it"},
     {"max-body-bytes", OPT_LLONG, OFF(max_body_bytes), 4096, 1LL << 30,
      "largest request body accepted; larger ones get 413"},
     {"max-nodes", OPT_INT, OFF(max_nodes), 1, 100000, "most nodes accepted in one request"},
@@ -115,6 +136,13 @@ void cfg_defaults(struct cfg *c)
     c->request_timeout_seconds = 30;
     c->drain_seconds = 5;
     c->log_level = CFG_LOG_INFO;
+    c->used_source[SCORE_CPU] = SCORE_USED_REQUESTS;
+    c->used_source[SCORE_MEMORY] = SCORE_USED_REQUESTS;
+    c->requests_max_age_seconds = 300;
+    c->usage_max_age_seconds = 180;
+    c->stale_policy = SCORE_STALE_REQUESTS;
+    c->metrics_interval_seconds = 15;
+    c->in_flight_seconds = 60;
 }
 
 /* "cpu-weight" -> "cpuWeight" */
@@ -263,6 +291,18 @@ static int set_from_text(struct cfg *c, const struct opt *o, const char *v, char
         }
         snprintf(why, n, "want debug, info, warn or error");
         return -EINVAL;
+    case OPT_USED_SOURCE:
+        if (score_used_source_parse(v, (enum score_used_source *)(void *)field) != 0) {
+            snprintf(why, n, "want requests, usage, max or annotation");
+            return -EINVAL;
+        }
+        return 0;
+    case OPT_STALE_POLICY:
+        if (score_stale_policy_parse(v, (enum score_stale_policy *)(void *)field) != 0) {
+            snprintf(why, n, "want requests, full or pass");
+            return -EINVAL;
+        }
+        return 0;
     }
     return -EINVAL;
 }
@@ -285,6 +325,8 @@ static int set_from_json(struct cfg *c, const struct opt *o, const cJSON *item, 
     case OPT_STRING:
     case OPT_STRATEGY:
     case OPT_LOG_LEVEL:
+    case OPT_USED_SOURCE:
+    case OPT_STALE_POLICY:
         if (!cJSON_IsString(item)) {
             snprintf(why, n, "want a string");
             return -EINVAL;
@@ -602,6 +644,14 @@ void cfg_print_json(const struct cfg *c, FILE *out)
         case OPT_LOG_LEVEL:
             fprintf(out, "\"%s\"",
                     cfg_log_level_name(*(const enum cfg_log_level *)(const void *)field));
+            break;
+        case OPT_USED_SOURCE:
+            fprintf(out, "\"%s\"",
+                    score_used_source_name(*(const enum score_used_source *)(const void *)field));
+            break;
+        case OPT_STALE_POLICY:
+            fprintf(out, "\"%s\"",
+                    score_stale_policy_name(*(const enum score_stale_policy *)(const void *)field));
             break;
         }
     }

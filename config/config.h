@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "scoring/strategy.h"
+#include "scoring/used.h"
 
 #define CFG_ERR_LEN      512
 #define CFG_STR_LEN      256
@@ -43,7 +44,15 @@ struct cfg {
     char tls_key[CFG_STR_LEN];
     char client_ca[CFG_STR_LEN]; /* PEM CA that client certificates must chain to */
     enum cfg_log_level log_level;
-    char hash[17]; /* FNV-1a of the effective options, hex: shown in /version */
+    /* Cluster state (kube/): where the cluster is and how used is judged. */
+    char kubeconfig[CFG_STR_LEN]; /* "" : KUBECONFIG, else in-cluster, else none */
+    enum score_used_source used_source[SCORE_NRES];
+    int requests_max_age_seconds; /* 0: never stale */
+    int usage_max_age_seconds;
+    enum score_stale_policy stale_policy;
+    int metrics_interval_seconds;
+    int in_flight_seconds; /* 0: no damping */
+    char hash[17];         /* FNV-1a of the effective options, hex: shown in /version */
 };
 
 /* Fills @c with the built-in defaults. */

@@ -40,10 +40,15 @@ struct score_pod {
 };
 
 /* A candidate node: allocatable and what is already used on it (from the
- * configured source; 0 when unknown). All values are >= 0. */
+ * configured source; 0 when unknown). All values are >= 0. used counts real
+ * requests (kube-scheduler's Requested: the filter and balanced);
+ * used_non_zero counts containers without a request at the defaults
+ * (NonZeroRequested: spread, pack, target). They differ only when the
+ * source is the pod requests. */
 struct score_node {
     int64_t alloc[SCORE_NRES];
     int64_t used[SCORE_NRES];
+    int64_t used_non_zero[SCORE_NRES];
 };
 
 #endif

@@ -89,7 +89,7 @@ void score_node_value(const struct score_params *p, const struct score_node *nod
     for (int r = 0; r < SCORE_NRES; r++) {
         struct score_term *t = &out->term[r];
         t->alloc = node->alloc[r];
-        t->used = node->used[r];
+        t->used = p->strategy == SCORE_BALANCED ? node->used[r] : node->used_non_zero[r];
         t->pod = pod[r];
         if (__builtin_add_overflow(t->used, t->pod, &t->requested))
             t->requested = INT64_MAX;

@@ -22,7 +22,7 @@ cJSON *srv_json_member(const cJSON *obj, const char *key)
 
 /* Go's decoder folds case for struct fields: the last member that matches
  * @key case-insensitively wins. Used for the untagged ExtenderArgs. */
-static cJSON *member_folded(const cJSON *obj, const char *key)
+cJSON *srv_json_member_folded(const cJSON *obj, const char *key)
 {
     cJSON *found = NULL, *item;
     cJSON_ArrayForEach(item, obj)
@@ -66,6 +66,25 @@ static int quantity_of(const cJSON *v, enum score_unit unit, int64_t *out, char 
 static enum score_unit unit_of(enum score_resource r)
 {
     return r == SCORE_CPU ? SCORE_UNIT_MILLI : SCORE_UNIT_BASE;
+}
+
+int srv_decode_quantities(const cJSON *list, int64_t out[SCORE_NRES], char err[CODEC_ERR_LEN])
+{
+    char why[SCORE_ERR_LEN];
+    if (!cJSON_IsObject(list)) {
+        snprintf(err, CODEC_ERR_LEN, "want an object of quantities");
+        return -EINVAL;
+    }
+    for (int r = 0; r < SCORE_NRES; r++) {
+        const char *name = score_resource_name((enum score_resource)r);
+        if (quantity_of(srv_json_member(list, name), unit_of((enum score_resource)r), &out[r],
+                        why) != 0 ||
+            out[r] < 0) {
+            snprintf(err, CODEC_ERR_LEN, "%s: %s", name, out[r] < 0 ? "negative" : why);
+            return -EINVAL;
+        }
+    }
+    return 0;
 }
 
 /* Reads cpu and memory of a ResourceList ("requests", "overhead", ...) into
@@ -191,10 +210,17 @@ int srv_decode_pod(const cJSON *pod, struct codec_pod *out, char err[CODEC_ERR_L
     }
     out->name = string_or_empty(meta, "name");
     out->ns = string_or_empty(meta, "namespace");
+    out->uid = string_or_empty(meta, "uid");
     if (object_member(pod, "spec", &spec) != 0) {
         snprintf(err, CODEC_ERR_LEN, "Pod.spec: want an object");
         return -EINVAL;
     }
+    out->node_name = string_or_empty(spec, "nodeName");
+    out->phase = string_or_empty(srv_json_member(pod, "status"), "phase");
+    const cJSON *priority = srv_json_member(spec, "priority");
+    if (cJSON_IsNumber(priority) && priority->valuedouble >= INT32_MIN &&
+        priority->valuedouble <= INT32_MAX)
+        out->priority = (int)priority->valuedouble;
     if (container_list(spec, "containers", &p.containers, &p.n_containers, err) != 0 ||
         container_list(spec, "initContainers", &p.init_containers, &p.n_init_containers, err) != 0)
         return -EINVAL;
@@ -275,6 +301,7 @@ int srv_decode_node(cJSON *node, const struct cfg *cfg, struct codec_node *out,
         if (cfg->used_annotation[r][0] != '\0')
             node_quantity(srv_json_member(annotations, cfg->used_annotation[r]),
                           (enum score_resource)r, FROM_ANNOTATION, &out->res.used[r], out);
+        out->res.used_non_zero[r] = out->res.used[r];
     }
     return 0;
 }
@@ -472,31 +499,17 @@ static int check_bytes(const char *body, size_t len, char err[CODEC_ERR_LEN])
 int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct codec_args *out,
                     char err[CODEC_ERR_LEN])
 {
-    const char *end = NULL;
     const cJSON *pod, *names;
     cJSON *nodes;
     char why[CODEC_ERR_LEN];
 
     memset(out, 0, sizeof(*out));
-    if (len == 0) {
-        snprintf(err, CODEC_ERR_LEN, "empty body: want ExtenderArgs JSON");
+    cJSON *root;
+    if (srv_parse_object(body, len, "ExtenderArgs", &root, err) != 0)
         return -EINVAL;
-    }
-    if (check_bytes(body, len, err) != 0)
-        return -EINVAL;
-    cJSON *root = cJSON_ParseWithLengthOpts(body, len + 1, &end, 1);
-    if (root == NULL) {
-        size_t at = end != NULL && end >= body ? (size_t)(end - body) : 0;
-        snprintf(err, CODEC_ERR_LEN, "malformed JSON near byte %zu of %zu", at, len);
-        return -EINVAL;
-    }
-    if (!cJSON_IsObject(root)) {
-        snprintf(err, CODEC_ERR_LEN, "want a JSON object (ExtenderArgs)");
-        return -EINVAL;
-    }
-    pod = member_folded(root, "Pod");
-    nodes = member_folded(root, "Nodes");
-    names = member_folded(root, "NodeNames");
+    pod = srv_json_member_folded(root, "Pod");
+    nodes = srv_json_member_folded(root, "Nodes");
+    names = srv_json_member_folded(root, "NodeNames");
     if (pod == NULL) {
         snprintf(err, CODEC_ERR_LEN, "Pod: missing");
         return -EINVAL;
@@ -515,4 +528,30 @@ int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct 
         return decode_node_names(names, cfg, out, err);
     snprintf(err, CODEC_ERR_LEN, "neither Nodes nor NodeNames is set");
     return -EINVAL;
+}
+
+int srv_parse_object(const char *body, size_t len, const char *what, cJSON **out,
+                     char err[CODEC_ERR_LEN])
+{
+    const char *end = NULL;
+
+    *out = NULL;
+    if (len == 0) {
+        snprintf(err, CODEC_ERR_LEN, "empty body: want %s JSON", what);
+        return -EINVAL;
+    }
+    if (check_bytes(body, len, err) != 0)
+        return -EINVAL;
+    cJSON *root = cJSON_ParseWithLengthOpts(body, len + 1, &end, 1);
+    if (root == NULL) {
+        size_t at = end != NULL && end >= body ? (size_t)(end - body) : 0;
+        snprintf(err, CODEC_ERR_LEN, "malformed JSON near byte %zu of %zu", at, len);
+        return -EINVAL;
+    }
+    if (!cJSON_IsObject(root)) {
+        snprintf(err, CODEC_ERR_LEN, "want a JSON object (%s)", what);
+        return -EINVAL;
+    }
+    *out = root;
+    return 0;
 }

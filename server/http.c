@@ -20,6 +20,7 @@
 #include "server/arena.h"
 #include "server/log.h"
 #include "server/tls.h"
+#include "server/cluster.h"
 #include "server/verbs.h"
 #include "version.h"
 
@@ -35,6 +36,8 @@ enum route {
     ROUTE_NOT_FOUND = 0,
     ROUTE_FILTER,
     ROUTE_PRIORITIZE,
+    ROUTE_PREEMPT,
+    ROUTE_BIND,
     ROUTE_HEALTHZ,
     ROUTE_READYZ,
     ROUTE_VERSION,
@@ -48,6 +51,7 @@ struct srv {
     bool mtls; /* client certificates are required (set at start) */
     char tls_cert[CFG_STR_LEN], tls_key[CFG_STR_LEN], client_ca[CFG_STR_LEN]; /* at start */
     atomic_bool ready;
+    struct srv_cluster *cluster; /* borrowed; NULL: request-only */
 };
 
 /* Per-request state, from the first handler call to NOTIFY_COMPLETED. A
@@ -66,7 +70,7 @@ struct request {
 
 static bool is_post_route(enum route r)
 {
-    return r == ROUTE_FILTER || r == ROUTE_PRIORITIZE;
+    return r == ROUTE_FILTER || r == ROUTE_PRIORITIZE || r == ROUTE_PREEMPT || r == ROUTE_BIND;
 }
 
 /* Collapses repeated slashes: kube-scheduler joins urlPrefix and verb with
@@ -91,6 +95,10 @@ static enum route route_of(const struct cfg *cfg, const char *url)
             return ROUTE_FILTER;
         if (strcmp(path + plen, "/prioritize") == 0)
             return ROUTE_PRIORITIZE;
+        if (strcmp(path + plen, "/preempt") == 0)
+            return ROUTE_PREEMPT;
+        if (strcmp(path + plen, "/bind") == 0)
+            return ROUTE_BIND;
     }
     if (strcmp(path, "/healthz") == 0)
         return ROUTE_HEALTHZ;
@@ -126,21 +134,41 @@ static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned status, 
     return send_json(conn, status, body, (size_t)n, allow);
 }
 
-static enum MHD_Result serve_verb(struct MHD_Connection *conn, struct request *rq)
+static const char *route_name(enum route r)
+{
+    static const char *const names[] = {
+        [ROUTE_NOT_FOUND] = "none",  [ROUTE_FILTER] = "filter",   [ROUTE_PRIORITIZE] = "prioritize",
+        [ROUTE_PREEMPT] = "preempt", [ROUTE_BIND] = "bind",       [ROUTE_HEALTHZ] = "healthz",
+        [ROUTE_READYZ] = "readyz",   [ROUTE_VERSION] = "version",
+    };
+    return names[r];
+}
+
+static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, struct request *rq)
 {
     struct verb_reply reply;
     struct MHD_Response *r;
+    const char *body = rq->body ? rq->body : "";
 
     if (rq->arena == NULL)
         return send_error(conn, 500, "out of memory", NULL);
-    if (rq->route == ROUTE_FILTER)
-        srv_filter(rq->cfg, rq->body ? rq->body : "", rq->len, &reply);
-    else
-        srv_prioritize(rq->cfg, rq->body ? rq->body : "", rq->len, &reply);
+    switch (rq->route) {
+    case ROUTE_FILTER:
+        srv_filter(rq->cfg, s->cluster, body, rq->len, &reply);
+        break;
+    case ROUTE_PRIORITIZE:
+        srv_prioritize(rq->cfg, s->cluster, body, rq->len, &reply);
+        break;
+    case ROUTE_PREEMPT:
+        srv_preempt(rq->cfg, s->cluster, body, rq->len, &reply);
+        break;
+    default:
+        srv_bind(rq->cfg, s->cluster, body, rq->len, &reply);
+        break;
+    }
     if (reply.status != 200)
         log_msg(CFG_LOG_INFO, "request rejected", "route=%s status=%u body_bytes=%zu reply=%s",
-                rq->route == ROUTE_FILTER ? "filter" : "prioritize", reply.status, rq->len,
-                reply.body ? reply.body : "");
+                route_name(rq->route), reply.status, rq->len, reply.body ? reply.body : "");
     /* The request is done with: its body and tree go back in one call. */
     arena_release(rq->arena);
     rq->arena = NULL;
@@ -157,6 +185,29 @@ static enum MHD_Result serve_verb(struct MHD_Connection *conn, struct request *r
     enum MHD_Result ret = MHD_queue_response(conn, reply.status, r);
     MHD_destroy_response(r);
     return ret;
+}
+
+/* Ready when not draining and, with a cluster, once its first lists are in;
+ * the reason says which. */
+static enum MHD_Result serve_readyz(struct srv *s, struct MHD_Connection *conn)
+{
+    char why[512] = "serving (request-only: no cluster)";
+    char body[800];
+    bool ready = atomic_load(&s->ready);
+
+    if (!ready)
+        snprintf(why, sizeof(why), "shutting down");
+    else if (s->cluster != NULL)
+        ready = srv_cluster_is_ready(s->cluster, why, sizeof(why));
+    cJSON *reason = cJSON_CreateString(why); /* the API server's words, escaped */
+    char *quoted = reason != NULL ? cJSON_PrintUnformatted(reason) : NULL;
+    int n = snprintf(body, sizeof(body), "{\"ready\":%s,\"reason\":%s}", ready ? "true" : "false",
+                     quoted != NULL ? quoted : "\"\"");
+    cJSON_free(quoted);
+    cJSON_Delete(reason);
+    if (n < 0 || (size_t)n >= sizeof(body))
+        n = snprintf(body, sizeof(body), "{\"ready\":%s}", ready ? "true" : "false");
+    return send_json(conn, ready ? 200 : 503, body, (size_t)n, NULL);
 }
 
 static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, struct request *rq)
@@ -177,13 +228,13 @@ static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, s
     switch (rq->route) {
     case ROUTE_FILTER:
     case ROUTE_PRIORITIZE:
-        return serve_verb(conn, rq);
+    case ROUTE_PREEMPT:
+    case ROUTE_BIND:
+        return serve_verb(s, conn, rq);
     case ROUTE_HEALTHZ:
         return send_json(conn, 200, "{\"status\":\"ok\"}", 15, NULL);
     case ROUTE_READYZ:
-        if (atomic_load(&s->ready))
-            return send_json(conn, 200, "{\"ready\":true,\"reason\":\"serving\"}", 34, NULL);
-        return send_json(conn, 503, "{\"ready\":false,\"reason\":\"shutting down\"}", 40, NULL);
+        return serve_readyz(s, conn);
     case ROUTE_VERSION:
         n = snprintf(
             body, sizeof(body), "{\"version\":\"%s\",\"strategy\":\"%s\",\"configHash\":\"%s\"}",
@@ -357,7 +408,8 @@ static int resolve(const struct cfg *cfg, struct sockaddr_storage *ss, char err[
     return 0;
 }
 
-int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN])
+int srv_start(const struct cfg *cfg, struct srv_cluster *cluster, struct srv **out,
+              char err[CFG_ERR_LEN])
 {
     struct sockaddr_storage ss;
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
@@ -388,6 +440,7 @@ int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN])
     snprintf(s->tls_key, sizeof(s->tls_key), "%s", cfg->tls_key);
     snprintf(s->client_ca, sizeof(s->client_ca), "%s", cfg->client_ca);
     atomic_init(&s->ready, true);
+    s->cluster = cluster;
     struct MHD_OptionItem opts[16];
     size_t n = 0;
     char *trust = NULL;

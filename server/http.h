@@ -1,7 +1,7 @@
 /*
  * The HTTP service (libmicrohttpd): routing, body limits, keep-alive.
  *
- *   POST <prefix>/filter, POST <prefix>/prioritize   the extender verbs
+ *   POST <prefix>/filter, /prioritize, /preempt, /bind   the extender verbs
  *   GET  /healthz, /readyz, /version                  probes and build info
  *
  * Repeated slashes in a path collapse and a query string is ignored; other
@@ -12,14 +12,17 @@
 #define SERVER_HTTP_H
 
 #include "config/config.h"
+#include "server/cluster.h"
 
 struct srv;
 
 /*
- * Binds cfg->listen and starts serving with a copy of @cfg.
+ * Binds cfg->listen and starts serving with a copy of @cfg, scoring from
+ * @cluster's state (borrowed, must outlive the server; NULL: request-only).
  * Returns 0 and the server in *@out, or -errno with a message in @err.
  */
-int srv_start(const struct cfg *cfg, struct srv **out, char err[CFG_ERR_LEN]);
+int srv_start(const struct cfg *cfg, struct srv_cluster *cluster, struct srv **out,
+              char err[CFG_ERR_LEN]);
 
 /*
  * Serves new requests with a copy of @next from now on; requests in flight

@@ -17,7 +17,9 @@
 #include <time.h>
 
 #include "config/config.h"
+#include "kube/client.h"
 #include "server/arena.h"
+#include "server/cluster.h"
 #include "server/http.h"
 #include "server/log.h"
 #include "server/probe.h"
@@ -90,7 +92,8 @@ static bool stamp_eq(struct file_stamp a, struct file_stamp b)
 
 /* Builds the configuration again from the same file, environment and flags;
  * an invalid one is refused and the last good one keeps serving. */
-static void reload(struct srv *s, struct cfg *c, int argc, char **argv, const char *why)
+static void reload(struct srv *s, struct srv_cluster *cl, struct cfg *c, int argc, char **argv,
+                   const char *why)
 {
     struct cfg next;
     char err[CFG_ERR_LEN];
@@ -108,7 +111,10 @@ static void reload(struct srv *s, struct cfg *c, int argc, char **argv, const ch
         log_msg(CFG_LOG_INFO, "config unchanged", "trigger=%s hash=%s", why, c->hash);
         return;
     }
-    if (srv_reload(s, &next) != 0) {
+    if (strcmp(next.kubeconfig, c->kubeconfig) != 0)
+        log_msg(CFG_LOG_WARN, "kubeconfig changes take effect at the next restart", "trigger=%s",
+                why);
+    if (srv_reload(s, &next) != 0 || (cl != NULL && srv_cluster_reload(cl, &next) != 0)) {
         log_msg(CFG_LOG_ERROR, "config reload failed: out of memory", "trigger=%s", why);
         return;
     }
@@ -122,7 +128,8 @@ static int cmd_serve(int argc, char **argv)
 {
     struct cfg c;
     struct srv *s = NULL;
-    char err[CFG_ERR_LEN], host[CFG_STR_LEN];
+    struct srv_cluster *cl = NULL;
+    char err[CFG_ERR_LEN], host[CFG_STR_LEN], kerr[KUBE_ERR_LEN];
     sigset_t sigs;
     int sig = 0, port;
 
@@ -143,9 +150,24 @@ static int cmd_serve(int argc, char **argv)
         log_msg(CFG_LOG_ERROR, "cannot start: TLS", "error=\"%s\"", err);
         return 2;
     }
-    if (srv_start(&c, &s, err) != 0) {
-        log_msg(CFG_LOG_ERROR, "cannot start", "error=\"%s\"", err);
+    if (kube_global_init() != 0) {
+        log_msg(CFG_LOG_ERROR, "cannot start: libcurl initialisation failed", "%s", "");
         srv_tls_destroy();
+        return 1;
+    }
+    /* A cluster named but unusable is a configuration error: exit rather
+     * than serve scores that silently ignore it. */
+    if (srv_cluster_start(&c, environ, KUBE_INCLUSTER_DIR, &cl, kerr) != 0) {
+        log_msg(CFG_LOG_ERROR, "cannot start: cluster configuration", "error=\"%s\"", kerr);
+        srv_tls_destroy();
+        kube_global_cleanup();
+        return 2;
+    }
+    if (srv_start(&c, cl, &s, err) != 0) {
+        log_msg(CFG_LOG_ERROR, "cannot start", "error=\"%s\"", err);
+        srv_cluster_stop(cl);
+        srv_tls_destroy();
+        kube_global_cleanup();
         return 1;
     }
     cfg_listen_split(c.listen, host, &port);
@@ -155,12 +177,22 @@ static int cmd_serve(int argc, char **argv)
             c.client_ca[0]  ? "mtls"
             : c.tls_cert[0] ? "on"
                             : "off");
-    log_msg(CFG_LOG_INFO, "request-only mode: no cluster connection",
-            "strategy=%s cpu_weight=%d memory_weight=%d used=\"node annotations %s, %s\" "
-            "config=\"%s\" hash=%s",
-            score_strategy_name(c.score.strategy), c.score.weight[SCORE_CPU],
-            c.score.weight[SCORE_MEMORY], c.used_annotation[SCORE_CPU],
-            c.used_annotation[SCORE_MEMORY], c.config_file[0] ? c.config_file : "built-in", c.hash);
+    if (cl == NULL)
+        log_msg(CFG_LOG_INFO, "request-only mode: no cluster connection",
+                "strategy=%s cpu_weight=%d memory_weight=%d used=\"node annotations %s, %s\" "
+                "config=\"%s\" hash=%s",
+                score_strategy_name(c.score.strategy), c.score.weight[SCORE_CPU],
+                c.score.weight[SCORE_MEMORY], c.used_annotation[SCORE_CPU],
+                c.used_annotation[SCORE_MEMORY], c.config_file[0] ? c.config_file : "built-in",
+                c.hash);
+    else
+        log_msg(CFG_LOG_INFO, "cluster mode: scoring from cluster state",
+                "strategy=%s cpu_used=%s memory_used=%s stale_policy=%s config=\"%s\" hash=%s",
+                score_strategy_name(c.score.strategy),
+                score_used_source_name(c.used_source[SCORE_CPU]),
+                score_used_source_name(c.used_source[SCORE_MEMORY]),
+                score_stale_policy_name(c.stale_policy),
+                c.config_file[0] ? c.config_file : "built-in", c.hash);
 
     /* SIGHUP, or a config file whose modification time changed (checked
      * every second: a ConfigMap update arrives as a new file), reloads. */
@@ -171,16 +203,18 @@ static int cmd_serve(int argc, char **argv)
         if (sig == SIGTERM || sig == SIGINT)
             break;
         if (sig == SIGHUP) {
-            reload(s, &c, argc, argv, "SIGHUP");
+            reload(s, cl, &c, argc, argv, "SIGHUP");
             seen = stamp_of(c.config_file);
         } else if (c.config_file[0] != '\0' && !stamp_eq(stamp_of(c.config_file), seen)) {
             seen = stamp_of(c.config_file);
-            reload(s, &c, argc, argv, "file");
+            reload(s, cl, &c, argc, argv, "file");
         }
     }
     log_msg(CFG_LOG_INFO, "stopping", "signal=%s", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     srv_set_unready(s);
     srv_stop(s, c.drain_seconds);
+    srv_cluster_stop(cl);
+    kube_global_cleanup();
     srv_tls_destroy();
     log_msg(CFG_LOG_INFO, "stopped", "%s", "");
     arena_pool_drain();

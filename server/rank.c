@@ -239,7 +239,7 @@ int srv_rank(const struct cfg *cfg, const char *nodes_path, const char *pod_path
         snprintf(err, CFG_ERR_LEN, "out of memory");
         goto out_release;
     }
-    srv_evaluate(cfg, &args, eval);
+    srv_evaluate(cfg, NULL, &args, eval);
 
     fprintf(table,
             "pod %s/%s requests cpu %lldm, memory %lld bytes (scoring: cpu %lldm, memory %lld)\n",

@@ -9,7 +9,8 @@
 #include "server/jspan.h"
 #include "server/log.h"
 
-/* Said once per process: in NodeNames mode there is nothing to score yet. */
+/* Said once per process: in NodeNames mode without a cluster there is
+ * nothing to score. */
 static atomic_flag names_mode_logged = ATOMIC_FLAG_INIT;
 
 /* Hands the built answer to @out; an allocation failure becomes a 500
@@ -36,42 +37,9 @@ void srv_verb_error(unsigned status, const char *msg, struct verb_reply *out)
     finish(&o, status, out);
 }
 
-void srv_evaluate(const struct cfg *cfg, const struct codec_args *args, struct node_eval *eval)
-{
-    for (size_t i = 0; i < args->n_nodes; i++) {
-        const struct codec_node *n = &args->nodes[i];
-        struct node_eval *e = &eval[i];
-        memset(e, 0, sizeof(*e));
-        e->reason = "";
-        e->explain.strategy = cfg->score.strategy;
-        if (args->node_names_mode)
-            continue;
-        if (n->invalid != NULL) {
-            e->verdict = SCORE_UNRESOLVABLE;
-            e->reason = n->invalid;
-            continue;
-        }
-        e->verdict =
-            score_fit(cfg->score.threshold_percent, &n->res, args->pod.request.real, e->reason_buf);
-        if (e->verdict != SCORE_FITS)
-            e->reason = e->reason_buf;
-        score_node_value(&cfg->score, &n->res, &args->pod.request, &e->explain);
-    }
-    /* The scores of every node, failing ones included, so that a prioritize
-     * call (which only sees nodes that passed) and rank agree. */
-    struct score_explain *ex = cJSON_malloc(args->n_nodes * sizeof(*ex) + 1);
-    if (ex == NULL)
-        return;
-    for (size_t i = 0; i < args->n_nodes; i++)
-        ex[i] = eval[i].explain;
-    score_finish(&cfg->score, ex, args->n_nodes);
-    for (size_t i = 0; i < args->n_nodes; i++)
-        eval[i].explain.score = args->nodes[i].invalid != NULL ? 0 : ex[i].score;
-}
-
 /* Decodes and evaluates; on failure the reply is already set. */
-static int decode_and_evaluate(const struct cfg *cfg, const char *body, size_t len,
-                               struct codec_args *args, struct node_eval **eval,
+static int decode_and_evaluate(const struct cfg *cfg, struct srv_cluster *cl, const char *body,
+                               size_t len, struct codec_args *args, struct node_eval **eval,
                                struct verb_reply *out)
 {
     char err[CODEC_ERR_LEN];
@@ -80,7 +48,7 @@ static int decode_and_evaluate(const struct cfg *cfg, const char *body, size_t l
         srv_verb_error(rc == -ENOMEM ? 500 : 400, err, out);
         return rc;
     }
-    if (args->node_names_mode && !atomic_flag_test_and_set(&names_mode_logged))
+    if (args->node_names_mode && cl == NULL && !atomic_flag_test_and_set(&names_mode_logged))
         log_msg(CFG_LOG_WARN,
                 "NodeNames request: no cluster state, passing every node with score 0",
                 "hint=\"set nodeCacheCapable: false so that requests carry the Node objects\"");
@@ -89,7 +57,7 @@ static int decode_and_evaluate(const struct cfg *cfg, const char *body, size_t l
         srv_verb_error(500, "out of memory", out);
         return -ENOMEM;
     }
-    srv_evaluate(cfg, args, *eval);
+    srv_evaluate(cfg, cl, args, *eval);
     return 0;
 }
 
@@ -166,14 +134,15 @@ static void write_failed(struct jsonout *o, const char *name, const struct codec
     srv_out_str(o, "}");
 }
 
-void srv_filter(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out)
+void srv_filter(const struct cfg *cfg, struct srv_cluster *cl, const char *body, size_t len,
+                struct verb_reply *out)
 {
     struct codec_args args;
     struct node_eval *eval;
     struct jsonout o;
     size_t n_passed = 0;
 
-    if (decode_and_evaluate(cfg, body, len, &args, &eval, out) != 0)
+    if (decode_and_evaluate(cfg, cl, body, len, &args, &eval, out) != 0)
         return;
     for (size_t i = 0; i < args.n_nodes; i++)
         n_passed += eval[i].verdict == SCORE_FITS;
@@ -184,6 +153,8 @@ void srv_filter(const struct cfg *cfg, const char *body, size_t len, struct verb
         const char *sep = "";
         srv_out_str(&o, "{\"Nodes\":null,\"NodeNames\":[");
         for (size_t i = 0; i < args.n_nodes; i++) {
+            if (eval[i].verdict != SCORE_FITS)
+                continue;
             srv_out_str(&o, sep);
             srv_out_quoted(&o, args.nodes[i].name);
             sep = ",";
@@ -202,13 +173,14 @@ void srv_filter(const struct cfg *cfg, const char *body, size_t len, struct verb
             args.n_nodes, n_passed);
 }
 
-void srv_prioritize(const struct cfg *cfg, const char *body, size_t len, struct verb_reply *out)
+void srv_prioritize(const struct cfg *cfg, struct srv_cluster *cl, const char *body, size_t len,
+                    struct verb_reply *out)
 {
     struct codec_args args;
     struct node_eval *eval;
     struct jsonout o;
 
-    if (decode_and_evaluate(cfg, body, len, &args, &eval, out) != 0)
+    if (decode_and_evaluate(cfg, cl, body, len, &args, &eval, out) != 0)
         return;
     srv_out_init(&o, 64 + 48 * args.n_nodes);
     srv_out_str(&o, "[");

@@ -15,5 +15,10 @@ Suite *verbs_suite(void);
 Suite *e2e_suite(void);
 Suite *bad_input_suite(void);
 Suite *tls_suite(void);
+Suite *kubeconfig_suite(void);
+Suite *fake_apiserver_suite(void);
+Suite *used_suite(void);
+Suite *state_suite(void);
+Suite *cluster_suite(void);
 
 #endif

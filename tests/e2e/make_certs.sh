@@ -1,8 +1,10 @@
 #!/bin/sh
 # Makes a throw-away PKI for the TLS tests in DIR: ca.pem/ca.key (the trusted
 # CA), server.pem/server.key (SAN IP:127.0.0.1, DNS:localhost, CN=NAME),
-# client.pem/client.key (signed by ca), and other-ca.pem with
-# other-client.pem/other-client.key (a CA nobody trusts).
+# client.pem/client.key (signed by ca), other-ca.pem with
+# other-client.pem/other-client.key (a CA nobody trusts), and
+# wrong-host.pem/wrong-host.key (signed by ca for a name that is neither
+# 127.0.0.1 nor localhost: a client's host-name check must refuse it).
 # Usage: make_certs.sh DIR [SERVER_CN]
 set -eu
 d=${1:?usage: make_certs.sh DIR [SERVER_CN]}
@@ -29,3 +31,6 @@ leaf server ca "$cn" "subjectAltName=IP:127.0.0.1,DNS:localhost
 extendedKeyUsage=serverAuth"
 [ -f client.pem ] || leaf client ca kube-scheduler "extendedKeyUsage=clientAuth"
 [ -f other-client.pem ] || leaf other-client other-ca intruder "extendedKeyUsage=clientAuth"
+[ -f wrong-host.pem ] || leaf wrong-host ca not-this-host.invalid \
+    "subjectAltName=DNS:not-this-host.invalid,IP:192.0.2.1
+extendedKeyUsage=serverAuth"

@@ -11,20 +11,22 @@
 # New corpus entries go to build/fuzz/scratch/<name>/ (the committed corpus
 # tests/fuzz/corpus/<name>/ is only read); crashes to build/fuzz/crashes/.
 
-FUZZ_TARGETS ?= args quantity config
+FUZZ_TARGETS ?= args quantity config kubeconfig
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   ?=
 FUZZ_CC      ?= clang
 FUZZ_B        = build/fuzz
 FUZZ_SRC      = tests/fuzz
-FUZZ_ALL      = args quantity config
+FUZZ_ALL      = args quantity config kubeconfig
 
 # Per target: longest input and dictionary.
 FUZZ_MAXLEN_args     = 4096
 FUZZ_MAXLEN_quantity = 64
 FUZZ_MAXLEN_config   = 4096
+FUZZ_MAXLEN_kubeconfig = 4096
 FUZZ_DICT_args       = -dict=$(FUZZ_SRC)/json.dict
 FUZZ_DICT_config     = -dict=$(FUZZ_SRC)/json.dict
+FUZZ_DICT_kubeconfig = -dict=$(FUZZ_SRC)/kubeconfig.dict
 
 # ALL_CFLAGS's language, include and dependency flags, without the variant's
 # optimisation, hardening and FORTIFY flags. Product objects get the warnings
@@ -65,7 +67,8 @@ fuzz: fuzz-build
 	        -artifact_prefix=$(FUZZ_B)/crashes/$$t- $(FUZZ_FLAGS) \
 	        $$(case $$t in args) echo "-max_len=$(FUZZ_MAXLEN_args) $(FUZZ_DICT_args)";; \
 	            quantity) echo "-max_len=$(FUZZ_MAXLEN_quantity)";; \
-	            config) echo "-max_len=$(FUZZ_MAXLEN_config) $(FUZZ_DICT_config)";; esac) \
+	            config) echo "-max_len=$(FUZZ_MAXLEN_config) $(FUZZ_DICT_config)";; \
+	            kubeconfig) echo "-max_len=$(FUZZ_MAXLEN_kubeconfig) $(FUZZ_DICT_kubeconfig)";; esac) \
 	        $(FUZZ_B)/scratch/$$t $(FUZZ_SRC)/corpus/$$t; \
 	done
 

@@ -222,9 +222,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct arena *a = arena_acquire();
     if (a == NULL)
         abort();
-    srv_filter(&base, body, size, &f);
-    srv_prioritize(&base, body, size, &p);
-    srv_prioritize(&variant, body, size, &v);
+    srv_filter(&base, NULL, body, size, &f);
+    srv_prioritize(&base, NULL, body, size, &p);
+    srv_prioritize(&variant, NULL, body, size, &v);
     arena_release(a);
 
     cJSON *fj = parse_reply(&f), *pj = parse_reply(&p), *vj = parse_reply(&v);

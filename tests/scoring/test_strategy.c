@@ -21,10 +21,11 @@ static struct score_params params(enum score_strategy s, int w_cpu, int w_mem)
 }
 
 /* NonZeroRequested of node-a: pod A {1, 2Gi} + pod B {} defaulted to {100m, 200Mi}. */
-static const struct score_node node_a_nonzero = {.alloc = {4000, 8 * GI},
-                                                 .used = {1100, 2357198848LL}};
+static const struct score_node node_a_nonzero = {
+    .alloc = {4000, 8 * GI}, .used = {1100, 2357198848LL}, .used_non_zero = {1100, 2357198848LL}};
 /* Requested (real) of node-a: pod A only. */
-static const struct score_node node_a_real = {.alloc = {4000, 8 * GI}, .used = {1000, 2 * GI}};
+static const struct score_node node_a_real = {
+    .alloc = {4000, 8 * GI}, .used = {1000, 2 * GI}, .used_non_zero = {1000, 2 * GI}};
 static const struct score_pod_request pod = {.real = {2000, GI}, .non_zero = {2000, 1283457024LL}};
 
 static int value_of(const struct score_params *p, const struct score_node *n)
@@ -83,12 +84,12 @@ START_TEST(strategy_target_peaks_at_target)
     p.weight[SCORE_CPU] = 3;
     ck_assert_int_eq(value_of(&p, &node_a_nonzero), 47); /* (102+88)/4 */
 
-    struct score_node at_target = {.alloc = {1000, 0}, .used = {400, 0}};
+    struct score_node at_target = {.alloc = {1000, 0}, .used = {400, 0}, .used_non_zero = {400, 0}};
     struct score_pod_request r = {.non_zero = {200, 0}};
     struct score_explain ex;
     score_node_value(&p, &at_target, &r, &ex);
     ck_assert_int_eq(ex.value, 100); /* p = 60: t + (100-t)*60/60 */
-    struct score_node over = {.alloc = {1000, 0}, .used = {900, 0}};
+    struct score_node over = {.alloc = {1000, 0}, .used = {900, 0}, .used_non_zero = {900, 0}};
     r.non_zero[SCORE_CPU] = 200;
     score_node_value(&p, &over, &r, &ex);
     ck_assert_int_eq(ex.value, 0); /* p = 110 > 100 */
@@ -102,7 +103,7 @@ END_TEST
 START_TEST(strategy_zero_allocatable_is_skipped)
 {
     struct score_params p = params(SCORE_SPREAD, 3, 1);
-    struct score_node n = {.alloc = {0, 8 * GI}, .used = {0, 0}};
+    struct score_node n = {.alloc = {0, 8 * GI}, .used = {0, 0}, .used_non_zero = {0, 0}};
     struct score_explain ex;
     score_node_value(&p, &n, &pod, &ex);
     ck_assert(ex.term[SCORE_CPU].skipped);
@@ -126,7 +127,9 @@ END_TEST
 
 START_TEST(strategy_overcommitted_node_bounds)
 {
-    struct score_node n = {.alloc = {1000, GI}, .used = {INT64_MAX, INT64_MAX}};
+    struct score_node n = {.alloc = {1000, GI},
+                           .used = {INT64_MAX, INT64_MAX},
+                           .used_non_zero = {INT64_MAX, INT64_MAX}};
     struct score_params spread = params(SCORE_SPREAD, 3, 1);
     struct score_params pack = params(SCORE_PACK, 3, 1);
     struct score_params balanced = params(SCORE_BALANCED, 3, 1);

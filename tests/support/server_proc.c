@@ -57,6 +57,9 @@ void server_start_at(struct server_proc *s, const char *listen, const char *cons
     s->pid = fork();
     ck_assert_int_ne(s->pid, -1);
     if (s->pid == 0) {
+        /* Only the cluster a test names: never one from the environment. */
+        unsetenv("KUBECONFIG");
+        unsetenv("KUBERNETES_SERVICE_HOST");
         int fd = open(s->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(fd, STDERR_FILENO);
         execv(argv[0], (char *const *)(void *)argv);

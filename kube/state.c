@@ -1,0 +1,506 @@
+#include "kube/state.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A chained hash table keyed by string; entries embed struct hentry first. */
+struct hentry {
+    struct hentry *next;
+    char *key;
+};
+
+struct table {
+    struct hentry **buckets;
+    size_t n_buckets; /* a power of two */
+    size_t count;
+};
+
+struct placement {
+    char uid[64];
+    double at;
+    int64_t real[SCORE_NRES];
+    int64_t non_zero[SCORE_NRES];
+};
+
+struct snode {
+    struct hentry h; /* key: node name */
+    bool present;    /* a Node object exists (else only pods refer to it) */
+    int64_t alloc[SCORE_NRES];
+    int64_t annotation[SCORE_NRES];
+    char *invalid;
+    int64_t req_real[SCORE_NRES];
+    int64_t req_non_zero[SCORE_NRES];
+    size_t n_pods;
+    bool has_usage;
+    int64_t usage[SCORE_NRES];
+    double usage_time, usage_window;
+    struct placement placed[KUBE_PLACEMENTS_MAX]; /* a ring, newest at placed_next - 1 */
+    size_t placed_next;
+    unsigned gen;
+};
+
+struct spod {
+    struct hentry h;    /* key: uid */
+    struct snode *node; /* charged to this node, NULL when not charged */
+    int64_t real[SCORE_NRES];
+    int64_t non_zero[SCORE_NRES];
+    bool assigned; /* had a node name, charged or not (terminal) */
+    unsigned gen;
+};
+
+struct kube_state {
+    pthread_rwlock_t lock;
+    struct table nodes, pods;
+    unsigned node_gen, pod_gen;
+    bool pods_synced;         /* the first pod list is complete */
+    bool pods_listing;        /* inside the first list: assignments are not placements */
+    double pods_broken_since; /* 0 while in sync */
+};
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
+}
+
+static struct hentry **slot_of(const struct table *t, const char *key)
+{
+    struct hentry **p = &t->buckets[hash_str(key) & (t->n_buckets - 1)];
+    while (*p != NULL && strcmp((*p)->key, key) != 0)
+        p = &(*p)->next;
+    return p;
+}
+
+static struct hentry *table_find(const struct table *t, const char *key)
+{
+    return t->n_buckets == 0 ? NULL : *slot_of(t, key);
+}
+
+/* Keeps the load factor at most 1 so lookups stay O(1). */
+static int table_grow(struct table *t)
+{
+    size_t n = t->n_buckets ? t->n_buckets * 2 : 64;
+    struct hentry **b = calloc(n, sizeof(*b));
+    if (b == NULL)
+        return -ENOMEM;
+    for (size_t i = 0; i < t->n_buckets; i++) {
+        struct hentry *e = t->buckets[i];
+        while (e != NULL) {
+            struct hentry *next = e->next;
+            size_t k = hash_str(e->key) & (n - 1);
+            e->next = b[k];
+            b[k] = e;
+            e = next;
+        }
+    }
+    free(t->buckets);
+    t->buckets = b;
+    t->n_buckets = n;
+    return 0;
+}
+
+/* Inserts @e, whose key is set and not in @t. */
+static int table_insert(struct table *t, struct hentry *e)
+{
+    if (t->count + 1 > t->n_buckets && table_grow(t) != 0)
+        return -ENOMEM;
+    struct hentry **head = &t->buckets[hash_str(e->key) & (t->n_buckets - 1)];
+    e->next = *head;
+    *head = e;
+    t->count++;
+    return 0;
+}
+
+static void table_unlink(struct table *t, const struct hentry *e)
+{
+    struct hentry **p = slot_of(t, e->key);
+    if (*p == e) {
+        *p = e->next;
+        t->count--;
+    }
+}
+
+static int64_t add_sat(int64_t a, int64_t b)
+{
+    int64_t s;
+    return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
+}
+
+static void free_node(struct snode *n)
+{
+    free(n->h.key);
+    free(n->invalid);
+    free(n);
+}
+
+static void free_pod(struct spod *p)
+{
+    free(p->h.key);
+    free(p);
+}
+
+struct kube_state *kube_state_new(void)
+{
+    struct kube_state *st = calloc(1, sizeof(*st));
+    if (st == NULL)
+        return NULL;
+    if (pthread_rwlock_init(&st->lock, NULL) != 0) {
+        free(st);
+        return NULL;
+    }
+    return st;
+}
+
+static void free_table(struct table *t, bool nodes)
+{
+    for (size_t i = 0; i < t->n_buckets; i++) {
+        struct hentry *e = t->buckets[i];
+        while (e != NULL) {
+            struct hentry *next = e->next;
+            if (nodes)
+                free_node((struct snode *)(void *)e);
+            else
+                free_pod((struct spod *)(void *)e);
+            e = next;
+        }
+    }
+    free(t->buckets);
+    t->buckets = NULL;
+}
+
+void kube_state_free(struct kube_state *st)
+{
+    if (st == NULL)
+        return;
+    free_table(&st->pods, false);
+    free_table(&st->nodes, true);
+    pthread_rwlock_destroy(&st->lock);
+    free(st);
+}
+
+/* Finds or creates the entry of node @name (not present until a Node
+ * object is put). */
+static struct snode *node_entry(struct kube_state *st, const char *name)
+{
+    struct snode *n = (struct snode *)(void *)table_find(&st->nodes, name);
+    if (n != NULL)
+        return n;
+    n = calloc(1, sizeof(*n));
+    if (n == NULL)
+        return NULL;
+    n->h.key = strdup(name);
+    if (n->h.key == NULL || table_insert(&st->nodes, &n->h) != 0) {
+        free_node(n);
+        return NULL;
+    }
+    return n;
+}
+
+/* Drops a node entry nothing refers to any more. */
+static void node_maybe_drop(struct kube_state *st, struct snode *n)
+{
+    if (n->present || n->n_pods > 0)
+        return;
+    table_unlink(&st->nodes, &n->h);
+    free_node(n);
+}
+
+static void charge(struct snode *n, const struct spod *p, int sign)
+{
+    for (int r = 0; r < SCORE_NRES; r++) {
+        /* Sums of values >= 0 that saturate stay >= the true sum; the
+         * subtraction clamps so that a saturated node never goes negative. */
+        if (sign > 0) {
+            n->req_real[r] = add_sat(n->req_real[r], p->real[r]);
+            n->req_non_zero[r] = add_sat(n->req_non_zero[r], p->non_zero[r]);
+        } else {
+            n->req_real[r] = n->req_real[r] > p->real[r] ? n->req_real[r] - p->real[r] : 0;
+            n->req_non_zero[r] =
+                n->req_non_zero[r] > p->non_zero[r] ? n->req_non_zero[r] - p->non_zero[r] : 0;
+        }
+    }
+    if (sign > 0)
+        n->n_pods++;
+    else
+        n->n_pods--;
+}
+
+static void add_placement(struct snode *n, const char *uid, const int64_t real[SCORE_NRES],
+                          const int64_t non_zero[SCORE_NRES], double now)
+{
+    for (size_t i = 0; i < KUBE_PLACEMENTS_MAX; i++)
+        if (n->placed[i].at > 0 && strcmp(n->placed[i].uid, uid) == 0)
+            return; /* our bind, confirmed by the watch: keep the first time */
+    struct placement *pl = &n->placed[n->placed_next % KUBE_PLACEMENTS_MAX];
+    snprintf(pl->uid, sizeof(pl->uid), "%s", uid);
+    pl->at = now;
+    memcpy(pl->real, real, sizeof(pl->real));
+    memcpy(pl->non_zero, non_zero, sizeof(pl->non_zero));
+    n->placed_next++;
+}
+
+void kube_state_nodes_begin(struct kube_state *st)
+{
+    pthread_rwlock_wrlock(&st->lock);
+    st->node_gen++;
+    pthread_rwlock_unlock(&st->lock);
+}
+
+void kube_state_nodes_end(struct kube_state *st)
+{
+    pthread_rwlock_wrlock(&st->lock);
+    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
+        struct hentry *e = st->nodes.buckets[i];
+        while (e != NULL) {
+            struct hentry *next = e->next;
+            struct snode *n = (struct snode *)(void *)e;
+            if (n->present && n->gen != st->node_gen) {
+                n->present = false;
+                node_maybe_drop(st, n);
+            }
+            e = next;
+        }
+    }
+    pthread_rwlock_unlock(&st->lock);
+}
+
+int kube_state_node_put(struct kube_state *st, const struct kube_node_info *info)
+{
+    int rc = -ENOMEM;
+    pthread_rwlock_wrlock(&st->lock);
+    struct snode *n = node_entry(st, info->name);
+    if (n == NULL)
+        goto out_unlock;
+    char *invalid = info->invalid != NULL ? strdup(info->invalid) : NULL;
+    if (info->invalid != NULL && invalid == NULL) {
+        node_maybe_drop(st, n);
+        goto out_unlock;
+    }
+    free(n->invalid);
+    n->invalid = invalid;
+    memcpy(n->alloc, info->alloc, sizeof(n->alloc));
+    memcpy(n->annotation, info->annotation, sizeof(n->annotation));
+    n->present = true;
+    n->gen = st->node_gen;
+    rc = 0;
+out_unlock:
+    pthread_rwlock_unlock(&st->lock);
+    return rc;
+}
+
+void kube_state_node_delete(struct kube_state *st, const char *name)
+{
+    pthread_rwlock_wrlock(&st->lock);
+    struct snode *n = (struct snode *)(void *)table_find(&st->nodes, name);
+    if (n != NULL) {
+        n->present = false;
+        n->has_usage = false;
+        node_maybe_drop(st, n);
+    }
+    pthread_rwlock_unlock(&st->lock);
+}
+
+/* Takes @p off its node's sums. */
+static void uncharge(struct kube_state *st, struct spod *p)
+{
+    if (p->node == NULL)
+        return;
+    charge(p->node, p, -1);
+    struct snode *n = p->node;
+    p->node = NULL;
+    node_maybe_drop(st, n);
+}
+
+void kube_state_pods_begin(struct kube_state *st)
+{
+    pthread_rwlock_wrlock(&st->lock);
+    st->pod_gen++;
+    st->pods_listing = !st->pods_synced;
+    pthread_rwlock_unlock(&st->lock);
+}
+
+void kube_state_pods_end(struct kube_state *st)
+{
+    pthread_rwlock_wrlock(&st->lock);
+    for (size_t i = 0; i < st->pods.n_buckets; i++) {
+        struct hentry *e = st->pods.buckets[i];
+        while (e != NULL) {
+            struct hentry *next = e->next;
+            struct spod *p = (struct spod *)(void *)e;
+            if (p->gen != st->pod_gen) {
+                uncharge(st, p);
+                table_unlink(&st->pods, &p->h);
+                free_pod(p);
+            }
+            e = next;
+        }
+    }
+    st->pods_synced = true;
+    st->pods_listing = false;
+    st->pods_broken_since = 0;
+    pthread_rwlock_unlock(&st->lock);
+}
+
+int kube_state_pod_put(struct kube_state *st, const struct kube_pod_info *info, double now)
+{
+    int rc = -ENOMEM;
+    bool assigned = info->node[0] != '\0';
+    bool counted = assigned && !info->terminal;
+
+    pthread_rwlock_wrlock(&st->lock);
+    struct spod *p = (struct spod *)(void *)table_find(&st->pods, info->uid);
+    bool was_assigned = p != NULL && p->assigned;
+    if (p == NULL) {
+        p = calloc(1, sizeof(*p));
+        if (p == NULL)
+            goto out_unlock;
+        p->h.key = strdup(info->uid);
+        if (p->h.key == NULL || table_insert(&st->pods, &p->h) != 0) {
+            free_pod(p);
+            goto out_unlock;
+        }
+    }
+    uncharge(st, p);
+    memcpy(p->real, info->real, sizeof(p->real));
+    memcpy(p->non_zero, info->non_zero, sizeof(p->non_zero));
+    p->assigned = assigned;
+    p->gen = st->pod_gen;
+    if (counted) {
+        struct snode *n = node_entry(st, info->node);
+        if (n == NULL) {
+            /* The pod stays known but uncharged; the next event retries. */
+            p->assigned = false;
+            goto out_unlock;
+        }
+        charge(n, p, +1);
+        p->node = n;
+        if (!was_assigned && !st->pods_listing)
+            add_placement(n, info->uid, p->real, p->non_zero, now);
+    }
+    rc = 0;
+out_unlock:
+    pthread_rwlock_unlock(&st->lock);
+    return rc;
+}
+
+void kube_state_pod_delete(struct kube_state *st, const char *uid)
+{
+    pthread_rwlock_wrlock(&st->lock);
+    struct spod *p = (struct spod *)(void *)table_find(&st->pods, uid);
+    if (p != NULL) {
+        uncharge(st, p);
+        table_unlink(&st->pods, &p->h);
+        free_pod(p);
+    }
+    pthread_rwlock_unlock(&st->lock);
+}
+
+int kube_state_placed(struct kube_state *st, const char *node, const char *uid, double now)
+{
+    int rc = -ENOENT;
+    pthread_rwlock_wrlock(&st->lock);
+    const struct spod *p = (const struct spod *)(const void *)table_find(&st->pods, uid);
+    if (p != NULL) {
+        struct snode *n = node_entry(st, node);
+        rc = -ENOMEM;
+        if (n != NULL) {
+            add_placement(n, uid, p->real, p->non_zero, now);
+            rc = 0;
+        }
+    }
+    pthread_rwlock_unlock(&st->lock);
+    return rc;
+}
+
+int kube_state_usage_put(struct kube_state *st, const char *node, const int64_t usage[SCORE_NRES],
+                         double timestamp, double window)
+{
+    int rc = -ENOENT;
+    pthread_rwlock_wrlock(&st->lock);
+    struct snode *n = (struct snode *)(void *)table_find(&st->nodes, node);
+    /* Metrics of a node whose Node object is gone are not worth a slot. */
+    if (n != NULL && n->present) {
+        memcpy(n->usage, usage, sizeof(n->usage));
+        n->usage_time = timestamp;
+        n->usage_window = window;
+        n->has_usage = true;
+        rc = 0;
+    }
+    pthread_rwlock_unlock(&st->lock);
+    return rc;
+}
+
+void kube_state_pods_health(struct kube_state *st, bool in_sync, double now)
+{
+    pthread_rwlock_wrlock(&st->lock);
+    if (in_sync)
+        st->pods_broken_since = 0;
+    else if (st->pods_broken_since == 0)
+        st->pods_broken_since = now;
+    pthread_rwlock_unlock(&st->lock);
+}
+
+int kube_state_view(struct kube_state *st, const char *name, double now, int in_flight_seconds,
+                    struct kube_node_view *out)
+{
+    int rc = -ENOENT;
+    memset(out, 0, sizeof(*out));
+    pthread_rwlock_rdlock(&st->lock);
+    const struct snode *n = (const struct snode *)(const void *)table_find(&st->nodes, name);
+    if (n == NULL || !n->present)
+        goto out_unlock;
+    memcpy(out->alloc, n->alloc, sizeof(out->alloc));
+    memcpy(out->annotation, n->annotation, sizeof(out->annotation));
+    if (n->invalid != NULL)
+        snprintf(out->invalid, sizeof(out->invalid), "%s", n->invalid);
+    memcpy(out->req_real, n->req_real, sizeof(out->req_real));
+    memcpy(out->req_non_zero, n->req_non_zero, sizeof(out->req_non_zero));
+    out->n_pods = n->n_pods;
+    out->pods_synced = st->pods_synced;
+    out->requests_age = st->pods_broken_since > 0 ? now - st->pods_broken_since : 0;
+    out->has_usage = n->has_usage;
+    memcpy(out->usage, n->usage, sizeof(out->usage));
+    out->usage_age = n->has_usage ? now - n->usage_time : 0;
+    /* A pod placed after the sample's window began is not (fully) in it. */
+    double window_start = n->has_usage ? n->usage_time - n->usage_window : 0;
+    for (size_t i = 0; i < KUBE_PLACEMENTS_MAX; i++) {
+        const struct placement *pl = &n->placed[i];
+        if (pl->at <= 0 || now - pl->at >= in_flight_seconds || pl->at <= window_start)
+            continue;
+        for (int r = 0; r < SCORE_NRES; r++)
+            out->in_flight[r] = add_sat(out->in_flight[r], pl->non_zero[r]);
+        out->n_in_flight++;
+    }
+    rc = 0;
+out_unlock:
+    pthread_rwlock_unlock(&st->lock);
+    return rc;
+}
+
+int kube_state_pod_request(struct kube_state *st, const char *uid, const char *node,
+                           int64_t real[SCORE_NRES], int64_t non_zero[SCORE_NRES])
+{
+    int rc = -ENOENT;
+    pthread_rwlock_rdlock(&st->lock);
+    const struct spod *p = (const struct spod *)(const void *)table_find(&st->pods, uid);
+    if (p != NULL && p->node != NULL && strcmp(p->node->h.key, node) == 0) {
+        memcpy(real, p->real, sizeof(p->real));
+        memcpy(non_zero, p->non_zero, sizeof(p->non_zero));
+        rc = 0;
+    }
+    pthread_rwlock_unlock(&st->lock);
+    return rc;
+}
+
+void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods)
+{
+    pthread_rwlock_rdlock(&st->lock);
+    *nodes = st->nodes.count;
+    *pods = st->pods.count;
+    pthread_rwlock_unlock(&st->lock);
+}

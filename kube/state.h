@@ -1,0 +1,117 @@
+/*
+ * The cluster as the extender sees it: per node its allocatable, the sum of
+ * the effective requests of its assigned non-terminal pods (kept up to date
+ * event by event, both the real and the non-zero form), its latest
+ * metrics.k8s.io sample and the pods placed on it recently.
+ *
+ * Writers are the informer and metrics threads (through server/cluster.c);
+ * readers are request threads. One rwlock guards everything; a reader copies
+ * what it needs (kube_state_view) and releases it at once.
+ */
+#ifndef KUBE_STATE_H
+#define KUBE_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scoring/resources.h"
+
+#define KUBE_NAME_LEN       256 /* longest node name or uid kept */
+#define KUBE_PLACEMENTS_MAX 64  /* recent placements remembered per node */
+
+/* A node as the Node object describes it. */
+struct kube_node_info {
+    const char *name;
+    int64_t alloc[SCORE_NRES];
+    int64_t annotation[SCORE_NRES]; /* the configured used annotations, 0 when absent */
+    const char *invalid;            /* why allocatable is unusable, or NULL */
+};
+
+/* A pod as far as the sums need it. */
+struct kube_pod_info {
+    const char *uid;
+    const char *node; /* spec.nodeName, "" when unassigned */
+    bool terminal;    /* phase Succeeded or Failed: no longer charged */
+    int64_t real[SCORE_NRES];
+    int64_t non_zero[SCORE_NRES];
+};
+
+/* A copy of what the state knows of one node (kube_state_view). */
+struct kube_node_view {
+    int64_t alloc[SCORE_NRES];
+    int64_t annotation[SCORE_NRES];
+    char invalid[128]; /* "" when allocatable is usable */
+    int64_t req_real[SCORE_NRES];
+    int64_t req_non_zero[SCORE_NRES];
+    size_t n_pods;
+    bool pods_synced;    /* the pod list is in */
+    double requests_age; /* seconds the pod watch has been out of sync, 0 when in sync */
+    bool has_usage;
+    int64_t usage[SCORE_NRES];
+    double usage_age;              /* seconds since the sample's timestamp */
+    int64_t in_flight[SCORE_NRES]; /* requests of pods placed after the sample window began */
+    size_t n_in_flight;
+};
+
+struct kube_state;
+
+/* Returns a new empty state, or NULL when out of memory. */
+struct kube_state *kube_state_new(void);
+
+/* Frees @st (NULL is fine). No thread may use it any more. */
+void kube_state_free(struct kube_state *st);
+
+/*
+ * A full node list replaces what is known: begin, put every node, end.
+ * Nodes not put since begin are removed. Same for pods. Not thread-safe
+ * against another list of the same kind (one informer per kind).
+ */
+void kube_state_nodes_begin(struct kube_state *st);
+void kube_state_nodes_end(struct kube_state *st);
+void kube_state_pods_begin(struct kube_state *st);
+void kube_state_pods_end(struct kube_state *st);
+
+/* Adds or replaces a node; returns 0 or -ENOMEM. */
+int kube_state_node_put(struct kube_state *st, const struct kube_node_info *n);
+/* Removes a node (its pods' sums stay until the pods go). */
+void kube_state_node_delete(struct kube_state *st, const char *name);
+
+/*
+ * Adds or replaces a pod by uid, moving its requests between node sums.
+ * A pod that becomes assigned outside a list counts as placed at @now (for
+ * in-flight damping). Returns 0 or -ENOMEM.
+ */
+int kube_state_pod_put(struct kube_state *st, const struct kube_pod_info *p, double now);
+/* Removes a pod by uid. */
+void kube_state_pod_delete(struct kube_state *st, const char *uid);
+
+/* Records that we bound pod @uid to @node at @now, charging the pod's
+ * requests (known from the pod watch) as in flight until the watch and the
+ * metrics catch up. Returns 0, or -ENOENT when the pod is not known. */
+int kube_state_placed(struct kube_state *st, const char *node, const char *uid, double now);
+
+/* Stores the usage sample of @node taken at @timestamp over @window seconds. */
+int kube_state_usage_put(struct kube_state *st, const char *node, const int64_t usage[SCORE_NRES],
+                         double timestamp, double window);
+
+/* Watch health of the pod informer: in sync (true) or broken since @now. */
+void kube_state_pods_health(struct kube_state *st, bool in_sync, double now);
+
+/*
+ * Copies what is known of node @name at @now into *@out; placements older
+ * than @in_flight_seconds are ignored. Returns 0, or -ENOENT when no Node
+ * object of that name is known. Thread-safe.
+ */
+int kube_state_view(struct kube_state *st, const char *name, double now, int in_flight_seconds,
+                    struct kube_node_view *out);
+
+/* Looks up the requests of pod @uid on node @node, for preemption victims.
+ * Returns 0, or -ENOENT when the pod is not charged to that node. Thread-safe. */
+int kube_state_pod_request(struct kube_state *st, const char *uid, const char *node,
+                           int64_t real[SCORE_NRES], int64_t non_zero[SCORE_NRES]);
+
+/* Counts for logs and metrics. Thread-safe. */
+void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods);
+
+#endif

@@ -1,0 +1,37 @@
+/* POST <prefix>/bind (verbs.h). */
+#include "server/verbs.h"
+
+#include "server/log.h"
+
+void srv_bind(const struct cfg *cfg, struct srv_cluster *cl, const char *body, size_t len,
+              struct verb_reply *out)
+{
+    char err[CODEC_ERR_LEN];
+    char why[KUBE_ERR_LEN];
+    struct codec_bind_args args;
+
+    (void)cfg;
+    if (srv_decode_bind(body, len, &args, err) != 0) {
+        srv_verb_error(400, err, out);
+        return;
+    }
+    if (cl == NULL) {
+        /* Failing is the honest answer: a 200 without a Binding would leave
+         * the pod Pending while the scheduler believes it bound. */
+        srv_verb_error(200,
+                       "cpu-extender has no cluster connection: remove bindVerb or give it "
+                       "--kubeconfig / run it in the cluster",
+                       out);
+        return;
+    }
+    if (srv_cluster_bind(cl, args.pod_namespace, args.pod_name, args.pod_uid, args.node, why) !=
+        0) {
+        log_msg(CFG_LOG_WARN, "bind failed", "pod=%s/%s node=%s error=\"%s\"", args.pod_namespace,
+                args.pod_name, args.node, why);
+        srv_verb_error(200, why, out);
+        return;
+    }
+    log_msg(CFG_LOG_INFO, "bound", "pod=%s/%s node=%s", args.pod_namespace, args.pod_name,
+            args.node);
+    srv_verb_error(200, "", out);
+}

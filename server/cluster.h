@@ -1,0 +1,66 @@
+/*
+ * The connection to the cluster: resolves where it is (kube/client.h),
+ * runs the node and pod informers and the metrics.k8s.io poller, and feeds
+ * what they see into the state (kube/state.h) that the verbs score from.
+ *
+ * Without a cluster (no --kubeconfig, no KUBECONFIG, not in a pod) there is
+ * no srv_cluster at all and the verbs work from the request alone.
+ */
+#ifndef SERVER_CLUSTER_H
+#define SERVER_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "kube/client.h"
+#include "kube/state.h"
+
+struct srv_cluster;
+
+/*
+ * Finds the cluster for @c (kube_resolve_target with @envp) and starts
+ * watching it. Returns 0 with *@out set, 0 with *@out NULL when there is no
+ * cluster to watch (request-only), or -errno with @err when one was named
+ * but cannot be used (unreadable kubeconfig, bad credentials file).
+ * Unreachable API servers are not an error: the informers keep retrying and
+ * srv_cluster_ready() says why.
+ */
+int srv_cluster_start(const struct cfg *c, char **envp, const char *incluster_dir,
+                      struct srv_cluster **out, char err[KUBE_ERR_LEN]);
+
+/* Uses @next from now on (annotation names, metrics polling). */
+int srv_cluster_reload(struct srv_cluster *cl, const struct cfg *next);
+
+/* Stops the threads and frees everything (NULL is fine). */
+void srv_cluster_stop(struct srv_cluster *cl);
+
+/* Whether the first full lists of nodes and pods are in; otherwise @why
+ * (@n bytes) says what is missing or failing. Thread-safe. */
+bool srv_cluster_is_ready(struct srv_cluster *cl, char *why, size_t n);
+
+/* The state the verbs read. Thread-safe (the state has its own lock). */
+struct kube_state *srv_cluster_state(struct srv_cluster *cl);
+
+/* Counts a node name the state does not know (passed with score 0); the
+ * first few are logged. Thread-safe. */
+void srv_cluster_count_unknown(struct srv_cluster *cl, const char *node);
+
+/* How many unknown node names requests have carried. Thread-safe. */
+unsigned long long srv_cluster_unknown_total(struct srv_cluster *cl);
+
+/* Wall-clock seconds, the time base of the state (metrics timestamps are
+ * wall-clock). */
+double srv_cluster_now(void);
+
+/*
+ * Binds pod @ns/@name (uid @uid, may be "") to @node through the API server
+ * (POST .../pods/NAME/binding). A pod already bound to @node counts as
+ * success (kubernetes#96579: our earlier answer may have been lost).
+ * Returns 0 or -errno with a message in @err. Thread-safe.
+ */
+int srv_cluster_bind(struct srv_cluster *cl, const char *ns, const char *name, const char *uid,
+                     const char *node, char err[KUBE_ERR_LEN]);
+
+#endif

@@ -1,0 +1,710 @@
+/*
+ * End to end with a cluster: the real binary, given a kubeconfig, watches
+ * the fake API server of tests/support/fake_apiserver.c over TLS (a CA the
+ * test makes) and answers kube-scheduler's requests from that state.
+ *
+ * Expected scores are worked out from the rules (spread, cpu weight 3,
+ * memory weight 1, score = (value + 5) / 10, integer division throughout):
+ * every node has 4000m and 8Gi; the pending pod asks for 500m and 512Mi.
+ *
+ *   n1: pods 3000m, 1Gi   cpu (4000-3500)*100/4000 = 12   mem 6.5Gi/8Gi = 81
+ *                          (3*12 + 81) / 4 = 29 -> 3
+ *   n2: pods 1000m, 1Gi   cpu 2500*100/4000 = 62          mem 81
+ *                          (186 + 81) / 4 = 66 -> 7
+ *   n3: no pods           cpu 3500*100/4000 = 87          mem 7.5/8 = 93
+ *                          (261 + 93) / 4 = 88 -> 9
+ */
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "tests/suites.h"
+#include "tests/support/fake_apiserver.h"
+#include "tests/support/http_client.h"
+#include "tests/support/server_proc.h"
+#include "tests/support/test_certs.h"
+
+#define TOKEN      "token-one"
+#define NODE_MILLI 4000 /* every node's allocatable cpu */
+
+static struct test_pki pki;
+
+/* One cluster test's world: the fake, a kubeconfig naming it, the binary. */
+struct world {
+    struct fake_apiserver *fake;
+    char kubeconfig[128];
+    char token_file[128];
+    struct server_proc server;
+};
+
+static void make_pki(void)
+{
+    test_pki_make(&pki);
+}
+
+static void remove_pki(void)
+{
+    test_pki_remove(&pki);
+}
+
+static struct fake_apiserver *start_fake(const char *cert, const char *key)
+{
+    char c[256], k[256];
+    struct fake_params p = {
+        .cert_file = test_pki_path(&pki, cert, c, sizeof(c)),
+        .key_file = test_pki_path(&pki, key, k, sizeof(k)),
+        .token = TOKEN,
+    };
+    struct fake_apiserver *f = NULL;
+    ck_assert_int_eq(fake_start(&p, &f), 0);
+    return f;
+}
+
+/* Writes a kubeconfig for @w->fake trusting @ca, with the token inline or,
+ * when @token_file, in a file next to it (as a rotated token would be). */
+static void write_kubeconfig(struct world *w, const char *ca, bool token_file)
+{
+    char ca_path[256];
+    snprintf(w->kubeconfig, sizeof(w->kubeconfig), "%s/kubeconfig-%d", pki.dir, getpid());
+    snprintf(w->token_file, sizeof(w->token_file), "%s/token-%d", pki.dir, getpid());
+    FILE *t = fopen(w->token_file, "w");
+    ck_assert_ptr_nonnull(t);
+    fputs(TOKEN "\n", t);
+    fclose(t);
+    FILE *f = fopen(w->kubeconfig, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f,
+            "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+            "clusters:\n- name: fake\n  cluster:\n    server: https://127.0.0.1:%d\n"
+            "    certificate-authority: %s\n"
+            "users:\n- name: sched\n  user:\n    %s: %s\n"
+            "contexts:\n- name: test\n  context:\n    cluster: fake\n    user: sched\n",
+            fake_port(w->fake), test_pki_path(&pki, ca, ca_path, sizeof(ca_path)),
+            token_file ? "tokenFile" : "token", token_file ? w->token_file : TOKEN);
+    fclose(f);
+}
+
+static void put_node(struct world *w, const char *name, const char *cpu, const char *mem)
+{
+    char json[512];
+    snprintf(json, sizeof(json),
+             "{\"metadata\":{\"name\":\"%s\"},\"status\":{\"allocatable\":"
+             "{\"cpu\":\"%s\",\"memory\":\"%s\",\"pods\":\"110\"}}}",
+             name, cpu, mem);
+    ck_assert_int_eq(fake_put(w->fake, FAKE_NODE, json, NULL), 0);
+}
+
+/* A pod with one container requesting @cpu and @mem (NULL: no request),
+ * on @node ("" pending), in @phase. */
+static void put_pod(struct world *w, const char *name, const char *node, const char *cpu,
+                    const char *mem, const char *phase)
+{
+    char json[1024], req[256] = "";
+    if (cpu != NULL && mem != NULL)
+        snprintf(req, sizeof(req), "\"cpu\":\"%s\",\"memory\":\"%s\"", cpu, mem);
+    else if (cpu != NULL)
+        snprintf(req, sizeof(req), "\"cpu\":\"%s\"", cpu);
+    snprintf(json, sizeof(json),
+             "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\",\"uid\":\"uid-%s\"},"
+             "\"spec\":{\"nodeName\":\"%s\",\"containers\":[{\"name\":\"c\",\"resources\":"
+             "{\"requests\":{%s}}}]},\"status\":{\"phase\":\"%s\"}}",
+             name, name, node, req, phase);
+    ck_assert_int_eq(fake_put(w->fake, FAKE_POD, json, NULL), 0);
+}
+
+static void three_nodes(struct world *w)
+{
+    put_node(w, "n1", "4", "8Gi");
+    put_node(w, "n2", "4000m", "8Gi");
+    put_node(w, "n3", "4", "8192Mi");
+    put_pod(w, "a", "n1", "2", "512Mi", "Running");
+    put_pod(w, "b", "n1", "1", "512Mi", "Running");
+    put_pod(w, "c", "n2", "1", "1Gi", "Running");
+    put_pod(w, "done", "n3", "3", "4Gi", "Succeeded"); /* terminal: not charged */
+    put_pod(w, "pending", "", "2", "1Gi", "Pending");  /* not on a node */
+}
+
+static int get_ready(int port, char **reason)
+{
+    struct http_response r;
+    int fd = http_connect(port);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(http_roundtrip(fd, "GET", "/readyz", NULL, 0, &r), 0);
+    close(fd);
+    int status = r.status;
+    if (reason != NULL)
+        *reason = strdup(r.body != NULL ? r.body : "");
+    http_response_free(&r);
+    return status;
+}
+
+/* Polls /readyz until it answers @want (10 s at most); returns the last body. */
+static char *wait_ready(int port, int want)
+{
+    char *body = NULL;
+    for (int i = 0; i < 200; i++) {
+        free(body);
+        if (get_ready(port, &body) == want)
+            return body;
+        usleep(50000);
+    }
+    ck_abort_msg("/readyz never answered %d; last: %s", want, body);
+    return body;
+}
+
+static void start_world(struct world *w, const char *const *flags)
+{
+    const char *args[24] = {"--kubeconfig", w->kubeconfig, "--log-level", "debug"};
+    size_t n = 4;
+    for (; flags != NULL && *flags != NULL && n < 23; flags++)
+        args[n++] = *flags;
+    args[n] = NULL;
+    server_start(&w->server, args);
+}
+
+static void stop_world(struct world *w)
+{
+    ck_assert_int_eq(server_stop(&w->server), 0);
+    fake_stop(w->fake);
+    unlink(w->kubeconfig);
+    unlink(w->token_file);
+}
+
+static void standard_world(struct world *w, const char *const *flags)
+{
+    w->fake = start_fake("server.pem", "server.key");
+    write_kubeconfig(w, "ca.pem", false);
+    three_nodes(w);
+    start_world(w, flags);
+    free(wait_ready(w->server.port, 200));
+}
+
+static char *post(int port, const char *verb, const char *body, int *status)
+{
+    struct http_response r;
+    char path[64];
+    snprintf(path, sizeof(path), "/scheduler/%s", verb);
+    int fd = http_connect(port);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(http_roundtrip(fd, "POST", path, body, strlen(body), &r), 0);
+    close(fd);
+    char *out = strdup(r.body != NULL ? r.body : "");
+    if (status != NULL)
+        *status = r.status;
+    else
+        ck_assert_msg(r.status == 200, "%s: %d %s", verb, r.status, out);
+    http_response_free(&r);
+    return out;
+}
+
+static void assert_json_eq(const char *got, const char *want)
+{
+    cJSON *g = cJSON_Parse(got), *w = cJSON_Parse(want);
+    ck_assert_msg(g != NULL && w != NULL, "not JSON: %s / %s", got, want);
+    ck_assert_msg(cJSON_Compare(g, w, 1), "got  %s\nwant %s", got, want);
+    cJSON_Delete(g);
+    cJSON_Delete(w);
+}
+
+/* ExtenderArgs in NodeNames mode for a pod requesting @cpu and @mem. */
+static char *names_args(const char *cpu, const char *mem, const char *names)
+{
+    char *b = malloc(1024);
+    snprintf(
+        b, 1024,
+        "{\"Pod\":{\"metadata\":{\"name\":\"new\",\"namespace\":\"default\",\"uid\":\"u-new\"},"
+        "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":"
+        "{\"cpu\":\"%s\",\"memory\":\"%s\"}}}]}},\"Nodes\":null,\"NodeNames\":[%s]}",
+        cpu, mem, names);
+    return b;
+}
+
+static void assert_prioritize(int port, const char *cpu, const char *mem, const char *names,
+                              const char *want)
+{
+    char *args = names_args(cpu, mem, names);
+    char *got = post(port, "prioritize", args, NULL);
+    assert_json_eq(got, want);
+    free(got);
+    free(args);
+}
+
+static void assert_filter(int port, const char *cpu, const char *names, const char *want)
+{
+    char *args = names_args(cpu, "1", names);
+    char *got = post(port, "filter", args, NULL);
+    assert_json_eq(got, want);
+    free(got);
+    free(args);
+}
+
+/* Free CPU on @node is exactly @free_milli: a pod of that much fits, one
+ * millicore more does not. */
+static void assert_free_cpu(int port, const char *node, long free_milli)
+{
+    char fits[32], over[32], name[64], want[512];
+    snprintf(fits, sizeof(fits), "%ldm", free_milli);
+    snprintf(over, sizeof(over), "%ldm", free_milli + 1);
+    snprintf(name, sizeof(name), "\"%s\"", node);
+    snprintf(want, sizeof(want),
+             "{\"Nodes\":null,\"NodeNames\":[\"%s\"],\"FailedNodes\":{},"
+             "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}",
+             node);
+    if (free_milli > 0)
+        assert_filter(port, fits, name, want);
+    /* More than the node has at all: preemption cannot help. */
+    bool beyond = free_milli + 1 > NODE_MILLI;
+    snprintf(want, sizeof(want),
+             "{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{%s%s%s},"
+             "\"FailedAndUnresolvableNodes\":{%s%s%s},\"Error\":\"\"}",
+             beyond ? "" : "\"", beyond ? "" : node, beyond ? "" : "\":\"Insufficient cpu\"",
+             beyond ? "\"" : "", beyond ? node : "", beyond ? "\":\"Insufficient cpu\"" : "");
+    assert_filter(port, over, name, want);
+}
+
+/* Does a pod of @milli millicores pass the filter on @node alone? */
+static bool fits(int port, const char *node, long milli)
+{
+    char cpu[32], name[64];
+    snprintf(cpu, sizeof(cpu), "%ldm", milli);
+    snprintf(name, sizeof(name), "\"%s\"", node);
+    char *args = names_args(cpu, "1", name);
+    char *got = post(port, "filter", args, NULL);
+    bool ok = strstr(got, "\"FailedNodes\":{}") != NULL &&
+              strstr(got, "\"FailedAndUnresolvableNodes\":{}") != NULL;
+    free(got);
+    free(args);
+    return ok;
+}
+
+/* Waits (10 s at most: the watch is asynchronous) until free CPU on @node
+ * is exactly @free_milli, then checks the answers in full. */
+static void await_free_cpu(int port, const char *node, long free_milli)
+{
+    for (int i = 0; i < 200; i++) {
+        if ((free_milli <= 0 || fits(port, node, free_milli)) && !fits(port, node, free_milli + 1))
+            break;
+        usleep(50000);
+    }
+    assert_free_cpu(port, node, free_milli);
+}
+
+START_TEST(cluster_names_mode_ranks_by_real_free_cpu)
+{
+    struct world w;
+    standard_world(&w, NULL);
+    assert_prioritize(w.server.port, "500m", "512Mi", "\"n1\",\"n2\",\"n3\",\"ghost\"",
+                      "[{\"Host\":\"n1\",\"Score\":3},{\"Host\":\"n2\",\"Score\":7},"
+                      "{\"Host\":\"n3\",\"Score\":9},{\"Host\":\"ghost\",\"Score\":0}]");
+    /* n1 has exactly 1000m free, n2 3000m, n3 4000m (the Succeeded pod is not charged) */
+    assert_free_cpu(w.server.port, "n1", 1000);
+    assert_free_cpu(w.server.port, "n2", 3000);
+    assert_free_cpu(w.server.port, "n3", 4000);
+    /* a name the state does not know passes (and is counted, see the log) */
+    assert_filter(w.server.port, "100", "\"ghost\"",
+                  "{\"Nodes\":null,\"NodeNames\":[\"ghost\"],\"FailedNodes\":{},"
+                  "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    stop_world(&w);
+}
+END_TEST
+
+START_TEST(cluster_nodes_mode_uses_state_for_used)
+{
+    struct world w;
+    standard_world(&w, NULL);
+    /* The Node objects of the request give allocatable; the pods come from
+     * the state: n1 scores as in NodeNames mode. */
+    const char *args =
+        "{\"Pod\":{\"metadata\":{\"name\":\"new\"},\"spec\":{\"containers\":[{\"resources\":"
+        "{\"requests\":{\"cpu\":\"500m\",\"memory\":\"512Mi\"}}}]}},\"Nodes\":{\"items\":["
+        "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{\"cpu\":\"4\","
+        "\"memory\":\"8Gi\"}}},{\"metadata\":{\"name\":\"n3\"},\"status\":{\"allocatable\":"
+        "{\"cpu\":\"4\",\"memory\":\"8Gi\"}}}]}}";
+    char *got = post(w.server.port, "prioritize", args, NULL);
+    assert_json_eq(got, "[{\"Host\":\"n1\",\"Score\":3},{\"Host\":\"n3\",\"Score\":9}]");
+    free(got);
+    stop_world(&w);
+}
+END_TEST
+
+START_TEST(cluster_state_converges_through_faults)
+{
+    struct world w;
+    standard_world(&w, NULL);
+    int port = w.server.port;
+    /* adds, a binding, an update to a terminal phase, a delete */
+    put_pod(&w, "d", "n3", "250m", "1Gi", "Running");
+    put_pod(&w, "pending", "n2", "2", "1Gi", "Running"); /* bound: n2 3000m -> 1000m */
+    put_pod(&w, "a", "n1", "2", "512Mi", "Failed");      /* n1 1000m -> 3000m */
+    ck_assert_int_eq(fake_delete(w.fake, FAKE_POD, "default", "c", NULL), 0); /* n2 +1000m */
+    await_free_cpu(port, "n1", 3000);
+    await_free_cpu(port, "n2", 2000);
+    await_free_cpu(port, "n3", 3750);
+
+    /* a watch cut in the middle of an event line: resumes, nothing lost or doubled */
+    struct fake_counts before, after;
+    fake_counts(w.fake, &before);
+    fake_drop_watches(w.fake, FAKE_DROP_MID_LINE);
+    put_pod(&w, "e", "n3", "750m", NULL, "Running");
+    ck_assert_int_eq(fake_wait_open_watches(w.fake, FAKE_POD, 1, 10000), 0);
+    put_pod(&w, "f", "n3", "1", NULL, "Running");
+    await_free_cpu(port, "n3", 2000);
+    fake_counts(w.fake, &after);
+    ck_assert_int_eq(after.lists[FAKE_POD], before.lists[FAKE_POD]); /* resumed, no relist */
+
+    /* compaction while the watch is down: 410 Gone, a relist, and a delete
+     * that happened in the gap is noticed */
+    fake_fail_next(w.fake, 4, 503); /* keep the reconnects back until compacted */
+    fake_drop_watches(w.fake, FAKE_DROP_CLOSE);
+    ck_assert_int_eq(fake_delete(w.fake, FAKE_POD, "default", "f", NULL), 0);
+    ck_assert_int_eq(fake_delete(w.fake, FAKE_POD, "default", "b", NULL), 0);
+    fake_compact(w.fake);
+    await_free_cpu(port, "n3", 3000);
+    await_free_cpu(port, "n1", 4000);
+    fake_counts(w.fake, &after);
+    ck_assert_int_gt(after.lists[FAKE_POD], before.lists[FAKE_POD]);
+
+    /* a node that goes away is unknown: passed with score 0 */
+    ck_assert_int_eq(fake_delete(w.fake, FAKE_NODE, NULL, "n2", NULL), 0);
+    for (int i = 0; i < 200; i++) {
+        char *args = names_args("100m", "1", "\"n2\"");
+        char *got = post(port, "prioritize", args, NULL);
+        bool gone = strstr(got, "\"Score\":0") != NULL;
+        free(got);
+        free(args);
+        if (gone)
+            break;
+        usleep(50000);
+    }
+    assert_prioritize(port, "100m", "1", "\"n2\"", "[{\"Host\":\"n2\",\"Score\":0}]");
+    stop_world(&w);
+}
+END_TEST
+
+START_TEST(cluster_not_ready_until_listed_and_says_why)
+{
+    struct world w;
+    w.fake = start_fake("server.pem", "server.key");
+    write_kubeconfig(&w, "ca.pem", false);
+    three_nodes(&w);
+    fake_fail_next(w.fake, 6, 503);
+    start_world(&w, NULL);
+    char *why = NULL;
+    ck_assert_int_eq(get_ready(w.server.port, &why), 503);
+    ck_assert_msg(strstr(why, "cluster state incomplete") != NULL, "%s", why);
+    free(why);
+    why = wait_ready(w.server.port, 200);
+    ck_assert_msg(strstr(why, "serving from cluster state") != NULL, "%s", why);
+    free(why);
+    stop_world(&w);
+}
+END_TEST
+
+/* A CA that did not sign the server, or a server certificate for another
+ * name: never trusted, never ready, and /readyz says why. */
+static void assert_refused(const char *cert, const char *key, const char *ca, const char *words)
+{
+    struct world w;
+    w.fake = start_fake(cert, key);
+    write_kubeconfig(&w, ca, false);
+    three_nodes(&w);
+    start_world(&w, NULL);
+    char *why = NULL;
+    for (int i = 0; i < 100; i++) {
+        free(why);
+        ck_assert_int_eq(get_ready(w.server.port, &why), 503);
+        if (strstr(why, words) != NULL)
+            break;
+        usleep(50000);
+    }
+    ck_assert_msg(strstr(why, words) != NULL, "readyz: %s", why);
+    free(why);
+    struct fake_counts c;
+    fake_counts(w.fake, &c);
+    ck_assert_int_eq(c.lists[FAKE_NODE] + c.lists[FAKE_POD], 0); /* no request got through */
+    stop_world(&w);
+}
+
+START_TEST(cluster_wrong_ca_is_refused)
+{
+    assert_refused("server.pem", "server.key", "other-ca.pem", "certificate");
+}
+END_TEST
+
+START_TEST(cluster_wrong_hostname_is_refused)
+{
+    assert_refused("wrong-host.pem", "wrong-host.key", "ca.pem", "certificate");
+}
+END_TEST
+
+START_TEST(cluster_rotated_token_is_picked_up)
+{
+    struct world w;
+    w.fake = start_fake("server.pem", "server.key");
+    write_kubeconfig(&w, "ca.pem", true);
+    three_nodes(&w);
+    start_world(&w, NULL);
+    free(wait_ready(w.server.port, 200));
+    /* the kubelet writes a new token and the old one stops working */
+    fake_set_token(w.fake, "token-two");
+    FILE *t = fopen(w.token_file, "w");
+    ck_assert_ptr_nonnull(t);
+    fputs("token-two\n", t);
+    fclose(t);
+    fake_drop_watches(w.fake, FAKE_DROP_CLOSE);
+    put_pod(&w, "late", "n3", "1500m", NULL, "Running");
+    await_free_cpu(w.server.port, "n3", 2500);
+    stop_world(&w);
+}
+END_TEST
+
+/* Metrics at @age seconds before now for n1 (3500m used) and n2 (1000m). */
+static void set_metrics(struct world *w, int age)
+{
+    char ts[64];
+    time_t t = time(NULL) - age;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fake_set_metrics_time(w->fake, ts, "20s");
+    ck_assert_int_eq(fake_set_node_metrics(w->fake, "n1", "3500m", "1Gi"), 0);
+    ck_assert_int_eq(fake_set_node_metrics(w->fake, "n2", "1000000000n", "1Gi"), 0);
+}
+
+START_TEST(cluster_usage_source_and_stale_policy)
+{
+    struct world w;
+    const char *const full[] = {"--cpu-used-source",
+                                "usage",
+                                "--metrics-interval-seconds",
+                                "1",
+                                "--stale-policy",
+                                "full",
+                                NULL};
+    w.fake = start_fake("server.pem", "server.key");
+    write_kubeconfig(&w, "ca.pem", false);
+    three_nodes(&w);
+    set_metrics(&w, 5); /* fresh for n1 and n2; none for n3 */
+    start_world(&w, full);
+    free(wait_ready(w.server.port, 200));
+    /* usage: n1 has 500m free by metrics (1000m by requests), n2 3000m */
+    await_free_cpu(w.server.port, "n1", 500);
+    assert_free_cpu(w.server.port, "n2", 3000);
+    /* n3 has no sample: stale, and policy full rejects it */
+    assert_filter(w.server.port, "100m", "\"n3\"",
+                  "{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{\"n3\":\"Stale cpu data "
+                  "(usage)\"},\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    ck_assert_int_eq(server_stop(&w.server), 0);
+
+    /* the same stale data under pass: n3 passes, scores 0 */
+    const char *const pass[] = {"--cpu-used-source",
+                                "usage",
+                                "--metrics-interval-seconds",
+                                "1",
+                                "--stale-policy",
+                                "pass",
+                                NULL};
+    start_world(&w, pass);
+    free(wait_ready(w.server.port, 200));
+    await_free_cpu(w.server.port, "n1", 500);
+    assert_filter(w.server.port, "100m", "\"n3\"",
+                  "{\"Nodes\":null,\"NodeNames\":[\"n3\"],\"FailedNodes\":{},"
+                  "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    assert_prioritize(w.server.port, "100m", "1", "\"n3\"", "[{\"Host\":\"n3\",\"Score\":0}]");
+    ck_assert_int_eq(server_stop(&w.server), 0);
+
+    /* samples an hour old under requests: every node falls back to requests */
+    set_metrics(&w, 3600);
+    const char *const fallback[] = {"--cpu-used-source", "usage", "--metrics-interval-seconds", "1",
+                                    NULL};
+    start_world(&w, fallback);
+    free(wait_ready(w.server.port, 200));
+    usleep(300000); /* let a metrics poll land: it must not change the answer */
+    assert_free_cpu(w.server.port, "n1", 1000);
+    assert_free_cpu(w.server.port, "n3", 4000);
+    stop_world(&w);
+}
+END_TEST
+
+START_TEST(cluster_in_flight_damping_counts_new_pods)
+{
+    struct world w;
+    const char *const usage[] = {"--cpu-used-source", "usage", "--metrics-interval-seconds", "1",
+                                 NULL};
+    w.fake = start_fake("server.pem", "server.key");
+    write_kubeconfig(&w, "ca.pem", false);
+    three_nodes(&w);
+    set_metrics(&w, 5);
+    start_world(&w, usage);
+    free(wait_ready(w.server.port, 200));
+    await_free_cpu(w.server.port, "n2", 3000); /* usage 1000m */
+    /* a pod bound now is not in the 5 s old sample: it counts until one is */
+    put_pod(&w, "burst", "n2", "1200m", NULL, "Running");
+    await_free_cpu(w.server.port, "n2", 1800);
+    stop_world(&w);
+}
+END_TEST
+
+START_TEST(cluster_preempt_keeps_nodes_where_victims_make_room)
+{
+    struct world w;
+    standard_world(&w, NULL);
+    /* The pod asks for 2500m. n1: 1000m free, + a (2000m) = 3000m: kept.
+     * n2: 3000m free already... + c: kept. n1 with only b (1000m): 2000m,
+     * dropped. A node without victims is never listed. */
+    const char *meta =
+        "{\"Pod\":{\"metadata\":{\"name\":\"big\"},\"spec\":{\"containers\":[{\"resources\":"
+        "{\"requests\":{\"cpu\":\"2500m\"}}}]}},\"NodeNameToVictims\":null,"
+        "\"NodeNameToMetaVictims\":{"
+        "\"n1\":{\"Pods\":[{\"UID\":\"uid-b\"}],\"NumPDBViolations\":0},"
+        "\"n2\":{\"Pods\":[{\"UID\":\"uid-c\"}],\"NumPDBViolations\":1},"
+        "\"n3\":{\"Pods\":[],\"NumPDBViolations\":0}}}";
+    char *got = post(w.server.port, "preempt", meta, NULL);
+    assert_json_eq(got, "{\"NodeNameToMetaVictims\":{\"n2\":{\"Pods\":[{\"UID\":\"uid-c\"}],"
+                        "\"NumPDBViolations\":1}}}");
+    free(got);
+    const char *meta2 =
+        "{\"Pod\":{\"metadata\":{\"name\":\"big\"},\"spec\":{\"containers\":[{\"resources\":"
+        "{\"requests\":{\"cpu\":\"2500m\"}}}]}},\"NodeNameToMetaVictims\":{"
+        "\"n1\":{\"Pods\":[{\"UID\":\"uid-a\"},{\"UID\":\"uid-b\"}],\"NumPDBViolations\":0}}}";
+    got = post(w.server.port, "preempt", meta2, NULL);
+    assert_json_eq(got, "{\"NodeNameToMetaVictims\":{\"n1\":{\"Pods\":[{\"UID\":\"uid-a\"},"
+                        "{\"UID\":\"uid-b\"}],\"NumPDBViolations\":0}}}");
+    free(got);
+    /* the full form (nodeCacheCapable: false): requests come with the pods;
+     * the answer is the meta form all the same */
+    const char *full =
+        "{\"Pod\":{\"metadata\":{\"name\":\"big\"},\"spec\":{\"containers\":[{\"resources\":"
+        "{\"requests\":{\"cpu\":\"2500m\"}}}]}},\"NodeNameToVictims\":{"
+        "\"n1\":{\"Pods\":[{\"metadata\":{\"name\":\"a\",\"uid\":\"uid-a\"},\"spec\":"
+        "{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]}}],"
+        "\"NumPDBViolations\":0}},\"NodeNameToMetaVictims\":null}";
+    got = post(w.server.port, "preempt", full, NULL);
+    assert_json_eq(got, "{\"NodeNameToMetaVictims\":{\"n1\":{\"Pods\":[{\"UID\":\"uid-a\"}],"
+                        "\"NumPDBViolations\":0}}}");
+    free(got);
+    stop_world(&w);
+}
+END_TEST
+
+START_TEST(cluster_bind_creates_binding_once)
+{
+    struct world w;
+    standard_world(&w, NULL);
+    const char *bind = "{\"PodName\":\"pending\",\"PodNamespace\":\"default\","
+                       "\"PodUID\":\"uid-pending\",\"Node\":\"n3\"}";
+    char *got = post(w.server.port, "bind", bind, NULL);
+    assert_json_eq(got, "{\"Error\":\"\"}");
+    free(got);
+    char *sent = fake_binding_body(w.fake, 0);
+    ck_assert_ptr_nonnull(sent);
+    assert_json_eq(sent, "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":"
+                         "\"pending\",\"namespace\":\"default\",\"uid\":\"uid-pending\"},"
+                         "\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"n3\"}}");
+    free(sent);
+    /* the pod counts on n3 at once (in flight), then through the watch */
+    await_free_cpu(w.server.port, "n3", 2000);
+    /* our earlier answer was lost and the scheduler asks again: success */
+    got = post(w.server.port, "bind", bind, NULL);
+    assert_json_eq(got, "{\"Error\":\"\"}");
+    free(got);
+    /* bound elsewhere: an error, with the API server's words */
+    const char *elsewhere = "{\"PodName\":\"pending\",\"PodNamespace\":\"default\","
+                            "\"PodUID\":\"uid-pending\",\"Node\":\"n1\"}";
+    got = post(w.server.port, "bind", elsewhere, NULL);
+    ck_assert_msg(strstr(got, "already assigned to node") != NULL, "%s", got);
+    free(got);
+    /* no such pod */
+    got = post(w.server.port, "bind",
+               "{\"PodName\":\"nope\",\"PodNamespace\":\"default\",\"Node\":\"n1\"}", NULL);
+    ck_assert_msg(strstr(got, "404") != NULL, "%s", got);
+    free(got);
+    /* a name that would change the URL path */
+    int status;
+    got = post(w.server.port, "bind",
+               "{\"PodName\":\"../x\",\"PodNamespace\":\"default\",\"Node\":\"n1\"}", &status);
+    ck_assert_int_eq(status, 400);
+    free(got);
+    stop_world(&w);
+}
+END_TEST
+
+START_TEST(cluster_unreadable_kubeconfig_exits_with_reason)
+{
+    char log[] = "/tmp/cpu-extender-kc-XXXXXX";
+    int fd = mkstemp(log);
+    ck_assert_int_ge(fd, 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd, STDERR_FILENO);
+        execl(server_binary(), server_binary(), "--listen", "127.0.0.1:0", "--kubeconfig",
+              "/nonexistent/kubeconfig", (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 2);
+    char text[2048] = "";
+    ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+    ck_assert_int_gt(n, 0);
+    text[n] = '\0';
+    ck_assert_msg(strstr(text, "/nonexistent/kubeconfig") != NULL, "%s", text);
+    close(fd);
+    unlink(log);
+}
+END_TEST
+
+START_TEST(cluster_none_bind_fails_and_preempt_keeps_all)
+{
+    struct server_proc s;
+    server_start(&s, NULL);
+    char *got = post(s.port, "bind",
+                     "{\"PodName\":\"p\",\"PodNamespace\":\"default\",\"Node\":\"n1\"}", NULL);
+    ck_assert_msg(strstr(got, "no cluster connection") != NULL, "%s", got);
+    free(got);
+    got = post(s.port, "preempt",
+               "{\"Pod\":{},\"NodeNameToMetaVictims\":{\"n1\":{\"Pods\":[{\"UID\":\"x\"}],"
+               "\"NumPDBViolations\":2},\"n2\":{\"Pods\":null}}}",
+               NULL);
+    assert_json_eq(got, "{\"NodeNameToMetaVictims\":{\"n1\":{\"Pods\":[{\"UID\":\"x\"}],"
+                        "\"NumPDBViolations\":2}}}");
+    free(got);
+    char *why = NULL;
+    ck_assert_int_eq(get_ready(s.port, &why), 200);
+    ck_assert_msg(strstr(why, "request-only") != NULL, "%s", why);
+    free(why);
+    ck_assert_int_eq(server_stop(&s), 0);
+}
+END_TEST
+
+Suite *cluster_suite(void)
+{
+    Suite *s = suite_create("cluster");
+    TCase *tc = tcase_create("cluster");
+    tcase_add_unchecked_fixture(tc, make_pki, remove_pki);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, cluster_names_mode_ranks_by_real_free_cpu);
+    tcase_add_test(tc, cluster_nodes_mode_uses_state_for_used);
+    tcase_add_test(tc, cluster_state_converges_through_faults);
+    tcase_add_test(tc, cluster_not_ready_until_listed_and_says_why);
+    tcase_add_test(tc, cluster_wrong_ca_is_refused);
+    tcase_add_test(tc, cluster_wrong_hostname_is_refused);
+    tcase_add_test(tc, cluster_rotated_token_is_picked_up);
+    tcase_add_test(tc, cluster_usage_source_and_stale_policy);
+    tcase_add_test(tc, cluster_in_flight_damping_counts_new_pods);
+    tcase_add_test(tc, cluster_preempt_keeps_nodes_where_victims_make_room);
+    tcase_add_test(tc, cluster_bind_creates_binding_once);
+    tcase_add_test(tc, cluster_unreadable_kubeconfig_exits_with_reason);
+    tcase_add_test(tc, cluster_none_bind_fails_and_preempt_keeps_all);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,566 @@
+/* kubeconfig loading and merging, in-cluster configuration, and the order
+ * in which the service looks for a cluster (kube/kubeconfig.c, kube/target.c). */
+#include "kube/kubeconfig.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kube/client.h"
+#include "tests/suites.h"
+
+#define CA_PEM   "-----BEGIN CERTIFICATE-----\nMIIBcA==\n-----END CERTIFICATE-----\n"
+#define KEY_PEM  "-----BEGIN EC PRIVATE KEY-----\nMHcC\n-----END EC PRIVATE KEY-----\n"
+#define CERT_PEM "-----BEGIN CERTIFICATE-----\nMIIBdA==\n-----END CERTIFICATE-----\n"
+
+static char dir[64];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof(dir), "/tmp/kubeconfig-test-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void teardown(void)
+{
+    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Writes @text to dir/@name (making dir/sub directories); returns the path
+ * in a static buffer of its own per slot. */
+static const char *write_at(int slot, const char *name, const char *text)
+{
+    static char paths[4][256];
+    char *p = paths[slot];
+    snprintf(p, sizeof(paths[slot]), "%s/%s", dir, name);
+    for (char *slash = strchr(p + strlen(dir) + 1, '/'); slash != NULL;
+         slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        mkdir(p, 0700);
+        *slash = '/';
+    }
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+    return write_at(3, name, text);
+}
+
+/* Standard base64 of @s, wrapped every 16 characters like a YAML folded
+ * value might be (static buffer). */
+static const char *b64(const char *s, bool wrap)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static char out[1024];
+    size_t n = strlen(s), o = 0, col = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned char)s[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned char)s[i + 1] << 8;
+        if (i + 2 < n)
+            v |= (unsigned char)s[i + 2];
+        out[o++] = tab[v >> 18 & 63];
+        out[o++] = tab[v >> 12 & 63];
+        out[o++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+        out[o++] = i + 2 < n ? tab[v & 63] : '=';
+        col += 4;
+        if (wrap && col % 16 == 0 && i + 3 < n)
+            out[o++] = '\n';
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static const char two_contexts[] = "apiVersion: v1\n"
+                                   "kind: Config\n"
+                                   "current-context: prod\n"
+                                   "clusters:\n"
+                                   "- name: c-prod\n"
+                                   "  cluster:\n"
+                                   "    server: https://10.0.0.1:6443/\n"
+                                   "    certificate-authority: ca.crt\n"
+                                   "- name: c-dev\n"
+                                   "  cluster:\n"
+                                   "    server: https://dev.example:443\n"
+                                   "    insecure-skip-tls-verify: true\n"
+                                   "users:\n"
+                                   "- name: admin\n"
+                                   "  user:\n"
+                                   "    token: abc.def\n"
+                                   "- name: dev\n"
+                                   "  user: {}\n"
+                                   "contexts:\n"
+                                   "- name: prod\n"
+                                   "  context: {cluster: c-prod, user: admin, namespace: x}\n"
+                                   "- context:\n"
+                                   "    cluster: c-dev\n"
+                                   "    user: dev\n"
+                                   "  name: dev\n";
+
+START_TEST(kubeconfig_current_context_resolves_target)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN], want[300];
+    write_file("ca.crt", CA_PEM);
+    const char *path = write_file("config", two_contexts);
+    ck_assert_int_eq(kube_load_kubeconfig(path, NULL, &t, err), 0);
+    ck_assert_str_eq(t.server, "https://10.0.0.1:6443");
+    snprintf(want, sizeof(want), "%s/ca.crt", dir);
+    ck_assert_str_eq(t.ca_file, want);
+    ck_assert_ptr_null(t.ca_pem);
+    ck_assert_str_eq(t.token, "abc.def");
+    ck_assert_str_eq(t.token_file, "");
+    ck_assert(!t.insecure_skip_tls_verify);
+    ck_assert_ptr_nonnull(strstr(t.source, "(context prod)"));
+    kube_target_destroy(&t);
+    ck_assert_ptr_null(t.token);
+}
+END_TEST
+
+START_TEST(kubeconfig_context_argument_overrides_current)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN];
+    write_file("ca.crt", CA_PEM);
+    const char *path = write_file("config", two_contexts);
+    ck_assert_int_eq(kube_load_kubeconfig(path, "dev", &t, err), 0);
+    ck_assert_str_eq(t.server, "https://dev.example:443");
+    ck_assert(t.insecure_skip_tls_verify);
+    ck_assert_ptr_null(t.token);
+    ck_assert_str_eq(t.ca_file, "");
+    kube_target_destroy(&t);
+}
+END_TEST
+
+START_TEST(kubeconfig_data_fields_are_decoded)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN], doc[4096];
+    char ca[600], cert[600];
+    snprintf(ca, sizeof(ca), "%s", b64(CA_PEM, true));
+    snprintf(cert, sizeof(cert), "%s", b64(CERT_PEM, false));
+    /* The CA as a folded block with line breaks inside the base64. */
+    char folded[700] = "", *o = folded;
+    for (const char *s = ca; *s != '\0'; s++) {
+        if (s == ca || s[-1] == '\n')
+            o += sprintf(o, "      ");
+        *o++ = *s;
+    }
+    *o = '\0';
+    snprintf(doc, sizeof(doc),
+             "current-context: x\n"
+             "clusters:\n- name: c\n  cluster:\n    server: https://[::1]:6443\n"
+             "    certificate-authority-data: |\n%s\n"
+             "users:\n- name: u\n  user:\n    client-certificate-data: \"%s\"\n"
+             "    client-key-data: %s\n"
+             "contexts:\n- name: x\n  context: {cluster: c, user: u}\n",
+             folded, cert, b64(KEY_PEM, false));
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "mem", "", NULL, &t, err), 0);
+    ck_assert_str_eq(t.server, "https://[::1]:6443");
+    ck_assert_str_eq(t.ca_pem, CA_PEM);
+    ck_assert_str_eq(t.cert_pem, CERT_PEM);
+    ck_assert_str_eq(t.key_pem, KEY_PEM);
+    ck_assert_str_eq(t.cert_file, "");
+    kube_target_destroy(&t);
+}
+END_TEST
+
+START_TEST(kubeconfig_relative_paths_resolve_against_its_directory)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN], want[300];
+    write_file("sub/pki/ca.crt", CA_PEM);
+    write_file("sub/pki/client.crt", CERT_PEM);
+    write_file("sub/client.key", KEY_PEM);
+    write_file("sub/token", "tok\n");
+    const char *path = write_file("sub/config", "current-context: x\n"
+                                                "clusters:\n- name: c\n  cluster:\n"
+                                                "    server: https://h:1\n"
+                                                "    certificate-authority: pki/ca.crt\n"
+                                                "users:\n- name: u\n  user:\n"
+                                                "    client-certificate: pki/client.crt\n"
+                                                "    client-key: ./client.key\n"
+                                                "    tokenFile: token\n"
+                                                "    token: ignored-for-the-file\n"
+                                                "contexts:\n- name: x\n"
+                                                "  context: {cluster: c, user: u}\n");
+    /* From another working directory, by a relative name. */
+    ck_assert_int_eq(chdir(dir), 0);
+    ck_assert_int_eq(kube_load_kubeconfig("sub/config", NULL, &t, err), 0);
+    snprintf(want, sizeof(want), "%s/sub/pki/ca.crt", dir);
+    ck_assert_str_eq(t.ca_file, want);
+    snprintf(want, sizeof(want), "%s/sub/pki/client.crt", dir);
+    ck_assert_str_eq(t.cert_file, want);
+    snprintf(want, sizeof(want), "%s/sub/./client.key", dir);
+    ck_assert_str_eq(t.key_file, want);
+    snprintf(want, sizeof(want), "%s/sub/token", dir);
+    ck_assert_str_eq(t.token_file, want);
+    ck_assert_ptr_null(t.token);
+    kube_target_destroy(&t);
+    (void)path;
+}
+END_TEST
+
+START_TEST(kubeconfig_list_merges_first_definition_wins)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN], list[900];
+    const char *a = write_at(0, "a.yaml",
+                             "clusters:\n- name: shared\n  cluster: {server: https://from-a:1}\n"
+                             "contexts:\n- name: ctx\n  context: {cluster: shared, user: u}\n");
+    const char *b = write_at(1, "b.yaml",
+                             "current-context: ctx\n"
+                             "clusters:\n- name: shared\n  cluster: {server: https://from-b:2}\n"
+                             "users:\n- name: u\n  user: {token: from-b}\n"
+                             "contexts:\n- name: ctx\n  context: {cluster: other}\n");
+    snprintf(list, sizeof(list), "%s:%s/missing.yaml::%s", a, dir, b);
+    ck_assert_int_eq(kube_load_kubeconfig(list, NULL, &t, err), 0);
+    ck_assert_str_eq(t.server, "https://from-a:1"); /* cluster and context from a */
+    ck_assert_str_eq(t.token, "from-b");            /* user and current-context from b */
+    kube_target_destroy(&t);
+}
+END_TEST
+
+START_TEST(kubeconfig_missing_context_is_named)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN], want[300];
+    write_file("ca.crt", CA_PEM);
+    const char *path = write_file("config", two_contexts);
+    ck_assert_int_eq(kube_load_kubeconfig(path, "nope", &t, err), -EINVAL);
+    snprintf(want, sizeof(want), "kubeconfig %s: context \"nope\" not found", path);
+    ck_assert_str_eq(err, want);
+    ck_assert_str_eq(t.server, "");
+}
+END_TEST
+
+START_TEST(kubeconfig_missing_cluster_or_user_is_named)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN];
+    static const char doc[] = "current-context: a\n"
+                              "clusters:\n- name: c\n  cluster: {server: https://h}\n"
+                              "contexts:\n- name: a\n  context: {cluster: gone, user: u}\n"
+                              "- name: b\n  context: {cluster: c, user: nobody}\n"
+                              "- name: c\n  context: {user: nobody}\n";
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", NULL, &t, err),
+                     -EINVAL);
+    ck_assert_str_eq(err, "kubeconfig /k: cluster \"gone\" (of context \"a\") not found");
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", "b", &t, err),
+                     -EINVAL);
+    ck_assert_str_eq(err, "kubeconfig /k: user \"nobody\" (of context \"b\") not found");
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", "c", &t, err),
+                     -EINVAL);
+    ck_assert_str_eq(err, "kubeconfig /k: contexts[c].context.cluster: missing");
+}
+END_TEST
+
+START_TEST(kubeconfig_exec_user_is_unsupported_by_name)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN];
+    static const char doc[] = "current-context: a\n"
+                              "clusters:\n- name: c\n  cluster: {server: https://h}\n"
+                              "users:\n- name: eks\n  user:\n    exec:\n      command: aws\n"
+                              "- name: basic\n  user: {username: u, password: p}\n"
+                              "contexts:\n- name: a\n  context: {cluster: c, user: eks}\n"
+                              "- name: b\n  context: {cluster: c, user: basic}\n";
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", NULL, &t, err),
+                     -EINVAL);
+    ck_assert_str_eq(err, "kubeconfig /k: users[eks].user.exec: exec credential plugins are "
+                          "not supported (user \"eks\")");
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", "b", &t, err),
+                     -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "basic authentication is not supported"));
+}
+END_TEST
+
+START_TEST(kubeconfig_bad_base64_names_field)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN];
+    static const char *const bad[] = {"abc", "a===", "ab=c", "YWJj=", "!!!!", "YQ==YQ=="};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char doc[512];
+        snprintf(doc, sizeof(doc),
+                 "users:\n- name: dev\n  user:\n    client-key-data: \"%s\"\n", bad[i]);
+        ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/x", "", NULL, &t, err),
+                         -EINVAL);
+        ck_assert_str_eq(err, "kubeconfig /x: users[dev].user.client-key-data: invalid base64");
+    }
+    /* Valid base64 that is not PEM. */
+    static const char doc[] = "clusters:\n- name: c\n  cluster:\n"
+                              "    certificate-authority-data: aGVsbG8=\n";
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/x", "", NULL, &t, err),
+                     -EINVAL);
+    ck_assert_str_eq(err,
+                     "kubeconfig /x: clusters[c].cluster.certificate-authority-data: not PEM data");
+}
+END_TEST
+
+START_TEST(kubeconfig_invalid_documents_are_refused)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN];
+    static const struct {
+        const char *doc;
+        const char *msg;
+    } cases[] = {
+        {"clusters: [\n", "YAML error at line"},
+        {"- a\n- b\n", "want a YAML mapping at the top"},
+        {"clusters: {a: b}\n", "clusters: want a list"},
+        {"users:\n- user: {}\n", "users[0].name: missing"},
+        {"clusters:\n- name: c\n- name: c\n", "clusters[c]: defined twice"},
+        {"clusters:\n- name: c\n  cluster:\n    server: [x]\n",
+         "clusters[c].cluster.server: want a string"},
+        {"clusters:\n- name: c\n  cluster: {insecure-skip-tls-verify: maybe}\n",
+         "insecure-skip-tls-verify: want true or false"},
+        {"contexts:\n- name: a\n  context: {cluster: c}\n", "current-context is not set"},
+        {"current-context: a\ncontexts:\n- name: a\n  context: {cluster: c}\n"
+         "clusters:\n- name: c\n  cluster: {}\n",
+         "clusters[c].cluster.server: missing"},
+        {"current-context: a\ncontexts:\n- name: a\n  context: {cluster: c}\n"
+         "clusters:\n- name: c\n  cluster: {server: ftp://h}\n",
+         "want an https:// URL"},
+        {"current-context: a\ncontexts:\n- name: a\n  context: {cluster: c}\n"
+         "clusters:\n- name: c\n  cluster: {server: 'https://h', tls-server-name: k}\n",
+         "clusters[c].cluster.tls-server-name: not supported"},
+        {"current-context: a\ncontexts:\n- name: a\n  context: {cluster: c}\n"
+         "clusters:\n- name: c\n  cluster: {server: 'https://h', insecure-skip-tls-verify: "
+         "true, certificate-authority: /etc/hostname}\n",
+         "insecure-skip-tls-verify with a certificate authority"},
+        {"current-context: a\ncontexts:\n- name: a\n  context: {cluster: c}\n"
+         "clusters:\n- name: c\n  cluster: {server: 'https://h', certificate-authority: "
+         "/nonexistent/ca.crt}\n",
+         "certificate-authority: /nonexistent/ca.crt: No such file or directory"},
+        {"current-context: a\ncontexts:\n- name: a\n  context: {cluster: c, user: u}\n"
+         "clusters:\n- name: c\n  cluster: {server: 'https://h'}\n"
+         "users:\n- name: u\n  user: {client-certificate: /etc/hostname}\n",
+         "users[u].user: a client certificate without a client key"},
+        {"current-context: a\ncontexts:\n- name: a\n  context: {cluster: c, user: u}\n"
+         "clusters:\n- name: c\n  cluster: {server: 'https://h'}\n"
+         "users:\n- name: u\n  user: {token: \"a b\"}\n",
+         "users[u].user.token: spaces or control characters"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int rc = kube_parse_kubeconfig_text(cases[i].doc, strlen(cases[i].doc), "/k", "", NULL,
+                                            &t, err);
+        ck_assert_msg(rc == -EINVAL, "case %zu: rc %d", i, rc);
+        ck_assert_msg(strncmp(err, "kubeconfig /k: ", 15) == 0, "case %zu: %s", i, err);
+        ck_assert_msg(strstr(err, cases[i].msg) != NULL, "case %zu: %s", i, err);
+    }
+}
+END_TEST
+
+START_TEST(kubeconfig_plain_http_and_anonymous_are_accepted)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN];
+    static const char doc[] = "{\"current-context\": \"a\", \"contexts\": [{\"name\": \"a\", "
+                              "\"context\": {\"cluster\": \"c\"}}], \"clusters\": [{\"name\": "
+                              "\"c\", \"cluster\": {\"server\": \"http://127.0.0.1:8080\"}}], "
+                              "\"users\": null}";
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", NULL, &t, err), 0);
+    ck_assert_str_eq(t.server, "http://127.0.0.1:8080");
+    ck_assert_ptr_null(t.token);
+    kube_target_destroy(&t);
+}
+END_TEST
+
+START_TEST(kubeconfig_no_existing_file_returns_enoent)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN], list[300];
+    snprintf(list, sizeof(list), "%s/a:%s/b", dir, dir);
+    ck_assert_int_eq(kube_load_kubeconfig(list, NULL, &t, err), -ENOENT);
+    ck_assert_ptr_nonnull(strstr(err, "no such file"));
+}
+END_TEST
+
+START_TEST(kubeconfig_over_16_mib_is_refused)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN];
+    const char *path = write_file("big", "");
+    ck_assert_int_eq(truncate(path, (off_t)KUBE_KUBECONFIG_MAX + 1), 0);
+    ck_assert_int_eq(kube_load_kubeconfig(path, NULL, &t, err), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "larger than 16 MiB"));
+}
+END_TEST
+
+/* A service-account directory with token and ca.crt. */
+static const char *sa_dir(void)
+{
+    static char d[128];
+    write_file("sa/token", "tok");
+    write_file("sa/ca.crt", CA_PEM);
+    snprintf(d, sizeof(d), "%s/sa", dir);
+    return d;
+}
+
+START_TEST(incluster_ipv6_host_gets_brackets)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN], want[300];
+    char *envp[] = {"KUBERNETES_SERVICE_HOST=fd00::1", "KUBERNETES_SERVICE_PORT=443", NULL};
+    const char *sa = sa_dir();
+    ck_assert_int_eq(kube_load_incluster(envp, sa, &t, err), 0);
+    ck_assert_str_eq(t.server, "https://[fd00::1]:443");
+    snprintf(want, sizeof(want), "%s/token", sa);
+    ck_assert_str_eq(t.token_file, want);
+    snprintf(want, sizeof(want), "%s/ca.crt", sa);
+    ck_assert_str_eq(t.ca_file, want);
+    ck_assert_str_eq(t.source, "in-cluster");
+    kube_target_destroy(&t);
+
+    char *v4[] = {"KUBERNETES_SERVICE_HOST=10.96.0.1", "KUBERNETES_SERVICE_PORT=6443", NULL};
+    ck_assert_int_eq(kube_load_incluster(v4, sa, &t, err), 0);
+    ck_assert_str_eq(t.server, "https://10.96.0.1:6443");
+    kube_target_destroy(&t);
+}
+END_TEST
+
+START_TEST(incluster_without_host_returns_enoent)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN];
+    char *envp[] = {"KUBERNETES_SERVICE_PORT=443", NULL};
+    ck_assert_int_eq(kube_load_incluster(envp, sa_dir(), &t, err), -ENOENT);
+    ck_assert_int_eq(kube_load_incluster(NULL, sa_dir(), &t, err), -ENOENT);
+}
+END_TEST
+
+START_TEST(incluster_bad_environment_or_files_are_einval)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN];
+    const char *sa = sa_dir();
+    char *no_port[] = {"KUBERNETES_SERVICE_HOST=10.0.0.1", NULL};
+    ck_assert_int_eq(kube_load_incluster(no_port, sa, &t, err), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "KUBERNETES_SERVICE_PORT"));
+    char *bad_port[] = {"KUBERNETES_SERVICE_HOST=10.0.0.1", "KUBERNETES_SERVICE_PORT=99999",
+                        NULL};
+    ck_assert_int_eq(kube_load_incluster(bad_port, sa, &t, err), -EINVAL);
+    char *bad_host[] = {"KUBERNETES_SERVICE_HOST=evil/x@y", "KUBERNETES_SERVICE_PORT=443", NULL};
+    ck_assert_int_eq(kube_load_incluster(bad_host, sa, &t, err), -EINVAL);
+    char *ok[] = {"KUBERNETES_SERVICE_HOST=10.0.0.1", "KUBERNETES_SERVICE_PORT=443", NULL};
+    ck_assert_int_eq(kube_load_incluster(ok, dir, &t, err), -EINVAL); /* no token there */
+    ck_assert_ptr_nonnull(strstr(err, "in-cluster: token"));
+    ck_assert_str_eq(t.server, "");
+    char path[300];
+    snprintf(path, sizeof(path), "%s/ca.crt", sa);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(kube_load_incluster(ok, sa, &t, err), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "in-cluster: CA"));
+}
+END_TEST
+
+START_TEST(resolve_order_flag_env_incluster_none)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN], envkc[300];
+    write_file("ca.crt", CA_PEM);
+    const char *flag = write_at(0, "flag.yaml",
+                                "current-context: a\ncontexts:\n- name: a\n  context: {cluster: "
+                                "c}\nclusters:\n- name: c\n  cluster: {server: https://flag}\n");
+    const char *env = write_at(1, "env.yaml",
+                               "current-context: a\ncontexts:\n- name: a\n  context: {cluster: "
+                               "c}\nclusters:\n- name: c\n  cluster: {server: https://env}\n");
+    const char *sa = sa_dir();
+    snprintf(envkc, sizeof(envkc), "KUBECONFIG=%s", env);
+    char *all[] = {envkc, "KUBERNETES_SERVICE_HOST=10.0.0.1", "KUBERNETES_SERVICE_PORT=443",
+                   NULL};
+
+    ck_assert_int_eq(kube_resolve_target(flag, all, sa, false, &t, err), 0);
+    ck_assert_str_eq(t.server, "https://flag");
+    kube_target_destroy(&t);
+    ck_assert_int_eq(kube_resolve_target("", all, sa, false, &t, err), 0);
+    ck_assert_str_eq(t.server, "https://env");
+    kube_target_destroy(&t);
+    ck_assert_int_eq(kube_resolve_target(NULL, all + 1, sa, false, &t, err), 0);
+    ck_assert_str_eq(t.server, "https://10.0.0.1:443");
+    kube_target_destroy(&t);
+    char *none[] = {"PATH=/bin", NULL};
+    ck_assert_int_eq(kube_resolve_target(NULL, none, sa, false, &t, err), -ENOENT);
+    ck_assert_int_eq(kube_resolve_target(NULL, NULL, sa, false, &t, err), -ENOENT);
+}
+END_TEST
+
+START_TEST(resolve_named_missing_file_is_einval)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN], missing[300], envkc[320];
+    snprintf(missing, sizeof(missing), "%s/nope", dir);
+    snprintf(envkc, sizeof(envkc), "KUBECONFIG=%s", missing);
+    char *envp[] = {envkc, NULL};
+    ck_assert_int_eq(kube_resolve_target(missing, NULL, dir, false, &t, err), -EINVAL);
+    ck_assert_int_eq(kube_resolve_target(NULL, envp, dir, false, &t, err), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, missing));
+}
+END_TEST
+
+START_TEST(resolve_home_fallback_only_when_asked)
+{
+    struct kube_target t;
+    char err[KUBE_ERR_LEN], home[300];
+    write_file("home/.kube/ca.crt", CA_PEM);
+    write_file("home/.kube/config",
+               "current-context: a\ncontexts:\n- name: a\n  context: {cluster: c}\n"
+               "clusters:\n- name: c\n  cluster: {server: https://home, certificate-authority: "
+               "ca.crt}\n");
+    snprintf(home, sizeof(home), "HOME=%s/home", dir);
+    char *envp[] = {home, NULL};
+    ck_assert_int_eq(kube_resolve_target(NULL, envp, dir, false, &t, err), -ENOENT);
+    ck_assert_int_eq(kube_resolve_target(NULL, envp, dir, true, &t, err), 0);
+    ck_assert_str_eq(t.server, "https://home");
+    kube_target_destroy(&t);
+    /* No ~/.kube/config: still nothing. */
+    snprintf(home, sizeof(home), "HOME=%s", dir);
+    ck_assert_int_eq(kube_resolve_target(NULL, envp, dir, true, &t, err), -ENOENT);
+}
+END_TEST
+
+Suite *kubeconfig_suite(void)
+{
+    Suite *s = suite_create("kubeconfig");
+    TCase *tc = tcase_create("kubeconfig");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, kubeconfig_current_context_resolves_target);
+    tcase_add_test(tc, kubeconfig_context_argument_overrides_current);
+    tcase_add_test(tc, kubeconfig_data_fields_are_decoded);
+    tcase_add_test(tc, kubeconfig_relative_paths_resolve_against_its_directory);
+    tcase_add_test(tc, kubeconfig_list_merges_first_definition_wins);
+    tcase_add_test(tc, kubeconfig_missing_context_is_named);
+    tcase_add_test(tc, kubeconfig_missing_cluster_or_user_is_named);
+    tcase_add_test(tc, kubeconfig_exec_user_is_unsupported_by_name);
+    tcase_add_test(tc, kubeconfig_bad_base64_names_field);
+    tcase_add_test(tc, kubeconfig_invalid_documents_are_refused);
+    tcase_add_test(tc, kubeconfig_plain_http_and_anonymous_are_accepted);
+    tcase_add_test(tc, kubeconfig_no_existing_file_returns_enoent);
+    tcase_add_test(tc, kubeconfig_over_16_mib_is_refused);
+    tcase_add_test(tc, incluster_ipv6_host_gets_brackets);
+    tcase_add_test(tc, incluster_without_host_returns_enoent);
+    tcase_add_test(tc, incluster_bad_environment_or_files_are_einval);
+    tcase_add_test(tc, resolve_order_flag_env_incluster_none);
+    tcase_add_test(tc, resolve_named_missing_file_is_einval);
+    tcase_add_test(tc, resolve_home_fallback_only_when_asked);
+    suite_add_tcase(s, tc);
+    return s;
+}

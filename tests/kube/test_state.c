@@ -1,0 +1,248 @@
+/* kube/state.c: per-node sums follow pod events exactly; usage, placements. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kube/state.h"
+#include "tests/suites.h"
+
+#define GI (1024LL * 1024 * 1024)
+
+static struct kube_state *st;
+
+static void setup(void)
+{
+    st = kube_state_new();
+    ck_assert_ptr_nonnull(st);
+}
+
+static void teardown(void)
+{
+    kube_state_free(st);
+    st = NULL;
+}
+
+static void node(const char *name, int64_t cpu, int64_t mem)
+{
+    struct kube_node_info n = {.name = name, .alloc = {cpu, mem}};
+    ck_assert_int_eq(kube_state_node_put(st, &n), 0);
+}
+
+static void pod(const char *uid, const char *node_name, int64_t cpu, int64_t cpu_nz, bool terminal,
+                double now)
+{
+    struct kube_pod_info p = {.uid = uid,
+                              .node = node_name,
+                              .terminal = terminal,
+                              .real = {cpu, GI},
+                              .non_zero = {cpu_nz, GI}};
+    ck_assert_int_eq(kube_state_pod_put(st, &p, now), 0);
+}
+
+static struct kube_node_view view(const char *name, double now)
+{
+    struct kube_node_view v;
+    ck_assert_int_eq(kube_state_view(st, name, now, 60, &v), 0);
+    return v;
+}
+
+/* The initial list: sums of assigned, non-terminal pods; nothing in flight. */
+static void list_two_nodes(void)
+{
+    kube_state_nodes_begin(st);
+    node("a", 4000, 8 * GI);
+    node("b", 8000, 16 * GI);
+    kube_state_nodes_end(st);
+    kube_state_pods_begin(st);
+    pod("p1", "a", 1000, 1000, false, 100);
+    pod("p2", "a", 0, 100, false, 100);    /* no cpu request: 100m non-zero */
+    pod("p3", "a", 2000, 2000, true, 100); /* Succeeded: not charged */
+    pod("p4", "", 500, 500, false, 100);   /* pending */
+    kube_state_pods_end(st);
+}
+
+START_TEST(state_list_sums_assigned_nonterminal_pods)
+{
+    list_two_nodes();
+    struct kube_node_view a = view("a", 100);
+    ck_assert(a.pods_synced);
+    ck_assert_int_eq(a.req_real[SCORE_CPU], 1000);
+    ck_assert_int_eq(a.req_non_zero[SCORE_CPU], 1100);
+    ck_assert_int_eq(a.req_real[SCORE_MEMORY], 2 * GI);
+    ck_assert_int_eq(a.n_pods, 2);
+    ck_assert_int_eq(a.n_in_flight, 0); /* the first list is history, not placements */
+    ck_assert_int_eq(view("b", 100).n_pods, 0);
+    struct kube_node_view none;
+    ck_assert_int_eq(kube_state_view(st, "c", 100, 60, &none), -ENOENT);
+}
+END_TEST
+
+START_TEST(state_events_move_requests_exactly)
+{
+    list_two_nodes();
+    pod("p4", "b", 500, 500, false, 200);   /* bound: b gains 500, in flight */
+    pod("p1", "a", 1500, 1500, false, 200); /* resized in place: a +500 */
+    pod("p2", "a", 0, 100, true, 200);      /* finished: a -100 non-zero */
+    kube_state_pod_delete(st, "p3");        /* terminal, never charged */
+    kube_state_pod_delete(st, "nope");      /* unknown: no effect */
+    struct kube_node_view a = view("a", 200), b = view("b", 200);
+    ck_assert_int_eq(a.req_real[SCORE_CPU], 1500);
+    ck_assert_int_eq(a.req_non_zero[SCORE_CPU], 1500);
+    ck_assert_int_eq(a.n_pods, 1);
+    ck_assert_int_eq(b.req_real[SCORE_CPU], 500);
+    ck_assert_int_eq(b.n_in_flight, 1);
+    ck_assert_int_eq(b.in_flight[SCORE_CPU], 500);
+    kube_state_pod_delete(st, "p4");
+    kube_state_pod_delete(st, "p1");
+    a = view("a", 200);
+    b = view("b", 200);
+    ck_assert_int_eq(a.req_real[SCORE_CPU], 0);
+    ck_assert_int_eq(a.req_real[SCORE_MEMORY], 0);
+    ck_assert_int_eq(b.req_real[SCORE_CPU], 0);
+    ck_assert_int_eq(a.n_pods + b.n_pods, 0);
+}
+END_TEST
+
+START_TEST(state_relist_drops_what_is_gone)
+{
+    list_two_nodes();
+    kube_state_nodes_begin(st);
+    node("a", 4000, 8 * GI);
+    kube_state_nodes_end(st);
+    kube_state_pods_begin(st);
+    pod("p2", "a", 0, 100, false, 300);
+    kube_state_pods_end(st);
+    struct kube_node_view a = view("a", 300), none;
+    ck_assert_int_eq(a.req_real[SCORE_CPU], 0);
+    ck_assert_int_eq(a.req_non_zero[SCORE_CPU], 100);
+    ck_assert_int_eq(kube_state_view(st, "b", 300, 60, &none), -ENOENT);
+    size_t nodes, pods;
+    kube_state_counts(st, &nodes, &pods);
+    ck_assert_int_eq(nodes, 1);
+    ck_assert_int_eq(pods, 1);
+}
+END_TEST
+
+START_TEST(state_pod_before_node_is_kept)
+{
+    kube_state_pods_begin(st);
+    pod("p1", "late", 700, 700, false, 10);
+    kube_state_pods_end(st);
+    struct kube_node_view v;
+    ck_assert_int_eq(kube_state_view(st, "late", 10, 60, &v), -ENOENT);
+    node("late", 2000, GI);
+    v = view("late", 10);
+    ck_assert_int_eq(v.req_real[SCORE_CPU], 700);
+    kube_state_node_delete(st, "late");
+    ck_assert_int_eq(kube_state_view(st, "late", 10, 60, &v), -ENOENT);
+    kube_state_pod_delete(st, "p1");
+    size_t nodes, pods;
+    kube_state_counts(st, &nodes, &pods);
+    ck_assert_int_eq(nodes, 0); /* nothing refers to it any more */
+    ck_assert_int_eq(pods, 0);
+}
+END_TEST
+
+START_TEST(state_in_flight_until_sample_or_expiry)
+{
+    list_two_nodes();
+    const int64_t usage[SCORE_NRES] = {1200, 3 * GI};
+    /* sample at t=1000 over 20 s: its window began at 980 */
+    ck_assert_int_eq(kube_state_usage_put(st, "a", usage, 1000, 20), 0);
+    pod("p9", "a", 300, 300, false, 990); /* placed inside the window: not fully in it */
+    pod("p8", "a", 200, 200, false, 970); /* placed before the window: in the sample */
+    struct kube_node_view a = view("a", 1005);
+    ck_assert(a.has_usage);
+    ck_assert_int_eq(a.usage[SCORE_CPU], 1200);
+    ck_assert(a.usage_age > 4.9 && a.usage_age < 5.1);
+    ck_assert_int_eq(a.n_in_flight, 1);
+    ck_assert_int_eq(a.in_flight[SCORE_CPU], 300);
+    /* a newer sample whose window starts after the placement includes it */
+    ck_assert_int_eq(kube_state_usage_put(st, "a", usage, 1005, 20), 0);
+    ck_assert_int_eq(view("a", 1006).n_in_flight, 1); /* window began 985: still out */
+    ck_assert_int_eq(kube_state_usage_put(st, "a", usage, 1030, 20), 0);
+    ck_assert_int_eq(view("a", 1031).n_in_flight, 0); /* window began 1010 */
+    /* without new samples, placements expire after in_flight_seconds */
+    pod("p7", "b", 400, 400, false, 2000);
+    struct kube_node_view b;
+    ck_assert_int_eq(kube_state_view(st, "b", 2059, 60, &b), 0);
+    ck_assert_int_eq(b.in_flight[SCORE_CPU], 400);
+    ck_assert_int_eq(kube_state_view(st, "b", 2060, 60, &b), 0);
+    ck_assert_int_eq(b.n_in_flight, 0);
+}
+END_TEST
+
+START_TEST(state_our_bind_counts_once)
+{
+    list_two_nodes();
+    ck_assert_int_eq(kube_state_placed(st, "b", "p4", 500), 0); /* p4 is pending, 500m */
+    ck_assert_int_eq(kube_state_placed(st, "b", "ghost", 500), -ENOENT);
+    struct kube_node_view b = view("b", 501);
+    ck_assert_int_eq(b.in_flight[SCORE_CPU], 500);
+    ck_assert_int_eq(b.req_real[SCORE_CPU], 0); /* not charged until the watch says so */
+    pod("p4", "b", 500, 500, false, 502);       /* the watch confirms */
+    b = view("b", 503);
+    ck_assert_int_eq(b.n_in_flight, 1);
+    ck_assert_int_eq(b.req_real[SCORE_CPU], 500);
+}
+END_TEST
+
+START_TEST(state_pod_request_only_on_its_node)
+{
+    list_two_nodes();
+    int64_t real[SCORE_NRES], nz[SCORE_NRES];
+    ck_assert_int_eq(kube_state_pod_request(st, "p2", "a", real, nz), 0);
+    ck_assert_int_eq(real[SCORE_CPU], 0);
+    ck_assert_int_eq(nz[SCORE_CPU], 100);
+    ck_assert_int_eq(kube_state_pod_request(st, "p2", "b", real, nz), -ENOENT);
+    ck_assert_int_eq(kube_state_pod_request(st, "p3", "a", real, nz), -ENOENT); /* terminal */
+}
+END_TEST
+
+START_TEST(state_requests_age_while_watch_broken)
+{
+    list_two_nodes();
+    kube_state_pods_health(st, false, 1000);
+    kube_state_pods_health(st, false, 1100); /* still broken since 1000 */
+    ck_assert(view("a", 1400).requests_age > 399.9);
+    kube_state_pods_health(st, true, 1500);
+    ck_assert(view("a", 1600).requests_age == 0);
+}
+END_TEST
+
+START_TEST(state_many_pods_grow_the_table)
+{
+    char uid[32];
+    node("a", 1000000, GI);
+    for (int i = 0; i < 5000; i++) {
+        snprintf(uid, sizeof(uid), "uid-%d", i);
+        pod(uid, "a", 10, 10, false, 1);
+    }
+    ck_assert_int_eq(view("a", 1).req_real[SCORE_CPU], 50000);
+    for (int i = 0; i < 5000; i += 2) {
+        snprintf(uid, sizeof(uid), "uid-%d", i);
+        kube_state_pod_delete(st, uid);
+    }
+    ck_assert_int_eq(view("a", 1).req_real[SCORE_CPU], 25000);
+    ck_assert_int_eq(view("a", 1).n_pods, 2500);
+}
+END_TEST
+
+Suite *state_suite(void)
+{
+    Suite *s = suite_create("state");
+    TCase *tc = tcase_create("state");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, state_list_sums_assigned_nonterminal_pods);
+    tcase_add_test(tc, state_events_move_requests_exactly);
+    tcase_add_test(tc, state_relist_drops_what_is_gone);
+    tcase_add_test(tc, state_pod_before_node_is_kept);
+    tcase_add_test(tc, state_in_flight_until_sample_or_expiry);
+    tcase_add_test(tc, state_our_bind_counts_once);
+    tcase_add_test(tc, state_pod_request_only_on_its_node);
+    tcase_add_test(tc, state_requests_age_while_watch_broken);
+    tcase_add_test(tc, state_many_pods_grow_the_table);
+    suite_add_tcase(s, tc);
+    return s;
+}
