@@ -435,7 +435,8 @@ static bool set_tls(CURL *e, const struct kube_target *t)
         ok = ok && curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM") == CURLE_OK;
     }
     if (t->key_pem != NULL) {
-        struct curl_blob b = {.data = t->key_pem, .len = strlen(t->key_pem), .flags = CURL_BLOB_COPY};
+        struct curl_blob b = {
+            .data = t->key_pem, .len = strlen(t->key_pem), .flags = CURL_BLOB_COPY};
         ok = ok && curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b) == CURLE_OK;
         ok = ok && curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM") == CURLE_OK;
     } else if (t->key_file[0] != '\0') {
@@ -507,8 +508,8 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
         ok = ok && curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)idle) == CURLE_OK;
     }
     if (!x->stream)
-        ok = ok && curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)KUBE_BODY_MAX) ==
-                       CURLE_OK;
+        ok = ok &&
+             curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)KUBE_BODY_MAX) == CURLE_OK;
     if (x->stop != NULL) {
         /* libcurl calls this about once a second even on an idle stream. */
         ok = ok && curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L) == CURLE_OK;
@@ -578,8 +579,7 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
         return -EINVAL;
     }
     for (int attempt = 0;; attempt++) {
-        rc = perform_once(c, method, path, body, blen, timeout, idle, attempt > 0, x, &status,
-                          err);
+        rc = perform_once(c, method, path, body, blen, timeout, idle, attempt > 0, x, &status, err);
         if (rc != 0 || status != 401 || attempt > 0 || c->t.token_file[0] == '\0')
             break;
         x->len = x->scan = 0;
@@ -604,8 +604,7 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
 }
 
 int kube_get_cancellable(struct kube_client *c, const char *path, int timeout_seconds,
-                         const atomic_bool *stop, struct kube_response *out,
-                         char err[KUBE_ERR_LEN])
+                         const atomic_bool *stop, struct kube_response *out, char err[KUBE_ERR_LEN])
 {
     struct xfer x = {.stop = stop};
     return perform(c, "GET", path, NULL, 0, timeout_seconds, 0, &x, out, err);
@@ -625,9 +624,8 @@ int kube_post(struct kube_client *c, const char *path, const char *body, size_t 
                    err);
 }
 
-int kube_stream(struct kube_client *c, const char *path, int idle_seconds,
-                const atomic_bool *stop, kube_line_fn fn, void *ctx, struct kube_response *out,
-                char err[KUBE_ERR_LEN])
+int kube_stream(struct kube_client *c, const char *path, int idle_seconds, const atomic_bool *stop,
+                kube_line_fn fn, void *ctx, struct kube_response *out, char err[KUBE_ERR_LEN])
 {
     struct xfer x = {.stream = true, .fn = fn, .ctx = ctx, .stop = stop};
     return perform(c, "GET", path, NULL, 0, 0, idle_seconds, &x, out, err);

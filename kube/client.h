@@ -15,10 +15,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define KUBE_ERR_LEN   512
-#define KUBE_PATH_LEN  4096
-#define KUBE_LINE_MAX  (16u << 20) /* longest watch event line */
-#define KUBE_BODY_MAX  (512u << 20) /* longest non-streamed body */
+#define KUBE_ERR_LEN       512
+#define KUBE_PATH_LEN      4096
+#define KUBE_LINE_MAX      (16u << 20)  /* longest watch event line */
+#define KUBE_BODY_MAX      (512u << 20) /* longest non-streamed body */
 #define KUBE_INCLUSTER_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 
 /* Where the cluster is and the credentials to use: everything a client
@@ -101,8 +101,7 @@ struct kube_client;
  * at once: each request uses its own connection handle.
  * Returns 0 or -ENOMEM / -EINVAL with @err.
  */
-int kube_client_new(const struct kube_target *t, struct kube_client **out,
-                    char err[KUBE_ERR_LEN]);
+int kube_client_new(const struct kube_target *t, struct kube_client **out, char err[KUBE_ERR_LEN]);
 
 /* Frees @c (NULL is fine). No request may be running. */
 void kube_client_free(struct kube_client *c);
@@ -159,8 +158,7 @@ typedef int (*kube_line_fn)(void *ctx, char *line, size_t len);
  * retried once, as in kube_get). A partial last line is dropped.
  * Thread-safe.
  */
-int kube_stream(struct kube_client *c, const char *path, int idle_seconds,
-                const atomic_bool *stop, kube_line_fn fn, void *ctx, struct kube_response *out,
-                char err[KUBE_ERR_LEN]);
+int kube_stream(struct kube_client *c, const char *path, int idle_seconds, const atomic_bool *stop,
+                kube_line_fn fn, void *ctx, struct kube_response *out, char err[KUBE_ERR_LEN]);
 
 #endif

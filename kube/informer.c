@@ -72,12 +72,23 @@ static bool is_stopping(struct kube_informer *inf)
     return atomic_load(&inf->stop);
 }
 
+/* xorshift32: jitter needs spread, not quality, and no shared state. */
+static unsigned int next_random(struct kube_informer *inf)
+{
+    unsigned int x = inf->seed;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    inf->seed = x;
+    return x;
+}
+
 /* Sleeps the current backoff plus up to 50 % jitter, or until stopped,
  * then doubles the backoff up to its cap. */
 static void backoff(struct kube_informer *inf)
 {
     int d = inf->delay_ms;
-    long ms = d + rand_r(&inf->seed) % (d / 2 + 1);
+    long ms = d + (long)(next_random(inf) % ((unsigned int)d / 2 + 1));
     inf->delay_ms = d > inf->p.backoff_max_ms / 2 ? inf->p.backoff_max_ms : d * 2;
 
     struct timespec until;
@@ -148,8 +159,8 @@ static int copy_member(const cJSON *obj, const char *key, char *dst, size_t cap)
 
 /* One page: delivers its items and stores its resourceVersion and continue
  * token. Takes the answer's body. */
-static int list_page(struct kube_informer *inf, struct kube_response *r, char *cont,
-                     size_t *count, char *why, size_t n)
+static int list_page(struct kube_informer *inf, struct kube_response *r, char *cont, size_t *count,
+                     char *why, size_t n)
 {
     int rc = -EPROTO;
     cJSON *root = cJSON_ParseWithLength(r->body, r->len);
@@ -161,16 +172,14 @@ static int list_page(struct kube_informer *inf, struct kube_response *r, char *c
     }
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(root, "items");
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(root, "metadata");
-    if ((!cJSON_IsArray(items) && !cJSON_IsNull(items) && items != NULL) ||
-        !cJSON_IsObject(meta)) {
+    if ((!cJSON_IsArray(items) && !cJSON_IsNull(items) && items != NULL) || !cJSON_IsObject(meta)) {
         snprintf(why, n, "list %s: answer has no items or metadata", inf->name);
         goto out_delete;
     }
     char rv[INF_RV_LEN];
     if (copy_member(meta, "resourceVersion", rv, sizeof(rv)) != 0 || rv[0] == '\0' ||
         copy_member(meta, "continue", cont, INF_CONTINUE_MAX) != 0) {
-        snprintf(why, n, "list %s: bad metadata.resourceVersion or metadata.continue",
-                 inf->name);
+        snprintf(why, n, "list %s: bad metadata.resourceVersion or metadata.continue", inf->name);
         goto out_delete;
     }
     const cJSON *item;
@@ -328,8 +337,8 @@ static int watch_once(struct kube_informer *inf, struct inf_watch *w)
     size_t l = strlen(url);
     snprintf(url + l, sizeof(url) - l, "&timeoutSeconds=%d", inf->p.watch_seconds);
 
-    int rc = kube_stream(inf->c, url, inf->p.watch_seconds + INF_IDLE_EXTRA, &inf->stop, on_line,
-                         w, &r, err);
+    int rc = kube_stream(inf->c, url, inf->p.watch_seconds + INF_IDLE_EXTRA, &inf->stop, on_line, w,
+                         &r, err);
     if (rc == INF_WATCH_GONE || rc == INF_WATCH_BROKEN || rc == -ECANCELED)
         return rc;
     if (rc != 0) {
@@ -407,8 +416,8 @@ static void *run(void *arg)
 }
 
 int kube_informer_start(struct kube_client *c, const struct kube_informer_params *p,
-                        const struct kube_informer_ops *ops, void *ctx,
-                        struct kube_informer **out, char err[KUBE_ERR_LEN])
+                        const struct kube_informer_ops *ops, void *ctx, struct kube_informer **out,
+                        char err[KUBE_ERR_LEN])
 {
     *out = NULL;
     const char *name = p->name != NULL ? p->name : "objects";
@@ -437,6 +446,8 @@ int kube_informer_start(struct kube_client *c, const struct kube_informer_params
     backoff_reset(inf);
     if (getrandom(&inf->seed, sizeof(inf->seed), GRND_NONBLOCK) != (ssize_t)sizeof(inf->seed))
         inf->seed = (unsigned int)monotonic_ms() ^ (unsigned int)(uintptr_t)inf;
+    if (inf->seed == 0)
+        inf->seed = 1; /* xorshift's one fixed point */
 
     pthread_condattr_t attr;
     int rc = pthread_condattr_init(&attr);

@@ -42,11 +42,11 @@ struct kube_informer_ops {
 };
 
 struct kube_informer_params {
-    const char *name;     /* "nodes": for messages */
-    const char *path;     /* "/api/v1/nodes" */
-    int page_limit;       /* list page size (limit=, continue=), e.g. 500 */
-    int watch_seconds;    /* timeoutSeconds of each watch, e.g. 300 */
-    int request_timeout;  /* seconds for one list page */
+    const char *name;       /* "nodes": for messages */
+    const char *path;       /* "/api/v1/nodes" */
+    int page_limit;         /* list page size (limit=, continue=), e.g. 500 */
+    int watch_seconds;      /* timeoutSeconds of each watch, e.g. 300 */
+    int request_timeout;    /* seconds for one list page */
     int backoff_initial_ms; /* first retry delay, e.g. 200 */
     int backoff_max_ms;     /* cap, e.g. 30000; jitter adds up to 50 % */
 };
@@ -61,8 +61,8 @@ struct kube_informer;
  * Returns 0, -EINVAL for bad parameters, or -errno with @err.
  */
 int kube_informer_start(struct kube_client *c, const struct kube_informer_params *p,
-                        const struct kube_informer_ops *ops, void *ctx,
-                        struct kube_informer **out, char err[KUBE_ERR_LEN]);
+                        const struct kube_informer_ops *ops, void *ctx, struct kube_informer **out,
+                        char err[KUBE_ERR_LEN]);
 
 /* Stops and joins the thread (within about a second) and frees @inf
  * (NULL is fine). Not from a callback. */

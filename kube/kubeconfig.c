@@ -242,8 +242,8 @@ static bool is_null(const yaml_node_t *n)
     const char *v = (const char *)n->data.scalar.value;
     size_t l = n->data.scalar.length;
     return l == 0 || (l == 1 && v[0] == '~') ||
-           (l == 4 && (memcmp(v, "null", 4) == 0 || memcmp(v, "Null", 4) == 0 ||
-                       memcmp(v, "NULL", 4) == 0));
+           (l == 4 &&
+            (memcmp(v, "null", 4) == 0 || memcmp(v, "Null", 4) == 0 || memcmp(v, "NULL", 4) == 0));
 }
 
 static bool key_is(const yaml_node_t *k, const char *s)
@@ -347,8 +347,10 @@ static int pem_value(const struct kc_parse *p, const yaml_node_t *n, const char 
 static int bool_value(const struct kc_parse *p, const yaml_node_t *n, const char *where,
                       const char *key, bool *out)
 {
-    static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
-    static const char *const no[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+    static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes",
+                                      "YES",  "on",   "On",   "ON"};
+    static const char *const no[] = {"false", "False", "FALSE", "no", "No",
+                                     "NO",    "off",   "Off",   "OFF"};
 
     if (is_null(n)) {
         *out = false;
@@ -715,8 +717,7 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t,
         return -EINVAL;
     }
     if (c->server == NULL || c->server[0] == '\0') {
-        snprintf(err, KUBE_ERR_LEN, "kubeconfig %s: clusters[%.64s].cluster.server: missing", f,
-                 n);
+        snprintf(err, KUBE_ERR_LEN, "kubeconfig %s: clusters[%.64s].cluster.server: missing", f, n);
         return -EINVAL;
     }
     if (check_server(c->server, t->server, sizeof(t->server)) != 0) {
@@ -742,15 +743,13 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t,
     }
     if (c->ca_file != NULL) {
         int rc = check_file(c->ca_file, why, sizeof(why));
-        if (rc == 0 && put(t->ca_file, sizeof(t->ca_file), c->ca_file) != 0)
-        {
+        if (rc == 0 && put(t->ca_file, sizeof(t->ca_file), c->ca_file) != 0) {
             snprintf(why, sizeof(why), "path too long");
             rc = -EINVAL;
         }
         if (rc != 0) {
             snprintf(err, KUBE_ERR_LEN,
-                     "kubeconfig %s: clusters[%.64s].cluster.certificate-authority: %s", f, n,
-                     why);
+                     "kubeconfig %s: clusters[%.64s].cluster.certificate-authority: %s", f, n, why);
             return rc;
         }
     }
@@ -803,8 +802,8 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char err
     }
     if (u->key_file != NULL && u->key_pem != NULL) {
         snprintf(err, KUBE_ERR_LEN,
-                 "kubeconfig %s: users[%.64s].user: both client-key and client-key-data are set",
-                 f, n);
+                 "kubeconfig %s: users[%.64s].user: both client-key and client-key-data are set", f,
+                 n);
         return -EINVAL;
     }
     bool has_cert = u->cert_file != NULL || u->cert_pem != NULL;
@@ -824,8 +823,7 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char err
     } else if (u->token != NULL && u->token[0] != '\0') {
         if (!is_valid_token(u->token)) {
             snprintf(err, KUBE_ERR_LEN,
-                     "kubeconfig %s: users[%.64s].user.token: spaces or control characters", f,
-                     n);
+                     "kubeconfig %s: users[%.64s].user.token: spaces or control characters", f, n);
             return -EINVAL;
         }
         t->token = strdup(u->token);
@@ -903,8 +901,8 @@ static int kc_resolve(const struct kc_config *m, const char *src, const char *co
                 u = &m->users[i];
         if (u == NULL) {
             snprintf(err, KUBE_ERR_LEN,
-                     "kubeconfig %s: user \"%.64s\" (of context \"%.64s\") not found", src,
-                     x->user, x->name);
+                     "kubeconfig %s: user \"%.64s\" (of context \"%.64s\") not found", src, x->user,
+                     x->name);
             return -EINVAL;
         }
     }
@@ -920,8 +918,7 @@ static int kc_resolve(const struct kc_config *m, const char *src, const char *co
 }
 
 int kube_parse_kubeconfig_text(const char *text, size_t len, const char *name, const char *dir,
-                               const char *context, struct kube_target *t,
-                               char err[KUBE_ERR_LEN])
+                               const char *context, struct kube_target *t, char err[KUBE_ERR_LEN])
 {
     struct kc_config m = {0};
 

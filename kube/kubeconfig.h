@@ -22,7 +22,6 @@
  * Thread-safe.
  */
 int kube_parse_kubeconfig_text(const char *text, size_t len, const char *name, const char *dir,
-                               const char *context, struct kube_target *t,
-                               char err[KUBE_ERR_LEN]);
+                               const char *context, struct kube_target *t, char err[KUBE_ERR_LEN]);
 
 #endif

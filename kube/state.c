@@ -497,6 +497,45 @@ int kube_state_pod_request(struct kube_state *st, const char *uid, const char *n
     return rc;
 }
 
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int kube_state_node_names(struct kube_state *st, char ***out, size_t *n)
+{
+    int rc = -ENOMEM;
+    size_t count = 0;
+    *out = NULL;
+    *n = 0;
+    pthread_rwlock_rdlock(&st->lock);
+    char **names = calloc(st->nodes.count + 1, sizeof(*names));
+    if (names == NULL)
+        goto out_unlock;
+    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
+        for (const struct hentry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
+            if (!((const struct snode *)(const void *)e)->present)
+                continue;
+            names[count] = strdup(e->key);
+            if (names[count] == NULL)
+                goto out_free;
+            count++;
+        }
+    }
+    qsort(names, count, sizeof(*names), compare_names);
+    *out = names;
+    *n = count;
+    rc = 0;
+    goto out_unlock;
+out_free:
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+out_unlock:
+    pthread_rwlock_unlock(&st->lock);
+    return rc;
+}
+
 void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods)
 {
     pthread_rwlock_rdlock(&st->lock);

@@ -111,6 +111,11 @@ int kube_state_view(struct kube_state *st, const char *name, double now, int in_
 int kube_state_pod_request(struct kube_state *st, const char *uid, const char *node,
                            int64_t real[SCORE_NRES], int64_t non_zero[SCORE_NRES]);
 
+/* The names of the nodes whose Node object is known, sorted, as a
+ * malloc'd array of malloc'd strings in *@out (free each, then the array).
+ * Returns 0 or -ENOMEM. Thread-safe. */
+int kube_state_node_names(struct kube_state *st, char ***out, size_t *n);
+
 /* Counts for logs and metrics. Thread-safe. */
 void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods);
 

@@ -63,8 +63,7 @@ static int check_readable(const char *what, const char *path, char err[KUBE_ERR_
     return 0;
 }
 
-int kube_load_incluster(char **envp, const char *dir, struct kube_target *t,
-                        char err[KUBE_ERR_LEN])
+int kube_load_incluster(char **envp, const char *dir, struct kube_target *t, char err[KUBE_ERR_LEN])
 {
     const char *host = env_get(envp, "KUBERNETES_SERVICE_HOST");
     const char *port = env_get(envp, "KUBERNETES_SERVICE_PORT");
@@ -77,8 +76,7 @@ int kube_load_incluster(char **envp, const char *dir, struct kube_target *t,
         return -ENOENT;
     }
     if (!is_valid_host(host)) {
-        snprintf(err, KUBE_ERR_LEN, "in-cluster: KUBERNETES_SERVICE_HOST=%.64s: not a host",
-                 host);
+        snprintf(err, KUBE_ERR_LEN, "in-cluster: KUBERNETES_SERVICE_HOST=%.64s: not a host", host);
         return -EINVAL;
     }
     if (port == NULL || port[0] == '\0') {

@@ -34,6 +34,7 @@ struct srv_cluster {
     struct feed nodes, pods;
     pthread_mutex_t lock; /* guards the feeds' listed and why, and metrics_why */
     char metrics_why[WHY_LEN];
+    bool metrics_polled; /* a poll has finished, well or not */
     pthread_t metrics_thread;
     bool metrics_started;
     pthread_mutex_t stop_lock;
@@ -328,6 +329,7 @@ static void poll_metrics(struct srv_cluster *cl)
     pthread_mutex_lock(&cl->lock);
     bool changed = strcmp(why, cl->metrics_why) != 0;
     snprintf(cl->metrics_why, sizeof(cl->metrics_why), "%s", why);
+    cl->metrics_polled = true;
     pthread_mutex_unlock(&cl->lock);
     if (changed && why[0] != '\0')
         log_msg(CFG_LOG_WARN, "node metrics unavailable, usage goes stale", "error=\"%s\"", why);
@@ -375,14 +377,14 @@ static int start_informer(struct srv_cluster *cl, struct feed *f, const char *pa
 }
 
 int srv_cluster_start(const struct cfg *c, char **envp, const char *incluster_dir,
-                      struct srv_cluster **out, char err[KUBE_ERR_LEN])
+                      bool home_fallback, struct srv_cluster **out, char err[KUBE_ERR_LEN])
 {
     struct kube_target t = {0};
     struct srv_cluster *cl;
     int rc;
 
     *out = NULL;
-    rc = kube_resolve_target(c->kubeconfig, envp, incluster_dir, false, &t, err);
+    rc = kube_resolve_target(c->kubeconfig, envp, incluster_dir, home_fallback, &t, err);
     if (rc == -ENOENT)
         return 0;
     if (rc != 0)
@@ -478,6 +480,27 @@ bool srv_cluster_is_ready(struct srv_cluster *cl, char *why, size_t n)
         snprintf(why, n, "serving from cluster state");
     pthread_mutex_unlock(&cl->lock);
     return ready;
+}
+
+int srv_cluster_wait(struct srv_cluster *cl, int seconds, char err[KUBE_ERR_LEN])
+{
+    const struct cfg *c = cfg_live_acquire(&cl->live);
+    bool need_metrics = metrics_needed(c);
+    cfg_live_release(c);
+    for (int i = 0; i < seconds * 10; i++) {
+        pthread_mutex_lock(&cl->lock);
+        bool done = cl->nodes.listed && cl->pods.listed && (!need_metrics || cl->metrics_polled);
+        pthread_mutex_unlock(&cl->lock);
+        if (done)
+            return 0;
+        struct timespec tenth = {0, 100 * 1000 * 1000};
+        nanosleep(&tenth, NULL);
+    }
+    char why[WHY_LEN * 3];
+    if (srv_cluster_is_ready(cl, why, sizeof(why)))
+        snprintf(why, sizeof(why), "no metrics poll finished");
+    snprintf(err, KUBE_ERR_LEN, "after %d s: %.400s", seconds, why);
+    return -ETIMEDOUT;
 }
 
 /* ---- bind ---- */

@@ -20,7 +20,8 @@
 struct srv_cluster;
 
 /*
- * Finds the cluster for @c (kube_resolve_target with @envp) and starts
+ * Finds the cluster for @c (kube_resolve_target with @envp; @home_fallback
+ * adds ~/.kube/config, as kubectl does) and starts
  * watching it. Returns 0 with *@out set, 0 with *@out NULL when there is no
  * cluster to watch (request-only), or -errno with @err when one was named
  * but cannot be used (unreadable kubeconfig, bad credentials file).
@@ -28,7 +29,14 @@ struct srv_cluster;
  * srv_cluster_ready() says why.
  */
 int srv_cluster_start(const struct cfg *c, char **envp, const char *incluster_dir,
-                      struct srv_cluster **out, char err[KUBE_ERR_LEN]);
+                      bool home_fallback, struct srv_cluster **out, char err[KUBE_ERR_LEN]);
+
+/*
+ * Waits up to @seconds for the first lists and, when a used source needs
+ * them, the first metrics poll (for `rank`, which answers once). Returns 0
+ * or -ETIMEDOUT with what is missing in @err.
+ */
+int srv_cluster_wait(struct srv_cluster *cl, int seconds, char err[KUBE_ERR_LEN]);
 
 /* Uses @next from now on (annotation names, metrics polling). */
 int srv_cluster_reload(struct srv_cluster *cl, const struct cfg *next);

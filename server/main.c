@@ -4,7 +4,7 @@
  *   cpu-extender [serve] [options]         serve the extender (default)
  *   cpu-extender probe [--ready] [options] exec probe for kubelet
  *   cpu-extender config check FILE         validate a config file
- *   cpu-extender rank --nodes F --pod F    rank nodes for a pod, for a person
+ *   cpu-extender rank --pod F [--nodes F]   rank nodes (a file or the cluster) for a pod
  *
  * Exit codes: 0 success, 1 failure at run time, 2 bad usage or config.
  */
@@ -38,14 +38,16 @@ static void usage(FILE *out)
         "cpu-extender %s: a Kubernetes scheduler extender that places pods on the nodes\n"
         "with the most free CPU.\n\n"
         "Usage:\n"
-        "  cpu-extender [serve] [options]          serve POST <prefix>/filter and /prioritize\n"
+        "  cpu-extender [serve] [options]          serve the extender verbs under <prefix>\n"
         "  cpu-extender probe [--ready] [options]  exit 0 if the local listener is healthy\n"
         "                                          (or ready); for kubelet exec probes\n"
         "  cpu-extender config check FILE          validate FILE, print the effective config\n"
-        "  cpu-extender rank --nodes FILE --pod FILE [options]\n"
-        "                                          rank nodes (kubectl get nodes -o json) for a\n"
-        "                                          pod (kubectl get pod -o json); table on\n"
-        "                                          stderr, pinned pod manifest on stdout\n"
+        "  cpu-extender rank --pod FILE [--nodes FILE] [options]\n"
+        "                                          rank nodes (kubectl get nodes -o json, or\n"
+        "                                          without --nodes the cluster of --kubeconfig,\n"
+        "                                          KUBECONFIG or ~/.kube/config) for a pod\n"
+        "                                          (kubectl get pod -o json); table on stderr,\n"
+        "                                          pinned pod manifest on stdout\n"
         "  cpu-extender --help | --version\n\n",
         CPU_EXTENDER_VERSION);
     cfg_print_help(out);
@@ -157,7 +159,7 @@ static int cmd_serve(int argc, char **argv)
     }
     /* A cluster named but unusable is a configuration error: exit rather
      * than serve scores that silently ignore it. */
-    if (srv_cluster_start(&c, environ, KUBE_INCLUSTER_DIR, &cl, kerr) != 0) {
+    if (srv_cluster_start(&c, environ, KUBE_INCLUSTER_DIR, false, &cl, kerr) != 0) {
         log_msg(CFG_LOG_ERROR, "cannot start: cluster configuration", "error=\"%s\"", kerr);
         srv_tls_destroy();
         kube_global_cleanup();
@@ -265,7 +267,8 @@ static int cmd_config(int argc, char **argv)
 static int cmd_rank(int argc, char **argv)
 {
     const char *nodes = NULL, *pod = NULL;
-    char *rest[64], err[CFG_ERR_LEN];
+    char *rest[64], err[CFG_ERR_LEN], kerr[KUBE_ERR_LEN];
+    struct srv_cluster *cl = NULL;
     struct cfg c;
     int n = 0;
 
@@ -277,14 +280,37 @@ static int cmd_rank(int argc, char **argv)
         else
             rest[n++] = argv[i];
     }
-    if (nodes == NULL || pod == NULL) {
-        fprintf(stderr, "usage: cpu-extender rank --nodes nodes.json --pod pod.json [options]\n");
+    if (pod == NULL) {
+        fprintf(stderr, "usage: cpu-extender rank --pod pod.json [--nodes nodes.json | "
+                        "--kubeconfig FILE] [options]\n");
         return 2;
     }
     if (load_config(&c, n, rest, 0) != 0)
         return 2;
+    log_set_level(c.log_level > CFG_LOG_WARN ? c.log_level : CFG_LOG_WARN);
     arena_install_hooks();
-    int rc = srv_rank(&c, nodes, pod, stderr, stdout, err);
+    if (nodes == NULL) {
+        /* The seed workflow against a live cluster: kubectl's rules for
+         * finding it, ~/.kube/config included. */
+        if (kube_global_init() != 0) {
+            fprintf(stderr, "cpu-extender rank: libcurl initialisation failed\n");
+            return 1;
+        }
+        int rc = srv_cluster_start(&c, environ, KUBE_INCLUSTER_DIR, true, &cl, kerr);
+        if (rc == 0 && cl == NULL)
+            snprintf(kerr, sizeof(kerr),
+                     "no cluster: give --nodes FILE, or --kubeconfig FILE (or KUBECONFIG, or "
+                     "~/.kube/config)");
+        if (cl == NULL) {
+            fprintf(stderr, "cpu-extender rank: %s\n", kerr);
+            kube_global_cleanup();
+            return 2;
+        }
+    }
+    int rc = srv_rank(&c, cl, nodes, pod, stderr, stdout, err);
+    srv_cluster_stop(cl);
+    if (nodes == NULL)
+        kube_global_cleanup();
     arena_pool_drain();
     if (rc != 0 && rc != -ENOENT)
         fprintf(stderr, "cpu-extender rank: %s\n", err);

@@ -114,26 +114,42 @@ static void print_term(FILE *out, const struct score_term *t, enum score_strateg
         fprintf(out, "  %8d", t->value);
 }
 
+/* How used was judged, when it came from the cluster. */
+static const char *used_text(const struct node_eval *e)
+{
+    if (e->unknown)
+        return "unknown node";
+    if (!e->from_state)
+        return "";
+    const struct score_used *u = &e->used[SCORE_CPU];
+    return u->outcome == SCORE_USED_FRESH ? score_used_source_name(u->source)
+                                          : score_used_outcome_name(u->outcome);
+}
+
 static void print_table(FILE *out, const struct codec_args *args, const struct node_eval *eval)
 {
-    fprintf(out, "%-24s  %9s  %9s  %8s  %8s  %5s  %5s  %s\n", "NODE", "ALLOC-CPU", "FREE-CPU",
-            "CPU-TERM", "MEM-TERM", "VALUE", "SCORE", "VERDICT");
+    fprintf(out, "%-24s  %9s  %9s  %-10s  %8s  %8s  %5s  %5s  %s\n", "NODE", "ALLOC-CPU",
+            "FREE-CPU", "USED-FROM", "CPU-TERM", "MEM-TERM", "VALUE", "SCORE", "VERDICT");
     for (size_t i = 0; i < args->n_nodes; i++) {
         const struct codec_node *n = &args->nodes[i];
-        const struct score_explain *ex = &eval[i].explain;
-        char alloc[32], free_cpu[32];
-        snprintf(alloc, sizeof(alloc), "%lldm", (long long)n->res.alloc[SCORE_CPU]);
-        snprintf(free_cpu, sizeof(free_cpu), "%lldm",
-                 (long long)(n->res.alloc[SCORE_CPU] - n->res.used[SCORE_CPU]));
-        fprintf(out, "%-24s  %9s  %9s", n->name, n->invalid ? "?" : alloc,
-                n->invalid ? "?" : free_cpu);
-        if (n->invalid != NULL) {
+        const struct node_eval *e = &eval[i];
+        const struct score_explain *ex = &e->explain;
+        /* Invalid data or an unknown node: nothing was scored. */
+        bool scored = n->invalid == NULL && !e->unknown && e->verdict != SCORE_UNRESOLVABLE;
+        char alloc[32] = "?", free_cpu[32] = "?";
+        if (scored) {
+            snprintf(alloc, sizeof(alloc), "%lldm", (long long)ex->term[SCORE_CPU].alloc);
+            snprintf(free_cpu, sizeof(free_cpu), "%lldm",
+                     (long long)(ex->term[SCORE_CPU].alloc - ex->term[SCORE_CPU].used));
+        }
+        fprintf(out, "%-24s  %9s  %9s  %-10s", n->name, alloc, free_cpu, used_text(e));
+        if (!scored) {
             fprintf(out, "  %8s  %8s", "-", "-");
         } else {
             for (int r = 0; r < SCORE_NRES; r++)
                 print_term(out, &ex->term[r], ex->strategy);
         }
-        fprintf(out, "  %5d  %5d  %s\n", ex->value, ex->score, verdict_text(&eval[i]));
+        fprintf(out, "  %5d  %5d  %s\n", ex->value, ex->score, verdict_text(e));
     }
 }
 
@@ -208,8 +224,41 @@ static int write_manifest(cJSON *pod, const char *node, FILE *out)
     return 0;
 }
 
-int srv_rank(const struct cfg *cfg, const char *nodes_path, const char *pod_path, FILE *table,
-             FILE *manifest, char err[CFG_ERR_LEN])
+/* Every node the cluster state knows, as a NodeNames request would name them. */
+static int nodes_of_cluster(struct srv_cluster *cl, struct codec_args *args, char err[CFG_ERR_LEN])
+{
+    char kerr[KUBE_ERR_LEN];
+    char **names;
+    size_t n;
+
+    if (srv_cluster_wait(cl, 30, kerr) != 0) {
+        snprintf(err, CFG_ERR_LEN, "cluster: %.480s", kerr);
+        return -ETIMEDOUT;
+    }
+    if (kube_state_node_names(srv_cluster_state(cl), &names, &n) != 0)
+        goto out_nomem;
+    args->node_names_mode = true;
+    args->nodes = cJSON_malloc(n * sizeof(*args->nodes) + 1);
+    for (size_t i = 0; i < n; i++) {
+        char *copy = args->nodes != NULL ? cJSON_malloc(strlen(names[i]) + 1) : NULL;
+        if (copy != NULL) {
+            strcpy(copy, names[i]);
+            memset(&args->nodes[i], 0, sizeof(args->nodes[i]));
+            args->nodes[i].name = copy;
+            args->n_nodes++;
+        }
+        free(names[i]);
+    }
+    free(names);
+    if (args->n_nodes == n)
+        return 0;
+out_nomem:
+    snprintf(err, CFG_ERR_LEN, "out of memory");
+    return -ENOMEM;
+}
+
+int srv_rank(const struct cfg *cfg, struct srv_cluster *cl, const char *nodes_path,
+             const char *pod_path, FILE *table, FILE *manifest, char err[CFG_ERR_LEN])
 {
     struct arena *a = arena_acquire();
     struct codec_args args;
@@ -222,15 +271,15 @@ int srv_rank(const struct cfg *cfg, const char *nodes_path, const char *pod_path
         return -ENOMEM;
     }
     memset(&args, 0, sizeof(args));
-    cJSON *nodes = parse_file(a, cfg, nodes_path, err);
-    cJSON *pod = nodes ? parse_file(a, cfg, pod_path, err) : NULL;
+    cJSON *nodes = cl == NULL ? parse_file(a, cfg, nodes_path, err) : NULL;
+    cJSON *pod = nodes != NULL || cl != NULL ? parse_file(a, cfg, pod_path, err) : NULL;
     if (pod == NULL)
         goto out_release;
     if (srv_decode_pod(pod, &args.pod, why) != 0) {
         snprintf(err, CFG_ERR_LEN, "%s: %s", pod_path, why);
         goto out_release;
     }
-    rc = decode_nodes(nodes, cfg, &args, err);
+    rc = cl != NULL ? nodes_of_cluster(cl, &args, err) : decode_nodes(nodes, cfg, &args, err);
     if (rc != 0)
         goto out_release;
     eval = cJSON_malloc(args.n_nodes * sizeof(*eval) + 1);
@@ -239,7 +288,7 @@ int srv_rank(const struct cfg *cfg, const char *nodes_path, const char *pod_path
         snprintf(err, CFG_ERR_LEN, "out of memory");
         goto out_release;
     }
-    srv_evaluate(cfg, NULL, &args, eval);
+    srv_evaluate(cfg, cl, &args, eval);
 
     fprintf(table,
             "pod %s/%s requests cpu %lldm, memory %lld bytes (scoring: cpu %lldm, memory %lld)\n",

@@ -686,6 +686,64 @@ START_TEST(cluster_none_bind_fails_and_preempt_keeps_all)
 }
 END_TEST
 
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char *text = calloc(1, 65536);
+    size_t n = fread(text, 1, 65535, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+START_TEST(cluster_rank_against_live_cluster)
+{
+    struct world w;
+    char pod_path[128], out_path[128], err_path[128], cmd[1024];
+    w.fake = start_fake("server.pem", "server.key");
+    write_kubeconfig(&w, "ca.pem", false);
+    three_nodes(&w);
+    snprintf(pod_path, sizeof(pod_path), "%s/pod-%d.json", pki.dir, getpid());
+    snprintf(out_path, sizeof(out_path), "%s/rank-out-%d", pki.dir, getpid());
+    snprintf(err_path, sizeof(err_path), "%s/rank-err-%d", pki.dir, getpid());
+    FILE *f = fopen(pod_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\","
+          "\"namespace\":\"default\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
+          "{\"requests\":{\"cpu\":\"500m\",\"memory\":\"512Mi\"}}}]}}",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd),
+             "env -u KUBECONFIG HOME=/nonexistent %s rank --kubeconfig %s --pod %s >%s 2>%s",
+             server_binary(), w.kubeconfig, pod_path, out_path, err_path);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+    char *table = read_text(err_path), *manifest = read_text(out_path);
+    /* the scores of the header comment, from the cluster's pods */
+    ck_assert_msg(strstr(table, "best node: n3 (score 9)") != NULL, "%s", table);
+    ck_assert_msg(strstr(table, "n1 ") != NULL && strstr(table, "1000m") != NULL, "%s", table);
+    ck_assert_msg(strstr(table, "requests") != NULL, "%s", table); /* the used source */
+    ck_assert_msg(strstr(manifest, "\"kubernetes.io/hostname\":\t\"n3\"") != NULL, "%s", manifest);
+    free(table);
+    free(manifest);
+    /* no --nodes and no cluster anywhere: a clear refusal */
+    snprintf(
+        cmd, sizeof(cmd),
+        "env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME=/nonexistent %s rank --pod %s >%s 2>%s",
+        server_binary(), pod_path, out_path, err_path);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2);
+    table = read_text(err_path);
+    ck_assert_msg(strstr(table, "no cluster") != NULL, "%s", table);
+    free(table);
+    unlink(pod_path);
+    unlink(out_path);
+    unlink(err_path);
+    fake_stop(w.fake);
+    unlink(w.kubeconfig);
+    unlink(w.token_file);
+}
+END_TEST
+
 Suite *cluster_suite(void)
 {
     Suite *s = suite_create("cluster");
@@ -705,6 +763,7 @@ Suite *cluster_suite(void)
     tcase_add_test(tc, cluster_bind_creates_binding_once);
     tcase_add_test(tc, cluster_unreadable_kubeconfig_exits_with_reason);
     tcase_add_test(tc, cluster_none_bind_fails_and_preempt_keeps_all);
+    tcase_add_test(tc, cluster_rank_against_live_cluster);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -263,11 +263,9 @@ START_TEST(kubeconfig_missing_cluster_or_user_is_named)
     ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", NULL, &t, err),
                      -EINVAL);
     ck_assert_str_eq(err, "kubeconfig /k: cluster \"gone\" (of context \"a\") not found");
-    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", "b", &t, err),
-                     -EINVAL);
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", "b", &t, err), -EINVAL);
     ck_assert_str_eq(err, "kubeconfig /k: user \"nobody\" (of context \"b\") not found");
-    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", "c", &t, err),
-                     -EINVAL);
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", "c", &t, err), -EINVAL);
     ck_assert_str_eq(err, "kubeconfig /k: contexts[c].context.cluster: missing");
 }
 END_TEST
@@ -286,8 +284,7 @@ START_TEST(kubeconfig_exec_user_is_unsupported_by_name)
                      -EINVAL);
     ck_assert_str_eq(err, "kubeconfig /k: users[eks].user.exec: exec credential plugins are "
                           "not supported (user \"eks\")");
-    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", "b", &t, err),
-                     -EINVAL);
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", "b", &t, err), -EINVAL);
     ck_assert_ptr_nonnull(strstr(err, "basic authentication is not supported"));
 }
 END_TEST
@@ -299,8 +296,8 @@ START_TEST(kubeconfig_bad_base64_names_field)
     static const char *const bad[] = {"abc", "a===", "ab=c", "YWJj=", "!!!!", "YQ==YQ=="};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char doc[512];
-        snprintf(doc, sizeof(doc),
-                 "users:\n- name: dev\n  user:\n    client-key-data: \"%s\"\n", bad[i]);
+        snprintf(doc, sizeof(doc), "users:\n- name: dev\n  user:\n    client-key-data: \"%s\"\n",
+                 bad[i]);
         ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/x", "", NULL, &t, err),
                          -EINVAL);
         ck_assert_str_eq(err, "kubeconfig /x: users[dev].user.client-key-data: invalid base64");
@@ -360,8 +357,8 @@ START_TEST(kubeconfig_invalid_documents_are_refused)
          "users[u].user.token: spaces or control characters"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        int rc = kube_parse_kubeconfig_text(cases[i].doc, strlen(cases[i].doc), "/k", "", NULL,
-                                            &t, err);
+        int rc =
+            kube_parse_kubeconfig_text(cases[i].doc, strlen(cases[i].doc), "/k", "", NULL, &t, err);
         ck_assert_msg(rc == -EINVAL, "case %zu: rc %d", i, rc);
         ck_assert_msg(strncmp(err, "kubeconfig /k: ", 15) == 0, "case %zu: %s", i, err);
         ck_assert_msg(strstr(err, cases[i].msg) != NULL, "case %zu: %s", i, err);
@@ -455,8 +452,7 @@ START_TEST(incluster_bad_environment_or_files_are_einval)
     char *no_port[] = {"KUBERNETES_SERVICE_HOST=10.0.0.1", NULL};
     ck_assert_int_eq(kube_load_incluster(no_port, sa, &t, err), -EINVAL);
     ck_assert_ptr_nonnull(strstr(err, "KUBERNETES_SERVICE_PORT"));
-    char *bad_port[] = {"KUBERNETES_SERVICE_HOST=10.0.0.1", "KUBERNETES_SERVICE_PORT=99999",
-                        NULL};
+    char *bad_port[] = {"KUBERNETES_SERVICE_HOST=10.0.0.1", "KUBERNETES_SERVICE_PORT=99999", NULL};
     ck_assert_int_eq(kube_load_incluster(bad_port, sa, &t, err), -EINVAL);
     char *bad_host[] = {"KUBERNETES_SERVICE_HOST=evil/x@y", "KUBERNETES_SERVICE_PORT=443", NULL};
     ck_assert_int_eq(kube_load_incluster(bad_host, sa, &t, err), -EINVAL);
@@ -485,8 +481,7 @@ START_TEST(resolve_order_flag_env_incluster_none)
                                "c}\nclusters:\n- name: c\n  cluster: {server: https://env}\n");
     const char *sa = sa_dir();
     snprintf(envkc, sizeof(envkc), "KUBECONFIG=%s", env);
-    char *all[] = {envkc, "KUBERNETES_SERVICE_HOST=10.0.0.1", "KUBERNETES_SERVICE_PORT=443",
-                   NULL};
+    char *all[] = {envkc, "KUBERNETES_SERVICE_HOST=10.0.0.1", "KUBERNETES_SERVICE_PORT=443", NULL};
 
     ck_assert_int_eq(kube_resolve_target(flag, all, sa, false, &t, err), 0);
     ck_assert_str_eq(t.server, "https://flag");
