@@ -71,39 +71,41 @@ unsigned long long srv_cluster_unknown_total(struct srv_cluster *cl)
 
 /* ---- informer callbacks (one informer thread each) ---- */
 
-static void node_event(struct srv_cluster *cl, enum kube_event ev, const cJSON *obj)
+int srv_cluster_apply_node(struct kube_state *st, const struct cfg *c, enum kube_event ev,
+                           const cJSON *obj)
 {
     char err[CODEC_ERR_LEN];
     struct codec_node n;
-    const struct cfg *c = cfg_live_acquire(&cl->live);
+    int rc = -ENOMEM;
     struct arena *a = arena_acquire(); /* the decoder allocates with cJSON_malloc */
 
     if (a == NULL) {
         log_msg(CFG_LOG_ERROR, "node event dropped: out of memory", "event=%d", (int)ev);
-        goto out_release_cfg;
+        return rc;
     }
     /* srv_decode_node only reads the object; its pointer is not const
      * because request nodes keep it for the answer. */
-    if (srv_decode_node((cJSON *)(uintptr_t)obj, c, &n, err) != 0) {
+    rc = srv_decode_node((cJSON *)(uintptr_t)obj, c, &n, err);
+    if (rc != 0) {
         log_msg(CFG_LOG_WARN, "node from the API server ignored", "error=\"%s\"", err);
         goto out_release_arena;
     }
     if (ev == KUBE_DELETED) {
-        kube_state_node_delete(cl->state, n.name);
+        kube_state_node_delete(st, n.name);
         goto out_release_arena;
     }
     struct kube_node_info info = {.name = n.name, .invalid = n.invalid};
     memcpy(info.alloc, n.res.alloc, sizeof(info.alloc));
     memcpy(info.annotation, n.res.used, sizeof(info.annotation));
-    if (kube_state_node_put(cl->state, &info) != 0)
+    rc = kube_state_node_put(st, &info);
+    if (rc != 0)
         log_msg(CFG_LOG_ERROR, "node event dropped: out of memory", "node=%s", n.name);
 out_release_arena:
     arena_release(a);
-out_release_cfg:
-    cfg_live_release(c);
+    return rc;
 }
 
-static void pod_event(struct srv_cluster *cl, enum kube_event ev, const cJSON *obj)
+int srv_cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *obj, double now)
 {
     char err[CODEC_ERR_LEN];
     struct codec_pod p;
@@ -111,7 +113,7 @@ static void pod_event(struct srv_cluster *cl, enum kube_event ev, const cJSON *o
 
     if (a == NULL) {
         log_msg(CFG_LOG_ERROR, "pod event dropped: out of memory", "event=%d", (int)ev);
-        return;
+        return -ENOMEM;
     }
     int rc = srv_decode_pod(obj, &p, err);
     if (rc == 0 && p.uid[0] == '\0') {
@@ -124,11 +126,11 @@ static void pod_event(struct srv_cluster *cl, enum kube_event ev, const cJSON *o
         log_msg(CFG_LOG_WARN, "pod from the API server ignored", "pod=%s/%s error=\"%s\"",
                 p.ns != NULL ? p.ns : "", p.name != NULL ? p.name : "", err);
         if (p.uid != NULL && p.uid[0] != '\0')
-            kube_state_pod_delete(cl->state, p.uid);
+            kube_state_pod_delete(st, p.uid);
         goto out_release_arena;
     }
     if (ev == KUBE_DELETED) {
-        kube_state_pod_delete(cl->state, p.uid);
+        kube_state_pod_delete(st, p.uid);
         goto out_release_arena;
     }
     struct kube_pod_info info = {
@@ -138,19 +140,24 @@ static void pod_event(struct srv_cluster *cl, enum kube_event ev, const cJSON *o
     };
     memcpy(info.real, p.request.real, sizeof(info.real));
     memcpy(info.non_zero, p.request.non_zero, sizeof(info.non_zero));
-    if (kube_state_pod_put(cl->state, &info, srv_cluster_now()) != 0)
+    rc = kube_state_pod_put(st, &info, now);
+    if (rc != 0)
         log_msg(CFG_LOG_ERROR, "pod event dropped: out of memory", "pod=%s/%s", p.ns, p.name);
 out_release_arena:
     arena_release(a);
+    return rc;
 }
 
 static void on_object(void *ctx, enum kube_event ev, const cJSON *obj)
 {
     struct feed *f = ctx;
-    if (f == &f->cl->nodes)
-        node_event(f->cl, ev, obj);
-    else
-        pod_event(f->cl, ev, obj);
+    if (f == &f->cl->nodes) {
+        const struct cfg *c = cfg_live_acquire(&f->cl->live);
+        srv_cluster_apply_node(f->cl->state, c, ev, obj);
+        cfg_live_release(c);
+    } else {
+        srv_cluster_apply_pod(f->cl->state, ev, obj, srv_cluster_now());
+    }
 }
 
 static void on_list_begin(void *ctx)
@@ -319,12 +326,12 @@ static void poll_metrics(struct srv_cluster *cl)
     int rc = kube_get(cl->client, "/apis/metrics.k8s.io/v1beta1/nodes", 30, &r, err);
 
     if (rc != 0)
-        snprintf(why, sizeof(why), "%s", err);
+        snprintf(why, sizeof(why), "%.250s", err);
     else if (r.status != 200)
         snprintf(why, sizeof(why), "metrics.k8s.io answered %ld (is metrics-server installed?)",
                  r.status);
     else if (apply_metrics(cl, r.body, r.len, err) < 0)
-        snprintf(why, sizeof(why), "%s", err);
+        snprintf(why, sizeof(why), "%.250s", err);
     free(r.body);
     pthread_mutex_lock(&cl->lock);
     bool changed = strcmp(why, cl->metrics_why) != 0;

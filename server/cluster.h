@@ -14,7 +14,10 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include <cjson/cJSON.h>
+
 #include "kube/client.h"
+#include "kube/informer.h"
 #include "kube/state.h"
 
 struct srv_cluster;
@@ -57,6 +60,24 @@ void srv_cluster_count_unknown(struct srv_cluster *cl, const char *node);
 
 /* How many unknown node names requests have carried. Thread-safe. */
 unsigned long long srv_cluster_unknown_total(struct srv_cluster *cl);
+
+/*
+ * Applies one Node object of a list or watch event to @st, decoded as the
+ * Node objects of requests are (allocatable; @c's used annotations). An
+ * object that cannot be used is logged and skipped (-EINVAL). Returns 0,
+ * -EINVAL or -ENOMEM. Thread-safe as the state is.
+ */
+int srv_cluster_apply_node(struct kube_state *st, const struct cfg *c, enum kube_event ev,
+                           const cJSON *obj);
+
+/*
+ * Applies one Pod object to @st: its effective request (the same rules as
+ * a request's pod), node, and whether it is terminal; @now dates a new
+ * placement. A pod that cannot be decoded is logged and forgotten
+ * (-EINVAL): better uncharged than charged a guess. Returns 0, -EINVAL or
+ * -ENOMEM.
+ */
+int srv_cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *obj, double now);
 
 /* Wall-clock seconds, the time base of the state (metrics timestamps are
  * wall-clock). */

@@ -2,6 +2,7 @@
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kube/state.h"
@@ -229,6 +230,78 @@ START_TEST(state_many_pods_grow_the_table)
 }
 END_TEST
 
+/* A reference model: what each pod is, recomputed from scratch. */
+struct model_pod {
+    int node; /* -1 pending */
+    bool terminal;
+    bool live;
+    int64_t cpu, cpu_nz;
+};
+
+/* Random puts, moves, phase changes, deletes and relists against the
+ * incremental sums: after every step each node's sums equal the sums over
+ * the model's charged pods, exactly. */
+START_TEST(state_random_events_match_reference_model)
+{
+    enum { NODES = 5, PODS = 60, STEPS = 20000 };
+    static const char *const names[NODES] = {"n0", "n1", "n2", "n3", "n4"};
+    struct model_pod m[PODS] = {{0}};
+    unsigned seed = 12345;
+    char uid[16];
+
+    kube_state_nodes_begin(st);
+    for (int n = 0; n < NODES; n++)
+        node(names[n], 64000, 64 * GI);
+    kube_state_nodes_end(st);
+    kube_state_pods_begin(st);
+    kube_state_pods_end(st);
+    for (int step = 0; step < STEPS; step++) {
+        int i = rand_r(&seed) % PODS, op = rand_r(&seed) % 10;
+        snprintf(uid, sizeof(uid), "p%d", i);
+        if (op < 6) { /* add or update, maybe moving node or phase */
+            m[i].live = true;
+            m[i].node = rand_r(&seed) % (NODES + 1) - 1;
+            m[i].terminal = rand_r(&seed) % 5 == 0;
+            m[i].cpu = rand_r(&seed) % 3 == 0 ? 0 : rand_r(&seed) % 4000;
+            m[i].cpu_nz = m[i].cpu == 0 ? 100 : m[i].cpu;
+            pod(uid, m[i].node < 0 ? "" : names[m[i].node], m[i].cpu, m[i].cpu_nz, m[i].terminal,
+                step);
+        } else if (op < 9) {
+            m[i].live = false;
+            kube_state_pod_delete(st, uid);
+        } else { /* a relist of the live pods */
+            kube_state_pods_begin(st);
+            for (int k = 0; k < PODS; k++) {
+                if (!m[k].live)
+                    continue;
+                snprintf(uid, sizeof(uid), "p%d", k);
+                pod(uid, m[k].node < 0 ? "" : names[m[k].node], m[k].cpu, m[k].cpu_nz,
+                    m[k].terminal, step);
+            }
+            kube_state_pods_end(st);
+        }
+        for (int n = 0; n < NODES; n++) {
+            int64_t cpu = 0, nz = 0, mem = 0;
+            size_t count = 0;
+            for (int k = 0; k < PODS; k++) {
+                if (m[k].live && m[k].node == n && !m[k].terminal) {
+                    cpu += m[k].cpu;
+                    nz += m[k].cpu_nz;
+                    mem += GI;
+                    count++;
+                }
+            }
+            struct kube_node_view v = view(names[n], step);
+            ck_assert_msg(v.req_real[SCORE_CPU] == cpu && v.req_non_zero[SCORE_CPU] == nz &&
+                              v.req_real[SCORE_MEMORY] == mem && v.n_pods == count,
+                          "step %d node %s: %lld/%lld/%zu, model %lld/%lld/%zu", step, names[n],
+                          (long long)v.req_real[SCORE_CPU], (long long)v.req_non_zero[SCORE_CPU],
+                          v.n_pods, (long long)cpu, (long long)nz, count);
+        }
+    }
+}
+END_TEST
+
 Suite *state_suite(void)
 {
     Suite *s = suite_create("state");
@@ -243,6 +316,7 @@ Suite *state_suite(void)
     tcase_add_test(tc, state_pod_request_only_on_its_node);
     tcase_add_test(tc, state_requests_age_while_watch_broken);
     tcase_add_test(tc, state_many_pods_grow_the_table);
+    tcase_add_test(tc, state_random_events_match_reference_model);
     suite_add_tcase(s, tc);
     return s;
 }
