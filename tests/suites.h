@@ -18,6 +18,7 @@ Suite *tls_suite(void);
 Suite *kubeconfig_suite(void);
 Suite *fake_apiserver_suite(void);
 Suite *client_suite(void);
+Suite *informer_suite(void);
 Suite *used_suite(void);
 Suite *state_suite(void);
 Suite *cluster_suite(void);
