@@ -538,8 +538,12 @@ out_unlock:
 
 void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods)
 {
+    size_t present = 0;
     pthread_rwlock_rdlock(&st->lock);
-    *nodes = st->nodes.count;
+    for (size_t i = 0; i < st->nodes.n_buckets; i++)
+        for (const struct hentry *e = st->nodes.buckets[i]; e != NULL; e = e->next)
+            present += ((const struct snode *)(const void *)e)->present;
+    *nodes = present;
     *pods = st->pods.count;
     pthread_rwlock_unlock(&st->lock);
 }

@@ -116,7 +116,8 @@ int kube_state_pod_request(struct kube_state *st, const char *uid, const char *n
  * Returns 0 or -ENOMEM. Thread-safe. */
 int kube_state_node_names(struct kube_state *st, char ***out, size_t *n);
 
-/* Counts for logs and metrics. Thread-safe. */
+/* The Node objects known and the pods known (any phase, assigned or not),
+ * for logs and /readyz. O(nodes). Thread-safe. */
 void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods);
 
 #endif

@@ -201,8 +201,15 @@ static enum MHD_Result serve_readyz(struct srv *s, struct MHD_Connection *conn)
         ready = srv_cluster_is_ready(s->cluster, why, sizeof(why));
     cJSON *reason = cJSON_CreateString(why); /* the API server's words, escaped */
     char *quoted = reason != NULL ? cJSON_PrintUnformatted(reason) : NULL;
-    int n = snprintf(body, sizeof(body), "{\"ready\":%s,\"reason\":%s}", ready ? "true" : "false",
-                     quoted != NULL ? quoted : "\"\"");
+    char counts[160] = "";
+    if (s->cluster != NULL) {
+        size_t nodes, pods;
+        kube_state_counts(srv_cluster_state(s->cluster), &nodes, &pods);
+        snprintf(counts, sizeof(counts), ",\"nodes\":%zu,\"pods\":%zu,\"unknownNodeNames\":%llu",
+                 nodes, pods, srv_cluster_unknown_total(s->cluster));
+    }
+    int n = snprintf(body, sizeof(body), "{\"ready\":%s,\"reason\":%s%s}", ready ? "true" : "false",
+                     quoted != NULL ? quoted : "\"\"", counts);
     cJSON_free(quoted);
     cJSON_Delete(reason);
     if (n < 0 || (size_t)n >= sizeof(body))

@@ -403,6 +403,7 @@ START_TEST(cluster_not_ready_until_listed_and_says_why)
     free(why);
     why = wait_ready(w.server.port, 200);
     ck_assert_msg(strstr(why, "serving from cluster state") != NULL, "%s", why);
+    ck_assert_msg(strstr(why, "\"nodes\":3,\"pods\":5,\"unknownNodeNames\":0") != NULL, "%s", why);
     free(why);
     stop_world(&w);
 }

@@ -11,22 +11,24 @@
 # New corpus entries go to build/fuzz/scratch/<name>/ (the committed corpus
 # tests/fuzz/corpus/<name>/ is only read); crashes to build/fuzz/crashes/.
 
-FUZZ_TARGETS ?= args quantity config kubeconfig
+FUZZ_TARGETS ?= args quantity config kubeconfig watch
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   ?=
 FUZZ_CC      ?= clang
 FUZZ_B        = build/fuzz
 FUZZ_SRC      = tests/fuzz
-FUZZ_ALL      = args quantity config kubeconfig
+FUZZ_ALL      = args quantity config kubeconfig watch
 
 # Per target: longest input and dictionary.
 FUZZ_MAXLEN_args     = 4096
 FUZZ_MAXLEN_quantity = 64
 FUZZ_MAXLEN_config   = 4096
 FUZZ_MAXLEN_kubeconfig = 4096
+FUZZ_MAXLEN_watch    = 8192
 FUZZ_DICT_args       = -dict=$(FUZZ_SRC)/json.dict
 FUZZ_DICT_config     = -dict=$(FUZZ_SRC)/json.dict
 FUZZ_DICT_kubeconfig = -dict=$(FUZZ_SRC)/kubeconfig.dict
+FUZZ_DICT_watch      = -dict=$(FUZZ_SRC)/watch.dict
 
 # ALL_CFLAGS's language, include and dependency flags, without the variant's
 # optimisation, hardening and FORTIFY flags. Product objects get the warnings
@@ -68,7 +70,8 @@ fuzz: fuzz-build
 	        $$(case $$t in args) echo "-max_len=$(FUZZ_MAXLEN_args) $(FUZZ_DICT_args)";; \
 	            quantity) echo "-max_len=$(FUZZ_MAXLEN_quantity)";; \
 	            config) echo "-max_len=$(FUZZ_MAXLEN_config) $(FUZZ_DICT_config)";; \
-	            kubeconfig) echo "-max_len=$(FUZZ_MAXLEN_kubeconfig) $(FUZZ_DICT_kubeconfig)";; esac) \
+	            kubeconfig) echo "-max_len=$(FUZZ_MAXLEN_kubeconfig) $(FUZZ_DICT_kubeconfig)";; \
+	            watch) echo "-max_len=$(FUZZ_MAXLEN_watch) $(FUZZ_DICT_watch)";; esac) \
 	        $(FUZZ_B)/scratch/$$t $(FUZZ_SRC)/corpus/$$t; \
 	done
 
@@ -79,7 +82,8 @@ fuzz-merge: fuzz-build
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    rm -rf $(FUZZ_B)/merged/$$t; mkdir -p $(FUZZ_B)/merged/$$t $(FUZZ_B)/scratch/$$t; \
 	    cp $(FUZZ_SRC)/corpus/$$t/* $(FUZZ_B)/merged/$$t/; \
-	    $(FUZZ_B)/fuzz_$$t -merge=1 -use_counters=0 -max_len=$$(case $$t in quantity) echo 64;; *) echo 4096;; esac) \
+	    $(FUZZ_B)/fuzz_$$t -merge=1 -use_counters=0 -max_len=$$(case $$t in quantity) echo 64;; \
+	            watch) echo $(FUZZ_MAXLEN_watch);; *) echo 4096;; esac) \
 	        $(FUZZ_B)/merged/$$t $(FUZZ_B)/scratch/$$t 2>&1 | tail -n 1; \
 	    rm -rf $(FUZZ_SRC)/corpus/$$t; cp -r $(FUZZ_B)/merged/$$t $(FUZZ_SRC)/corpus/$$t; \
 	done

@@ -425,8 +425,11 @@ static struct snapshot *snapshot_take(struct fake_apiserver *f, enum fake_kind k
         return NULL;
     s->rv = f->rv;
     s->kind = kind;
-    if (ns != NULL && (s->ns = strdup(ns)) == NULL)
-        goto out_free;
+    if (ns != NULL) {
+        s->ns = strdup(ns);
+        if (s->ns == NULL)
+            goto out_free;
+    }
     sorted = calloc(f->n_objs + 1, sizeof(*sorted));
     s->items = calloc(f->n_objs + 1, sizeof(*s->items));
     if (sorted == NULL || s->items == NULL)
@@ -475,7 +478,7 @@ static void snapshot_keep(struct fake_apiserver *f, struct snapshot *s)
 
 /* ---- watch streams ---- */
 
-static bool ns_matches(const struct watch *w, const char *ns)
+static bool is_ns_match(const struct watch *w, const char *ns)
 {
     return w->ns == NULL || strcmp(w->ns, ns) == 0;
 }
@@ -508,14 +511,16 @@ static void watch_set_out(struct watch *w, char *line, size_t len)
 
 /* Makes the stream's next line, if it has one to send now: synthetic
  * ADDED lines first, then logged events in order, then a bookmark.
+ * Returns 0 with the line in w->out, -EAGAIN when there is nothing to
+ * send yet, or -ENOMEM (the stream must end: it would skip an event).
  * Called with the lock held. */
-static bool watch_next_line(struct fake_apiserver *f, struct watch *w)
+static int watch_next_line(struct fake_apiserver *f, struct watch *w)
 {
     if (w->next_initial < w->n_initial) {
         char *line = w->initial[w->next_initial];
         w->initial[w->next_initial++] = NULL;
         watch_set_out(w, line, strlen(line));
-        return true;
+        return 0;
     }
     if (w->pos < f->compact_rv) {
         /* Events this stream still had to send are forgotten: a watcher
@@ -523,51 +528,52 @@ static bool watch_next_line(struct fake_apiserver *f, struct watch *w)
         size_t len;
         char *line = gone_line(w->pos, f->compact_rv, &len);
         if (line == NULL)
-            return false;
+            return -ENOMEM;
         w->end_after = true;
         watch_set_out(w, line, len);
-        return true;
+        return 0;
     }
     for (size_t i = log_after(f, w->pos); i < f->n_log; i++) {
         const struct event *e = &f->log[i];
-        w->pos = e->rv;
-        if (e->kind == w->kind && ns_matches(w, e->ns)) {
-            char *line = malloc(e->len + 1);
-            if (line == NULL)
-                return false;
-            memcpy(line, e->line, e->len + 1);
-            watch_set_out(w, line, e->len);
-            return true;
+        if (e->kind != w->kind || !is_ns_match(w, e->ns)) {
+            w->pos = e->rv;
+            continue;
         }
+        char *line = malloc(e->len + 1);
+        if (line == NULL)
+            return -ENOMEM;
+        memcpy(line, e->line, e->len + 1);
+        w->pos = e->rv;
+        watch_set_out(w, line, e->len);
+        return 0;
     }
     /* Caught up: later compactions do not concern this stream. */
     if (w->pos < f->rv)
         w->pos = f->rv;
-    if (w->bookmark_gen != f->bookmark_gen) {
-        w->bookmark_gen = f->bookmark_gen;
-        if (w->bookmarks) {
-            /* At the stream's own position, which is past every event it
-             * sent: a bookmark must never move a client backwards. */
-            struct sbuf b = {0};
-            size_t len;
-            sb_printf(&b,
-                      "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":\"v1\","
-                      "\"metadata\":{\"resourceVersion\":\"%" PRIu64 "\"}}}\n",
-                      kind_names[w->kind], w->pos);
-            char *line = sb_take(&b, &len);
-            if (line == NULL)
-                return false;
-            f->counts.bookmarks_sent++;
-            watch_set_out(w, line, len);
-            return true;
-        }
+    if (w->bookmark_gen == f->bookmark_gen)
+        return -EAGAIN;
+    if (w->bookmarks) {
+        /* At the stream's own position, which is past every event it
+         * sent: a bookmark must never move a client backwards. */
+        struct sbuf b = {0};
+        size_t len;
+        sb_printf(&b,
+                  "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":\"v1\","
+                  "\"metadata\":{\"resourceVersion\":\"%" PRIu64 "\"}}}\n",
+                  kind_names[w->kind], w->pos);
+        char *line = sb_take(&b, &len);
+        if (line == NULL)
+            return -ENOMEM;
+        f->counts.bookmarks_sent++;
+        watch_set_out(w, line, len);
     }
-    return false;
+    w->bookmark_gen = f->bookmark_gen;
+    return w->bookmarks ? 0 : -EAGAIN;
 }
 
 /* True when the client closed its end (a watch that waits for events
  * would not notice otherwise until it writes). */
-static bool peer_gone(struct MHD_Connection *conn)
+static bool is_peer_gone(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -577,7 +583,7 @@ static bool peer_gone(struct MHD_Connection *conn)
     return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 }
 
-static bool passed(const struct timespec *t)
+static bool is_past(const struct timespec *t)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -638,13 +644,18 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
             pthread_mutex_unlock(&f->lock);
             return MHD_CONTENT_READER_END_WITH_ERROR; /* no terminating chunk */
         }
-        if (watch_next_line(f, w))
+        int rc = watch_next_line(f, w);
+        if (rc == 0)
             continue;
-        if (w->has_deadline && passed(&w->deadline)) {
+        if (rc != -EAGAIN) {
+            pthread_mutex_unlock(&f->lock);
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        }
+        if (w->has_deadline && is_past(&w->deadline)) {
             pthread_mutex_unlock(&f->lock);
             return MHD_CONTENT_READER_END_OF_STREAM; /* timeoutSeconds: a clean end */
         }
-        if (peer_gone(w->conn)) {
+        if (is_peer_gone(w->conn)) {
             pthread_mutex_unlock(&f->lock);
             return MHD_CONTENT_READER_END_WITH_ERROR;
         }
@@ -683,7 +694,7 @@ static const char *arg(struct MHD_Connection *conn, const char *key)
     return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
-static bool arg_true(struct MHD_Connection *conn, const char *key)
+static bool is_arg_true(struct MHD_Connection *conn, const char *key)
 {
     const char *v = arg(conn, key);
     return v != NULL && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0);
@@ -724,13 +735,16 @@ static enum MHD_Result serve_watch(struct fake_apiserver *f, struct MHD_Connecti
     w->f = f;
     w->conn = conn;
     w->kind = kind;
-    w->bookmarks = arg_true(conn, "allowWatchBookmarks");
+    w->bookmarks = is_arg_true(conn, "allowWatchBookmarks");
     if (timeout > 0) {
         w->has_deadline = true;
         w->deadline = in_ms(timeout > 86400 ? 86400000L : (long)timeout * 1000L);
     }
-    if (ns != NULL && (w->ns = strdup(ns)) == NULL)
-        goto out_free;
+    if (ns != NULL) {
+        w->ns = strdup(ns);
+        if (w->ns == NULL)
+            goto out_free;
+    }
 
     pthread_mutex_lock(&f->lock);
     f->counts.watches[kind]++;
@@ -804,7 +818,7 @@ static enum MHD_Result serve_list(struct fake_apiserver *f, struct MHD_Connectio
     bool kept = false;
     struct sbuf b = {0};
 
-    if (arg_true(conn, "watch"))
+    if (is_arg_true(conn, "watch"))
         return serve_watch(f, conn, kind, ns);
     if (limit_text != NULL && parse_u64(limit_text, &limit) != 0)
         return reply_status(conn, 400, "limit: invalid value");
@@ -1109,7 +1123,7 @@ static enum MHD_Result serve_stream(struct fake_apiserver *f, struct MHD_Connect
 
 /* The chain must verify against the configured CA and be meant for TLS
  * clients, as the real server's x509 authenticator requires. */
-static bool client_verified(struct MHD_Connection *conn)
+static bool is_client_verified(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
@@ -1125,7 +1139,7 @@ static bool client_verified(struct MHD_Connection *conn)
 static bool is_authorized(const struct fake_apiserver *f, struct MHD_Connection *conn)
 {
     const char *h;
-    if (f->client_ca && client_verified(conn))
+    if (f->client_ca && is_client_verified(conn))
         return true;
     if (f->token == NULL)
         return !f->client_ca;
@@ -1149,7 +1163,7 @@ struct target {
     const char *name; /* NULL: a collection */
 };
 
-static bool seg_is(char *const *seg, size_t n, size_t i, const char *want)
+static bool is_seg(char *const *seg, size_t n, size_t i, const char *want)
 {
     return i < n && strcmp(seg[i], want) == 0;
 }
@@ -1166,21 +1180,21 @@ static struct target route_of(char *path)
             return t;
         seg[n++] = s;
     }
-    if (n == 2 && seg_is(seg, n, 0, "fake") && seg_is(seg, n, 1, "stream")) {
+    if (n == 2 && is_seg(seg, n, 0, "fake") && is_seg(seg, n, 1, "stream")) {
         t.route = ROUTE_STREAM;
-    } else if (n >= 4 && seg_is(seg, n, 0, "apis") && seg_is(seg, n, 1, "metrics.k8s.io") &&
-               seg_is(seg, n, 2, "v1beta1") && seg_is(seg, n, 3, "nodes") && n <= 5) {
+    } else if (n >= 4 && is_seg(seg, n, 0, "apis") && is_seg(seg, n, 1, "metrics.k8s.io") &&
+               is_seg(seg, n, 2, "v1beta1") && is_seg(seg, n, 3, "nodes") && n <= 5) {
         t.route = ROUTE_METRICS;
         t.name = n == 5 ? seg[4] : NULL;
-    } else if (n >= 3 && seg_is(seg, n, 0, "api") && seg_is(seg, n, 1, "v1")) {
-        if (seg_is(seg, n, 2, "nodes") && n <= 4) {
+    } else if (n >= 3 && is_seg(seg, n, 0, "api") && is_seg(seg, n, 1, "v1")) {
+        if (is_seg(seg, n, 2, "nodes") && n <= 4) {
             t.kind = FAKE_NODE;
             t.route = n == 4 ? ROUTE_GET : ROUTE_LIST;
             t.name = n == 4 ? seg[3] : NULL;
-        } else if (seg_is(seg, n, 2, "pods") && n == 3) {
+        } else if (is_seg(seg, n, 2, "pods") && n == 3) {
             t.kind = FAKE_POD;
             t.route = ROUTE_LIST;
-        } else if (seg_is(seg, n, 2, "namespaces") && seg_is(seg, n, 4, "pods") && n <= 7) {
+        } else if (is_seg(seg, n, 2, "namespaces") && is_seg(seg, n, 4, "pods") && n <= 7) {
             t.kind = FAKE_POD;
             t.ns = seg[3];
             t.name = n >= 6 ? seg[5] : NULL;
@@ -1188,7 +1202,7 @@ static struct target route_of(char *path)
                 t.route = ROUTE_LIST;
             else if (n == 6)
                 t.route = ROUTE_GET;
-            else if (seg_is(seg, n, 6, "binding"))
+            else if (is_seg(seg, n, 6, "binding"))
                 t.route = ROUTE_BINDING;
         }
     }
@@ -1306,8 +1320,10 @@ static char *read_file(const char *path)
     size_t n;
     if (fp == NULL)
         return NULL;
-    while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+    do {
+        n = fread(chunk, 1, sizeof(chunk), fp);
         sb_add(&b, chunk, n);
+    } while (n > 0);
     fclose(fp);
     return sb_take(&b, NULL);
 }

@@ -1,0 +1,683 @@
+/*
+ * libFuzzer target: the informer's handling of watch streams and list
+ * pages (kube/informer.c on_line and list_page, reached by including the
+ * .c, as h2o's unit tests do), applied to a real kube_state through
+ * srv_cluster_apply_node / srv_cluster_apply_pod, the callbacks the
+ * extender's informers use.
+ *
+ * Input: a selector byte, then newline-terminated lines; each complete
+ * line goes to on_line as kube_stream hands it over (without the '\n',
+ * NUL-terminated, in an exactly sized malloc'd copy); a last line without
+ * '\n' is dropped, as kube_stream drops it. The selector:
+ *   'N' / 'n'  a node watch;
+ *   'M' / 'm'  both: a line starting with 'N' goes (without it) to the node
+ *              informer, every other line to the pod informer;
+ *   otherwise  a pod watch.
+ * Upper case starts watching after an empty first list; lower case starts
+ * with the first list, so the first lines are list pages. The harness runs
+ * the informer thread's loop (run(), list_all()) by hand: a malformed or
+ * ERROR event reconnects from the kept resourceVersion; a 410 (ERROR event)
+ * lists again, each following line being one page ({"metadata":
+ * {"resourceVersion", "continue"}, "items": [...]}), until a page without a
+ * continue token ends the list.
+ *
+ * Properties, besides ASan, UBSan and LSan, after every line and at the end
+ * (where every node name seen is given a Node object, so that all can be
+ * viewed):
+ *  - the resourceVersion kept is that of the last accepted event or list
+ *    page (a BOOKMARK included, an empty one excluded); a refused line
+ *    leaves it, says why, and a watch that works again reports health;
+ *  - apply returns 0 or -EINVAL; an accepted Pod is stored with the
+ *    request srv_decode_pod computes, an accepted Node with its allocatable,
+ *    annotations and reason;
+ *  - a model of which pod is charged to which node, kept from each
+ *    accepted object's metadata.uid, spec.nodeName and status.phase (a
+ *    refused pod with a readable uid is forgotten, a list end forgets the
+ *    pods and nodes it did not deliver), agrees with the state: the pods
+ *    count, each pod charged where the model says and nowhere else,
+ *    n_pods of every node, the set of node entries (no entry kept for a
+ *    node without Node object and pods) and the sorted node names;
+ *  - per node the sums are >= 0, equal the sum of its pods' stored
+ *    requests while that sum fits in int64 (no more than it once it
+ *    saturated) and are 0 when it has no pods; non_zero >= real per pod.
+ */
+#ifdef FUZZ_TARGET
+/* The informer's exported functions are linked from kube/informer.o too:
+ * the included copy gets other names (its statics are what is tested). */
+#define kube_informer_start fuzz_watch_informer_start
+#define kube_informer_stop  fuzz_watch_informer_stop
+#include "kube/informer.c"
+#undef kube_informer_start
+#undef kube_informer_stop
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "config/config.h"
+#include "kube/state.h"
+#include "server/arena.h"
+#include "server/cluster.h"
+#include "server/codec.h"
+#include "server/log.h"
+#include "tests/fuzz/fuzz.h"
+
+/* A node name the harness has seen (Node object or spec.nodeName). */
+struct m_node {
+    char *name;
+    bool present;   /* a Node object is in, per the model */
+    unsigned gen;   /* list generation of the last put */
+    bool saturated; /* its pods' sum overflowed since it last had none */
+};
+
+/* A pod the state should know. */
+struct m_pod {
+    char *uid;
+    char *node;     /* spec.nodeName, "" when unassigned */
+    bool charged;   /* assigned and not terminal */
+    unsigned gen;
+};
+
+struct harness;
+
+/* One informer: its struct as kube_informer_start would fill it, the watch
+ * in progress and where run()/list_all() would be. */
+struct feed {
+    struct harness *h;
+    bool nodes;
+    struct kube_informer inf;
+    struct inf_watch w;
+    bool listing; /* the next line is a list page */
+    bool begun;   /* on_list_begin was called for this list */
+    char cont[INF_CONTINUE_MAX];
+};
+
+struct harness {
+    struct cfg cfg;
+    struct kube_state *st;
+    double now;
+    struct feed nodes, pods;
+    struct m_node *mn;
+    size_t n_mn, cap_mn;
+    struct m_pod *mp;
+    size_t n_mp, cap_mp;
+    unsigned node_gen, pod_gen;
+};
+
+static void fail(const char *what, const char *detail)
+{
+    fprintf(stderr, "fuzz_watch: %s\n%.2000s\n", what, detail != NULL ? detail : "");
+    abort();
+}
+
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s);
+    if (d == NULL)
+        abort();
+    return d;
+}
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return p;
+    *cap = *cap ? *cap * 2 : 16;
+    p = realloc(p, *cap * size);
+    if (p == NULL)
+        abort();
+    return p;
+}
+
+/* The last member named @key of object @obj, null counting as absent: how
+ * Go decodes a struct field (and how the kube objects are read). */
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+    const cJSON *found = NULL, *item;
+    if (!cJSON_IsObject(obj))
+        return NULL;
+    cJSON_ArrayForEach(item, obj)
+    {
+        if (item->string != NULL && strcmp(item->string, key) == 0)
+            found = item;
+    }
+    return cJSON_IsNull(found) ? NULL : found;
+}
+
+static const char *string_member(const cJSON *obj, const char *key)
+{
+    const cJSON *v = member(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* ---- the model ---- */
+
+static struct m_node *model_node(struct harness *h, const char *name)
+{
+    for (size_t i = 0; i < h->n_mn; i++)
+        if (strcmp(h->mn[i].name, name) == 0)
+            return &h->mn[i];
+    h->mn = grow(h->mn, &h->cap_mn, h->n_mn, sizeof(*h->mn));
+    struct m_node *n = &h->mn[h->n_mn++];
+    memset(n, 0, sizeof(*n));
+    n->name = xstrdup(name);
+    return n;
+}
+
+static struct m_pod *model_pod(struct harness *h, const char *uid)
+{
+    for (size_t i = 0; i < h->n_mp; i++)
+        if (strcmp(h->mp[i].uid, uid) == 0)
+            return &h->mp[i];
+    return NULL;
+}
+
+static void model_pod_forget(struct harness *h, const char *uid)
+{
+    struct m_pod *p = model_pod(h, uid);
+    if (p == NULL)
+        return;
+    free(p->uid);
+    free(p->node);
+    *p = h->mp[--h->n_mp];
+}
+
+static void model_pod_put(struct harness *h, const char *uid, const char *node, bool charged)
+{
+    struct m_pod *p = model_pod(h, uid);
+    if (p == NULL) {
+        h->mp = grow(h->mp, &h->cap_mp, h->n_mp, sizeof(*h->mp));
+        p = &h->mp[h->n_mp++];
+        p->uid = xstrdup(uid);
+    } else {
+        free(p->node);
+    }
+    p->node = xstrdup(node);
+    p->charged = charged;
+    p->gen = h->pod_gen;
+    if (node[0] != '\0')
+        model_node(h, node);
+}
+
+/* ---- checks ---- */
+
+static void check_request(const int64_t real[SCORE_NRES], const int64_t non_zero[SCORE_NRES],
+                          const char *uid)
+{
+    for (int r = 0; r < SCORE_NRES; r++)
+        if (real[r] < 0 || non_zero[r] < real[r])
+            fail("a pod's stored request is negative or non_zero < real", uid);
+}
+
+/* Compares the state with the model. */
+static void check_state(struct harness *h)
+{
+    size_t entries = 0, nodes, pods;
+
+    for (size_t i = 0; i < h->n_mp; i++) {
+        const struct m_pod *p = &h->mp[i];
+        int64_t real[SCORE_NRES], nz[SCORE_NRES];
+        int rc = p->node[0] != '\0' ? kube_state_pod_request(h->st, p->uid, p->node, real, nz)
+                                    : -ENOENT;
+        if (p->charged && rc != 0)
+            fail("a pod is not charged to its node", p->uid);
+        if (!p->charged && rc != -ENOENT)
+            fail("a terminal pod is charged", p->uid);
+        if (rc == 0)
+            check_request(real, nz, p->uid);
+    }
+    for (size_t i = 0; i < h->n_mn; i++) {
+        struct m_node *n = &h->mn[i];
+        struct kube_node_view v;
+        int64_t real[SCORE_NRES] = {0}, nz[SCORE_NRES] = {0};
+        bool overflow = false;
+        size_t count = 0;
+
+        for (size_t k = 0; k < h->n_mp; k++) {
+            int64_t r1[SCORE_NRES], n1[SCORE_NRES];
+            if (!h->mp[k].charged || strcmp(h->mp[k].node, n->name) != 0)
+                continue;
+            count++;
+            if (kube_state_pod_request(h->st, h->mp[k].uid, n->name, r1, n1) != 0)
+                fail("a pod is not charged to its node", h->mp[k].uid);
+            for (int r = 0; r < SCORE_NRES; r++)
+                if (__builtin_add_overflow(real[r], r1[r], &real[r]) ||
+                    __builtin_add_overflow(nz[r], n1[r], &nz[r]))
+                    overflow = true;
+        }
+        if (overflow)
+            n->saturated = true;
+        if (count == 0)
+            n->saturated = false;
+        if (n->present || count > 0)
+            entries++;
+        int rc = kube_state_view(h->st, n->name, h->now, h->cfg.in_flight_seconds, &v);
+        if ((rc == 0) != n->present)
+            fail(n->present ? "a node with a Node object cannot be viewed"
+                            : "a node without Node object can be viewed",
+                 n->name);
+        if (rc != 0)
+            continue;
+        if (v.n_pods != count)
+            fail("n_pods differs from the pods charged to the node", n->name);
+        if (v.n_in_flight > KUBE_PLACEMENTS_MAX || v.requests_age < 0 ||
+            memchr(v.invalid, '\0', sizeof(v.invalid)) == NULL)
+            fail("view out of range", n->name);
+        for (int r = 0; r < SCORE_NRES; r++) {
+            /* (allocatable and annotations only count when valid) */
+            if (v.req_real[r] < 0 || v.req_non_zero[r] < 0 || v.in_flight[r] < 0 ||
+                (v.invalid[0] == '\0' && (v.alloc[r] < 0 || v.annotation[r] < 0)))
+                fail("negative value in a node view", n->name);
+            if (count == 0 && (v.req_real[r] != 0 || v.req_non_zero[r] != 0))
+                fail("a node without pods has non-zero sums", n->name);
+            if (!n->saturated && (v.req_real[r] != real[r] || v.req_non_zero[r] != nz[r]))
+                fail("a node's sums differ from its pods' requests", n->name);
+            if (n->saturated && !overflow && (v.req_real[r] > real[r] || v.req_non_zero[r] > nz[r]))
+                fail("a saturated node's sums exceed its pods' requests", n->name);
+        }
+    }
+    kube_state_counts(h->st, &nodes, &pods);
+    if (pods != h->n_mp)
+        fail("the state knows another number of pods than the model", "");
+    if (nodes != entries)
+        fail("the state keeps another number of node entries than the model", "");
+}
+
+/* At the end: the sorted node names are the model's present nodes. */
+static void check_names(struct harness *h)
+{
+    char **names;
+    size_t n, want = 0;
+
+    if (kube_state_node_names(h->st, &names, &n) != 0)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && strcmp(names[i - 1], names[i]) >= 0)
+            fail("node names are not sorted and unique", names[i]);
+        const struct m_node *m = NULL;
+        for (size_t k = 0; k < h->n_mn && m == NULL; k++)
+            if (strcmp(h->mn[k].name, names[i]) == 0)
+                m = &h->mn[k];
+        if (m == NULL || !m->present)
+            fail("kube_state_node_names lists a node without Node object", names[i]);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    for (size_t k = 0; k < h->n_mn; k++)
+        want += h->mn[k].present;
+    if (want != n)
+        fail("kube_state_node_names misses a node", "");
+}
+
+/* ---- the informer callbacks ---- */
+
+static void apply_node(struct harness *h, enum kube_event ev, const cJSON *obj)
+{
+    char err[CODEC_ERR_LEN];
+    struct codec_node d;
+    struct kube_node_view v;
+
+    int rc = srv_cluster_apply_node(h->st, &h->cfg, ev, obj);
+    if (rc == -EINVAL)
+        return;
+    if (rc != 0)
+        fail("srv_cluster_apply_node: neither 0 nor -EINVAL", "");
+    const char *name = string_member(member(obj, "metadata"), "name");
+    if (name[0] == '\0')
+        fail("a node without metadata.name was accepted", "");
+    struct m_node *m = model_node(h, name);
+    if (ev == KUBE_DELETED) {
+        m->present = false;
+        return;
+    }
+    m->present = true;
+    m->gen = h->node_gen;
+
+    /* What the state holds is what the decoder read. */
+    struct arena *a = arena_acquire();
+    if (a == NULL)
+        abort();
+    if (srv_decode_node((cJSON *)(uintptr_t)obj, &h->cfg, &d, err) != 0 ||
+        strcmp(d.name, name) != 0)
+        fail("the decoder reads another node name", name);
+    if (kube_state_view(h->st, name, h->now, h->cfg.in_flight_seconds, &v) != 0)
+        fail("an accepted node cannot be viewed", name);
+    if (memcmp(v.alloc, d.res.alloc, sizeof(v.alloc)) != 0 ||
+        memcmp(v.annotation, d.res.used, sizeof(v.annotation)) != 0 ||
+        strncmp(v.invalid, d.invalid != NULL ? d.invalid : "", sizeof(v.invalid) - 1) != 0)
+        fail("the state holds other node data than the decoder read", name);
+    arena_release(a);
+}
+
+/* The uid srv_decode_pod has read when it refuses a pod: "" when the
+ * object, its metadata, name or namespace stopped it first. */
+static const char *refused_uid(const cJSON *obj)
+{
+    const cJSON *meta = member(obj, "metadata");
+    if (!cJSON_IsObject(obj) || (meta != NULL && !cJSON_IsObject(meta)))
+        return "";
+    for (const char *const *k = (const char *const[]){"name", "namespace", NULL}; *k; k++) {
+        const cJSON *v = member(meta, *k);
+        if (v != NULL && !cJSON_IsString(v))
+            return "";
+    }
+    return string_member(meta, "uid");
+}
+
+static void apply_pod(struct harness *h, enum kube_event ev, const cJSON *obj)
+{
+    char err[CODEC_ERR_LEN];
+    struct codec_pod d;
+
+    h->now += 1;
+    int rc = srv_cluster_apply_pod(h->st, ev, obj, h->now);
+    if (rc == -EINVAL) {
+        model_pod_forget(h, refused_uid(obj));
+        return;
+    }
+    if (rc != 0)
+        fail("srv_cluster_apply_pod: neither 0 nor -EINVAL", "");
+    const cJSON *meta = member(obj, "metadata");
+    const char *uid = string_member(meta, "uid");
+    const char *node = string_member(member(obj, "spec"), "nodeName");
+    const char *phase = string_member(member(obj, "status"), "phase");
+    if (uid[0] == '\0')
+        fail("a pod without metadata.uid was accepted", "");
+    if (ev == KUBE_DELETED) {
+        model_pod_forget(h, uid);
+        return;
+    }
+    bool terminal = strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0;
+    bool charged = node[0] != '\0' && !terminal;
+    model_pod_put(h, uid, node, charged);
+    if (!charged)
+        return;
+
+    /* Charged with what the decoder computes. */
+    int64_t real[SCORE_NRES], nz[SCORE_NRES];
+    struct arena *a = arena_acquire();
+    if (a == NULL)
+        abort();
+    if (srv_decode_pod(obj, &d, err) != 0 || strcmp(d.uid, uid) != 0 ||
+        strcmp(d.node_name, node) != 0 || strcmp(d.phase, phase) != 0)
+        fail("the decoder reads another uid, node or phase", uid);
+    if (kube_state_pod_request(h->st, uid, node, real, nz) != 0)
+        fail("an accepted pod is not charged to its node", uid);
+    if (memcmp(real, d.request.real, sizeof(real)) != 0 ||
+        memcmp(nz, d.request.non_zero, sizeof(nz)) != 0)
+        fail("a pod is charged another request than the decoder computed", uid);
+    arena_release(a);
+}
+
+static void on_object_cb(void *ctx, enum kube_event ev, const cJSON *obj)
+{
+    struct feed *f = ctx;
+    if (f->nodes)
+        apply_node(f->h, ev, obj);
+    else
+        apply_pod(f->h, ev, obj);
+}
+
+static void on_list_begin_cb(void *ctx)
+{
+    struct feed *f = ctx;
+    if (f->nodes) {
+        f->h->node_gen++;
+        kube_state_nodes_begin(f->h->st);
+    } else {
+        f->h->pod_gen++;
+        kube_state_pods_begin(f->h->st);
+    }
+}
+
+static void on_list_end_cb(void *ctx)
+{
+    struct feed *f = ctx;
+    struct harness *h = f->h;
+    if (f->nodes) {
+        kube_state_nodes_end(h->st);
+        for (size_t i = 0; i < h->n_mn; i++)
+            if (h->mn[i].gen != h->node_gen)
+                h->mn[i].present = false;
+        return;
+    }
+    kube_state_pods_end(h->st);
+    for (size_t i = 0; i < h->n_mp;) {
+        if (h->mp[i].gen != h->pod_gen)
+            model_pod_forget(h, h->mp[i].uid);
+        else
+            i++;
+    }
+}
+
+static void on_health_cb(void *ctx, bool ok, const char *why)
+{
+    struct feed *f = ctx;
+    if (why == NULL || (!ok && why[0] == '\0'))
+        fail("health reported without a reason", "");
+    if (!f->nodes)
+        kube_state_pods_health(f->h->st, ok, f->h->now);
+}
+
+static const struct kube_informer_ops fuzz_ops = {
+    .on_list_begin = on_list_begin_cb,
+    .on_list_end = on_list_end_cb,
+    .on_object = on_object_cb,
+    .on_health = on_health_cb,
+};
+
+/* ---- the informer loop, by hand ---- */
+
+static void feed_init(struct feed *f, struct harness *h, bool nodes, bool list_first)
+{
+    f->h = h;
+    f->nodes = nodes;
+    snprintf(f->inf.name, sizeof(f->inf.name), "%s", nodes ? "nodes" : "pods");
+    snprintf(f->inf.path, sizeof(f->inf.path), "/api/v1/%s", f->inf.name);
+    f->inf.p.name = f->inf.name;
+    f->inf.p.path = f->inf.path;
+    f->inf.ops = fuzz_ops;
+    f->inf.ctx = f;
+    f->inf.health = -1;
+    f->w = (struct inf_watch){.inf = &f->inf};
+    if (list_first) {
+        f->listing = true;
+        return;
+    }
+    /* The first list was empty, at resourceVersion "1". */
+    on_list_begin_cb(f);
+    on_list_end_cb(f);
+    snprintf(f->inf.rv, sizeof(f->inf.rv), "1");
+    report(&f->inf, true, "listed 0");
+}
+
+/* The resourceVersion on_line / list_page keep for @line: what they read
+ * (the first member of each name, as cJSON_GetObjectItemCaseSensitive
+ * finds), or @before when it is empty. Returns false when it does not fit
+ * (the line must then be refused). */
+static bool expected_rv(const char *line, size_t len, bool list, const char *before, char *out)
+{
+    cJSON *root = cJSON_ParseWithLength(line, len);
+    const cJSON *obj = list ? root : cJSON_GetObjectItemCaseSensitive(root, "object");
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *rv = cJSON_GetObjectItemCaseSensitive(meta, "resourceVersion");
+    const char *v = cJSON_IsString(rv) && rv->valuestring[0] != '\0' ? rv->valuestring : before;
+    bool fits = strlen(v) < INF_RV_LEN;
+    snprintf(out, INF_RV_LEN, "%s", v);
+    cJSON_Delete(root);
+    return fits;
+}
+
+static void check_why(const char *why, size_t n, const char *line)
+{
+    if (memchr(why, '\0', n) == NULL || why[0] == '\0')
+        fail("a refused line without a reason", line);
+}
+
+static void watch_line(struct feed *f, char *line, size_t len)
+{
+    struct kube_informer *inf = &f->inf;
+    char before[INF_RV_LEN], want[INF_RV_LEN];
+    unsigned long events = f->w.events;
+
+    memcpy(before, inf->rv, sizeof(before));
+    f->w.why[0] = '\0';
+    int rc = on_line(&f->w, line, len);
+    if (rc == 0) {
+        if (len == 0) {
+            if (strcmp(inf->rv, before) != 0 || f->w.events != events)
+                fail("an empty line changed the watch", "");
+            return;
+        }
+        if (!expected_rv(line, len, false, before, want) || strcmp(inf->rv, want) != 0)
+            fail("the resourceVersion kept is not the last accepted one", line);
+        if (f->w.events != events + 1 || inf->health != 1)
+            fail("an accepted event is not counted or health is not reported", line);
+        return;
+    }
+    if (strcmp(inf->rv, before) != 0)
+        fail("a refused line changed the resourceVersion", line);
+    if (rc == INF_WATCH_BROKEN) {
+        /* run(): report, back off, watch again from the same version. */
+        check_why(f->w.why, sizeof(f->w.why), line);
+        report(inf, false, f->w.why);
+    } else if (rc == INF_WATCH_GONE) {
+        f->listing = true;
+        f->begun = false;
+        f->cont[0] = '\0';
+    } else {
+        fail("on_line returned an unknown value", line);
+    }
+    f->w = (struct inf_watch){.inf = inf};
+}
+
+/* One page of list_all(); takes @line. */
+static void list_line(struct feed *f, char *line, size_t len)
+{
+    struct kube_informer *inf = &f->inf;
+    char before[INF_RV_LEN], want[INF_RV_LEN], why[INF_WHY_LEN] = "";
+    struct kube_response r = {.status = 200, .body = line, .len = len};
+    size_t count = 0;
+
+    memcpy(before, inf->rv, sizeof(before));
+    bool fits = expected_rv(line, len, true, before, want);
+    if (!f->begun)
+        inf->ops.on_list_begin(inf->ctx);
+    f->begun = true;
+    int rc = list_page(inf, &r, f->cont, &count, why, sizeof(why));
+    if (r.body != NULL)
+        fail("list_page did not take the body", "");
+    if (rc != 0) {
+        /* list_all() fails; run() reports, backs off and lists anew. */
+        if (rc != -EPROTO || strcmp(inf->rv, before) != 0)
+            fail("a refused page changed the resourceVersion or returned another error", why);
+        check_why(why, sizeof(why), "list page");
+        report(inf, false, why);
+        f->begun = false;
+        f->cont[0] = '\0';
+        return;
+    }
+    if (!fits || strcmp(inf->rv, want) != 0)
+        fail("the resourceVersion kept is not the page's", want);
+    if (f->cont[0] != '\0')
+        return;
+    inf->ops.on_list_end(inf->ctx);
+    f->listing = false;
+    backoff_reset(inf);
+    report(inf, true, "listed");
+}
+
+static void feed_line(struct feed *f, const uint8_t *data, size_t len)
+{
+    /* An exactly sized copy, so that ASan sees reads past the line. */
+    char *line = malloc(len + 1);
+    if (line == NULL)
+        abort();
+    memcpy(line, data, len);
+    line[len] = '\0';
+    if (f->listing) {
+        list_line(f, line, len);
+    } else {
+        watch_line(f, line, len);
+        free(line);
+    }
+    check_state(f->h);
+}
+
+/* Gives every node name seen a Node object, so that all can be viewed. */
+static void check_final(struct harness *h)
+{
+    for (size_t i = 0; i < h->n_mn; i++) {
+        if (h->mn[i].present)
+            continue;
+        struct kube_node_info info = {.name = h->mn[i].name};
+        if (kube_state_node_put(h->st, &info) != 0)
+            abort();
+        h->mn[i].present = true;
+    }
+    check_state(h);
+    check_names(h);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static bool ready;
+    struct harness *h;
+
+    if (!ready) {
+        arena_install_hooks();
+        log_set_level(CFG_LOG_ERROR); /* refused objects are logged as warnings */
+        ready = true;
+    }
+    if (size == 0)
+        return 0;
+    h = calloc(1, sizeof(*h));
+    if (h == NULL)
+        return 0;
+    cfg_defaults(&h->cfg);
+    h->now = 1e6;
+    h->st = kube_state_new();
+    if (h->st == NULL)
+        abort();
+    char sel = (char)data[0];
+    bool list_first = sel >= 'a' && sel <= 'z';
+    bool mixed = sel == 'M' || sel == 'm';
+    bool nodes_only = sel == 'N' || sel == 'n';
+    feed_init(&h->nodes, h, true, list_first);
+    feed_init(&h->pods, h, false, list_first);
+
+    for (size_t at = 1; at < size;) {
+        const uint8_t *nl = memchr(data + at, '\n', size - at);
+        if (nl == NULL)
+            break; /* a partial last line is dropped */
+        size_t len = (size_t)(nl - (data + at));
+        const uint8_t *line = data + at;
+        struct feed *f = nodes_only ? &h->nodes : &h->pods;
+        if (mixed && len > 0 && line[0] == 'N') {
+            f = &h->nodes;
+            line++;
+            len--;
+        }
+        feed_line(f, line, len);
+        at += (size_t)(nl - (data + at)) + 1;
+    }
+    check_final(h);
+
+    kube_state_free(h->st);
+    for (size_t i = 0; i < h->n_mn; i++)
+        free(h->mn[i].name);
+    for (size_t i = 0; i < h->n_mp; i++) {
+        free(h->mp[i].uid);
+        free(h->mp[i].node);
+    }
+    free(h->mn);
+    free(h->mp);
+    free(h);
+    return 0;
+}
+#endif
