@@ -37,8 +37,11 @@ struct snode {
     bool has_usage;
     int64_t usage[SCORE_NRES];
     double usage_time, usage_window;
-    struct placement placed[KUBE_PLACEMENTS_MAX]; /* a ring, newest at placed_next - 1 */
-    size_t placed_next;
+    /* Recent placements, oldest first; only nodes that had one pay for
+     * the array, and entries past KUBE_PLACEMENT_KEEP_SECONDS go at the
+     * next placement. */
+    struct placement *placed;
+    size_t n_placed, cap_placed;
     unsigned gen;
 };
 
@@ -133,6 +136,7 @@ static int64_t add_sat(int64_t a, int64_t b)
 
 static void free_node(struct snode *n)
 {
+    free(n->placed);
     free(n->h.key);
     free(n->invalid);
     free(n);
@@ -230,18 +234,33 @@ static void charge(struct snode *n, const struct spod *p, int sign)
         n->n_pods--;
 }
 
-static void add_placement(struct snode *n, const char *uid, const int64_t real[SCORE_NRES],
-                          const int64_t non_zero[SCORE_NRES], double now)
+/* Returns 0 or -ENOMEM (the placement is then not counted: damping is a
+ * refinement, never a reason to fail an event). */
+static int add_placement(struct snode *n, const char *uid, const int64_t real[SCORE_NRES],
+                         const int64_t non_zero[SCORE_NRES], double now)
 {
-    for (size_t i = 0; i < KUBE_PLACEMENTS_MAX; i++)
-        if (n->placed[i].at > 0 && strcmp(n->placed[i].uid, uid) == 0)
-            return; /* our bind, confirmed by the watch: keep the first time */
-    struct placement *pl = &n->placed[n->placed_next % KUBE_PLACEMENTS_MAX];
+    size_t keep = 0;
+    for (size_t i = 0; i < n->n_placed; i++) {
+        if (strcmp(n->placed[i].uid, uid) == 0)
+            return 0; /* our bind, confirmed by the watch: keep the first time */
+        if (now - n->placed[i].at < KUBE_PLACEMENT_KEEP_SECONDS)
+            n->placed[keep++] = n->placed[i];
+    }
+    n->n_placed = keep;
+    if (n->n_placed == n->cap_placed) {
+        size_t cap = n->cap_placed ? n->cap_placed * 2 : 4;
+        struct placement *p = realloc(n->placed, cap * sizeof(*p));
+        if (p == NULL)
+            return -ENOMEM;
+        n->placed = p;
+        n->cap_placed = cap;
+    }
+    struct placement *pl = &n->placed[n->n_placed++];
     snprintf(pl->uid, sizeof(pl->uid), "%s", uid);
     pl->at = now;
     memcpy(pl->real, real, sizeof(pl->real));
     memcpy(pl->non_zero, non_zero, sizeof(pl->non_zero));
-    n->placed_next++;
+    return 0;
 }
 
 void kube_state_nodes_begin(struct kube_state *st)
@@ -408,10 +427,8 @@ int kube_state_placed(struct kube_state *st, const char *node, const char *uid, 
     if (p != NULL) {
         struct snode *n = node_entry(st, node);
         rc = -ENOMEM;
-        if (n != NULL) {
-            add_placement(n, uid, p->real, p->non_zero, now);
-            rc = 0;
-        }
+        if (n != NULL)
+            rc = add_placement(n, uid, p->real, p->non_zero, now);
     }
     pthread_rwlock_unlock(&st->lock);
     return rc;
@@ -468,7 +485,7 @@ int kube_state_view(struct kube_state *st, const char *name, double now, int in_
     out->usage_age = n->has_usage ? now - n->usage_time : 0;
     /* A pod placed after the sample's window began is not (fully) in it. */
     double window_start = n->has_usage ? n->usage_time - n->usage_window : 0;
-    for (size_t i = 0; i < KUBE_PLACEMENTS_MAX; i++) {
+    for (size_t i = 0; i < n->n_placed; i++) {
         const struct placement *pl = &n->placed[i];
         if (pl->at <= 0 || now - pl->at >= in_flight_seconds || pl->at <= window_start)
             continue;

@@ -17,8 +17,9 @@
 
 #include "scoring/resources.h"
 
-#define KUBE_NAME_LEN       256 /* longest node name or uid kept */
-#define KUBE_PLACEMENTS_MAX 64  /* recent placements remembered per node */
+#define KUBE_NAME_LEN 256 /* longest node name or uid kept */
+/* How long a placement is remembered: the longest in-flight-seconds. */
+#define KUBE_PLACEMENT_KEEP_SECONDS 3600
 
 /* A node as the Node object describes it. */
 struct kube_node_info {

@@ -174,6 +174,24 @@ START_TEST(state_in_flight_until_sample_or_expiry)
 }
 END_TEST
 
+START_TEST(state_burst_of_placements_all_count)
+{
+    char uid[32];
+    list_two_nodes();
+    for (int i = 0; i < 200; i++) {
+        snprintf(uid, sizeof(uid), "burst-%d", i);
+        pod(uid, "b", 10, 10, false, 1000 + i * 0.1);
+    }
+    struct kube_node_view b = view("b", 1030);
+    ck_assert_int_eq(b.n_in_flight, 200);
+    ck_assert_int_eq(b.in_flight[SCORE_CPU], 2000);
+    /* an hour later the old ones are forgotten at the next placement */
+    pod("late", "b", 10, 10, false, 1000 + KUBE_PLACEMENT_KEEP_SECONDS + 100);
+    b = view("b", 1000 + KUBE_PLACEMENT_KEEP_SECONDS + 101);
+    ck_assert_int_eq(b.n_in_flight, 1);
+}
+END_TEST
+
 START_TEST(state_our_bind_counts_once)
 {
     list_two_nodes();
@@ -312,6 +330,7 @@ Suite *state_suite(void)
     tcase_add_test(tc, state_relist_drops_what_is_gone);
     tcase_add_test(tc, state_pod_before_node_is_kept);
     tcase_add_test(tc, state_in_flight_until_sample_or_expiry);
+    tcase_add_test(tc, state_burst_of_placements_all_count);
     tcase_add_test(tc, state_our_bind_counts_once);
     tcase_add_test(tc, state_pod_request_only_on_its_node);
     tcase_add_test(tc, state_requests_age_while_watch_broken);
