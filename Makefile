@@ -45,7 +45,7 @@ TEST_OBJS = $(TEST_SRCS:%.c=$(B)/obj/%.o)
 BIN       = $(B)/cpu-extender
 TEST_BIN  = $(B)/run-tests
 SUPPORT_OBJS = $(B)/obj/tests/support/fixtures.o $(B)/obj/tests/support/http_client.o
-BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once
+BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver
 
 .PHONY: all run test test-one check lint install clean deps bench
 
@@ -86,6 +86,9 @@ $(B)/bench-driver: $(B)/obj/bench/driver.o $(SUPPORT_OBJS) $(LIB_OBJS)
 
 $(B)/bench-once: $(B)/obj/bench/once.o $(SUPPORT_OBJS) $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
+
+$(B)/bench-apiserver: $(B)/obj/bench/apiserver.o $(B)/obj/tests/support/fake_apiserver.o $(LIB_OBJS)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS)
 
 # The replay benchmark: generated and captured bodies against the release
 # binary, side by side with the parse floor; writes docs/performance.md.

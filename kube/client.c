@@ -44,6 +44,7 @@ struct xfer {
     size_t len, cap;
     size_t scan;       /* stream: bytes of buf already searched for '\n' */
     bool status_known; /* stream: 2xx-ness looked up */
+    bool opened;       /* stream: the 2xx headers are in and fn was told */
     bool collecting;   /* stream: not 2xx, keeping the body */
     bool body_full;    /* stream: the kept body reached its cap */
     bool too_big;
@@ -312,6 +313,30 @@ static size_t deliver_lines(struct xfer *x, size_t n)
     return n;
 }
 
+/* Stream: at the blank line that ends a 2xx response's headers, tells the
+ * callback that the stream is open (a NULL line), before any event: a
+ * watch of a quiet resource sends no byte for minutes, and its reader
+ * must know it is working. */
+static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
+{
+    struct xfer *x = userp;
+    size_t n = size * nmemb;
+    long status = 0;
+
+    if (x->opened || !(n == 2 && data[0] == '\r' && data[1] == '\n'))
+        return n;
+    curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+    if (status < 200 || status > 299)
+        return n;
+    x->opened = true;
+    int rc = x->fn(x->ctx, NULL, 0);
+    if (rc != 0) {
+        x->fn_rc = rc;
+        return 0;
+    }
+    return n;
+}
+
 static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
 {
     struct xfer *x = userp;
@@ -501,6 +526,10 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
     ok = ok && curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "") == CURLE_OK;
     ok = ok && curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write) == CURLE_OK;
     ok = ok && curl_easy_setopt(e, CURLOPT_WRITEDATA, x) == CURLE_OK;
+    if (x->stream) {
+        ok = ok && curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header) == CURLE_OK;
+        ok = ok && curl_easy_setopt(e, CURLOPT_HEADERDATA, x) == CURLE_OK;
+    }
     if (timeout > 0)
         ok = ok && curl_easy_setopt(e, CURLOPT_TIMEOUT, (long)timeout) == CURLE_OK;
     if (idle > 0) {

@@ -142,7 +142,9 @@ int kube_post(struct kube_client *c, const char *path, const char *body, size_t 
               int timeout_seconds, struct kube_response *out, char err[KUBE_ERR_LEN]);
 
 /* Called for each complete line of a streamed body (without the '\n',
- * NUL-terminated, @len bytes, owned by the caller of the callback). A
+ * NUL-terminated, @len bytes, owned by the caller of the callback), and
+ * once before them with @line NULL and @len 0 when a 2xx response's
+ * headers are in (the stream is open, even if no line ever comes). A
  * non-zero return stops the stream and becomes kube_stream's result. */
 typedef int (*kube_line_fn)(void *ctx, char *line, size_t len);
 

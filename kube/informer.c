@@ -261,6 +261,12 @@ static int on_line(void *vctx, char *line, size_t len)
     enum kube_event ev = KUBE_ADDED;
     int rc = INF_WATCH_BROKEN;
 
+    if (line == NULL) {
+        /* The watch is open: working, even before its first event. */
+        if (inf->health != 1)
+            report(inf, true, "watching");
+        return 0;
+    }
     if (len == 0)
         return 0;
     cJSON *root = cJSON_ParseWithLength(line, len);

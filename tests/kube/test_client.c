@@ -334,11 +334,16 @@ struct seen {
     bool all_x;
     char first[256];
     int stop_after; /* return 1 after this many lines, 0: never */
+    int opened;     /* NULL lines: the stream said it was open */
 };
 
 static int on_line(void *ctx, char *line, size_t len)
 {
     struct seen *s = ctx;
+    if (line == NULL) {
+        s->opened++;
+        return 0;
+    }
     if (s->lines == 0)
         snprintf(s->first, sizeof(s->first), "%s", line);
     s->lines++;
@@ -366,6 +371,7 @@ START_TEST(client_stream_delivers_whole_lines)
     ck_assert_int_eq(s.lines, 3); /* the partial last line is dropped */
     ck_assert_uint_eq(s.total, 15);
     ck_assert(s.all_x);
+    ck_assert_int_eq(s.opened, 1); /* told once that the 2xx stream was open */
 
     /* empty lines are lines too, with no terminator */
     memset(&s, 0, sizeof(s));
@@ -409,6 +415,7 @@ START_TEST(client_stream_error_status_returns_the_body)
     ck_assert_int_eq(kube_stream(c, "/api/v1/pods?watch=1", 5, &stop, on_line, &s, &r, err), 0);
     ck_assert_int_eq(r.status, 401);
     ck_assert_int_eq(s.lines, 0);
+    ck_assert_int_eq(s.opened, 0); /* an error status never opens the stream */
     ck_assert_ptr_nonnull(r.body);
     ck_assert_str_eq(reason_of(&r), "Unauthorized");
     free(r.body);

@@ -23,7 +23,7 @@
 #include "tests/support/test_certs.h"
 
 #define TOKEN    "informer-token"
-#define VIEW_MAX 256
+#define VIEW_MAX 512
 #define RV_MAX   4096
 
 struct entry {
@@ -235,13 +235,13 @@ static uint64_t delete_pod(const char *ns, const char *name)
     return rv;
 }
 
-static void start_informer(int backoff_max_ms)
+static void start_informer_paged(int page_limit, int backoff_max_ms)
 {
     char err[KUBE_ERR_LEN] = "";
     const struct kube_informer_params p = {
         .name = "pods",
         .path = "/api/v1/pods",
-        .page_limit = 2,
+        .page_limit = page_limit,
         .watch_seconds = 60,
         .request_timeout = 5,
         .backoff_initial_ms = 50,
@@ -254,6 +254,11 @@ static void start_informer(int backoff_max_ms)
         .on_health = on_health,
     };
     ck_assert_msg(kube_informer_start(client, &p, &ops, NULL, &inf, err) == 0, "%s", err);
+}
+
+static void start_informer(int backoff_max_ms)
+{
+    start_informer_paged(2, backoff_max_ms);
 }
 
 /* Started, listed, converged and watching. */
@@ -410,6 +415,53 @@ START_TEST(informer_relists_after_compaction_and_prunes)
 }
 END_TEST
 
+static unsigned bad_reports(void)
+{
+    pthread_mutex_lock(&view.lock);
+    unsigned n = view.health_bad;
+    pthread_mutex_unlock(&view.lock);
+    return n;
+}
+
+static unsigned ok_reports(void)
+{
+    pthread_mutex_lock(&view.lock);
+    unsigned n = view.health_ok;
+    pthread_mutex_unlock(&view.lock);
+    return n;
+}
+
+static bool is_last_ok(void)
+{
+    pthread_mutex_lock(&view.lock);
+    bool ok = view.last_ok;
+    pthread_mutex_unlock(&view.lock);
+    return ok;
+}
+
+/* A dropped watch is a failure until the reconnect is answered; then it is
+ * healthy at once, although a quiet resource sends no event for minutes. */
+START_TEST(informer_healthy_as_soon_as_a_quiet_watch_reopens)
+{
+    put_pod("a", "p1", "");
+    start_and_sync();
+    pthread_mutex_lock(&view.lock);
+    unsigned bad = view.health_bad, good = view.health_ok;
+    pthread_mutex_unlock(&view.lock);
+    fake_drop_watches(fake, FAKE_DROP_MID_LINE);
+    put_pod("a", "p2", ""); /* cut in half: the watch breaks */
+    WAIT_UNTIL(bad_reports() > bad, "the broken watch reported");
+    ck_assert_int_eq(fake_wait_open_watches(fake, FAKE_POD, 1, 10000), 0);
+    /* p2 is replayed by the new watch: health would come back with it, so
+     * wait for the report itself and check it came with no event after p2 */
+    WAIT_UNTIL(is_last_ok() && ok_reports() > good, "health back with the reopened watch");
+    fake_drop_watches(fake, FAKE_DROP_CLOSE); /* now truly quiet: no event follows */
+    WAIT_UNTIL(bad_reports() > bad + 1, "the second drop reported");
+    ck_assert_int_eq(fake_wait_open_watches(fake, FAKE_POD, 1, 10000), 0);
+    WAIT_UNTIL(is_last_ok(), "health back with no event at all");
+}
+END_TEST
+
 START_TEST(informer_reports_5xx_and_recovers)
 {
     put_pod("a", "p1", "");
@@ -476,6 +528,28 @@ START_TEST(informer_stops_promptly)
 }
 END_TEST
 
+START_TEST(informer_restarts_a_list_whose_continue_expired)
+{
+    char name[32];
+    for (int i = 0; i < 150; i++) {
+        snprintf(name, sizeof(name), "p%03d", i);
+        put_pod("a", name, "");
+    }
+    start_informer_paged(1, 400);
+    /* Compact while the pages are being read (one pod a page). */
+    WAIT_UNTIL(counts().list_pages[FAKE_POD] >= 2, "the list to begin");
+    put_pod("a", "late", "");
+    fake_compact(fake);
+    WAIT_UNTIL(is_view_synced(), "the list started again");
+    struct fake_counts c = counts();
+    ck_assert_uint_eq(c.lists[FAKE_POD], 2); /* the expired one and its restart */
+    pthread_mutex_lock(&view.lock);
+    ck_assert_uint_eq(view.list_begins, 2);
+    ck_assert_uint_eq(view.list_ends, 1);
+    pthread_mutex_unlock(&view.lock);
+}
+END_TEST
+
 Suite *informer_suite(void)
 {
     Suite *s = suite_create("informer");
@@ -487,8 +561,10 @@ Suite *informer_suite(void)
     tcase_add_loop_test(tc, informer_relists_after_compaction_and_prunes, FAKE_GONE_ERROR_EVENT,
                         FAKE_GONE_HTTP_410 + 1);
     tcase_add_test(tc, informer_reports_5xx_and_recovers);
+    tcase_add_test(tc, informer_healthy_as_soon_as_a_quiet_watch_reopens);
     tcase_add_test(tc, informer_bookmark_spares_a_relist_after_compaction);
     tcase_add_test(tc, informer_stops_promptly);
+    tcase_add_test(tc, informer_restarts_a_list_whose_continue_expired);
     suite_add_tcase(s, tc);
     return s;
 }
