@@ -18,9 +18,9 @@
 
 #include "config/live.h"
 #include "server/arena.h"
+#include "server/cluster.h"
 #include "server/log.h"
 #include "server/tls.h"
-#include "server/cluster.h"
 #include "server/verbs.h"
 #include "version.h"
 
