@@ -8,6 +8,8 @@
 #     `cpu-extender config check`.
 # Usage: tests/e2e/readme_curl.sh path/to/cpu-extender   (from the repository root)
 set -eu
+# Loopback only: never a cluster from the environment.
+unset KUBECONFIG KUBERNETES_SERVICE_HOST
 bin=${1:?usage: readme_curl.sh BINARY}
 work=$(mktemp -d)
 pid=""
