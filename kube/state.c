@@ -240,12 +240,19 @@ static int add_placement(struct snode *n, const char *uid, const int64_t real[SC
                          const int64_t non_zero[SCORE_NRES], double now)
 {
     size_t keep = 0;
-    for (size_t i = 0; i < n->n_placed; i++) {
+    /* API server UIDs are 36 characters; a longer one could not be told
+     * from another with the same first 63 bytes, so it is not damped. */
+    if (strlen(uid) >= sizeof(n->placed->uid))
+        return 0;
+    for (size_t i = 0; i < n->n_placed; i++)
         if (strcmp(n->placed[i].uid, uid) == 0)
             return 0; /* our bind, confirmed by the watch: keep the first time */
+    /* Old ones go only once the uid is known to be new: compacting while
+     * searching, then returning on a match, left copies of the entries it
+     * had moved, counted twice in flight (fuzz_watch). */
+    for (size_t i = 0; i < n->n_placed; i++)
         if (now - n->placed[i].at < KUBE_PLACEMENT_KEEP_SECONDS)
             n->placed[keep++] = n->placed[i];
-    }
     n->n_placed = keep;
     if (n->n_placed == n->cap_placed) {
         size_t cap = n->cap_placed ? n->cap_placed * 2 : 4;

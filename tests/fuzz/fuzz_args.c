@@ -1,6 +1,6 @@
 /*
- * libFuzzer target: the filter and prioritize verbs on arbitrary request
- * bodies, as server/http.c calls them (NUL-terminated body, an arena
+ * libFuzzer target: the filter, prioritize, preempt and bind verbs on
+ * arbitrary request bodies, as server/http.c calls them (NUL-terminated body, an arena
  * attached to the thread).
  *
  * Properties, besides ASan and UBSan:
@@ -20,7 +20,16 @@
  *    loop in the filter answer), a \u escape without four hex digits (cJSON
  *    reads a NUL that cuts the string: "a\uZZZZb" was read as "a").
  *    Reproducers of those bugs, fixed in ef05278 and e9fea0a, are in
- *    tests/fuzz/regressions/args/.
+ *    tests/fuzz/regressions/args/;
+ *  - preempt and bind (no cluster) on the same body: 200 or 400 (500 only
+ *    for memory), a 400 as above, and 400 for what Go's decoder refuses;
+ *    a preempt 200 is {"NodeNameToMetaVictims": {node: {"Pods": [{"UID":
+ *    string}, ...], "NumPDBViolations": n}}} listing exactly the request's
+ *    nodes that have victims, in the request's order, with their UIDs and
+ *    count (the request read as Go reads it: top-level keys folded, the
+ *    last duplicate winning, null as absent, the meta form before the full
+ *    one, a node named twice keeping its first place and last value); a
+ *    bind 200 is {"Error": non-empty} (no cluster to bind with).
  */
 #ifdef FUZZ_TARGET
 #include <ctype.h>
@@ -28,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cjson/cJSON.h>
 
@@ -52,6 +62,21 @@ static const cJSON *last_member(const cJSON *obj, const char *key)
     cJSON_ArrayForEach(item, obj)
     {
         if (item->string != NULL && strcmp(item->string, key) == 0)
+            found = item;
+    }
+    return cJSON_IsNull(found) ? NULL : found;
+}
+
+/* The last member whose name matches @key ignoring case (Go's decoder on
+ * untagged struct fields), JSON null counting as absent. */
+static const cJSON *folded_member(const cJSON *obj, const char *key)
+{
+    const cJSON *found = NULL, *item;
+    if (!cJSON_IsObject(obj))
+        return NULL;
+    cJSON_ArrayForEach(item, obj)
+    {
+        if (item->string != NULL && strcasecmp(item->string, key) == 0)
             found = item;
     }
     return cJSON_IsNull(found) ? NULL : found;
@@ -195,6 +220,125 @@ static bool cjson_lenient(const uint8_t *d, size_t n)
     return false;
 }
 
+/* The victims value kube-scheduler sent for the node named @key: the last
+ * member of that name (the map is decoded key by key, a later duplicate
+ * replacing the value). */
+static const cJSON *last_value(const cJSON *map, const char *key)
+{
+    const cJSON *found = NULL, *item;
+    cJSON_ArrayForEach(item, map)
+    {
+        if (strcmp(item->string, key) == 0)
+            found = item;
+    }
+    return found;
+}
+
+/* Whether @item is the first member of @map with its name. */
+static bool is_first_key(const cJSON *map, const cJSON *item)
+{
+    for (const cJSON *e = map->child; e != item; e = e->next)
+        if (strcmp(e->string, item->string) == 0)
+            return false;
+    return true;
+}
+
+/* The UID of victim @p as the request form gives it. */
+static const char *victim_uid(const cJSON *p, bool meta)
+{
+    const cJSON *uid =
+        meta ? folded_member(p, "UID") : last_member(last_member(p, "metadata"), "uid");
+    return cJSON_IsString(uid) && uid->valuestring[0] != '\0' ? uid->valuestring : NULL;
+}
+
+/* A preempt 200 against the request @req (already known to be accepted). */
+static void check_preempt(const cJSON *j, const cJSON *req, const struct verb_reply *r)
+{
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(j, "NodeNameToMetaVictims");
+    const cJSON *map = folded_member(req, "NodeNameToMetaVictims");
+    bool meta = map != NULL;
+    const cJSON *item, *got;
+
+    if (!cJSON_IsObject(j) || cJSON_GetArraySize(j) != 1 || !cJSON_IsObject(out))
+        fail("preempt answer is not {\"NodeNameToMetaVictims\": object}", r);
+    if (!meta)
+        map = folded_member(req, "NodeNameToVictims");
+    got = out->child;
+    cJSON_ArrayForEach(item, map)
+    {
+        if (!is_first_key(map, item))
+            continue;
+        const cJSON *v = last_value(map, item->string);
+        const cJSON *pods = folded_member(v, "Pods");
+        const cJSON *pdb = folded_member(v, "NumPDBViolations");
+        if (cJSON_GetArraySize(pods) == 0)
+            continue; /* never listed without victims */
+        if (got == NULL || strcmp(got->string, item->string) != 0)
+            fail("preempt answer misses a node with victims or changes the order", r);
+        const cJSON *gpods = cJSON_GetObjectItemCaseSensitive(got, "Pods");
+        const cJSON *gpdb = cJSON_GetObjectItemCaseSensitive(got, "NumPDBViolations");
+        if (!cJSON_IsObject(got) || cJSON_GetArraySize(got) != 2 || !cJSON_IsArray(gpods) ||
+            !cJSON_IsNumber(gpdb) || gpdb->valuedouble != (pdb != NULL ? pdb->valuedouble : 0))
+            fail("preempt node is not {\"Pods\": array, \"NumPDBViolations\": the request's}", r);
+        if (cJSON_GetArraySize(gpods) != cJSON_GetArraySize(pods))
+            fail("preempt answer has another number of victims than the request", r);
+        const cJSON *p, *gp = gpods->child;
+        cJSON_ArrayForEach(p, pods)
+        {
+            const cJSON *guid = cJSON_GetObjectItemCaseSensitive(gp, "UID");
+            const char *uid = victim_uid(p, meta);
+            if (uid == NULL)
+                fail("preempt accepted a victim without UID", r);
+            if (!cJSON_IsObject(gp) || cJSON_GetArraySize(gp) != 1 || !cJSON_IsString(guid) ||
+                strcmp(guid->valuestring, uid) != 0)
+                fail("preempt victim is not {\"UID\": the request's UID}", r);
+            gp = gp->next;
+        }
+        got = got->next;
+    }
+    if (got != NULL)
+        fail("preempt answer lists a node the request has no victims for", r);
+}
+
+static void check_bind(const cJSON *j, const struct verb_reply *r)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "Error");
+    if (!cJSON_IsObject(j) || cJSON_GetArraySize(j) != 1 || !cJSON_IsString(e) ||
+        e->valuestring[0] == '\0' || strchr(e->valuestring, '%') != NULL)
+        fail("bind without cluster does not fail with {\"Error\": message}", r);
+}
+
+/* preempt and bind on @body. */
+static void check_preempt_bind(const struct cfg *base, const uint8_t *data, const char *body,
+                               size_t size)
+{
+    struct verb_reply e, b;
+
+    struct arena *a = arena_acquire();
+    if (a == NULL)
+        abort();
+    srv_preempt(base, NULL, body, size, &e);
+    srv_bind(base, NULL, body, size, &b);
+    arena_release(a);
+
+    cJSON *ej = parse_reply(&e), *bj = parse_reply(&b);
+    if (cjson_lenient(data, size) && (e.status != 400 || b.status != 400))
+        fail("a body that Go's decoder refuses is accepted", e.status != 400 ? &e : &b);
+    if (ej != NULL) {
+        cJSON *req = cJSON_ParseWithLengthOpts(body, size + 1, NULL, 1);
+        if (req == NULL)
+            fail("preempt accepted a body that is not JSON", &e);
+        check_preempt(ej, req, &e);
+        cJSON_Delete(req);
+    }
+    if (bj != NULL)
+        check_bind(bj, &b);
+    cJSON_Delete(ej);
+    cJSON_Delete(bj);
+    free(e.body);
+    free(b.body);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static bool ready;
@@ -258,6 +402,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(f.body);
     free(p.body);
     free(v.body);
+    check_preempt_bind(&base, data, body, size);
     free(body);
     return 0;
 }

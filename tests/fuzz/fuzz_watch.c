@@ -7,26 +7,31 @@
  *
  * Input: a selector byte, then newline-terminated lines; each complete
  * line goes to on_line as kube_stream hands it over (without the '\n',
- * NUL-terminated, in an exactly sized malloc'd copy); a last line without
- * '\n' is dropped, as kube_stream drops it. The selector:
+ * NUL-terminated, in an exactly sized malloc'd copy), after the NULL line
+ * that says each watch is open; a last line without '\n' is dropped, as
+ * kube_stream drops it. The selector:
  *   'N' / 'n'  a node watch;
  *   'M' / 'm'  both: a line starting with 'N' goes (without it) to the node
  *              informer, every other line to the pod informer;
  *   otherwise  a pod watch.
  * Upper case starts watching after an empty first list; lower case starts
- * with the first list, so the first lines are list pages. The harness runs
- * the informer thread's loop (run(), list_all()) by hand: a malformed or
- * ERROR event reconnects from the kept resourceVersion; a 410 (ERROR event)
- * lists again, each following line being one page ({"metadata":
- * {"resourceVersion", "continue"}, "items": [...]}), until a page without a
- * continue token ends the list.
+ * with the first list, so the first lines are list pages.
+ * The harness runs the informer thread's loop (run(), list_all()) by hand:
+ * a malformed or ERROR event reconnects from the kept resourceVersion; a
+ * 410 (ERROR event) lists again, each following line being one page
+ * ({"metadata": {"resourceVersion", "continue"}, "items": [...]}), until a
+ * page without a continue token ends the list.
+ * Lines starting with '#' are the harness's own: "#<seconds>" moves the
+ * clock on (each pod event moves it 1 s), "#B<uid> <node>" is our bind
+ * (kube_state_placed, as the bind verb calls it).
  *
  * Properties, besides ASan, UBSan and LSan, after every line and at the end
  * (where every node name seen is given a Node object, so that all can be
  * viewed):
  *  - the resourceVersion kept is that of the last accepted event or list
  *    page (a BOOKMARK included, an empty one excluded); a refused line
- *    leaves it, says why, and a watch that works again reports health;
+ *    leaves it and says why; an opened watch and an accepted event leave
+ *    the informer healthy;
  *  - apply returns 0 or -EINVAL; an accepted Pod is stored with the
  *    request srv_decode_pod computes, an accepted Node with its allocatable,
  *    annotations and reason;
@@ -39,7 +44,16 @@
  *    names;
  *  - per node the sums are >= 0, equal the sum of its pods' stored
  *    requests while that sum fits in int64 (no more than it once it
- *    saturated) and are 0 when it has no pods; non_zero >= real per pod.
+ *    saturated) and are 0 when it has no pods; non_zero >= real per pod;
+ *  - the pods in flight on each node (count and sum) are those a model of
+ *    the placements gives: a pod that becomes assigned outside the first
+ *    list, or our bind, placed once per uid and node, kept
+ *    KUBE_PLACEMENT_KEEP_SECONDS, counted for in_flight_seconds, and gone
+ *    with the node's entry (no Node object and no pods left).
+ *
+ * tests/fuzz/regressions/watch/ holds the input that found a placement
+ * counted twice: a bind confirmed by the watch when an older placement had
+ * just expired (kube/state.c add_placement compacted while searching).
  */
 #ifdef FUZZ_TARGET
 /* The informer's exported functions are linked from kube/informer.o too:
@@ -66,20 +80,31 @@
 #include "server/log.h"
 #include "tests/fuzz/fuzz.h"
 
-/* A node name the harness has seen (Node object or spec.nodeName). */
+/* A recent placement: a pod that became assigned, or our bind. */
+struct m_placement {
+    char uid[64]; /* as kube/state.c keeps it: longer ones are not placed */
+    double at;
+    int64_t non_zero[SCORE_NRES];
+};
+
+/* A node name the harness has seen (Node object, spec.nodeName, a bind). */
 struct m_node {
     char *name;
     bool present;   /* a Node object is in, per the model */
+    bool entry;     /* the state has an entry (present, pods or placements) */
     unsigned gen;   /* list generation of the last put */
     bool saturated; /* its pods' sum overflowed since it last had none */
+    struct m_placement *placed;
+    size_t n_placed, cap_placed;
 };
 
 /* A pod the state should know. */
 struct m_pod {
     char *uid;
-    char *node;     /* spec.nodeName, "" when unassigned */
-    bool charged;   /* assigned and not terminal */
+    char *node;   /* spec.nodeName, "" when unassigned */
+    bool charged; /* assigned and not terminal */
     unsigned gen;
+    int64_t non_zero[SCORE_NRES]; /* its request, as decoded */
 };
 
 struct harness;
@@ -93,6 +118,7 @@ struct feed {
     struct inf_watch w;
     bool listing; /* the next line is a list page */
     bool begun;   /* on_list_begin was called for this list */
+    bool open;    /* the watch w has been told it is open */
     char cont[INF_CONTINUE_MAX];
 };
 
@@ -106,6 +132,8 @@ struct harness {
     struct m_pod *mp;
     size_t n_mp, cap_mp;
     unsigned node_gen, pod_gen;
+    bool pods_synced;  /* a pod list has ended */
+    bool pods_listing; /* inside the first pod list: no placements */
 };
 
 static void fail(const char *what, const char *detail)
@@ -176,31 +204,98 @@ static struct m_pod *model_pod(struct harness *h, const char *uid)
     return NULL;
 }
 
+static size_t pods_charged_to(const struct harness *h, const char *name)
+{
+    size_t count = 0;
+    for (size_t k = 0; k < h->n_mp; k++)
+        count += h->mp[k].charged && strcmp(h->mp[k].node, name) == 0;
+    return count;
+}
+
+/* The state drops a node entry without Node object and pods, with its
+ * placements, when a pod leaves it or its Node object goes. */
+static void model_node_maybe_drop(struct harness *h, struct m_node *n)
+{
+    if (!n->entry || n->present || pods_charged_to(h, n->name) > 0)
+        return;
+    n->entry = false;
+    n->n_placed = 0;
+}
+
+/* Takes @p off its node, as kube/state.c's uncharge. */
+static void model_uncharge(struct harness *h, struct m_pod *p)
+{
+    if (!p->charged)
+        return;
+    p->charged = false;
+    model_node_maybe_drop(h, model_node(h, p->node));
+}
+
 static void model_pod_forget(struct harness *h, const char *uid)
 {
     struct m_pod *p = model_pod(h, uid);
     if (p == NULL)
         return;
+    model_uncharge(h, p);
     free(p->uid);
     free(p->node);
     *p = h->mp[--h->n_mp];
 }
 
-static void model_pod_put(struct harness *h, const char *uid, const char *node, bool charged)
+/* A placement on @n at h->now, unless @uid has one there already (the
+ * first is kept: our bind, then the watch confirming it); placements older
+ * than KUBE_PLACEMENT_KEEP_SECONDS go (they no longer count). */
+static void model_place(struct harness *h, struct m_node *n, const char *uid,
+                        const int64_t non_zero[SCORE_NRES])
+{
+    char cut[sizeof(n->placed->uid)];
+    size_t keep = 0;
+
+    if (strlen(uid) >= sizeof(cut))
+        return; /* too long to tell apart: not damped */
+    snprintf(cut, sizeof(cut), "%s", uid);
+    for (size_t i = 0; i < n->n_placed; i++)
+        if (strcmp(n->placed[i].uid, uid) == 0)
+            return;
+    for (size_t i = 0; i < n->n_placed; i++)
+        if (h->now - n->placed[i].at < KUBE_PLACEMENT_KEEP_SECONDS)
+            n->placed[keep++] = n->placed[i];
+    n->n_placed = keep;
+    n->placed = grow(n->placed, &n->cap_placed, n->n_placed, sizeof(*n->placed));
+    struct m_placement *pl = &n->placed[n->n_placed++];
+    memcpy(pl->uid, cut, sizeof(cut));
+    pl->at = h->now;
+    memcpy(pl->non_zero, non_zero, sizeof(pl->non_zero));
+}
+
+static void model_pod_put(struct harness *h, const char *uid, const char *node, bool charged,
+                          const int64_t non_zero[SCORE_NRES])
 {
     struct m_pod *p = model_pod(h, uid);
+    bool was_assigned = p != NULL && p->node[0] != '\0';
     if (p == NULL) {
         h->mp = grow(h->mp, &h->cap_mp, h->n_mp, sizeof(*h->mp));
         p = &h->mp[h->n_mp++];
+        memset(p, 0, sizeof(*p));
         p->uid = xstrdup(uid);
-    } else {
-        free(p->node);
+        p->node = xstrdup("");
     }
+    /* Off its old node first: that entry may go even if the pod comes
+     * back to it. */
+    model_uncharge(h, p);
+    free(p->node);
     p->node = xstrdup(node);
-    p->charged = charged;
     p->gen = h->pod_gen;
-    if (node[0] != '\0')
-        model_node(h, node);
+    memcpy(p->non_zero, non_zero, sizeof(p->non_zero));
+    if (node[0] == '\0')
+        return;
+    struct m_node *n = model_node(h, node);
+    if (!charged)
+        return;
+    p->charged = true;
+    n->entry = true;
+    if (!was_assigned && !h->pods_listing)
+        model_place(h, n, uid, non_zero);
 }
 
 /* ---- checks ---- */
@@ -221,8 +316,8 @@ static void check_state(struct harness *h)
     for (size_t i = 0; i < h->n_mp; i++) {
         const struct m_pod *p = &h->mp[i];
         int64_t real[SCORE_NRES], nz[SCORE_NRES];
-        int rc = p->node[0] != '\0' ? kube_state_pod_request(h->st, p->uid, p->node, real, nz)
-                                    : -ENOENT;
+        int rc =
+            p->node[0] != '\0' ? kube_state_pod_request(h->st, p->uid, p->node, real, nz) : -ENOENT;
         if (p->charged && rc != 0)
             fail("a pod is not charged to its node", p->uid);
         if (!p->charged && rc != -ENOENT)
@@ -263,9 +358,27 @@ static void check_state(struct harness *h)
             continue;
         if (v.n_pods != count)
             fail("n_pods differs from the pods charged to the node", n->name);
-        if (v.requests_age < 0 ||
-            memchr(v.invalid, '\0', sizeof(v.invalid)) == NULL)
+        if (v.requests_age < 0 || memchr(v.invalid, '\0', sizeof(v.invalid)) == NULL)
             fail("view out of range", n->name);
+        /* In flight: the placements of the last in_flight_seconds (there
+         * is no usage sample here, so none is older than its window). */
+        int64_t flight[SCORE_NRES] = {0};
+        size_t n_flight = 0;
+        for (size_t k = 0; k < n->n_placed; k++) {
+            if (h->now - n->placed[k].at >= h->cfg.in_flight_seconds)
+                continue;
+            n_flight++;
+            for (int r = 0; r < SCORE_NRES; r++)
+                if (__builtin_add_overflow(flight[r], n->placed[k].non_zero[r], &flight[r]))
+                    flight[r] = INT64_MAX;
+        }
+        if (v.n_in_flight != n_flight || memcmp(v.in_flight, flight, sizeof(flight)) != 0) {
+            char why[512];
+            snprintf(why, sizeof(why), "node %.200s: %zu in flight (cpu %lld), want %zu (cpu %lld)",
+                     n->name, v.n_in_flight, (long long)v.in_flight[SCORE_CPU], n_flight,
+                     (long long)flight[SCORE_CPU]);
+            fail("the pods in flight differ from the placements", why);
+        }
         for (int r = 0; r < SCORE_NRES; r++) {
             /* (allocatable and annotations only count when valid) */
             if (v.req_real[r] < 0 || v.req_non_zero[r] < 0 || v.in_flight[r] < 0 ||
@@ -332,9 +445,11 @@ static void apply_node(struct harness *h, enum kube_event ev, const cJSON *obj)
     struct m_node *m = model_node(h, name);
     if (ev == KUBE_DELETED) {
         m->present = false;
+        model_node_maybe_drop(h, m);
         return;
     }
     m->present = true;
+    m->entry = true;
     m->gen = h->node_gen;
 
     /* What the state holds is what the decoder read. */
@@ -393,9 +508,6 @@ static void apply_pod(struct harness *h, enum kube_event ev, const cJSON *obj)
     }
     bool terminal = strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0;
     bool charged = node[0] != '\0' && !terminal;
-    model_pod_put(h, uid, node, charged);
-    if (!charged)
-        return;
 
     /* Charged with what the decoder computes. */
     int64_t real[SCORE_NRES], nz[SCORE_NRES];
@@ -405,11 +517,14 @@ static void apply_pod(struct harness *h, enum kube_event ev, const cJSON *obj)
     if (srv_decode_pod(obj, &d, err) != 0 || strcmp(d.uid, uid) != 0 ||
         strcmp(d.node_name, node) != 0 || strcmp(d.phase, phase) != 0)
         fail("the decoder reads another uid, node or phase", uid);
-    if (kube_state_pod_request(h->st, uid, node, real, nz) != 0)
-        fail("an accepted pod is not charged to its node", uid);
-    if (memcmp(real, d.request.real, sizeof(real)) != 0 ||
-        memcmp(nz, d.request.non_zero, sizeof(nz)) != 0)
-        fail("a pod is charged another request than the decoder computed", uid);
+    model_pod_put(h, uid, node, charged, d.request.non_zero);
+    if (charged) {
+        if (kube_state_pod_request(h->st, uid, node, real, nz) != 0)
+            fail("an accepted pod is not charged to its node", uid);
+        if (memcmp(real, d.request.real, sizeof(real)) != 0 ||
+            memcmp(nz, d.request.non_zero, sizeof(nz)) != 0)
+            fail("a pod is charged another request than the decoder computed", uid);
+    }
     arena_release(a);
 }
 
@@ -430,6 +545,7 @@ static void on_list_begin_cb(void *ctx)
         kube_state_nodes_begin(f->h->st);
     } else {
         f->h->pod_gen++;
+        f->h->pods_listing = !f->h->pods_synced;
         kube_state_pods_begin(f->h->st);
     }
 }
@@ -440,9 +556,12 @@ static void on_list_end_cb(void *ctx)
     struct harness *h = f->h;
     if (f->nodes) {
         kube_state_nodes_end(h->st);
-        for (size_t i = 0; i < h->n_mn; i++)
-            if (h->mn[i].gen != h->node_gen)
+        for (size_t i = 0; i < h->n_mn; i++) {
+            if (h->mn[i].present && h->mn[i].gen != h->node_gen) {
                 h->mn[i].present = false;
+                model_node_maybe_drop(h, &h->mn[i]);
+            }
+        }
         return;
     }
     kube_state_pods_end(h->st);
@@ -452,6 +571,8 @@ static void on_list_end_cb(void *ctx)
         else
             i++;
     }
+    h->pods_synced = true;
+    h->pods_listing = false;
 }
 
 static void on_health_cb(void *ctx, bool ok, const char *why)
@@ -525,6 +646,13 @@ static void watch_line(struct feed *f, char *line, size_t len)
     unsigned long events = f->w.events;
 
     memcpy(before, inf->rv, sizeof(before));
+    if (!f->open) {
+        /* kube_stream's NULL line: the 2xx answer to a new watch is in. */
+        if (on_line(&f->w, NULL, 0) != 0 || inf->health != 1 || f->w.events != 0 ||
+            strcmp(inf->rv, before) != 0)
+            fail("an opened watch is not healthy or changed the watch", "");
+        f->open = true;
+    }
     f->w.why[0] = '\0';
     int rc = on_line(&f->w, line, len);
     if (rc == 0) {
@@ -553,6 +681,7 @@ static void watch_line(struct feed *f, char *line, size_t len)
         fail("on_line returned an unknown value", line);
     }
     f->w = (struct inf_watch){.inf = inf};
+    f->open = false;
 }
 
 /* One page of list_all(); takes @line. */
@@ -608,6 +737,39 @@ static void feed_line(struct feed *f, const uint8_t *data, size_t len)
     check_state(f->h);
 }
 
+/* A line "#<seconds>" moves the clock on (up to a day); "#B<uid> <node>"
+ * records our bind of pod <uid> to <node>, as the bind verb does. */
+static void directive(struct harness *h, const uint8_t *line, size_t len)
+{
+    char buf[512];
+
+    if (len >= sizeof(buf))
+        return;
+    memcpy(buf, line, len);
+    buf[len] = '\0';
+    if (buf[1] != 'B') {
+        unsigned long s = strtoul(buf + 1, NULL, 10);
+        h->now += (double)(s < 86400 ? s : 86400);
+        check_state(h);
+        return;
+    }
+    char *sp = strrchr(buf + 2, ' ');
+    if (sp == NULL || sp[1] == '\0')
+        return;
+    *sp = '\0';
+    const char *uid = buf + 2, *node = sp + 1;
+    int rc = kube_state_placed(h->st, node, uid, h->now);
+    struct m_pod *p = model_pod(h, uid);
+    if (rc != (p != NULL ? 0 : -ENOENT))
+        fail("kube_state_placed: another answer than 0 for a known pod, -ENOENT else", uid);
+    if (p != NULL) {
+        struct m_node *n = model_node(h, node);
+        n->entry = true;
+        model_place(h, n, uid, p->non_zero);
+    }
+    check_state(h);
+}
+
 /* Gives every node name seen a Node object, so that all can be viewed. */
 static void check_final(struct harness *h)
 {
@@ -618,6 +780,7 @@ static void check_final(struct harness *h)
         if (kube_state_node_put(h->st, &info) != 0)
             abort();
         h->mn[i].present = true;
+        h->mn[i].entry = true;
     }
     check_state(h);
     check_names(h);
@@ -657,13 +820,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t len = (size_t)(nl - (data + at));
         const uint8_t *line = data + at;
         struct feed *f = nodes_only ? &h->nodes : &h->pods;
+        at += len + 1;
+        if (len > 0 && line[0] == '#') {
+            directive(h, line, len);
+            continue;
+        }
         if (mixed && len > 0 && line[0] == 'N') {
             f = &h->nodes;
             line++;
             len--;
         }
         feed_line(f, line, len);
-        at += (size_t)(nl - (data + at)) + 1;
     }
     check_final(h);
 
@@ -674,6 +841,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(h->mp[i].uid);
         free(h->mp[i].node);
     }
+    for (size_t i = 0; i < h->n_mn; i++)
+        free(h->mn[i].placed);
     free(h->mn);
     free(h->mp);
     free(h);
