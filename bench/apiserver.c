@@ -14,9 +14,9 @@
  * Output is deterministic (fixed seed).
  *
  * Prints "port=N" on stdout once every object is stored, a summary on
- * stderr, then serves until SIGTERM or SIGINT, the death of its parent, or
- * LIFETIME_SECONDS (default 3600): a benchmark that dies cannot leave it
- * behind. Only 127.0.0.1 is served; nothing is contacted.
+ * stderr, then serves until SIGTERM, SIGINT or SIGHUP, the death of its
+ * parent, or LIFETIME_SECONDS (default 3600): a benchmark that dies cannot
+ * leave it behind. Only 127.0.0.1 is served; nothing is contacted.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -317,8 +317,8 @@ int main(int argc, char **argv)
                         "[LIFETIME_SECONDS]\n");
         return 2;
     }
-    /* Blocked before any thread starts, so that only sigtimedwait below
-     * sees them; the parent's death is one of them. */
+    /* Blocked before the server's threads start, so that they never take
+     * them; the parent's death is one of them. */
     sigemptyset(&stop);
     sigaddset(&stop, SIGTERM);
     sigaddset(&stop, SIGINT);
@@ -335,7 +335,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench-apiserver: cannot start: %s\n", strerror(-rc));
         return 1;
     }
+    /* While storing (minutes for a big cluster) they end the process at
+     * once: there is nothing to clean up yet that the kernel does not. */
+    pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
     rc = fill(f, nodes, pods, &counts);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
     if (rc != 0) {
         fprintf(stderr, "bench-apiserver: cannot store the cluster: %s\n", strerror(-rc));
         goto out_stop;
