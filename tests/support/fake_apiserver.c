@@ -38,6 +38,8 @@ struct object {
     char *ns; /* "" for nodes */
     char *name;
     cJSON *json;
+    uint64_t hash; /* of kind, ns and name: the index's key */
+    size_t next;   /* index + 1 of the next object in its bucket, 0 at the end */
 };
 
 /* One change, kept as the watch line it becomes. */
@@ -105,6 +107,10 @@ struct fake_apiserver {
     uint64_t compact_rv; /* the oldest version a watch or continue may use */
     struct object *objs;
     size_t n_objs, cap_objs;
+    /* A hash index over objs (index + 1 per bucket head, 0 empty), so that
+     * filling the store with 150 000 pods (make bench) is not quadratic. */
+    size_t *buckets;
+    size_t n_buckets; /* a power of two, at least twice n_objs; 0: none */
     struct event *log;
     size_t n_log, cap_log;
     struct snapshot *snaps[SNAPSHOTS_MAX];
@@ -338,12 +344,50 @@ static enum MHD_Result reply_status(struct MHD_Connection *conn, int code, const
 
 /* ---- the store (callers hold the lock) ---- */
 
+static uint64_t object_hash(enum fake_kind kind, const char *ns, const char *name)
+{
+    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)kind;
+    for (const char *p = ns; *p != '\0'; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+    h = (h ^ '/') * 0x100000001b3ULL;
+    for (const char *p = name; *p != '\0'; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+    return h;
+}
+
+/* Rebuilds the index for the objects as they are now (after a growth or a
+ * delete, which moves the last object). Without memory the index is
+ * dropped and find() scans. */
+static void index_rebuild(struct fake_apiserver *f)
+{
+    size_t n = 64;
+    while (n < 2 * f->n_objs + 2)
+        n *= 2;
+    free(f->buckets);
+    f->buckets = calloc(n, sizeof(*f->buckets));
+    f->n_buckets = f->buckets != NULL ? n : 0;
+    for (size_t i = 0; i < f->n_objs && f->n_buckets > 0; i++) {
+        size_t b = f->objs[i].hash & (f->n_buckets - 1);
+        f->objs[i].next = f->buckets[b];
+        f->buckets[b] = i + 1;
+    }
+}
+
 static struct object *find(struct fake_apiserver *f, enum fake_kind kind, const char *ns,
                            const char *name)
 {
-    for (size_t i = 0; i < f->n_objs; i++) {
-        struct object *o = &f->objs[i];
-        if (o->kind == kind && strcmp(o->ns, ns) == 0 && strcmp(o->name, name) == 0)
+    uint64_t h = object_hash(kind, ns, name);
+    if (f->n_buckets == 0) {
+        for (size_t i = 0; i < f->n_objs; i++) {
+            struct object *o = &f->objs[i];
+            if (o->kind == kind && strcmp(o->ns, ns) == 0 && strcmp(o->name, name) == 0)
+                return o;
+        }
+        return NULL;
+    }
+    for (size_t j = f->buckets[h & (f->n_buckets - 1)]; j != 0; j = f->objs[j - 1].next) {
+        struct object *o = &f->objs[j - 1];
+        if (o->hash == h && o->kind == kind && strcmp(o->ns, ns) == 0 && strcmp(o->name, name) == 0)
             return o;
     }
     return NULL;
@@ -1336,6 +1380,7 @@ static void fake_free(struct fake_apiserver *f)
         cJSON_Delete(f->objs[i].json);
     }
     free(f->objs);
+    free(f->buckets);
     for (size_t i = 0; i < f->n_log; i++) {
         free(f->log[i].ns);
         free(f->log[i].line);
@@ -1504,7 +1549,15 @@ int fake_put(struct fake_apiserver *f, enum fake_kind kind, const char *json, ui
             goto out_unlock;
         }
         fresh.json = obj;
+        fresh.hash = object_hash(kind, ns, name);
         f->objs[f->n_objs++] = fresh;
+        if (2 * f->n_objs + 2 > f->n_buckets) {
+            index_rebuild(f);
+        } else {
+            size_t b = fresh.hash & (f->n_buckets - 1);
+            f->objs[f->n_objs - 1].next = f->buckets[b];
+            f->buckets[b] = f->n_objs;
+        }
     } else {
         rc = record(f, kind, ns, obj, "MODIFIED", rv);
         if (rc != 0)
@@ -1537,6 +1590,7 @@ int fake_delete(struct fake_apiserver *f, enum fake_kind kind, const char *ns, c
             free(o->name);
             cJSON_Delete(o->json);
             *o = f->objs[--f->n_objs];
+            index_rebuild(f); /* the last object moved */
         }
     }
     pthread_mutex_unlock(&f->lock);
