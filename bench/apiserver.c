@@ -31,6 +31,7 @@
 
 #include <sys/prctl.h>
 
+#include "bench/rng.h"
 #include "tests/support/fake_apiserver.h"
 
 #define MAX_NODES 100000
@@ -45,20 +46,6 @@ static const char *const apps[] = {"web",    "cart",   "checkout", "catalog", "a
                                    "ingest", "notify", "gateway",  "profile", "ranker"};
 static const char *const sidecars[] = {"envoy", "fluent-bit", "otel-agent"};
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-static unsigned pick(unsigned n)
-{
-    return (unsigned)(next() % n);
-}
 
 static void hex(char *out, int n)
 {

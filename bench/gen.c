@@ -16,20 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-static unsigned pick(unsigned n)
-{
-    return (unsigned)(next() % n);
-}
+#include "bench/rng.h"
 
 static void hex(FILE *f, int n)
 {

@@ -5,6 +5,8 @@
 # calls. Passes with zero answers other than 200 and a flat RSS.
 # Usage: bench/soak.sh build/release   (from the repo root; not part of make test)
 set -eu
+# Loopback only: never a cluster from the environment.
+unset KUBECONFIG KUBERNETES_SERVICE_HOST
 . "$(dirname "$0")/../tests/support/server.sh"
 B=${1:-build/release}
 secs=${SOAK_SECONDS:-600}

@@ -383,6 +383,17 @@ static int start_informer(struct srv_cluster *cl, struct feed *f, const char *pa
     return kube_informer_start(cl->client, &p, &informer_ops, f, out, err);
 }
 
+/* Frees what srv_cluster_start made before its threads and live config. */
+static void free_cluster(struct srv_cluster *cl)
+{
+    kube_state_free(cl->state);
+    kube_client_free(cl->client);
+    pthread_cond_destroy(&cl->stop_cond);
+    pthread_mutex_destroy(&cl->stop_lock);
+    pthread_mutex_destroy(&cl->lock);
+    free(cl);
+}
+
 int srv_cluster_start(const struct cfg *c, char **envp, const char *incluster_dir,
                       bool home_fallback, struct srv_cluster **out, char err[KUBE_ERR_LEN])
 {
@@ -437,12 +448,7 @@ int srv_cluster_start(const struct cfg *c, char **envp, const char *incluster_di
     return 0;
 
 out_free:
-    kube_state_free(cl->state);
-    kube_client_free(cl->client);
-    pthread_cond_destroy(&cl->stop_cond);
-    pthread_mutex_destroy(&cl->stop_lock);
-    pthread_mutex_destroy(&cl->lock);
-    free(cl);
+    free_cluster(cl);
 out_destroy_target:
     kube_target_destroy(&t);
     return rc;
@@ -466,12 +472,7 @@ void srv_cluster_stop(struct srv_cluster *cl)
     kube_informer_stop(cl->pods_inf);
     kube_informer_stop(cl->nodes_inf);
     cfg_live_destroy(&cl->live);
-    kube_state_free(cl->state);
-    kube_client_free(cl->client);
-    pthread_cond_destroy(&cl->stop_cond);
-    pthread_mutex_destroy(&cl->stop_lock);
-    pthread_mutex_destroy(&cl->lock);
-    free(cl);
+    free_cluster(cl);
 }
 
 bool srv_cluster_is_ready(struct srv_cluster *cl, char *why, size_t n)

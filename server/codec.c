@@ -499,25 +499,17 @@ static int check_bytes(const char *body, size_t len, char err[CODEC_ERR_LEN])
 int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct codec_args *out,
                     char err[CODEC_ERR_LEN])
 {
-    const cJSON *pod, *names;
+    const cJSON *names;
     cJSON *nodes;
-    char why[CODEC_ERR_LEN];
 
     memset(out, 0, sizeof(*out));
     cJSON *root;
     if (srv_parse_object(body, len, "ExtenderArgs", &root, err) != 0)
         return -EINVAL;
-    pod = srv_json_member_folded(root, "Pod");
     nodes = srv_json_member_folded(root, "Nodes");
     names = srv_json_member_folded(root, "NodeNames");
-    if (pod == NULL) {
-        snprintf(err, CODEC_ERR_LEN, "Pod: missing");
+    if (srv_decode_pod_member(root, &out->pod, err) != 0)
         return -EINVAL;
-    }
-    if (srv_decode_pod(pod, &out->pod, why) != 0) {
-        memcpy(err, why, CODEC_ERR_LEN);
-        return -EINVAL;
-    }
     if (nodes != NULL && names != NULL) {
         snprintf(err, CODEC_ERR_LEN, "both Nodes and NodeNames are set: want exactly one");
         return -EINVAL;
@@ -528,6 +520,21 @@ int srv_decode_args(const char *body, size_t len, const struct cfg *cfg, struct 
         return decode_node_names(names, cfg, out, err);
     snprintf(err, CODEC_ERR_LEN, "neither Nodes nor NodeNames is set");
     return -EINVAL;
+}
+
+int srv_decode_pod_member(const cJSON *root, struct codec_pod *out, char err[CODEC_ERR_LEN])
+{
+    char why[CODEC_ERR_LEN];
+    const cJSON *pod = srv_json_member_folded(root, "Pod");
+    if (pod == NULL) {
+        snprintf(err, CODEC_ERR_LEN, "Pod: missing");
+        return -EINVAL;
+    }
+    if (srv_decode_pod(pod, out, why) != 0) {
+        memcpy(err, why, CODEC_ERR_LEN);
+        return -EINVAL;
+    }
+    return 0;
 }
 
 int srv_parse_object(const char *body, size_t len, const char *what, cJSON **out,

@@ -131,6 +131,11 @@ int srv_decode_quantities(const cJSON *list, int64_t out[SCORE_NRES], char err[C
 int srv_parse_object(const char *body, size_t len, const char *what, cJSON **out,
                      char err[CODEC_ERR_LEN]);
 
+/* Decodes the "Pod" member of a verb's request object @root (matched as
+ * Go matches fields). Returns 0 or -EINVAL with @err ("Pod: missing", or
+ * the pod field at fault). */
+int srv_decode_pod_member(const cJSON *root, struct codec_pod *out, char err[CODEC_ERR_LEN]);
+
 /* Returns the last member of @obj whose name matches @key ignoring case,
  * as Go's decoder matches struct fields; NULL when absent or null. */
 cJSON *srv_json_member_folded(const cJSON *obj, const char *key);

@@ -66,23 +66,15 @@ static int decode_victims(const cJSON *v, bool meta, struct codec_victims *out,
 int srv_decode_preempt(const char *body, size_t len, const struct cfg *cfg,
                        struct codec_preempt_args *out, char err[CODEC_ERR_LEN])
 {
-    char why[CODEC_ERR_LEN];
     cJSON *root;
-    const cJSON *pod, *map, *v;
+    const cJSON *map, *v;
     size_t i = 0;
 
     memset(out, 0, sizeof(*out));
     if (srv_parse_object(body, len, "ExtenderPreemptionArgs", &root, err) != 0)
         return -EINVAL;
-    pod = srv_json_member_folded(root, "Pod");
-    if (pod == NULL) {
-        snprintf(err, CODEC_ERR_LEN, "Pod: missing");
+    if (srv_decode_pod_member(root, &out->pod, err) != 0)
         return -EINVAL;
-    }
-    if (srv_decode_pod(pod, &out->pod, why) != 0) {
-        memcpy(err, why, CODEC_ERR_LEN);
-        return -EINVAL;
-    }
     map = srv_json_member_folded(root, "NodeNameToMetaVictims");
     out->meta_form = map != NULL;
     if (map == NULL)
