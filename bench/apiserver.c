@@ -46,7 +46,6 @@ static const char *const apps[] = {"web",    "cart",   "checkout", "catalog", "a
                                    "ingest", "notify", "gateway",  "profile", "ranker"};
 static const char *const sidecars[] = {"envoy", "fluent-bit", "otel-agent"};
 
-
 static void hex(char *out, int n)
 {
     for (int i = 0; i < n; i++)

@@ -317,6 +317,7 @@ static size_t deliver_lines(struct xfer *x, size_t n)
  * callback that the stream is open (a NULL line), before any event: a
  * watch of a quiet resource sends no byte for minutes, and its reader
  * must know it is working. */
+/* cppcheck-suppress constParameter ; libcurl's callback type */
 static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 {
     struct xfer *x = userp;

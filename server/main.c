@@ -267,7 +267,7 @@ static int cmd_config(int argc, char **argv)
 static int cmd_rank(int argc, char **argv)
 {
     const char *nodes = NULL, *pod = NULL;
-    char *rest[64], err[CFG_ERR_LEN], kerr[KUBE_ERR_LEN];
+    char *rest[64], err[CFG_ERR_LEN];
     struct srv_cluster *cl = NULL;
     struct cfg c;
     int n = 0;
@@ -292,6 +292,7 @@ static int cmd_rank(int argc, char **argv)
     if (nodes == NULL) {
         /* The seed workflow against a live cluster: kubectl's rules for
          * finding it, ~/.kube/config included. */
+        char kerr[KUBE_ERR_LEN];
         if (kube_global_init() != 0) {
             fprintf(stderr, "cpu-extender rank: libcurl initialisation failed\n");
             return 1;

@@ -41,7 +41,7 @@ static bool keeps_node(const struct cfg *cfg, struct srv_cluster *cl, double now
     if (worst == SCORE_USED_STALE_PASS)
         return true;
     for (size_t i = 0; i < v->n; i++) {
-        struct score_pod_request req;
+        struct score_pod_request req = {0};
         if (v->has_request)
             req = v->request[i];
         else if (kube_state_pod_request(st, v->uids[i], v->node, req.real, req.non_zero) != 0)
