@@ -20,6 +20,7 @@
 #include "server/arena.h"
 #include "server/cluster.h"
 #include "server/log.h"
+#include "server/metrics.h"
 #include "server/tls.h"
 #include "server/verbs.h"
 #include "version.h"
@@ -41,6 +42,7 @@ enum route {
     ROUTE_HEALTHZ,
     ROUTE_READYZ,
     ROUTE_VERSION,
+    ROUTE_METRICS,
 };
 
 struct srv {
@@ -52,6 +54,7 @@ struct srv {
     char tls_cert[CFG_STR_LEN], tls_key[CFG_STR_LEN], client_ca[CFG_STR_LEN]; /* at start */
     atomic_bool ready;
     struct srv_cluster *cluster; /* borrowed; NULL: request-only */
+    struct srv_metrics metrics;
 };
 
 /* Per-request state, from the first handler call to NOTIFY_COMPLETED. A
@@ -106,6 +109,8 @@ static enum route route_of(const struct cfg *cfg, const char *url)
         return ROUTE_READYZ;
     if (strcmp(path, "/version") == 0)
         return ROUTE_VERSION;
+    if (strcmp(path, "/metrics") == 0)
+        return ROUTE_METRICS;
     return ROUTE_NOT_FOUND;
 }
 
@@ -134,14 +139,52 @@ static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned status, 
     return send_json(conn, status, body, (size_t)n, allow);
 }
 
+static double seconds_since(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
 static const char *route_name(enum route r)
 {
     static const char *const names[] = {
         [ROUTE_NOT_FOUND] = "none",  [ROUTE_FILTER] = "filter",   [ROUTE_PRIORITIZE] = "prioritize",
         [ROUTE_PREEMPT] = "preempt", [ROUTE_BIND] = "bind",       [ROUTE_HEALTHZ] = "healthz",
-        [ROUTE_READYZ] = "readyz",   [ROUTE_VERSION] = "version",
+        [ROUTE_READYZ] = "readyz",   [ROUTE_VERSION] = "version", [ROUTE_METRICS] = "metrics",
     };
     return names[r];
+}
+
+static enum srv_verb verb_of(enum route r)
+{
+    switch (r) {
+    case ROUTE_FILTER:
+        return SRV_VERB_FILTER;
+    case ROUTE_PRIORITIZE:
+        return SRV_VERB_PRIORITIZE;
+    case ROUTE_PREEMPT:
+        return SRV_VERB_PREEMPT;
+    default:
+        return SRV_VERB_BIND;
+    }
+}
+
+static enum MHD_Result serve_metrics(struct srv *s, struct MHD_Connection *conn)
+{
+    char *text;
+    size_t len;
+    if (srv_metrics_render(&s->metrics, s->cluster, &text, &len) != 0)
+        return send_error(conn, 500, "out of memory", NULL);
+    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(len, text, free);
+    if (r == NULL) {
+        free(text);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4");
+    enum MHD_Result ret = MHD_queue_response(conn, 200, r);
+    MHD_destroy_response(r);
+    return ret;
 }
 
 static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, struct request *rq)
@@ -166,6 +209,8 @@ static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, st
         srv_bind(rq->cfg, s->cluster, body, rq->len, &reply);
         break;
     }
+    srv_metrics_request(&s->metrics, verb_of(rq->route), reply.status, seconds_since(&rq->start),
+                        rq->len, reply.nodes);
     if (reply.status != 200)
         log_msg(CFG_LOG_INFO, "request rejected", "route=%s status=%u body_bytes=%zu reply=%s",
                 route_name(rq->route), reply.status, rq->len, reply.body ? reply.body : "");
@@ -228,6 +273,8 @@ static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, s
         return send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed",
                           is_post_route(rq->route) ? "POST" : "GET, HEAD");
     if (rq->too_large) {
+        srv_metrics_request(&s->metrics, verb_of(rq->route), MHD_HTTP_CONTENT_TOO_LARGE,
+                            seconds_since(&rq->start), rq->len, 0);
         snprintf(body, sizeof(body), "request body larger than %lld bytes",
                  rq->cfg->max_body_bytes);
         return send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, body, NULL);
@@ -242,6 +289,8 @@ static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, s
         return send_json(conn, 200, "{\"status\":\"ok\"}", 15, NULL);
     case ROUTE_READYZ:
         return serve_readyz(s, conn);
+    case ROUTE_METRICS:
+        return serve_metrics(s, conn);
     case ROUTE_VERSION:
         n = snprintf(
             body, sizeof(body), "{\"version\":\"%s\",\"strategy\":\"%s\",\"configHash\":\"%s\"}",
@@ -299,13 +348,6 @@ static void start_verb(struct request *rq, unsigned long long length, bool has_l
         rq->cap = 0;
     else
         rq->body[0] = '\0';
-}
-
-static double seconds_since(const struct timespec *t)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -448,6 +490,7 @@ int srv_start(const struct cfg *cfg, struct srv_cluster *cluster, struct srv **o
     snprintf(s->client_ca, sizeof(s->client_ca), "%s", cfg->client_ca);
     atomic_init(&s->ready, true);
     s->cluster = cluster;
+    srv_metrics_init(&s->metrics);
     struct MHD_OptionItem opts[16];
     size_t n = 0;
     char *trust = NULL;
@@ -552,4 +595,9 @@ int srv_reload(struct srv *s, const struct cfg *next)
         log_msg(CFG_LOG_WARN, "listen, connection and TLS settings take effect on restart",
                 "listen=%s", s->listen);
     return cfg_live_swap(&s->live, next);
+}
+
+void srv_note_reload(struct srv *s, bool accepted)
+{
+    srv_metrics_reload(&s->metrics, accepted);
 }

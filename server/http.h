@@ -3,6 +3,7 @@
  *
  *   POST <prefix>/filter, /prioritize, /preempt, /bind   the extender verbs
  *   GET  /healthz, /readyz, /version                  probes and build info
+ *   GET  /metrics                                     Prometheus text (server/metrics.h)
  *
  * Repeated slashes in a path collapse and a query string is ignored; other
  * paths get 404, other methods 405, bodies over max-body-bytes 413.
@@ -31,6 +32,10 @@ int srv_start(const struct cfg *cfg, struct srv_cluster *cluster, struct srv **o
  * logged). Returns 0 or -ENOMEM. Thread-safe.
  */
 int srv_reload(struct srv *s, const struct cfg *next);
+
+/* Counts a configuration reload in /metrics, accepted or rejected.
+ * Thread-safe. */
+void srv_note_reload(struct srv *s, bool accepted);
 
 /* The bound port (useful with port 0). */
 int srv_port(const struct srv *s);

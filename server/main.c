@@ -107,6 +107,7 @@ static void reload(struct srv *s, struct srv_cluster *cl, struct cfg *c, int arg
                 *q = '\''; /* keep the logfmt value in one piece */
         log_msg(CFG_LOG_ERROR, "config reload rejected, keeping the last good one",
                 "trigger=%s error=\"%s\" hash=%s", why, err, c->hash);
+        srv_note_reload(s, false);
         return;
     }
     if (strcmp(next.hash, c->hash) == 0) {
@@ -120,6 +121,7 @@ static void reload(struct srv *s, struct srv_cluster *cl, struct cfg *c, int arg
         log_msg(CFG_LOG_ERROR, "config reload failed: out of memory", "trigger=%s", why);
         return;
     }
+    srv_note_reload(s, true);
     log_set_level(next.log_level);
     log_msg(CFG_LOG_INFO, "config reloaded", "trigger=%s hash=%s strategy=%s", why, next.hash,
             score_strategy_name(next.score.strategy));

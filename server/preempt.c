@@ -97,6 +97,7 @@ void srv_preempt(const struct cfg *cfg, struct srv_cluster *cl, const char *body
     srv_out_str(&o, "}}");
     out->body = srv_out_take(&o, &out->len);
     out->status = out->body != NULL ? 200 : 500;
+    out->nodes = args.n_nodes;
     log_msg(CFG_LOG_DEBUG, "preempt", "pod=%s/%s candidates=%zu kept=%zu", args.pod.ns,
             args.pod.name, args.n_nodes, kept);
 }

@@ -17,6 +17,7 @@ static atomic_flag names_mode_logged = ATOMIC_FLAG_INIT;
  * with a static body. */
 static void finish(struct jsonout *o, unsigned status, struct verb_reply *out)
 {
+    out->nodes = 0;
     out->body = srv_out_take(o, &out->len);
     out->status = out->body != NULL ? status : 500;
 }
@@ -169,6 +170,7 @@ void srv_filter(const struct cfg *cfg, struct srv_cluster *cl, const char *body,
     write_failed(&o, "FailedAndUnresolvableNodes", &args, eval, SCORE_UNRESOLVABLE);
     srv_out_str(&o, ",\"Error\":\"\"}");
     finish(&o, 200, out);
+    out->nodes = args.n_nodes;
     log_msg(CFG_LOG_DEBUG, "filter", "pod=%s/%s nodes=%zu passed=%zu", args.pod.ns, args.pod.name,
             args.n_nodes, n_passed);
 }
@@ -193,6 +195,7 @@ void srv_prioritize(const struct cfg *cfg, struct srv_cluster *cl, const char *b
     }
     srv_out_str(&o, "]");
     finish(&o, 200, out);
+    out->nodes = args.n_nodes;
     log_msg(CFG_LOG_DEBUG, "prioritize", "pod=%s/%s nodes=%zu", args.pod.ns, args.pod.name,
             args.n_nodes);
 }

@@ -20,6 +20,7 @@ struct verb_reply {
     unsigned status;
     char *body;
     size_t len;
+    size_t nodes; /* candidates decided on (for metrics); 0 for errors and bind */
 };
 
 /* What scoring said about one node. */

@@ -20,6 +20,7 @@ Suite *fake_apiserver_suite(void);
 Suite *client_suite(void);
 Suite *informer_suite(void);
 Suite *jsonout_suite(void);
+Suite *metrics_suite(void);
 Suite *used_suite(void);
 Suite *state_suite(void);
 Suite *cluster_suite(void);

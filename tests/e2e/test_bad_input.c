@@ -159,6 +159,7 @@ static const struct row rows[] = {
     {"get on a verb", "GET", "/scheduler/filter", NULL, 405, "method not allowed"},
     {"put on a verb", "PUT", "/scheduler/prioritize", "{}", 405, "method not allowed"},
     {"post on healthz", "POST", "/healthz", "{}", 405, "method not allowed"},
+    {"post on metrics", "POST", "/metrics", "{}", 405, "method not allowed"},
     {"unknown verb", "POST", "/scheduler/reserve", "{}", 404, "no such path"},
     {"preempt without Pod", "POST", "/scheduler/preempt", "{}", 400, "Pod: missing"},
     {"preempt with victims of a wrong type", "POST", "/scheduler/preempt",

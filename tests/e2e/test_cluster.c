@@ -29,6 +29,7 @@
 #include "tests/suites.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/http_client.h"
+#include "tests/support/metrics_scrape.h"
 #include "tests/support/server_proc.h"
 #include "tests/support/test_certs.h"
 
@@ -312,6 +313,12 @@ START_TEST(cluster_names_mode_ranks_by_real_free_cpu)
     assert_filter(w.server.port, "100", "\"ghost\"",
                   "{\"Nodes\":null,\"NodeNames\":[\"ghost\"],\"FailedNodes\":{},"
                   "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    char *m = metrics_get(w.server.port);
+    ck_assert_double_eq(metrics_value(m, "cpu_extender_unknown_nodes_total"), 2);
+    ck_assert_double_eq(metrics_value(m, "cpu_extender_cluster_nodes"), 3);
+    ck_assert_double_eq(metrics_value(m, "cpu_extender_cluster_pods"), 5);
+    ck_assert_double_eq(metrics_value(m, "cpu_extender_cluster_ready"), 1);
+    free(m);
     stop_world(&w);
 }
 END_TEST

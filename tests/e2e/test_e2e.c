@@ -26,6 +26,7 @@
 #include "tests/suites.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/http_client.h"
+#include "tests/support/metrics_scrape.h"
 #include "tests/support/server_proc.h"
 
 static void assert_json_eq(const char *got, const char *want)
@@ -426,6 +427,13 @@ START_TEST(e2e_config_reload_keeps_last_good)
     ck_assert_ptr_nonnull(strstr(log, "config reload rejected"));
     ck_assert_ptr_nonnull(strstr(log, "want spread, pack, balanced or target"));
     free(log);
+    /* pack and cpuWeight went in (a signal and a poll of the same change
+     * count once); the invalid file was refused at least once */
+    char *m = metrics_get(s.port);
+    ck_assert_double_eq(metrics_value(m, "cpu_extender_config_reloads_total{result=\"accepted\"}"),
+                        2);
+    ck_assert(metrics_value(m, "cpu_extender_config_reloads_total{result=\"rejected\"}") >= 1);
+    free(m);
     ck_assert_int_eq(server_stop(&s), 0);
     unlink(path);
 }

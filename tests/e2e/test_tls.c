@@ -87,6 +87,8 @@ START_TEST(tls_client_certificates_are_verified)
     snprintf(opts, sizeof(opts), "--cacert %s/ca.pem", pki);
     curl(s.port, opts, "/version", out, sizeof(out));
     ck_assert_str_eq(out, "403"); /* no client certificate */
+    curl(s.port, opts, "/metrics", out, sizeof(out));
+    ck_assert_str_eq(out, "403"); /* metrics follow the verbs' rule */
     curl(s.port, opts, "/healthz", out, sizeof(out));
     ck_assert_str_eq(out, "200"); /* probes need none */
     snprintf(opts, sizeof(opts),
@@ -103,6 +105,10 @@ START_TEST(tls_client_certificates_are_verified)
              "--data-binary @%s/fixtures/cache-3nodes/raw/000002-prioritize.req.json",
              pki, pki, pki, fixture_dir());
     curl(s.port, opts, "/scheduler/prioritize", out, sizeof(out));
+    ck_assert_str_eq(out, "200");
+    snprintf(opts, sizeof(opts), "--cacert %s/ca.pem --cert %s/client.pem --key %s/client.key", pki,
+             pki, pki);
+    curl(s.port, opts, "/metrics", out, sizeof(out));
     ck_assert_str_eq(out, "200");
     /* nothing secret reaches the log */
     size_t len;

@@ -1,0 +1,219 @@
+#include "server/metrics.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "version.h"
+
+static const char *const verb_names[SRV_VERB_COUNT] = {"filter", "prioritize", "preempt", "bind"};
+static const char *const status_names[SRV_STATUS_COUNT] = {"200", "400", "413", "500", "other"};
+
+/* Upper bounds: from 0.1 ms (a NodeNames call) to 10 s (past any httpTimeout). */
+static const double duration_le[SRV_DURATION_BUCKETS] = {
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+};
+/* 1 KiB to 4 GiB by fours: a NodeNames body to the largest NodeList. */
+static const double bytes_le[SRV_BYTES_BUCKETS] = {
+    1024,    4096,     16384,    65536,     262144,     1048576,
+    4194304, 16777216, 67108864, 268435456, 1073741824, 4294967296,
+};
+static const double nodes_le[SRV_NODES_BUCKETS] = {1,   3,    10,   30,    100,
+                                                   300, 1000, 3000, 10000, 100000};
+
+void srv_metrics_init(struct srv_metrics *m)
+{
+    memset(m, 0, sizeof(*m));
+}
+
+static enum srv_status_class status_class(unsigned status)
+{
+    switch (status) {
+    case 200:
+        return SRV_STATUS_200;
+    case 400:
+        return SRV_STATUS_400;
+    case 413:
+        return SRV_STATUS_413;
+    case 500:
+        return SRV_STATUS_500;
+    default:
+        return SRV_STATUS_OTHER;
+    }
+}
+
+static size_t bucket_of(const double *le, size_t n, double v)
+{
+    size_t i = 0;
+    while (i < n && v > le[i])
+        i++;
+    return i; /* n: above the last bound, only in +Inf */
+}
+
+static void observe_n(struct srv_histogram_n *h, const double *le, size_t n, size_t v)
+{
+    size_t b = bucket_of(le, n, (double)v);
+    if (b < n)
+        atomic_fetch_add_explicit(&h->bucket[b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->sum, v, memory_order_relaxed);
+}
+
+void srv_metrics_request(struct srv_metrics *m, enum srv_verb verb, unsigned status, double seconds,
+                         size_t body_bytes, size_t nodes)
+{
+    enum srv_status_class c = status_class(status);
+    struct srv_histogram_d *d = &m->duration[verb][c];
+    size_t b = bucket_of(duration_le, SRV_DURATION_BUCKETS, seconds);
+
+    atomic_fetch_add_explicit(&m->requests[verb][c], 1, memory_order_relaxed);
+    if (b < SRV_DURATION_BUCKETS)
+        atomic_fetch_add_explicit(&d->bucket[b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&d->count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&d->sum_ns, (unsigned long long)(seconds * 1e9),
+                              memory_order_relaxed);
+    observe_n(&m->body_bytes[verb], bytes_le, SRV_BYTES_BUCKETS, body_bytes);
+    if (verb != SRV_VERB_BIND && c == SRV_STATUS_200)
+        observe_n(&m->nodes[verb], nodes_le, SRV_NODES_BUCKETS, nodes);
+}
+
+void srv_metrics_reload(struct srv_metrics *m, bool accepted)
+{
+    atomic_fetch_add_explicit(accepted ? &m->reloads_accepted : &m->reloads_rejected, 1,
+                              memory_order_relaxed);
+}
+
+static unsigned long long load(atomic_ullong *v)
+{
+    return atomic_load_explicit(v, memory_order_relaxed);
+}
+
+/* One histogram's lines. Buckets are read before the count, so a request
+ * recorded meanwhile can only make +Inf (the count) larger than the last
+ * bucket, never smaller: the series stays monotonic. */
+static void print_histogram(FILE *f, const char *name, const char *labels, atomic_ullong *bucket,
+                            const double *le, size_t n, unsigned long long count, double sum)
+{
+    unsigned long long cum = 0;
+    for (size_t i = 0; i < n; i++) {
+        cum += load(&bucket[i]);
+        fprintf(f, "%s_bucket{%s,le=\"%.10g\"} %llu\n", name, labels, le[i], cum);
+    }
+    if (count < cum)
+        count = cum;
+    fprintf(f, "%s_bucket{%s,le=\"+Inf\"} %llu\n", name, labels, count);
+    fprintf(f, "%s_sum{%s} %.9g\n", name, labels, sum);
+    fprintf(f, "%s_count{%s} %llu\n", name, labels, count);
+}
+
+static void print_requests(FILE *f, struct srv_metrics *m)
+{
+    char labels[64];
+    fputs("# HELP cpu_extender_requests_total Extender verb requests answered, by verb and "
+          "HTTP status.\n# TYPE cpu_extender_requests_total counter\n",
+          f);
+    for (int v = 0; v < SRV_VERB_COUNT; v++)
+        for (int c = 0; c < SRV_STATUS_COUNT; c++)
+            fprintf(f, "cpu_extender_requests_total{verb=\"%s\",status=\"%s\"} %llu\n",
+                    verb_names[v], status_names[c], load(&m->requests[v][c]));
+    fputs("# HELP cpu_extender_request_duration_seconds Time from a request's headers to its "
+          "answer.\n# TYPE cpu_extender_request_duration_seconds histogram\n",
+          f);
+    for (int v = 0; v < SRV_VERB_COUNT; v++) {
+        for (int c = 0; c < SRV_STATUS_COUNT; c++) {
+            struct srv_histogram_d *d = &m->duration[v][c];
+            unsigned long long count = load(&d->count);
+            if (count == 0)
+                continue; /* keep the page short: absent series read as 0 */
+            snprintf(labels, sizeof(labels), "verb=\"%s\",status=\"%s\"", verb_names[v],
+                     status_names[c]);
+            print_histogram(f, "cpu_extender_request_duration_seconds", labels, d->bucket,
+                            duration_le, SRV_DURATION_BUCKETS, count,
+                            (double)load(&d->sum_ns) / 1e9);
+        }
+    }
+}
+
+static void print_sizes(FILE *f, struct srv_metrics *m)
+{
+    char labels[32];
+    fputs("# HELP cpu_extender_request_body_bytes Request body sizes.\n"
+          "# TYPE cpu_extender_request_body_bytes histogram\n",
+          f);
+    for (int v = 0; v < SRV_VERB_COUNT; v++) {
+        snprintf(labels, sizeof(labels), "verb=\"%s\"", verb_names[v]);
+        struct srv_histogram_n *h = &m->body_bytes[v];
+        unsigned long long count = load(&h->count);
+        print_histogram(f, "cpu_extender_request_body_bytes", labels, h->bucket, bytes_le,
+                        SRV_BYTES_BUCKETS, count, (double)load(&h->sum));
+    }
+    fputs("# HELP cpu_extender_request_nodes Candidate nodes per request.\n"
+          "# TYPE cpu_extender_request_nodes histogram\n",
+          f);
+    for (int v = 0; v < SRV_VERB_BIND; v++) {
+        snprintf(labels, sizeof(labels), "verb=\"%s\"", verb_names[v]);
+        struct srv_histogram_n *h = &m->nodes[v];
+        unsigned long long count = load(&h->count);
+        print_histogram(f, "cpu_extender_request_nodes", labels, h->bucket, nodes_le,
+                        SRV_NODES_BUCKETS, count, (double)load(&h->sum));
+    }
+}
+
+static void print_cluster(FILE *f, struct srv_cluster *cl)
+{
+    size_t nodes = 0, pods = 0;
+    char why[256];
+    bool ready = false;
+    unsigned long long unknown = 0;
+
+    if (cl != NULL) {
+        kube_state_counts(srv_cluster_state(cl), &nodes, &pods);
+        ready = srv_cluster_is_ready(cl, why, sizeof(why));
+        unknown = srv_cluster_unknown_total(cl);
+    }
+    fprintf(f,
+            "# HELP cpu_extender_unknown_nodes_total Node names in requests that the cluster "
+            "state did not know (passed with score 0).\n"
+            "# TYPE cpu_extender_unknown_nodes_total counter\n"
+            "cpu_extender_unknown_nodes_total %llu\n",
+            unknown);
+    if (cl == NULL)
+        return;
+    fprintf(f,
+            "# HELP cpu_extender_cluster_ready 1 once the first lists of nodes and pods are in.\n"
+            "# TYPE cpu_extender_cluster_ready gauge\ncpu_extender_cluster_ready %d\n"
+            "# HELP cpu_extender_cluster_nodes Node objects in the cluster state.\n"
+            "# TYPE cpu_extender_cluster_nodes gauge\ncpu_extender_cluster_nodes %zu\n"
+            "# HELP cpu_extender_cluster_pods Pods in the cluster state, any phase.\n"
+            "# TYPE cpu_extender_cluster_pods gauge\ncpu_extender_cluster_pods %zu\n",
+            ready ? 1 : 0, nodes, pods);
+}
+
+int srv_metrics_render(struct srv_metrics *m, struct srv_cluster *cl, char **out, size_t *len)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (f == NULL)
+        return -ENOMEM;
+    print_requests(f, m);
+    print_sizes(f, m);
+    print_cluster(f, cl);
+    fprintf(f,
+            "# HELP cpu_extender_config_reloads_total Configuration reloads (SIGHUP or a changed "
+            "file).\n# TYPE cpu_extender_config_reloads_total counter\n"
+            "cpu_extender_config_reloads_total{result=\"accepted\"} %llu\n"
+            "cpu_extender_config_reloads_total{result=\"rejected\"} %llu\n"
+            "# HELP cpu_extender_build_info The running version.\n"
+            "# TYPE cpu_extender_build_info gauge\n"
+            "cpu_extender_build_info{version=\"%s\"} 1\n",
+            load(&m->reloads_accepted), load(&m->reloads_rejected), CPU_EXTENDER_VERSION);
+    if (fclose(f) != 0 || text == NULL) {
+        free(text);
+        return -ENOMEM;
+    }
+    *out = text;
+    *len = n;
+    return 0;
+}
