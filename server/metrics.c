@@ -163,11 +163,11 @@ static void print_sizes(FILE *f, struct srv_metrics *m)
 static void print_cluster(FILE *f, struct srv_cluster *cl)
 {
     size_t nodes = 0, pods = 0;
-    char why[256];
     bool ready = false;
     unsigned long long unknown = 0;
 
     if (cl != NULL) {
+        char why[256];
         kube_state_counts(srv_cluster_state(cl), &nodes, &pods);
         ready = srv_cluster_is_ready(cl, why, sizeof(why));
         unknown = srv_cluster_unknown_total(cl);
