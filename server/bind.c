@@ -26,9 +26,10 @@ void srv_bind(const struct cfg *cfg, struct srv_cluster *cl, const char *body, s
     }
     if (srv_cluster_bind(cl, args.pod_namespace, args.pod_name, args.pod_uid, args.node, why) !=
         0) {
+        srv_verb_error(200, why, out);
+        log_unquote(why);
         log_msg(CFG_LOG_WARN, "bind failed", "pod=%s/%s node=%s error=\"%s\"", args.pod_namespace,
                 args.pod_name, args.node, why);
-        srv_verb_error(200, why, out);
         return;
     }
     log_msg(CFG_LOG_INFO, "bound", "pod=%s/%s node=%s", args.pod_namespace, args.pod_name,

@@ -200,10 +200,13 @@ static void on_health(void *ctx, bool ok, const char *why)
     pthread_mutex_unlock(&f->cl->lock);
     if (f == &f->cl->pods)
         kube_state_pods_health(f->cl->state, ok, srv_cluster_now());
-    if (changed && !ok)
+    if (changed && !ok) {
+        char text[WHY_LEN];
+        snprintf(text, sizeof(text), "%s", why);
+        log_unquote(text);
         log_msg(CFG_LOG_WARN, "cluster watch failing, retrying", "resource=%s error=\"%s\"",
-                f->name, why);
-    else if (changed)
+                f->name, text);
+    } else if (changed)
         log_msg(CFG_LOG_INFO, "cluster watch recovered", "resource=%s", f->name);
 }
 
@@ -338,10 +341,12 @@ static void poll_metrics(struct srv_cluster *cl)
     snprintf(cl->metrics_why, sizeof(cl->metrics_why), "%s", why);
     cl->metrics_polled = true;
     pthread_mutex_unlock(&cl->lock);
-    if (changed && why[0] != '\0')
+    if (changed && why[0] != '\0') {
+        log_unquote(why); /* after the copy above, which compares the original */
         log_msg(CFG_LOG_WARN, "node metrics unavailable, usage goes stale", "error=\"%s\"", why);
-    else if (changed)
+    } else if (changed) {
         log_msg(CFG_LOG_INFO, "node metrics available", "source=metrics.k8s.io/v1beta1");
+    }
 }
 
 static void *metrics_main(void *arg)

@@ -426,9 +426,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
     (void)cls;
     vsnprintf(msg, sizeof(msg), fmt, ap);
     msg[strcspn(msg, "\n")] = '\0';
-    for (char *p = msg; *p != '\0'; p++)
-        if (*p == '"')
-            *p = '\'';
+    log_unquote(msg);
     log_msg(CFG_LOG_DEBUG, "libmicrohttpd", "detail=\"%s\"", msg);
 }
 

@@ -36,3 +36,10 @@ void log_msg(enum cfg_log_level level, const char *msg, const char *fmt, ...)
     }
     fprintf(stderr, "%s\n", line);
 }
+
+void log_unquote(char *s)
+{
+    for (; *s != '\0'; s++)
+        if (*s == '"')
+            *s = '\'';
+}

@@ -16,4 +16,8 @@ void log_set_level(enum cfg_log_level level);
 void log_msg(enum cfg_log_level level, const char *msg, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Replaces each '"' in @s by '\'' so that @s stays one quoted logfmt value
+ * (API server and libcurl messages quote names). */
+void log_unquote(char *s);
+
 #endif

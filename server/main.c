@@ -102,9 +102,7 @@ static void reload(struct srv *s, struct srv_cluster *cl, struct cfg *c, int arg
     int positional[1], n = 0;
 
     if (cfg_load(&next, argc, argv, environ, positional, 0, &n, err) != 0) {
-        for (char *q = err; *q != '\0'; q++)
-            if (*q == '"')
-                *q = '\''; /* keep the logfmt value in one piece */
+        log_unquote(err);
         log_msg(CFG_LOG_ERROR, "config reload rejected, keeping the last good one",
                 "trigger=%s error=\"%s\" hash=%s", why, err, c->hash);
         srv_note_reload(s, false);
