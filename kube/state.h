@@ -17,7 +17,6 @@
 
 #include "scoring/resources.h"
 
-#define KUBE_NAME_LEN 256 /* longest node name or uid kept */
 /* How long a placement is remembered: the longest in-flight-seconds. */
 #define KUBE_PLACEMENT_KEEP_SECONDS 3600
 

@@ -144,7 +144,7 @@ void score_used_resolve(enum score_used_source source, const struct score_used_i
     case SCORE_USED_ANNOTATION:
         /* The node's own word, current with the Node object; a node without
          * the annotation uses nothing, as in request-only mode. */
-        out->used_real = in->has_annotation ? in->annotation : 0;
+        out->used_real = in->annotation;
         out->used_non_zero = out->used_real;
         return;
     }

@@ -43,10 +43,9 @@ struct score_used_inputs {
     double req_age;       /* since the pod watch was last known in sync */
     bool has_usage;
     int64_t usage;
-    double usage_age;  /* since the sample's timestamp */
-    int64_t in_flight; /* requests of pods placed after the sample's window began */
-    bool has_annotation;
-    int64_t annotation;
+    double usage_age;   /* since the sample's timestamp */
+    int64_t in_flight;  /* requests of pods placed after the sample's window began */
+    int64_t annotation; /* the node's used annotation, 0 when it has none */
 };
 
 struct score_used_limits {

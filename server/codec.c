@@ -217,10 +217,6 @@ int srv_decode_pod(const cJSON *pod, struct codec_pod *out, char err[CODEC_ERR_L
     }
     out->node_name = string_or_empty(spec, "nodeName");
     out->phase = string_or_empty(srv_json_member(pod, "status"), "phase");
-    const cJSON *priority = srv_json_member(spec, "priority");
-    if (cJSON_IsNumber(priority) && priority->valuedouble >= INT32_MIN &&
-        priority->valuedouble <= INT32_MAX)
-        out->priority = (int)priority->valuedouble;
     if (container_list(spec, "containers", &p.containers, &p.n_containers, err) != 0 ||
         container_list(spec, "initContainers", &p.init_containers, &p.n_init_containers, err) != 0)
         return -EINVAL;

@@ -36,7 +36,6 @@ struct codec_pod {
     const char *uid;       /* metadata.uid, "" when absent */
     const char *node_name; /* spec.nodeName, "" when unassigned */
     const char *phase;     /* status.phase, "" when absent */
-    int priority;          /* spec.priority, 0 when absent */
     struct score_pod_request request;
 };
 

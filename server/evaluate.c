@@ -27,7 +27,6 @@ enum score_used_outcome srv_used_from_state(const struct cfg *cfg,
             .usage = view->usage[r],
             .usage_age = view->usage_age,
             .in_flight = view->in_flight[r],
-            .has_annotation = true,
             .annotation = annotation[r],
         };
         score_used_resolve(cfg->used_source[r], &in, &lim, &used[r]);

@@ -18,7 +18,6 @@ static struct score_used_inputs inputs(void)
         .usage = 1500,
         .usage_age = 20,
         .in_flight = 500,
-        .has_annotation = true,
         .annotation = 700,
     };
     return in;
@@ -69,11 +68,14 @@ START_TEST(used_annotation_is_the_node_word)
     struct score_used u;
     score_used_resolve(SCORE_USED_ANNOTATION, &in, &limits, &u);
     ck_assert_int_eq(u.used_real, 700);
-    in.has_annotation = false;
-    in.annotation = 0;
-    score_used_resolve(SCORE_USED_ANNOTATION, &in, &limits, &u);
+    ck_assert_int_eq(u.used_non_zero, 700);
+    /* current with the Node object: never stale, whatever the other sources */
+    struct score_used_limits full = {300, 180, SCORE_STALE_FULL};
+    in.req_age = 1e9;
+    in.has_usage = false;
+    score_used_resolve(SCORE_USED_ANNOTATION, &in, &full, &u);
     ck_assert_int_eq(u.outcome, SCORE_USED_FRESH);
-    ck_assert_int_eq(u.used_real, 0);
+    ck_assert_int_eq(u.used_real, 700);
 }
 END_TEST
 
