@@ -28,7 +28,9 @@
 
 #include "tests/suites.h"
 #include "tests/support/fake_apiserver.h"
+#include "tests/support/fixtures.h"
 #include "tests/support/http_client.h"
+#include "tests/support/json_assert.h"
 #include "tests/support/metrics_scrape.h"
 #include "tests/support/server_proc.h"
 #include "tests/support/test_certs.h"
@@ -69,8 +71,9 @@ static struct fake_apiserver *start_fake(const char *cert, const char *key)
     return f;
 }
 
-/* Writes a kubeconfig for @w->fake trusting @ca, with the token inline or,
- * when @token_file, in a file next to it (as a rotated token would be). */
+/* Writes a kubeconfig for @w->fake trusting @ca (NULL: none, with
+ * insecure-skip-tls-verify), with the token inline or, when @token_file, in
+ * a file next to it (as a rotated token would be). */
 static void write_kubeconfig(struct world *w, const char *ca, bool token_file)
 {
     char ca_path[256];
@@ -85,10 +88,11 @@ static void write_kubeconfig(struct world *w, const char *ca, bool token_file)
     fprintf(f,
             "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
             "clusters:\n- name: fake\n  cluster:\n    server: https://127.0.0.1:%d\n"
-            "    certificate-authority: %s\n"
+            "    %s: %s\n"
             "users:\n- name: sched\n  user:\n    %s: %s\n"
             "contexts:\n- name: test\n  context:\n    cluster: fake\n    user: sched\n",
-            fake_port(w->fake), test_pki_path(&pki, ca, ca_path, sizeof(ca_path)),
+            fake_port(w->fake), ca != NULL ? "certificate-authority" : "insecure-skip-tls-verify",
+            ca != NULL ? test_pki_path(&pki, ca, ca_path, sizeof(ca_path)) : "true",
             token_file ? "tokenFile" : "token", token_file ? w->token_file : TOKEN);
     fclose(f);
 }
@@ -179,11 +183,18 @@ static void stop_world(struct world *w)
     unlink(w->token_file);
 }
 
+/* The fake serving @cert, three nodes and their pods, a kubeconfig for it. */
+static void prepare_world(struct world *w, const char *cert, const char *key, const char *ca,
+                          bool token_file)
+{
+    w->fake = start_fake(cert, key);
+    write_kubeconfig(w, ca, token_file);
+    three_nodes(w);
+}
+
 static void standard_world(struct world *w, const char *const *flags)
 {
-    w->fake = start_fake("server.pem", "server.key");
-    write_kubeconfig(w, "ca.pem", false);
-    three_nodes(w);
+    prepare_world(w, "server.pem", "server.key", "ca.pem", false);
     start_world(w, flags);
     free(wait_ready(w->server.port, 200));
 }
@@ -204,15 +215,6 @@ static char *post(int port, const char *verb, const char *body, int *status)
         ck_assert_msg(r.status == 200, "%s: %d %s", verb, r.status, out);
     http_response_free(&r);
     return out;
-}
-
-static void assert_json_eq(const char *got, const char *want)
-{
-    cJSON *g = cJSON_Parse(got), *w = cJSON_Parse(want);
-    ck_assert_msg(g != NULL && w != NULL, "not JSON: %s / %s", got, want);
-    ck_assert_msg(cJSON_Compare(g, w, 1), "got  %s\nwant %s", got, want);
-    cJSON_Delete(g);
-    cJSON_Delete(w);
 }
 
 /* ExtenderArgs in NodeNames mode for a pod requesting @cpu and @mem. */
@@ -399,9 +401,7 @@ END_TEST
 START_TEST(cluster_not_ready_until_listed_and_says_why)
 {
     struct world w;
-    w.fake = start_fake("server.pem", "server.key");
-    write_kubeconfig(&w, "ca.pem", false);
-    three_nodes(&w);
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
     fake_fail_next(w.fake, 6, 503);
     start_world(&w, NULL);
     char *why = NULL;
@@ -421,9 +421,7 @@ END_TEST
 static void assert_refused(const char *cert, const char *key, const char *ca, const char *words)
 {
     struct world w;
-    w.fake = start_fake(cert, key);
-    write_kubeconfig(&w, ca, false);
-    three_nodes(&w);
+    prepare_world(&w, cert, key, ca, false);
     start_world(&w, NULL);
     char *why = NULL;
     for (int i = 0; i < 100; i++) {
@@ -453,12 +451,28 @@ START_TEST(cluster_wrong_hostname_is_refused)
 }
 END_TEST
 
+/* insecure-skip-tls-verify: a certificate for another host is accepted,
+ * and the start says so loudly. */
+START_TEST(cluster_insecure_skip_tls_verify_is_honoured_and_loud)
+{
+    struct world w;
+    prepare_world(&w, "wrong-host.pem", "wrong-host.key", NULL, false);
+    start_world(&w, NULL);
+    free(wait_ready(w.server.port, 200));
+    assert_free_cpu(w.server.port, "n1", 1000);
+    size_t len;
+    char *log = file_read(w.server.log_path, &len);
+    ck_assert_msg(strstr(log, "level=warn msg=\"insecure-skip-tls-verify is set") != NULL, "%s",
+                  log);
+    free(log);
+    stop_world(&w);
+}
+END_TEST
+
 START_TEST(cluster_rotated_token_is_picked_up)
 {
     struct world w;
-    w.fake = start_fake("server.pem", "server.key");
-    write_kubeconfig(&w, "ca.pem", true);
-    three_nodes(&w);
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", true);
     start_world(&w, NULL);
     free(wait_ready(w.server.port, 200));
     /* the kubelet writes a new token and the old one stops working */
@@ -497,9 +511,7 @@ START_TEST(cluster_usage_source_and_stale_policy)
                                 "--stale-policy",
                                 "full",
                                 NULL};
-    w.fake = start_fake("server.pem", "server.key");
-    write_kubeconfig(&w, "ca.pem", false);
-    three_nodes(&w);
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
     set_metrics(&w, 5); /* fresh for n1 and n2; none for n3 */
     start_world(&w, full);
     free(wait_ready(w.server.port, 200));
@@ -533,9 +545,22 @@ START_TEST(cluster_usage_source_and_stale_policy)
     set_metrics(&w, 3600);
     const char *const fallback[] = {"--cpu-used-source", "usage", "--metrics-interval-seconds", "1",
                                     NULL};
+    struct fake_counts before;
+    fake_counts(w.fake, &before);
     start_world(&w, fallback);
     free(wait_ready(w.server.port, 200));
-    usleep(300000); /* let a metrics poll land: it must not change the answer */
+    /* Two polls answered (one second apart): the first one's samples are in
+     * the state, and being an hour old they must not count. */
+    for (int i = 0; i < 100; i++) {
+        struct fake_counts now;
+        fake_counts(w.fake, &now);
+        if (now.metrics >= before.metrics + 2)
+            break;
+        usleep(50000);
+    }
+    struct fake_counts polled;
+    fake_counts(w.fake, &polled);
+    ck_assert_uint_ge(polled.metrics, before.metrics + 2);
     assert_free_cpu(w.server.port, "n1", 1000);
     assert_free_cpu(w.server.port, "n3", 4000);
     stop_world(&w);
@@ -547,9 +572,7 @@ START_TEST(cluster_in_flight_damping_counts_new_pods)
     struct world w;
     const char *const usage[] = {"--cpu-used-source", "usage", "--metrics-interval-seconds", "1",
                                  NULL};
-    w.fake = start_fake("server.pem", "server.key");
-    write_kubeconfig(&w, "ca.pem", false);
-    three_nodes(&w);
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
     set_metrics(&w, 5);
     start_world(&w, usage);
     free(wait_ready(w.server.port, 200));
@@ -694,24 +717,11 @@ START_TEST(cluster_none_bind_fails_and_preempt_keeps_all)
 }
 END_TEST
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    char *text = calloc(1, 65536);
-    size_t n = fread(text, 1, 65535, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 START_TEST(cluster_rank_against_live_cluster)
 {
     struct world w;
     char pod_path[128], out_path[128], err_path[128], cmd[1024];
-    w.fake = start_fake("server.pem", "server.key");
-    write_kubeconfig(&w, "ca.pem", false);
-    three_nodes(&w);
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
     snprintf(pod_path, sizeof(pod_path), "%s/pod-%d.json", pki.dir, getpid());
     snprintf(out_path, sizeof(out_path), "%s/rank-out-%d", pki.dir, getpid());
     snprintf(err_path, sizeof(err_path), "%s/rank-err-%d", pki.dir, getpid());
@@ -726,7 +736,8 @@ START_TEST(cluster_rank_against_live_cluster)
              "env -u KUBECONFIG HOME=/nonexistent %s rank --kubeconfig %s --pod %s >%s 2>%s",
              server_binary(), w.kubeconfig, pod_path, out_path, err_path);
     ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
-    char *table = read_text(err_path), *manifest = read_text(out_path);
+    size_t len;
+    char *table = file_read(err_path, &len), *manifest = file_read(out_path, &len);
     /* the scores of the header comment, from the cluster's pods */
     ck_assert_msg(strstr(table, "best node: n3 (score 9)") != NULL, "%s", table);
     ck_assert_msg(strstr(table, "n1 ") != NULL && strstr(table, "1000m") != NULL, "%s", table);
@@ -740,7 +751,7 @@ START_TEST(cluster_rank_against_live_cluster)
         "env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME=/nonexistent %s rank --pod %s >%s 2>%s",
         server_binary(), pod_path, out_path, err_path);
     ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2);
-    table = read_text(err_path);
+    table = file_read(err_path, &len);
     ck_assert_msg(strstr(table, "no cluster") != NULL, "%s", table);
     free(table);
     unlink(pod_path);
@@ -764,6 +775,7 @@ Suite *cluster_suite(void)
     tcase_add_test(tc, cluster_not_ready_until_listed_and_says_why);
     tcase_add_test(tc, cluster_wrong_ca_is_refused);
     tcase_add_test(tc, cluster_wrong_hostname_is_refused);
+    tcase_add_test(tc, cluster_insecure_skip_tls_verify_is_honoured_and_loud);
     tcase_add_test(tc, cluster_rotated_token_is_picked_up);
     tcase_add_test(tc, cluster_usage_source_and_stale_policy);
     tcase_add_test(tc, cluster_in_flight_damping_counts_new_pods);

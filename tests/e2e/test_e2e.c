@@ -26,18 +26,9 @@
 #include "tests/suites.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/http_client.h"
+#include "tests/support/json_assert.h"
 #include "tests/support/metrics_scrape.h"
 #include "tests/support/server_proc.h"
-
-static void assert_json_eq(const char *got, const char *want)
-{
-    cJSON *g = cJSON_Parse(got), *w = cJSON_Parse(want);
-    ck_assert_msg(g != NULL, "answer is not JSON: %s", got);
-    ck_assert_msg(w != NULL, "expected value is not JSON: %s", want);
-    ck_assert_msg(cJSON_Compare(g, w, 1), "got %s\nwant %s", got, want);
-    cJSON_Delete(g);
-    cJSON_Delete(w);
-}
 
 /* POSTs fixture @rel on @fd and checks status 200 and the answer. */
 static void post_fixture(int fd, const char *rel, const char *verb, struct http_response *r)

@@ -1071,6 +1071,7 @@ static enum MHD_Result serve_metrics(struct fake_apiserver *f, struct MHD_Connec
     int status;
 
     pthread_mutex_lock(&f->lock);
+    f->counts.metrics++;
     status = f->metrics_status;
     if (status != 0)
         goto out_unlock;

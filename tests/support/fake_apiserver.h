@@ -52,6 +52,7 @@ struct fake_counts {
     unsigned watches[FAKE_KINDS];       /* watch requests, refused ones included */
     unsigned open_watches[FAKE_KINDS];  /* watch streams open now */
     unsigned bindings;                  /* binding POSTs, whatever the answer */
+    unsigned metrics;                   /* metrics.k8s.io requests, whatever the answer */
     unsigned unauthorized;              /* requests answered 401 */
     unsigned injected;                  /* requests answered by fake_fail_next */
     unsigned bookmarks_sent;            /* BOOKMARK lines handed to streams */

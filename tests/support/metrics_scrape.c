@@ -35,8 +35,9 @@ double metrics_value(const char *text, const char *series)
     return -1;
 }
 
-void metrics_assert_histograms(const char *text)
+int metrics_assert_histograms(const char *text)
 {
+    int checked = 0;
     /* Walk the _bucket lines in order: a series' buckets are consecutive. */
     char series[512] = "";
     double last = -1;
@@ -65,8 +66,10 @@ void metrics_assert_histograms(const char *text)
                 snprintf(count, sizeof(count), "%.*s_count{%.*s}", (int)name, line,
                          (int)(le - b - 8), b + 8);
                 ck_assert_msg(metrics_value(text, count) == v, "%s != +Inf bucket %g", count, v);
+                checked++;
             }
         }
         line = end != NULL ? end + 1 : NULL;
     }
+    return checked;
 }

@@ -14,7 +14,8 @@ char *metrics_get(int port);
 double metrics_value(const char *text, const char *series);
 
 /* Checks every histogram in @text: cumulative buckets never decrease and
- * the +Inf bucket equals _count. Fails the test otherwise. */
-void metrics_assert_histograms(const char *text);
+ * the +Inf bucket equals _count. Fails the test otherwise; returns how many
+ * histogram series were checked. */
+int metrics_assert_histograms(const char *text);
 
 #endif
