@@ -129,6 +129,22 @@ static enum MHD_Result send_json(struct MHD_Connection *conn, unsigned status, c
     return ret;
 }
 
+/* Sends @body (malloc'd, @len bytes), which is handed over, not copied:
+ * MHD frees it once sent, and this frees it when it cannot be queued. */
+static enum MHD_Result send_owned(struct MHD_Connection *conn, unsigned status, const char *type,
+                                  char *body, size_t len)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(len, body, free);
+    if (r == NULL) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    enum MHD_Result ret = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
 /* For errors raised before any JSON is parsed: the texts are ours and need
  * no escaping. */
 static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned status, const char *msg,
@@ -176,21 +192,12 @@ static enum MHD_Result serve_metrics(struct srv *s, struct MHD_Connection *conn)
     size_t len;
     if (srv_metrics_render(&s->metrics, s->cluster, &text, &len) != 0)
         return send_error(conn, 500, "out of memory", NULL);
-    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(len, text, free);
-    if (r == NULL) {
-        free(text);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4");
-    enum MHD_Result ret = MHD_queue_response(conn, 200, r);
-    MHD_destroy_response(r);
-    return ret;
+    return send_owned(conn, 200, "text/plain; version=0.0.4", text, len);
 }
 
 static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, struct request *rq)
 {
     struct verb_reply reply;
-    struct MHD_Response *r;
     const char *body = rq->body ? rq->body : "";
 
     if (rq->arena == NULL)
@@ -220,16 +227,7 @@ static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, st
     rq->body = NULL;
     if (reply.body == NULL)
         return send_error(conn, 500, "out of memory", NULL);
-    /* The answer buffer is handed over, not copied: MHD frees it. */
-    r = MHD_create_response_from_buffer_with_free_callback(reply.len, reply.body, free);
-    if (r == NULL) {
-        free(reply.body);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-    enum MHD_Result ret = MHD_queue_response(conn, reply.status, r);
-    MHD_destroy_response(r);
-    return ret;
+    return send_owned(conn, reply.status, "application/json", reply.body, reply.len);
 }
 
 /* Ready when not draining and, with a cluster, once its first lists are in;

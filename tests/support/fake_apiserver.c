@@ -337,6 +337,23 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, char 
     return ret;
 }
 
+/* A chunked 200 whose body @reader produces from @ctx; @ctx_free owns @ctx
+ * from here, also when the response cannot be made. */
+static enum MHD_Result reply_stream(struct MHD_Connection *conn, MHD_ContentReaderCallback reader,
+                                    void *ctx, MHD_ContentReaderFreeCallback ctx_free)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, BLOCK_SIZE, reader, ctx, ctx_free);
+    if (r == NULL) {
+        ctx_free(ctx);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
 static enum MHD_Result reply_status(struct MHD_Connection *conn, int code, const char *message)
 {
     return reply(conn, (unsigned)code, status_json(code, message));
@@ -766,8 +783,6 @@ static enum MHD_Result serve_watch(struct fake_apiserver *f, struct MHD_Connecti
     uint64_t rv = 0, timeout = 0;
     bool from_now = rv_text == NULL || strcmp(rv_text, "") == 0 || strcmp(rv_text, "0") == 0;
     struct watch *w;
-    struct MHD_Response *r;
-    enum MHD_Result ret;
 
     if (!from_now && parse_u64(rv_text, &rv) != 0)
         return reply_status(conn, 400, "resourceVersion: invalid value");
@@ -835,15 +850,7 @@ static enum MHD_Result serve_watch(struct fake_apiserver *f, struct MHD_Connecti
     pthread_mutex_unlock(&f->lock);
 
     /* From here watch_free owns @w, also when the response cannot be made. */
-    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, BLOCK_SIZE, watch_read, w, watch_free);
-    if (r == NULL) {
-        watch_free(w);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-    ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-    MHD_destroy_response(r);
-    return ret;
+    return reply_stream(conn, watch_read, w, watch_free);
 
 out_free:
     free(w->out);
@@ -1139,8 +1146,6 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 static enum MHD_Result serve_stream(struct fake_apiserver *f, struct MHD_Connection *conn)
 {
     struct stream_gen *g = calloc(1, sizeof(*g));
-    struct MHD_Response *r;
-    enum MHD_Result ret;
     const char *line = arg(conn, "line"), *count = arg(conn, "count"), *tail = arg(conn, "tail");
 
     if (g == NULL)
@@ -1153,15 +1158,7 @@ static enum MHD_Result serve_stream(struct fake_apiserver *f, struct MHD_Connect
         free(g);
         return reply_status(conn, 400, "line, count, tail: bad values");
     }
-    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, BLOCK_SIZE, stream_read, g, free);
-    if (r == NULL) {
-        free(g);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-    ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-    MHD_destroy_response(r);
-    return ret;
+    return reply_stream(conn, stream_read, g, free);
 }
 
 /* ---- dispatch ---- */
