@@ -19,6 +19,7 @@
 #include "config/live.h"
 #include "server/arena.h"
 #include "server/cluster.h"
+#include "server/jsonout.h"
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/tls.h"
@@ -235,29 +236,32 @@ static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, st
 static enum MHD_Result serve_readyz(struct srv *s, struct MHD_Connection *conn)
 {
     char why[512] = "serving (request-only: no cluster)";
-    char body[800];
     bool ready = atomic_load(&s->ready);
+    struct jsonout o;
+    size_t len;
 
     if (!ready)
         snprintf(why, sizeof(why), "shutting down");
     else if (s->cluster != NULL)
         ready = srv_cluster_is_ready(s->cluster, why, sizeof(why));
-    cJSON *reason = cJSON_CreateString(why); /* the API server's words, escaped */
-    char *quoted = reason != NULL ? cJSON_PrintUnformatted(reason) : NULL;
-    char counts[160] = "";
+    srv_out_init(&o, sizeof(why) + 128);
+    srv_out_str(&o, ready ? "{\"ready\":true,\"reason\":" : "{\"ready\":false,\"reason\":");
+    srv_out_quoted(&o, why); /* the API server's or libcurl's words, escaped */
     if (s->cluster != NULL) {
         size_t nodes, pods;
         kube_state_counts(srv_cluster_state(s->cluster), &nodes, &pods);
-        snprintf(counts, sizeof(counts), ",\"nodes\":%zu,\"pods\":%zu,\"unknownNodeNames\":%llu",
-                 nodes, pods, srv_cluster_unknown_total(s->cluster));
+        srv_out_str(&o, ",\"nodes\":");
+        srv_out_int(&o, (int64_t)nodes);
+        srv_out_str(&o, ",\"pods\":");
+        srv_out_int(&o, (int64_t)pods);
+        srv_out_str(&o, ",\"unknownNodeNames\":");
+        srv_out_int(&o, (int64_t)srv_cluster_unknown_total(s->cluster));
     }
-    int n = snprintf(body, sizeof(body), "{\"ready\":%s,\"reason\":%s%s}", ready ? "true" : "false",
-                     quoted != NULL ? quoted : "\"\"", counts);
-    cJSON_free(quoted);
-    cJSON_Delete(reason);
-    if (n < 0 || (size_t)n >= sizeof(body))
-        n = snprintf(body, sizeof(body), "{\"ready\":%s}", ready ? "true" : "false");
-    return send_json(conn, ready ? 200 : 503, body, (size_t)n, NULL);
+    srv_out_str(&o, "}");
+    char *body = srv_out_take(&o, &len);
+    if (body == NULL)
+        return send_error(conn, 500, "out of memory", NULL);
+    return send_owned(conn, ready ? 200 : 503, "application/json", body, len);
 }
 
 static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, struct request *rq)
