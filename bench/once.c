@@ -31,10 +31,11 @@ __attribute__((noinline)) void bench_run(const char *mode, const struct cfg *c, 
         if (cJSON_ParseWithLengthOpts(body, len + 1, &end, 1) == NULL)
             exit(1);
     } else {
+        const struct srv_verb_ctx ctx = {.cfg = c};
         if (strcmp(mode, "filter") == 0)
-            srv_filter(c, NULL, body, len, &r);
+            srv_filter(&ctx, body, len, &r);
         else
-            srv_prioritize(c, NULL, body, len, &r);
+            srv_prioritize(&ctx, body, len, &r);
         free(r.body);
     }
     arena_release(a);

@@ -38,5 +38,5 @@ a=$!
 "$B/bench-driver" soak "$port" "$pid" "$data/names-500.json" prioritize "$r2" "$secs" >"$tmp/b" || status=1
 wait "$a" || status=1
 cat "$tmp/a" "$tmp/b"
-grep -c 'level=error' "$tmp/log" | sed 's/^/server error lines: /'
+grep -c '"level":"error"' "$tmp/log" | sed 's/^/server error lines: /'
 exit $status

@@ -23,6 +23,7 @@ enum opt_type {
     OPT_LOG_LEVEL,
     OPT_USED_SOURCE,
     OPT_STALE_POLICY,
+    OPT_MODE,
 };
 
 /* One option, known under three names derived from @flag. */
@@ -98,6 +99,29 @@ static const struct opt opts[] = {
     {"client-ca", OPT_STRING, OFF(client_ca), 0, 0,
      "require client certificates from this PEM CA (mTLS); 403 otherwise"},
     {"log-level", OPT_LOG_LEVEL, OFF(log_level), 0, 0, "debug, info, warn or error"},
+    {"mode", OPT_MODE, OFF(mode), 0, 0,
+     "enforce (answer what scoring says), shadow (score, log and record, but answer every node "
+     "passed with equal scores) or passthrough (answer that at once, without scoring)"},
+    {"select-namespaces", OPT_STRING, OFF(select_namespaces), 0, 0,
+     "only pods in these namespaces (comma-separated) are scored; others get a pass-through "
+     "answer (\"\": all)"},
+    {"select-labels", OPT_STRING, OFF(select_labels), 0, 0,
+     "only pods with all these labels (k=v,k2=v2) are scored (\"\": any)"},
+    {"select-priority-min", OPT_LLONG, OFF(select_priority_min), INT32_MIN, INT32_MAX,
+     "only pods with spec.priority at least this are scored"},
+    {"select-priority-max", OPT_LLONG, OFF(select_priority_max), INT32_MIN, INT32_MAX,
+     "only pods with spec.priority at most this are scored"},
+    {"scheduler-timeout-ms", OPT_INT, OFF(scheduler_timeout_ms), 0, 3600000,
+     "the extender's httpTimeout: a request that would be answered after 80 % of it gets a "
+     "neutral answer (every node passed, equal scores) instead (0: never)"},
+    {"scheduler-weight", OPT_INT, OFF(scheduler_weight), 1, 1000000,
+     "the extender's weight in the KubeSchedulerConfiguration (explains influence only)"},
+    {"debug-endpoints", OPT_BOOL, OFF(debug_endpoints), 0, 1,
+     "serve GET /debug (HTML) and /debug/decisions (JSON) with the recorded decisions"},
+    {"decisions-kept", OPT_INT, OFF(decisions_kept), 0, 100000,
+     "decisions kept for /debug, newest first (0 keeps none)"},
+    {"decisions-max-bytes", OPT_LLONG, OFF(decisions_max_bytes), 0, 1LL << 32,
+     "memory the kept decisions may use; the oldest go first"},
 };
 
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
@@ -112,6 +136,30 @@ static const char *const log_level_names[] = {
 const char *cfg_log_level_name(enum cfg_log_level l)
 {
     return log_level_names[l];
+}
+
+static const char *const mode_names[] = {
+    [CFG_MODE_ENFORCE] = "enforce",
+    [CFG_MODE_SHADOW] = "shadow",
+    [CFG_MODE_PASSTHROUGH] = "passthrough",
+};
+
+const char *cfg_mode_name(enum cfg_mode m)
+{
+    return mode_names[m];
+}
+
+bool cfg_list_any(const char *list, bool (*fn)(void *ctx, const char *item, size_t len), void *ctx)
+{
+    while (*list != '\0') {
+        size_t len = strcspn(list, ",");
+        if (fn(ctx, list, len))
+            return true;
+        list += len;
+        if (*list == ',')
+            list++;
+    }
+    return false;
 }
 
 void cfg_defaults(struct cfg *c)
@@ -143,6 +191,13 @@ void cfg_defaults(struct cfg *c)
     c->stale_policy = SCORE_STALE_REQUESTS;
     c->metrics_interval_seconds = 15;
     c->in_flight_seconds = 60;
+    c->mode = CFG_MODE_ENFORCE;
+    c->select_priority_min = INT32_MIN;
+    c->select_priority_max = INT32_MAX;
+    c->scheduler_timeout_ms = 5000; /* kube-scheduler's default httpTimeout */
+    c->scheduler_weight = 1;
+    c->decisions_kept = 100;
+    c->decisions_max_bytes = 16LL << 20;
 }
 
 /* "cpu-weight" -> "cpuWeight" */
@@ -303,6 +358,15 @@ static int set_from_text(struct cfg *c, const struct opt *o, const char *v, char
             return -EINVAL;
         }
         return 0;
+    case OPT_MODE:
+        for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++) {
+            if (strcmp(v, mode_names[i]) == 0) {
+                *(enum cfg_mode *)(void *)field = (enum cfg_mode)i;
+                return 0;
+            }
+        }
+        snprintf(why, n, "want enforce, shadow or passthrough");
+        return -EINVAL;
     }
     return -EINVAL;
 }
@@ -327,6 +391,7 @@ static int set_from_json(struct cfg *c, const struct opt *o, const cJSON *item, 
     case OPT_LOG_LEVEL:
     case OPT_USED_SOURCE:
     case OPT_STALE_POLICY:
+    case OPT_MODE:
         if (!cJSON_IsString(item)) {
             snprintf(why, n, "want a string");
             return -EINVAL;
@@ -462,6 +527,24 @@ static void compute_hash(struct cfg *c)
     snprintf(c->hash, sizeof(c->hash), "%016llx", (unsigned long long)h);
 }
 
+/* Items of a comma-separated list: none empty; with @pairs each is k=v
+ * with a non-empty k (a label value may be empty). */
+static bool list_ok(const char *list, bool pairs)
+{
+    if (list[0] == '\0')
+        return true;
+    for (;;) {
+        size_t len = strcspn(list, ",");
+        const char *eq = memchr(list, '=', len);
+        if (len == 0 || (pairs && (eq == NULL || eq == list ||
+                                   memchr(eq + 1, '=', len - (size_t)(eq + 1 - list)) != NULL)))
+            return false;
+        if (list[len] == '\0')
+            return true;
+        list += len + 1;
+    }
+}
+
 static int validate(struct cfg *c, char err[CFG_ERR_LEN])
 {
     int weights = 0;
@@ -483,6 +566,21 @@ static int validate(struct cfg *c, char err[CFG_ERR_LEN])
         snprintf(err, CFG_ERR_LEN,
                  "per-ip-connection-limit (%d) must not exceed connection-limit (%d)",
                  c->per_ip_connection_limit, c->connection_limit);
+        return -EINVAL;
+    }
+    if (!list_ok(c->select_namespaces, false)) {
+        snprintf(err, CFG_ERR_LEN, "select-namespaces: want NAMESPACE[,NAMESPACE...]");
+        return -EINVAL;
+    }
+    if (!list_ok(c->select_labels, true)) {
+        snprintf(err, CFG_ERR_LEN, "select-labels: want KEY=VALUE[,KEY=VALUE...]");
+        return -EINVAL;
+    }
+    if (c->select_priority_min > c->select_priority_max) {
+        snprintf(err, CFG_ERR_LEN,
+                 "select-priority-min (%lld) must not exceed "
+                 "select-priority-max (%lld)",
+                 c->select_priority_min, c->select_priority_max);
         return -EINVAL;
     }
     compute_hash(c);
@@ -652,6 +750,9 @@ void cfg_print_json(const struct cfg *c, FILE *out)
         case OPT_STALE_POLICY:
             fprintf(out, "\"%s\"",
                     score_stale_policy_name(*(const enum score_stale_policy *)(const void *)field));
+            break;
+        case OPT_MODE:
+            fprintf(out, "\"%s\"", cfg_mode_name(*(const enum cfg_mode *)(const void *)field));
             break;
         }
     }

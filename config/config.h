@@ -9,6 +9,7 @@
 #ifndef CONFIG_CONFIG_H
 #define CONFIG_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -25,6 +26,13 @@ enum cfg_log_level {
     CFG_LOG_INFO,
     CFG_LOG_WARN,
     CFG_LOG_ERROR,
+};
+
+/* What the verbs do with what they compute (issue 6). */
+enum cfg_mode {
+    CFG_MODE_ENFORCE = 0, /* answer what scoring says */
+    CFG_MODE_SHADOW,      /* score, log and record, but answer all passed, equal scores */
+    CFG_MODE_PASSTHROUGH, /* answer all passed, equal scores, without scoring */
 };
 
 struct cfg {
@@ -52,7 +60,17 @@ struct cfg {
     enum score_stale_policy stale_policy;
     int metrics_interval_seconds;
     int in_flight_seconds; /* 0: no damping */
-    char hash[17];         /* FNV-1a of the effective options, hex: shown in /version */
+    /* Operations: modes, pod selection, deadlines, explanations. */
+    enum cfg_mode mode;
+    char select_namespaces[CFG_STR_LEN]; /* "a,b": only pods there are scored; "" all */
+    char select_labels[CFG_STR_LEN];     /* "k=v,k2=v2": all must match; "" any */
+    long long select_priority_min, select_priority_max;
+    int scheduler_timeout_ms; /* the extender's httpTimeout; 0: no deadline answers */
+    int scheduler_weight;     /* the extender's weight, to explain influence */
+    bool debug_endpoints;     /* serve GET /debug and /debug/decisions */
+    int decisions_kept;       /* ring buffer of decisions; 0 keeps none */
+    long long decisions_max_bytes;
+    char hash[17]; /* FNV-1a of the effective options, hex: shown in /version */
 };
 
 /* Fills @c with the built-in defaults. */
@@ -91,6 +109,16 @@ void cfg_print_json(const struct cfg *c, FILE *out);
 /* Writes the option reference (flag, environment variable, JSON key,
  * default, meaning) to @out. */
 void cfg_print_help(FILE *out);
+
+/* Returns "enforce", "shadow" or "passthrough". */
+const char *cfg_mode_name(enum cfg_mode m);
+
+/*
+ * Calls @fn for each item of the comma-separated list @list (items are
+ * never empty once the configuration is valid), with its length; stops
+ * and returns true as soon as @fn does.
+ */
+bool cfg_list_any(const char *list, bool (*fn)(void *ctx, const char *item, size_t len), void *ctx);
 
 /* Returns "debug", "info", "warn" or "error". */
 const char *cfg_log_level_name(enum cfg_log_level l);

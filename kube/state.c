@@ -538,6 +538,19 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums)
+{
+    pthread_rwlock_rdlock(&st->lock);
+    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
+        for (const struct hentry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
+            const struct snode *n = (const struct snode *)(const void *)e;
+            if (n->present)
+                score_spread_add(sums, n->req_real[SCORE_CPU], n->alloc[SCORE_CPU]);
+        }
+    }
+    pthread_rwlock_unlock(&st->lock);
+}
+
 int kube_state_node_names(struct kube_state *st, char ***out, size_t *n)
 {
     int rc = -ENOMEM;

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "scoring/placement.h"
 #include "scoring/resources.h"
 
 /* How long a placement is remembered: the longest in-flight-seconds. */
@@ -115,6 +116,10 @@ int kube_state_pod_request(struct kube_state *st, const char *uid, const char *n
  * malloc'd array of malloc'd strings in *@out (free each, then the array).
  * Returns 0 or -ENOMEM. Thread-safe. */
 int kube_state_node_names(struct kube_state *st, char ***out, size_t *n);
+
+/* Adds every known node's CPU requested (the real requests of its pods)
+ * and allocatable to @sums: the placement-quality gauge. Thread-safe. */
+void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums);
 
 /* The Node objects known and the pods known (any phase, assigned or not),
  * for logs and /readyz. O(nodes). Thread-safe. */

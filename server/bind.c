@@ -1,20 +1,25 @@
 /* POST <prefix>/bind (verbs.h). */
 #include "server/verbs.h"
 
+#include <stdio.h>
+
 #include "server/log.h"
 
-void srv_bind(const struct cfg *cfg, struct srv_cluster *cl, const char *body, size_t len,
-              struct verb_reply *out)
+void srv_bind(const struct srv_verb_ctx *ctx, const char *body, size_t len, struct verb_reply *out)
 {
+    struct srv_cluster *cl = ctx->cl;
     char err[CODEC_ERR_LEN];
     char why[KUBE_ERR_LEN];
     struct codec_bind_args args;
 
-    (void)cfg;
     if (srv_decode_bind(body, len, &args, err) != 0) {
         srv_verb_error(400, err, out);
         return;
     }
+    /* Binding is an action, not a judgement: modes and the selector do not
+     * apply (a scheduler configured with bindVerb relies on it). */
+    snprintf(out->pod, sizeof(out->pod), "%s/%s", args.pod_namespace, args.pod_name);
+    snprintf(out->best, sizeof(out->best), "%s", args.node);
     if (cl == NULL) {
         /* Failing is the honest answer: a 200 without a Binding would leave
          * the pod Pending while the scheduler believes it bound. */

@@ -210,12 +210,25 @@ int srv_decode_pod(const cJSON *pod, struct codec_pod *out, char err[CODEC_ERR_L
     }
     out->name = string_or_empty(meta, "name");
     out->ns = string_or_empty(meta, "namespace");
+    if (object_member(meta, "labels", &out->labels) != 0) {
+        snprintf(err, CODEC_ERR_LEN, "Pod.metadata.labels: want an object");
+        return -EINVAL;
+    }
     out->uid = string_or_empty(meta, "uid");
     if (object_member(pod, "spec", &spec) != 0) {
         snprintf(err, CODEC_ERR_LEN, "Pod.spec: want an object");
         return -EINVAL;
     }
     out->node_name = string_or_empty(spec, "nodeName");
+    const cJSON *prio = srv_json_member(spec, "priority");
+    /* Range first: converting an out-of-range double is undefined. */
+    if (prio != NULL && (!cJSON_IsNumber(prio) ||
+                         !(prio->valuedouble >= INT32_MIN && prio->valuedouble <= INT32_MAX) ||
+                         prio->valuedouble != (double)(int32_t)prio->valuedouble)) {
+        snprintf(err, CODEC_ERR_LEN, "Pod.spec.priority: want a 32-bit integer");
+        return -EINVAL;
+    }
+    out->priority = prio != NULL ? (long long)prio->valuedouble : 0;
     out->phase = string_or_empty(srv_json_member(pod, "status"), "phase");
     if (container_list(spec, "containers", &p.containers, &p.n_containers, err) != 0 ||
         container_list(spec, "initContainers", &p.init_containers, &p.n_init_containers, err) != 0)

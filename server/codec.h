@@ -36,6 +36,8 @@ struct codec_pod {
     const char *uid;       /* metadata.uid, "" when absent */
     const char *node_name; /* spec.nodeName, "" when unassigned */
     const char *phase;     /* status.phase, "" when absent */
+    const cJSON *labels;   /* metadata.labels (an object), NULL when absent */
+    long long priority;    /* spec.priority, 0 when absent (as kube-scheduler reads it) */
     struct score_pod_request request;
 };
 

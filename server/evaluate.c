@@ -1,6 +1,7 @@
 /* Judging and scoring the candidate nodes of one request (verbs.h). */
 #include "server/verbs.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,12 +115,51 @@ static void judge_from_state(const struct cfg *cfg, struct srv_cluster *cl, doub
         e->reason = e->reason_buf;
 }
 
-void srv_evaluate(const struct cfg *cfg, struct srv_cluster *cl, const struct codec_args *args,
-                  struct node_eval *eval)
+/* The metric label of a verdict. score_fit's reasons are fixed texts
+ * ("Insufficient cpu", "Insufficient memory", both joined by ", "). */
+static enum srv_reason reason_code(const struct codec_node *n, const struct node_eval *e)
+{
+    if (e->unknown)
+        return SRV_REASON_UNKNOWN_NODE;
+    if (n->invalid != NULL || (e->from_state && e->verdict == SCORE_UNRESOLVABLE && e->forced_zero))
+        return SRV_REASON_INVALID_NODE;
+    if (e->forced_zero && e->from_state)
+        return SRV_REASON_STALE;
+    if (e->verdict == SCORE_FITS)
+        return SRV_REASON_FITS;
+    bool cpu = strstr(e->reason, "Insufficient cpu") != NULL;
+    bool mem = strstr(e->reason, "Insufficient memory") != NULL;
+    return cpu && mem ? SRV_REASON_INSUFFICIENT_BOTH
+           : cpu      ? SRV_REASON_INSUFFICIENT_CPU
+                      : SRV_REASON_INSUFFICIENT_MEMORY;
+}
+
+long srv_best_node(const struct codec_args *args, const struct node_eval *eval, bool fitting_only)
+{
+    long best = -1;
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        if (fitting_only && eval[i].verdict != SCORE_FITS)
+            continue;
+        if (best < 0 || eval[i].explain.score > eval[best].explain.score ||
+            (eval[i].explain.score == eval[best].explain.score &&
+             eval[i].explain.value > eval[best].explain.value))
+            best = (long)i;
+    }
+    return best;
+}
+
+/* Nodes scored between two looks at the clock: a few microseconds. */
+#define DEADLINE_STRIDE 256
+
+int srv_evaluate(const struct cfg *cfg, struct srv_cluster *cl, const struct codec_args *args,
+                 const struct srv_deadline *deadline, struct node_eval *eval)
 {
     double now = cl != NULL ? srv_cluster_now() : 0;
 
     for (size_t i = 0; i < args->n_nodes; i++) {
+        if (deadline != NULL && i % DEADLINE_STRIDE == DEADLINE_STRIDE - 1 &&
+            srv_deadline_passed(deadline))
+            return -ETIMEDOUT;
         const struct codec_node *n = &args->nodes[i];
         struct node_eval *e = &eval[i];
         memset(e, 0, sizeof(*e));
@@ -133,12 +173,13 @@ void srv_evaluate(const struct cfg *cfg, struct srv_cluster *cl, const struct co
             e->forced_zero = true; /* nothing to judge by: pass, score 0 */
         if (e->forced_zero)
             e->explain.value = 0;
+        e->code = reason_code(n, e);
     }
     /* The scores of every node, failing ones included, so that a prioritize
      * call (which only sees nodes that passed) and rank agree. */
     struct score_explain *ex = cJSON_malloc(args->n_nodes * sizeof(*ex) + 1);
     if (ex == NULL)
-        return;
+        return -ENOMEM;
     for (size_t i = 0; i < args->n_nodes; i++)
         ex[i] = eval[i].explain;
     score_finish(&cfg->score, ex, args->n_nodes);
@@ -146,4 +187,5 @@ void srv_evaluate(const struct cfg *cfg, struct srv_cluster *cl, const struct co
         bool zero = eval[i].forced_zero || (cl == NULL && args->nodes[i].invalid != NULL);
         eval[i].explain.score = zero ? 0 : ex[i].score;
     }
+    return 0;
 }

@@ -18,7 +18,9 @@
 
 #include "config/live.h"
 #include "server/arena.h"
+#include "server/access_log.h"
 #include "server/cluster.h"
+#include "server/debug.h"
 #include "server/jsonout.h"
 #include "server/log.h"
 #include "server/metrics.h"
@@ -44,6 +46,8 @@ enum route {
     ROUTE_READYZ,
     ROUTE_VERSION,
     ROUTE_METRICS,
+    ROUTE_DEBUG,
+    ROUTE_DEBUG_DECISIONS,
 };
 
 struct srv {
@@ -56,6 +60,7 @@ struct srv {
     atomic_bool ready;
     struct srv_cluster *cluster; /* borrowed; NULL: request-only */
     struct srv_metrics metrics;
+    struct srv_decisions decisions; /* recorded while debug endpoints are on */
 };
 
 /* Per-request state, from the first handler call to NOTIFY_COMPLETED. A
@@ -112,6 +117,10 @@ static enum route route_of(const struct cfg *cfg, const char *url)
         return ROUTE_VERSION;
     if (strcmp(path, "/metrics") == 0)
         return ROUTE_METRICS;
+    if (strcmp(path, "/debug") == 0 || strcmp(path, "/debug/") == 0)
+        return ROUTE_DEBUG;
+    if (strcmp(path, "/debug/decisions") == 0)
+        return ROUTE_DEBUG_DECISIONS;
     return ROUTE_NOT_FOUND;
 }
 
@@ -163,16 +172,6 @@ static double seconds_since(const struct timespec *t)
     return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
 }
 
-static const char *route_name(enum route r)
-{
-    static const char *const names[] = {
-        [ROUTE_NOT_FOUND] = "none",  [ROUTE_FILTER] = "filter",   [ROUTE_PRIORITIZE] = "prioritize",
-        [ROUTE_PREEMPT] = "preempt", [ROUTE_BIND] = "bind",       [ROUTE_HEALTHZ] = "healthz",
-        [ROUTE_READYZ] = "readyz",   [ROUTE_VERSION] = "version", [ROUTE_METRICS] = "metrics",
-    };
-    return names[r];
-}
-
 static enum srv_verb verb_of(enum route r)
 {
     switch (r) {
@@ -190,8 +189,9 @@ static enum srv_verb verb_of(enum route r)
 static enum MHD_Result serve_metrics(struct srv *s, struct MHD_Connection *conn)
 {
     char *text;
-    size_t len;
-    if (srv_metrics_render(&s->metrics, s->cluster, &text, &len) != 0)
+    size_t len, kept, kept_bytes;
+    srv_decisions_usage(&s->decisions, &kept, &kept_bytes);
+    if (srv_metrics_render(&s->metrics, s->cluster, kept, kept_bytes, &text, &len) != 0)
         return send_error(conn, 500, "out of memory", NULL);
     return send_owned(conn, 200, "text/plain; version=0.0.4", text, len);
 }
@@ -200,28 +200,36 @@ static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, st
 {
     struct verb_reply reply;
     const char *body = rq->body ? rq->body : "";
+    const struct srv_verb_ctx ctx = {
+        .cfg = rq->cfg,
+        .cl = s->cluster,
+        .metrics = &s->metrics,
+        .decisions = rq->cfg->debug_endpoints ? &s->decisions : NULL,
+        .start = rq->start,
+    };
 
     if (rq->arena == NULL)
         return send_error(conn, 500, "out of memory", NULL);
+    memset(&reply, 0, sizeof(reply));
+    reply.best_score = -1;
     switch (rq->route) {
     case ROUTE_FILTER:
-        srv_filter(rq->cfg, s->cluster, body, rq->len, &reply);
+        srv_filter(&ctx, body, rq->len, &reply);
         break;
     case ROUTE_PRIORITIZE:
-        srv_prioritize(rq->cfg, s->cluster, body, rq->len, &reply);
+        srv_prioritize(&ctx, body, rq->len, &reply);
         break;
     case ROUTE_PREEMPT:
-        srv_preempt(rq->cfg, s->cluster, body, rq->len, &reply);
+        srv_preempt(&ctx, body, rq->len, &reply);
         break;
     default:
-        srv_bind(rq->cfg, s->cluster, body, rq->len, &reply);
+        srv_bind(&ctx, body, rq->len, &reply);
         break;
     }
-    srv_metrics_request(&s->metrics, verb_of(rq->route), reply.status, seconds_since(&rq->start),
-                        rq->len, reply.nodes);
-    if (reply.status != 200)
-        log_msg(CFG_LOG_INFO, "request rejected", "route=%s status=%u body_bytes=%zu reply=%s",
-                route_name(rq->route), reply.status, rq->len, reply.body ? reply.body : "");
+    double seconds = seconds_since(&rq->start);
+    srv_metrics_request(&s->metrics, verb_of(rq->route), reply.status, seconds, rq->len,
+                        reply.nodes);
+    srv_access_log(verb_of(rq->route), &reply, seconds, rq->len);
     /* The request is done with: its body and tree go back in one call. */
     arena_release(rq->arena);
     rq->arena = NULL;
@@ -229,6 +237,39 @@ static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, st
     if (reply.body == NULL)
         return send_error(conn, 500, "out of memory", NULL);
     return send_owned(conn, reply.status, "application/json", reply.body, reply.len);
+}
+
+/* GET /debug (HTML) and /debug/decisions (JSON), when enabled. */
+static enum MHD_Result serve_debug(struct srv *s, struct MHD_Connection *conn,
+                                   const struct request *rq)
+{
+    struct srv_decision_query q = {0};
+    const char *id = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "id");
+    const char *limit = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "limit");
+    char *text = NULL;
+    size_t len;
+    int rc;
+
+    if (!rq->cfg->debug_endpoints)
+        return send_error(conn, MHD_HTTP_NOT_FOUND,
+                          "debug endpoints are off: start with --debug-endpoints", NULL);
+    q.pod = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "pod");
+    if (q.pod != NULL && q.pod[0] == '\0')
+        q.pod = NULL;
+    if ((id != NULL && srv_debug_parse_count(id, &q.id) != 0) ||
+        (limit != NULL && srv_debug_parse_count(limit, &q.limit) != 0))
+        return send_error(conn, MHD_HTTP_BAD_REQUEST,
+                          "id and limit must be whole numbers from 1 to 2^63", NULL);
+    if (rq->route == ROUTE_DEBUG_DECISIONS) {
+        rc = srv_debug_decisions_json(&s->decisions, &q, &text, &len);
+        if (rc != 0)
+            return send_error(conn, 500, "out of memory", NULL);
+        return send_owned(conn, 200, "application/json", text, len);
+    }
+    rc = srv_debug_page(&s->decisions, &q, rq->cfg, &text, &len);
+    if (rc != 0)
+        return send_error(conn, 500, "out of memory", NULL);
+    return send_owned(conn, 200, "text/html; charset=utf-8", text, len);
 }
 
 /* Ready when not draining and, with a cluster, once its first lists are in;
@@ -275,11 +316,16 @@ static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, s
         return send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed",
                           is_post_route(rq->route) ? "POST" : "GET, HEAD");
     if (rq->too_large) {
-        srv_metrics_request(&s->metrics, verb_of(rq->route), MHD_HTTP_CONTENT_TOO_LARGE,
-                            seconds_since(&rq->start), rq->len, 0);
-        snprintf(body, sizeof(body), "request body larger than %lld bytes",
-                 rq->cfg->max_body_bytes);
-        return send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, body, NULL);
+        struct verb_reply reply = {.status = MHD_HTTP_CONTENT_TOO_LARGE, .best_score = -1};
+        double seconds = seconds_since(&rq->start);
+        srv_metrics_request(&s->metrics, verb_of(rq->route), MHD_HTTP_CONTENT_TOO_LARGE, seconds,
+                            rq->len, 0);
+        n = snprintf(body, sizeof(body), "{\"Error\":\"request body larger than %lld bytes\"}",
+                     rq->cfg->max_body_bytes);
+        reply.body = body;
+        reply.len = (size_t)n;
+        srv_access_log(verb_of(rq->route), &reply, seconds, rq->len);
+        return send_json(conn, MHD_HTTP_CONTENT_TOO_LARGE, body, (size_t)n, NULL);
     }
     switch (rq->route) {
     case ROUTE_FILTER:
@@ -293,6 +339,9 @@ static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, s
         return serve_readyz(s, conn);
     case ROUTE_METRICS:
         return serve_metrics(s, conn);
+    case ROUTE_DEBUG:
+    case ROUTE_DEBUG_DECISIONS:
+        return serve_debug(s, conn, rq);
     case ROUTE_VERSION:
         n = snprintf(
             body, sizeof(body), "{\"version\":\"%s\",\"strategy\":\"%s\",\"configHash\":\"%s\"}",
@@ -491,6 +540,12 @@ int srv_start(const struct cfg *cfg, struct srv_cluster *cluster, struct srv **o
     atomic_init(&s->ready, true);
     s->cluster = cluster;
     srv_metrics_init(&s->metrics);
+    if (srv_decisions_init(&s->decisions, cfg->decisions_kept, cfg->decisions_max_bytes) != 0) {
+        snprintf(err, CFG_ERR_LEN, "out of memory");
+        cfg_live_destroy(&s->live);
+        free(s);
+        return -ENOMEM;
+    }
     struct MHD_OptionItem opts[16];
     size_t n = 0;
     char *trust = NULL;
@@ -530,6 +585,7 @@ int srv_start(const struct cfg *cfg, struct srv_cluster *cluster, struct srv **o
     return 0;
 
 out_free:
+    srv_decisions_destroy(&s->decisions);
     cfg_live_destroy(&s->live);
     free(s);
     return -EINVAL;
@@ -580,6 +636,7 @@ void srv_stop(struct srv *s, int drain_seconds)
     MHD_stop_daemon(s->daemon);
     if (listener != MHD_INVALID_SOCKET)
         close(listener);
+    srv_decisions_destroy(&s->decisions);
     cfg_live_destroy(&s->live);
     free(s);
 }
@@ -594,6 +651,9 @@ int srv_reload(struct srv *s, const struct cfg *next)
         strcmp(next->client_ca, s->client_ca) != 0)
         log_msg(CFG_LOG_WARN, "listen, connection and TLS settings take effect on restart",
                 "listen=%s", s->listen);
+    if (srv_decisions_configure(&s->decisions, next->decisions_kept, next->decisions_max_bytes) !=
+        0)
+        return -ENOMEM;
     return cfg_live_swap(&s->live, next);
 }
 

@@ -3,7 +3,11 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+#include "server/jsonout.h"
 
 /* Set by main (start, reload), read by every thread: atomic, relaxed. */
 static _Atomic int min_level = CFG_LOG_INFO;
@@ -13,28 +17,118 @@ void log_set_level(enum cfg_log_level level)
     atomic_store_explicit(&min_level, (int)level, memory_order_relaxed);
 }
 
-void log_msg(enum cfg_log_level level, const char *msg, const char *fmt, ...)
+bool log_enabled(enum cfg_log_level level)
 {
-    char line[2048], stamp[32];
+    return (int)level >= atomic_load_explicit(&min_level, memory_order_relaxed);
+}
+
+/* {"time":...,"level":...,"msg":..., then @members, then "}\n". */
+static void write_line(enum cfg_log_level level, const char *msg, const char *members)
+{
+    char stamp[48];
     struct timespec now;
     struct tm tm;
-    int n;
+    struct jsonout o;
 
-    if ((int)level < atomic_load_explicit(&min_level, memory_order_relaxed))
-        return;
     clock_gettime(CLOCK_REALTIME, &now);
     gmtime_r(&now.tv_sec, &tm);
-    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-    n = snprintf(line, sizeof(line), "time=%s.%03ldZ level=%s msg=\"%s\"", stamp,
-                 now.tv_nsec / 1000000, cfg_log_level_name(level), msg);
-    if (n > 0 && (size_t)n < sizeof(line) - 2 && fmt[0] != '\0') {
-        va_list ap;
-        line[n++] = ' ';
-        va_start(ap, fmt);
-        vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
-        va_end(ap);
+    size_t n = strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(stamp + n, sizeof(stamp) - n, ".%03ldZ", now.tv_nsec / 1000000);
+    srv_out_init(&o, 256 + strlen(members));
+    srv_out_str(&o, "{\"time\":\"");
+    srv_out_str(&o, stamp);
+    srv_out_str(&o, "\",\"level\":\"");
+    srv_out_str(&o, cfg_log_level_name(level));
+    srv_out_str(&o, "\",\"msg\":");
+    srv_out_quoted(&o, msg);
+    if (members[0] != '\0') {
+        srv_out_str(&o, ",");
+        srv_out_str(&o, members);
     }
-    fprintf(stderr, "%s\n", line);
+    srv_out_str(&o, "}\n");
+    size_t len;
+    char *line = srv_out_take(&o, &len);
+    if (line != NULL)
+        fputs(line, stderr);
+    free(line);
+}
+
+void log_json(enum cfg_log_level level, const char *msg, const char *members)
+{
+    if (log_enabled(level))
+        write_line(level, msg, members);
+}
+
+static bool is_integer(const char *v, size_t len)
+{
+    size_t i = v[0] == '-' ? 1 : 0;
+    if (len == i || len - i > 18 || (v[i] == '0' && len - i > 1))
+        return false;
+    for (; i < len; i++)
+        if (v[i] < '0' || v[i] > '9')
+            return false;
+    return true;
+}
+
+/* key=value key="quoted value" ... -> "key":value,"key":"quoted value" */
+static void fields_to_json(const char *text, struct jsonout *o)
+{
+    const char *p = text, *sep = "";
+    char buf[1024];
+
+    while (*p != '\0') {
+        while (*p == ' ')
+            p++;
+        size_t klen = strcspn(p, "= ");
+        if (klen == 0 || p[klen] != '=') { /* not a field: keep it as "detail" */
+            if (*p == '\0')
+                break;
+            srv_out_str(o, sep);
+            srv_out_str(o, "\"detail\":");
+            srv_out_quoted(o, p);
+            return;
+        }
+        const char *v = p + klen + 1;
+        size_t vlen;
+        bool quoted = *v == '"';
+        if (quoted) {
+            v++;
+            vlen = strcspn(v, "\"");
+        } else {
+            vlen = strcspn(v, " ");
+        }
+        srv_out_str(o, sep);
+        srv_out_str(o, "\"");
+        srv_out_raw(o, p, klen);
+        srv_out_str(o, "\":");
+        if (!quoted && is_integer(v, vlen)) {
+            srv_out_raw(o, v, vlen);
+        } else {
+            snprintf(buf, sizeof(buf), "%.*s", (int)vlen, v);
+            srv_out_quoted(o, buf);
+        }
+        sep = ",";
+        p = v + vlen + (quoted && v[vlen] == '"');
+    }
+}
+
+void log_msg(enum cfg_log_level level, const char *msg, const char *fmt, ...)
+{
+    char fields[2048];
+    struct jsonout o;
+    va_list ap;
+
+    if (!log_enabled(level))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(fields, sizeof(fields), fmt, ap);
+    va_end(ap);
+    srv_out_init(&o, sizeof(fields) + 64);
+    fields_to_json(fields, &o);
+    size_t len;
+    char *members = srv_out_take(&o, &len);
+    write_line(level, msg, members != NULL ? members : "");
+    free(members);
 }
 
 void log_unquote(char *s)

@@ -22,6 +22,41 @@ static const double bytes_le[SRV_BYTES_BUCKETS] = {
 static const double nodes_le[SRV_NODES_BUCKETS] = {1,   3,    10,   30,    100,
                                                    300, 1000, 3000, 10000, 100000};
 
+static const char *const reason_names[SRV_REASON_COUNT] = {
+    [SRV_REASON_FITS] = "fits",
+    [SRV_REASON_UNKNOWN_NODE] = "unknown_node",
+    [SRV_REASON_INSUFFICIENT_CPU] = "insufficient_cpu",
+    [SRV_REASON_INSUFFICIENT_MEMORY] = "insufficient_memory",
+    [SRV_REASON_INSUFFICIENT_BOTH] = "insufficient_cpu_and_memory",
+    [SRV_REASON_STALE] = "stale_data",
+    [SRV_REASON_INVALID_NODE] = "invalid_node",
+};
+static const char *const answer_names[SRV_ANSWER_COUNT] = {
+    [SRV_ANSWER_SCORED] = "scored",
+    [SRV_ANSWER_SHADOW] = "shadow",
+    [SRV_ANSWER_PASSTHROUGH_MODE] = "passthrough_mode",
+    [SRV_ANSWER_PASSTHROUGH_SELECTOR] = "passthrough_selector",
+    [SRV_ANSWER_NEUTRAL_DEADLINE] = "neutral_deadline",
+};
+/* Scores are 0..10, so the spread is too: one bucket per value. */
+#define SPREAD_BUCKETS 11
+static const double spread_le[SPREAD_BUCKETS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+
+const char *srv_reason_name(enum srv_reason r)
+{
+    return reason_names[r];
+}
+
+const char *srv_answer_name(enum srv_answer a)
+{
+    return answer_names[a];
+}
+
+const char *srv_verb_name(enum srv_verb v)
+{
+    return verb_names[v];
+}
+
 void srv_metrics_init(struct srv_metrics *m)
 {
     memset(m, 0, sizeof(*m));
@@ -78,6 +113,23 @@ void srv_metrics_request(struct srv_metrics *m, enum srv_verb verb, unsigned sta
         observe_n(&m->nodes[verb], nodes_le, SRV_NODES_BUCKETS, nodes);
 }
 
+void srv_metrics_decision(struct srv_metrics *m, enum srv_verb verb, enum srv_answer answer,
+                          const size_t passed[SRV_REASON_COUNT],
+                          const size_t failed[SRV_REASON_COUNT], size_t stale, int spread)
+{
+    atomic_fetch_add_explicit(&m->answers[verb][answer], 1, memory_order_relaxed);
+    for (int r = 0; verb == SRV_VERB_FILTER && passed != NULL && r < SRV_REASON_COUNT; r++) {
+        if (passed[r] != 0)
+            atomic_fetch_add_explicit(&m->filter_decisions[0][r], passed[r], memory_order_relaxed);
+        if (failed[r] != 0)
+            atomic_fetch_add_explicit(&m->filter_decisions[1][r], failed[r], memory_order_relaxed);
+    }
+    if (stale != 0)
+        atomic_fetch_add_explicit(&m->stale_nodes, stale, memory_order_relaxed);
+    if (spread >= 0)
+        observe_n(&m->score_spread, spread_le, SPREAD_BUCKETS, (size_t)spread);
+}
+
 void srv_metrics_reload(struct srv_metrics *m, bool accepted)
 {
     atomic_fetch_add_explicit(accepted ? &m->reloads_accepted : &m->reloads_rejected, 1,
@@ -96,13 +148,20 @@ static void print_histogram(FILE *f, const char *name, const char *labels, atomi
                             const double *le, size_t n, unsigned long long count, double sum)
 {
     unsigned long long cum = 0;
+    const char *sep = labels != NULL ? "," : "";
+    if (labels == NULL)
+        labels = "";
     for (size_t i = 0; i < n; i++) {
         cum += load(&bucket[i]);
-        fprintf(f, "%s_bucket{%s,le=\"%.10g\"} %llu\n", name, labels, le[i], cum);
+        fprintf(f, "%s_bucket{%s%sle=\"%.10g\"} %llu\n", name, labels, sep, le[i], cum);
     }
     if (count < cum)
         count = cum;
-    fprintf(f, "%s_bucket{%s,le=\"+Inf\"} %llu\n", name, labels, count);
+    fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, count);
+    if (labels[0] == '\0') {
+        fprintf(f, "%s_sum %.9g\n%s_count %llu\n", name, sum, name, count);
+        return;
+    }
     fprintf(f, "%s_sum{%s} %.9g\n", name, labels, sum);
     fprintf(f, "%s_count{%s} %llu\n", name, labels, count);
 }
@@ -160,6 +219,47 @@ static void print_sizes(FILE *f, struct srv_metrics *m)
     }
 }
 
+static void print_decisions(FILE *f, struct srv_metrics *m, size_t kept, size_t kept_bytes)
+{
+    fputs("# HELP cpu_extender_filter_decisions_total Node verdicts of filter calls, by result "
+          "and reason (computed verdicts: shadow mode included).\n"
+          "# TYPE cpu_extender_filter_decisions_total counter\n",
+          f);
+    for (int failed = 0; failed < 2; failed++)
+        for (int r = 0; r < SRV_REASON_COUNT; r++)
+            fprintf(f, "cpu_extender_filter_decisions_total{result=\"%s\",reason=\"%s\"} %llu\n",
+                    failed ? "failed" : "passed", reason_names[r],
+                    load(&m->filter_decisions[failed][r]));
+    fputs("# HELP cpu_extender_prioritize_score_spread Highest minus lowest score of each "
+          "scored prioritize call (0: the extender had no preference).\n"
+          "# TYPE cpu_extender_prioritize_score_spread histogram\n",
+          f);
+    print_histogram(f, "cpu_extender_prioritize_score_spread", NULL, m->score_spread.bucket,
+                    spread_le, SPREAD_BUCKETS, load(&m->score_spread.count),
+                    (double)load(&m->score_spread.sum));
+    fprintf(f,
+            "# HELP cpu_extender_stale_nodes_total Node decisions made while the configured used "
+            "source was stale or missing (fallen back, rejected or passed unscored).\n"
+            "# TYPE cpu_extender_stale_nodes_total counter\n"
+            "cpu_extender_stale_nodes_total %llu\n",
+            load(&m->stale_nodes));
+    fputs("# HELP cpu_extender_answers_total Filter, prioritize and preempt answers by kind: "
+          "scored, shadow, passthrough_mode, passthrough_selector, neutral_deadline.\n"
+          "# TYPE cpu_extender_answers_total counter\n",
+          f);
+    for (int v = 0; v < SRV_VERB_BIND; v++)
+        for (int a = 0; a < SRV_ANSWER_COUNT; a++)
+            fprintf(f, "cpu_extender_answers_total{verb=\"%s\",kind=\"%s\"} %llu\n",
+                    verb_names[v], answer_names[a], load(&m->answers[v][a]));
+    fprintf(f,
+            "# HELP cpu_extender_decisions_kept Decisions held for /debug.\n"
+            "# TYPE cpu_extender_decisions_kept gauge\ncpu_extender_decisions_kept %zu\n"
+            "# HELP cpu_extender_decisions_kept_bytes Memory held by those decisions.\n"
+            "# TYPE cpu_extender_decisions_kept_bytes gauge\n"
+            "cpu_extender_decisions_kept_bytes %zu\n",
+            kept, kept_bytes);
+}
+
 static void print_cluster(FILE *f, struct srv_cluster *cl)
 {
     size_t nodes = 0, pods = 0;
@@ -188,9 +288,21 @@ static void print_cluster(FILE *f, struct srv_cluster *cl)
             "# HELP cpu_extender_cluster_pods Pods in the cluster state, any phase.\n"
             "# TYPE cpu_extender_cluster_pods gauge\ncpu_extender_cluster_pods %zu\n",
             ready ? 1 : 0, nodes, pods);
+    struct score_spread_sums sums = {0};
+    kube_state_cpu_spread(srv_cluster_state(cl), &sums);
+    fprintf(f,
+            "# HELP cpu_extender_cpu_requested_ratio_cv Placement quality: coefficient of "
+            "variation of CPU requested / allocatable across nodes (0 = perfectly even).\n"
+            "# TYPE cpu_extender_cpu_requested_ratio_cv gauge\n"
+            "cpu_extender_cpu_requested_ratio_cv %.6f\n"
+            "# HELP cpu_extender_cpu_requested_ratio_mean Mean CPU requested / allocatable "
+            "across nodes.\n# TYPE cpu_extender_cpu_requested_ratio_mean gauge\n"
+            "cpu_extender_cpu_requested_ratio_mean %.6f\n",
+            score_spread_cv(&sums), score_spread_mean(&sums));
 }
 
-int srv_metrics_render(struct srv_metrics *m, struct srv_cluster *cl, char **out, size_t *len)
+int srv_metrics_render(struct srv_metrics *m, struct srv_cluster *cl, size_t kept,
+                       size_t kept_bytes, char **out, size_t *len)
 {
     char *text = NULL;
     size_t n = 0;
@@ -199,6 +311,7 @@ int srv_metrics_render(struct srv_metrics *m, struct srv_cluster *cl, char **out
         return -ENOMEM;
     print_requests(f, m);
     print_sizes(f, m);
+    print_decisions(f, m, kept, kept_bytes);
     print_cluster(f, cl);
     fprintf(f,
             "# HELP cpu_extender_config_reloads_total Configuration reloads (SIGHUP or a changed "

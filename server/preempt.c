@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "server/jsonout.h"
@@ -55,19 +56,34 @@ static bool keeps_node(const struct cfg *cfg, struct srv_cluster *cl, double now
            SCORE_FITS;
 }
 
-void srv_preempt(const struct cfg *cfg, struct srv_cluster *cl, const char *body, size_t len,
+/* Outside mode enforce and the selector the extender has no say: every
+ * candidate is kept, as the in-tree plugins chose it. */
+static enum srv_answer preempt_answer(const struct cfg *cfg, const struct codec_pod *pod)
+{
+    if (cfg->mode == CFG_MODE_PASSTHROUGH)
+        return SRV_ANSWER_PASSTHROUGH_MODE;
+    if (!srv_pod_selected(cfg, pod))
+        return SRV_ANSWER_PASSTHROUGH_SELECTOR;
+    return cfg->mode == CFG_MODE_SHADOW ? SRV_ANSWER_SHADOW : SRV_ANSWER_SCORED;
+}
+
+void srv_preempt(const struct srv_verb_ctx *ctx, const char *body, size_t len,
                  struct verb_reply *out)
 {
+    const struct cfg *cfg = ctx->cfg;
+    struct srv_cluster *cl = ctx->cl;
     char err[CODEC_ERR_LEN];
     struct codec_preempt_args args;
     struct jsonout o;
-    size_t kept = 0;
+    size_t kept = 0, would_keep = 0;
 
     int rc = srv_decode_preempt(body, len, cfg, &args, err);
     if (rc != 0) {
         srv_verb_error(rc == -ENOMEM ? 500 : 400, err, out);
         return;
     }
+    enum srv_answer answer = preempt_answer(cfg, &args.pod);
+    bool judge = answer == SRV_ANSWER_SCORED || answer == SRV_ANSWER_SHADOW;
     if (cl == NULL && !atomic_flag_test_and_set(&no_state_logged))
         log_msg(CFG_LOG_WARN, "preempt without cluster state: every candidate is kept",
                 "hint=\"give the service a cluster (--kubeconfig or in-cluster)\"");
@@ -80,7 +96,11 @@ void srv_preempt(const struct cfg *cfg, struct srv_cluster *cl, const char *body
     for (size_t i = 0; i < args.n_nodes; i++) {
         const struct codec_victims *v = &args.nodes[i];
         /* kube-scheduler rejects a node listed without victims. */
-        if (v->n == 0 || !keeps_node(cfg, cl, now, &args, v))
+        if (v->n == 0)
+            continue;
+        bool keep = !judge || keeps_node(cfg, cl, now, &args, v);
+        would_keep += keep;
+        if (!keep && answer != SRV_ANSWER_SHADOW)
             continue;
         srv_out_str(&o, kept++ ? "," : "");
         srv_out_quoted(&o, v->node);
@@ -98,6 +118,11 @@ void srv_preempt(const struct cfg *cfg, struct srv_cluster *cl, const char *body
     out->body = srv_out_take(&o, &out->len);
     out->status = out->body != NULL ? 200 : 500;
     out->nodes = args.n_nodes;
-    log_msg(CFG_LOG_DEBUG, "preempt", "pod=%s/%s candidates=%zu kept=%zu", args.pod.ns,
-            args.pod.name, args.n_nodes, kept);
+    out->answer = answer;
+    out->passed = would_keep;
+    snprintf(out->pod, sizeof(out->pod), "%s/%s", args.pod.ns, args.pod.name);
+    if (ctx->metrics != NULL)
+        srv_metrics_decision(ctx->metrics, SRV_VERB_PREEMPT, answer, NULL, NULL, 0, -1);
+    log_msg(CFG_LOG_DEBUG, "preempt", "pod=%s/%s candidates=%zu kept=%zu answered=%zu", args.pod.ns,
+            args.pod.name, args.n_nodes, would_keep, kept);
 }

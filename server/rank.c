@@ -153,21 +153,6 @@ static void print_table(FILE *out, const struct codec_args *args, const struct n
     }
 }
 
-/* The fitting node with the highest score, then value; the first on a tie. */
-static long best_node(const struct codec_args *args, const struct node_eval *eval)
-{
-    long best = -1;
-    for (size_t i = 0; i < args->n_nodes; i++) {
-        if (eval[i].verdict != SCORE_FITS)
-            continue;
-        if (best < 0 || eval[i].explain.score > eval[best].explain.score ||
-            (eval[i].explain.score == eval[best].explain.score &&
-             eval[i].explain.value > eval[best].explain.value))
-            best = (long)i;
-    }
-    return best;
-}
-
 /* Removes every member @key of @obj, duplicates included. */
 static void delete_all(cJSON *obj, const char *key)
 {
@@ -288,7 +273,11 @@ int srv_rank(const struct cfg *cfg, struct srv_cluster *cl, const char *nodes_pa
         snprintf(err, CFG_ERR_LEN, "out of memory");
         goto out_release;
     }
-    srv_evaluate(cfg, cl, &args, eval);
+    if (srv_evaluate(cfg, cl, &args, NULL, eval) != 0) {
+        rc = -ENOMEM;
+        snprintf(err, CFG_ERR_LEN, "out of memory");
+        goto out_release;
+    }
 
     fprintf(table,
             "pod %s/%s requests cpu %lldm, memory %lld bytes (scoring: cpu %lldm, memory %lld)\n",
@@ -300,7 +289,7 @@ int srv_rank(const struct cfg *cfg, struct srv_cluster *cl, const char *nodes_pa
             score_strategy_name(cfg->score.strategy), cfg->score.weight[SCORE_CPU],
             cfg->score.weight[SCORE_MEMORY], cfg->score.normalize ? ", normalized" : "");
     print_table(table, &args, eval);
-    long best = best_node(&args, eval);
+    long best = srv_best_node(&args, eval, true);
     if (best < 0) {
         fprintf(table, "\nno node fits this pod\n");
         rc = -ENOENT;

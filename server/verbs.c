@@ -1,23 +1,18 @@
 #include "server/verbs.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/decide.h"
 #include "server/jsonout.h"
 #include "server/jspan.h"
 #include "server/log.h"
-
-/* Said once per process: in NodeNames mode without a cluster there is
- * nothing to score. */
-static atomic_flag names_mode_logged = ATOMIC_FLAG_INIT;
 
 /* Hands the built answer to @out; an allocation failure becomes a 500
  * with a static body. */
 static void finish(struct jsonout *o, unsigned status, struct verb_reply *out)
 {
-    out->nodes = 0;
     out->body = srv_out_take(o, &out->len);
     out->status = out->body != NULL ? status : 500;
 }
@@ -36,30 +31,7 @@ void srv_verb_error(unsigned status, const char *msg, struct verb_reply *out)
     srv_out_quoted(&o, clean);
     srv_out_str(&o, "}");
     finish(&o, status, out);
-}
-
-/* Decodes and evaluates; on failure the reply is already set. */
-static int decode_and_evaluate(const struct cfg *cfg, struct srv_cluster *cl, const char *body,
-                               size_t len, struct codec_args *args, struct node_eval **eval,
-                               struct verb_reply *out)
-{
-    char err[CODEC_ERR_LEN];
-    int rc = srv_decode_args(body, len, cfg, args, err);
-    if (rc != 0) {
-        srv_verb_error(rc == -ENOMEM ? 500 : 400, err, out);
-        return rc;
-    }
-    if (args->node_names_mode && cl == NULL && !atomic_flag_test_and_set(&names_mode_logged))
-        log_msg(CFG_LOG_WARN,
-                "NodeNames request: no cluster state, passing every node with score 0",
-                "hint=\"set nodeCacheCapable: false so that requests carry the Node objects\"");
-    *eval = cJSON_malloc(args->n_nodes * sizeof(**eval) + 1);
-    if (*eval == NULL) {
-        srv_verb_error(500, "out of memory", out);
-        return -ENOMEM;
-    }
-    srv_evaluate(cfg, cl, args, *eval);
-    return 0;
+    out->nodes = 0;
 }
 
 /* Copies a NodeList member other than "items" as it came. */
@@ -74,7 +46,8 @@ static void copy_member(void *ctx, struct jspan key, struct jspan value)
     srv_out_str(o, ",");
 }
 
-/* {"Nodes":{<the request's members>,"items":[<passing nodes, byte for byte>]}}
+/* {"Nodes":{<the request's members>,"items":[<passing nodes, byte for byte>]}};
+ * every node passes when @eval is NULL.
  * Returns -EPROTO if the spans do not match the decoded nodes (they always
  * should: both take the last "Nodes" and "items"). */
 static int write_node_list(struct jsonout *o, const char *body, size_t len,
@@ -105,7 +78,7 @@ static int write_node_list(struct jsonout *o, const char *body, size_t len,
     srv_out_str(o, "\"items\":[");
     const char *sep = "";
     for (size_t i = 0; i < spans.n_elements; i++) {
-        if (eval[i].verdict != SCORE_FITS)
+        if (eval != NULL && eval[i].verdict != SCORE_FITS)
             continue;
         srv_out_str(o, sep);
         srv_out_raw(o, spans.elements[i].p, spans.elements[i].len);
@@ -115,7 +88,8 @@ static int write_node_list(struct jsonout *o, const char *body, size_t len,
     return 0;
 }
 
-/* {"node": "reason", ...} for the nodes with @verdict. */
+/* {"node": "reason", ...} for the nodes with @verdict (none when @eval is
+ * NULL). */
 static void write_failed(struct jsonout *o, const char *name, const struct codec_args *args,
                          const struct node_eval *eval, enum score_verdict verdict)
 {
@@ -123,7 +97,7 @@ static void write_failed(struct jsonout *o, const char *name, const struct codec
     srv_out_str(o, ",\"");
     srv_out_str(o, name);
     srv_out_str(o, "\":{");
-    for (size_t i = 0; i < args->n_nodes; i++) {
+    for (size_t i = 0; eval != NULL && i < args->n_nodes; i++) {
         if (eval[i].verdict != verdict)
             continue;
         srv_out_str(o, sep);
@@ -135,67 +109,61 @@ static void write_failed(struct jsonout *o, const char *name, const struct codec
     srv_out_str(o, "}");
 }
 
-void srv_filter(const struct cfg *cfg, struct srv_cluster *cl, const char *body, size_t len,
+void srv_filter(const struct srv_verb_ctx *ctx, const char *body, size_t len,
                 struct verb_reply *out)
 {
-    struct codec_args args;
-    struct node_eval *eval;
+    struct srv_decided d;
     struct jsonout o;
-    size_t n_passed = 0;
 
-    if (decode_and_evaluate(cfg, cl, body, len, &args, &eval, out) != 0)
+    if (srv_decide(ctx, SRV_VERB_FILTER, body, len, &d, out) != 0)
         return;
-    for (size_t i = 0; i < args.n_nodes; i++)
-        n_passed += eval[i].verdict == SCORE_FITS;
+    const struct codec_args *args = &d.args;
+    const struct node_eval *eval = d.neutral ? NULL : d.eval;
     /* The passing Node objects dominate the answer: they go back unchanged,
      * since kube-scheduler uses the returned objects from here on. */
-    srv_out_init(&o, args.node_names_mode ? 64 + 32 * args.n_nodes : len + 1024);
-    if (args.node_names_mode) {
+    srv_out_init(&o, args->node_names_mode ? 64 + 32 * args->n_nodes : len + 1024);
+    if (args->node_names_mode) {
         const char *sep = "";
         srv_out_str(&o, "{\"Nodes\":null,\"NodeNames\":[");
-        for (size_t i = 0; i < args.n_nodes; i++) {
-            if (eval[i].verdict != SCORE_FITS)
+        for (size_t i = 0; i < args->n_nodes; i++) {
+            if (eval != NULL && eval[i].verdict != SCORE_FITS)
                 continue;
             srv_out_str(&o, sep);
-            srv_out_quoted(&o, args.nodes[i].name);
+            srv_out_quoted(&o, args->nodes[i].name);
             sep = ",";
         }
         srv_out_str(&o, "]");
-    } else if (write_node_list(&o, body, len, &args, eval) != 0) {
+    } else if (write_node_list(&o, body, len, args, eval) != 0) {
         free(srv_out_take(&o, &len));
         srv_verb_error(500, "internal error: node spans do not match the request", out);
         return;
     }
-    write_failed(&o, "FailedNodes", &args, eval, SCORE_UNFIT);
-    write_failed(&o, "FailedAndUnresolvableNodes", &args, eval, SCORE_UNRESOLVABLE);
+    write_failed(&o, "FailedNodes", args, eval, SCORE_UNFIT);
+    write_failed(&o, "FailedAndUnresolvableNodes", args, eval, SCORE_UNRESOLVABLE);
     srv_out_str(&o, ",\"Error\":\"\"}");
     finish(&o, 200, out);
-    out->nodes = args.n_nodes;
-    log_msg(CFG_LOG_DEBUG, "filter", "pod=%s/%s nodes=%zu passed=%zu", args.pod.ns, args.pod.name,
-            args.n_nodes, n_passed);
+    out->nodes = args->n_nodes;
 }
 
-void srv_prioritize(const struct cfg *cfg, struct srv_cluster *cl, const char *body, size_t len,
+void srv_prioritize(const struct srv_verb_ctx *ctx, const char *body, size_t len,
                     struct verb_reply *out)
 {
-    struct codec_args args;
-    struct node_eval *eval;
+    struct srv_decided d;
     struct jsonout o;
 
-    if (decode_and_evaluate(cfg, cl, body, len, &args, &eval, out) != 0)
+    if (srv_decide(ctx, SRV_VERB_PRIORITIZE, body, len, &d, out) != 0)
         return;
-    srv_out_init(&o, 64 + 48 * args.n_nodes);
+    const struct codec_args *args = &d.args;
+    srv_out_init(&o, 64 + 48 * args->n_nodes);
     srv_out_str(&o, "[");
-    for (size_t i = 0; i < args.n_nodes; i++) {
+    for (size_t i = 0; i < args->n_nodes; i++) {
         srv_out_str(&o, i ? ",{\"Host\":" : "{\"Host\":");
-        srv_out_quoted(&o, args.nodes[i].name);
+        srv_out_quoted(&o, args->nodes[i].name);
         srv_out_str(&o, ",\"Score\":");
-        srv_out_int(&o, eval[i].explain.score);
+        srv_out_int(&o, d.neutral ? 0 : d.eval[i].explain.score);
         srv_out_str(&o, "}");
     }
     srv_out_str(&o, "]");
     finish(&o, 200, out);
-    out->nodes = args.n_nodes;
-    log_msg(CFG_LOG_DEBUG, "prioritize", "pod=%s/%s nodes=%zu", args.pod.ns, args.pod.name,
-            args.n_nodes);
+    out->nodes = args->n_nodes;
 }

@@ -462,7 +462,7 @@ START_TEST(cluster_insecure_skip_tls_verify_is_honoured_and_loud)
     assert_free_cpu(w.server.port, "n1", 1000);
     size_t len;
     char *log = file_read(w.server.log_path, &len);
-    ck_assert_msg(strstr(log, "level=warn msg=\"insecure-skip-tls-verify is set") != NULL, "%s",
+    ck_assert_msg(strstr(log, "\"level\":\"warn\",\"msg\":\"insecure-skip-tls-verify is set") != NULL, "%s",
                   log);
     free(log);
     stop_world(&w);

@@ -317,8 +317,9 @@ static void check_preempt_bind(const struct cfg *base, const uint8_t *data, cons
     struct arena *a = arena_acquire();
     if (a == NULL)
         abort();
-    srv_preempt(base, NULL, body, size, &e);
-    srv_bind(base, NULL, body, size, &b);
+    const struct srv_verb_ctx ctx = {.cfg = base};
+    srv_preempt(&ctx, body, size, &e);
+    srv_bind(&ctx, body, size, &b);
     arena_release(a);
 
     cJSON *ej = parse_reply(&e), *bj = parse_reply(&b);
@@ -366,9 +367,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct arena *a = arena_acquire();
     if (a == NULL)
         abort();
-    srv_filter(&base, NULL, body, size, &f);
-    srv_prioritize(&base, NULL, body, size, &p);
-    srv_prioritize(&variant, NULL, body, size, &v);
+    const struct srv_verb_ctx ctx = {.cfg = &base}, vctx = {.cfg = &variant};
+    srv_filter(&ctx, body, size, &f);
+    srv_prioritize(&ctx, body, size, &p);
+    srv_prioritize(&vctx, body, size, &v);
     arena_release(a);
 
     cJSON *fj = parse_reply(&f), *pj = parse_reply(&p), *vj = parse_reply(&v);

@@ -8,13 +8,14 @@
 #include "tests/suites.h"
 #include "tests/support/arena_fixture.h"
 
-static void run(void (*verb)(const struct cfg *, struct srv_cluster *, const char *, size_t,
+static void run(void (*verb)(const struct srv_verb_ctx *, const char *, size_t,
                              struct verb_reply *),
                 const char *body, struct verb_reply *out)
 {
     static struct cfg c;
     cfg_defaults(&c);
-    verb(&c, NULL, body, strlen(body), out);
+    const struct srv_verb_ctx ctx = {.cfg = &c};
+    verb(&ctx, body, strlen(body), out);
 }
 
 START_TEST(verbs_error_never_carries_percent)
@@ -102,7 +103,8 @@ START_TEST(verbs_filter_many_duplicate_items_keys_are_cheap)
     len += (size_t)sprintf(body + len, "\"items\":[]}}");
     struct cfg c;
     cfg_defaults(&c);
-    srv_filter(&c, NULL, body, len, &r);
+    const struct srv_verb_ctx ctx = {.cfg = &c};
+    srv_filter(&ctx, body, len, &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert_ptr_nonnull(strstr(r.body, "\"items\":[]},\"NodeNames\":null"));
     free(r.body);

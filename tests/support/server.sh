@@ -6,7 +6,7 @@
 wait_port() {
     _p=""
     for _ in $(seq 100); do
-        _p=$(sed -n 's/.*msg="listening" addr=127.0.0.1:\([0-9]*\).*/\1/p' "$1")
+        _p=$(sed -n 's/.*"msg":"listening","addr":"127.0.0.1:\([0-9]*\)".*/\1/p' "$1")
         [ -n "$_p" ] && { echo "$_p"; return 0; }
         sleep 0.1
     done

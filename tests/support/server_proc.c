@@ -24,12 +24,13 @@ static int find_port(const char *log_path)
     if (f == NULL)
         return 0;
     while (fgets(line, sizeof(line), f) != NULL) {
-        static const char key[] = "msg=\"listening\" addr=";
+        /* {"time":...,"msg":"listening","addr":"127.0.0.1:PORT",...} */
+        static const char key[] = "\"msg\":\"listening\",\"addr\":\"";
         const char *a = strstr(line, key);
         if (a == NULL)
             continue;
         a += strlen(key);
-        const char *end = strchr(a, ' ');
+        const char *end = strchr(a, '"');
         const char *colon = end != NULL ? memrchr(a, ':', (size_t)(end - a)) : NULL;
         if (colon != NULL)
             port = atoi(colon + 1);

@@ -1,0 +1,327 @@
+/* GET /debug (debug.h): one static HTML page, rendered here, no script. */
+#include "server/debug.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define BAR_UNIT   30  /* pixels per score point: a score of 10 is 300 px */
+#define NAME_WIDTH 210 /* the node-name column of the chart */
+#define ROW_HEIGHT 26
+#define RECENT_MAX 50 /* rows of the recent-decisions table */
+
+/* Appends @s with &, <, >, " and ' escaped: names and reasons come from
+ * requests. */
+static void html(struct jsonout *o, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        switch (*s) {
+        case '&':
+            srv_out_str(o, "&amp;");
+            break;
+        case '<':
+            srv_out_str(o, "&lt;");
+            break;
+        case '>':
+            srv_out_str(o, "&gt;");
+            break;
+        case '"':
+            srv_out_str(o, "&quot;");
+            break;
+        case '\'':
+            srv_out_str(o, "&#39;");
+            break;
+        default:
+            srv_out_raw(o, s, 1);
+        }
+    }
+}
+
+/* Appends printf output; our own numbers and names only (no escaping). */
+static void outf(struct jsonout *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void outf(struct jsonout *o, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        srv_out_raw(o, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* Percent-encodes @s for a query value. */
+static void url(struct jsonout *o, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '.' || c == '_' || c == '/')
+            srv_out_raw(o, s, 1);
+        else
+            outf(o, "%%%02X", c);
+    }
+}
+
+static const char style[] =
+    "<style>body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1a1a1a;max-width:72em}"
+    "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}"
+    "table{border-collapse:collapse;margin:.5em 0}"
+    "th,td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
+    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+    ".fail{color:#b42318}.muted{color:#666}code{font-size:.95em}"
+    "svg text{font:12px ui-monospace,monospace;fill:#1a1a1a}"
+    "svg .axis{stroke:#bbb}svg .fits{fill:#2f6fd0}svg .unfit{fill:#c9473d}"
+    "svg .unresolvable{fill:#8a1c14}</style>";
+
+/* One resource's inputs and term, as a table cell. */
+static void term_cell(struct jsonout *o, const struct srv_decision *rec,
+                      const struct srv_decision_node *n, int r)
+{
+    const struct score_term *t = &n->explain.term[r];
+    const char *unit = r == SCORE_CPU ? "m" : " B";
+    srv_out_str(o, "<td>");
+    if (n->unknown) {
+        srv_out_str(o, "<span class=\"muted\">not in cluster state</span></td>");
+        return;
+    }
+    outf(o, "alloc %lld%s, used %lld%s <span class=\"muted\">(%s)</span>, pod %lld%s",
+         (long long)t->alloc, unit, (long long)t->used, unit, srv_used_from(n, r),
+         (long long)t->pod, unit);
+    if (t->skipped)
+        srv_out_str(o, " &rarr; <span class=\"muted\">left out</span>");
+    else if (rec->params.strategy == SCORE_BALANCED)
+        outf(o, " &rarr; fraction <b>%.4f</b>", t->fraction);
+    else
+        outf(o, " &rarr; term <b>%d</b>", t->value);
+    srv_out_str(o, "</td>");
+}
+
+/* How the node's value and score came about, in one line. */
+static void explain_line(struct jsonout *o, const struct srv_decision *rec,
+                         const struct srv_decision_node *n)
+{
+    const struct score_explain *ex = &n->explain;
+    if (n->unknown) {
+        srv_out_str(o, "score 0: the cluster state has no such node");
+        return;
+    }
+    if (n->forced_zero) {
+        outf(o, "score 0: %s",
+             n->code == SRV_REASON_STALE          ? "used data is stale"
+             : n->code == SRV_REASON_INVALID_NODE ? "node data unusable"
+                                                  : "nothing to score by (no cluster state)");
+        return;
+    }
+    if (rec->params.strategy == SCORE_BALANCED) {
+        outf(o, "value %d = (1 &minus; std of fractions) &times; 100", ex->value);
+    } else {
+        int wsum = 0;
+        srv_out_str(o, "value ");
+        outf(o, "%d = (", ex->value);
+        const char *plus = "";
+        for (int r = 0; r < SCORE_NRES; r++) {
+            if (ex->term[r].skipped)
+                continue;
+            outf(o, "%s%d&times;%d", plus, ex->term[r].weight, ex->term[r].value);
+            wsum += ex->term[r].weight;
+            plus = " + ";
+        }
+        outf(o, ") / %d", wsum);
+    }
+    if (rec->params.normalize)
+        outf(o, "; score %d normalised to the best value", ex->score);
+    else
+        outf(o, "; score %d = (%d + 5) / 10", ex->score, ex->value);
+}
+
+static void chart(struct jsonout *o, const struct srv_decision *rec)
+{
+    int width = NAME_WIDTH + BAR_UNIT * SCORE_MAX_SCORE + 120;
+    int height = ROW_HEIGHT * (int)rec->n_nodes + 30;
+    outf(o,
+         "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+         "role=\"img\" aria-label=\"score of each node, 0 to 10\">",
+         width, height);
+    for (int s = 0; s <= SCORE_MAX_SCORE; s += 2) {
+        int x = NAME_WIDTH + s * BAR_UNIT;
+        outf(o,
+             "<line class=\"axis\" x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%d\"/>"
+             "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>",
+             x, x, height - 22, x, height - 6, s);
+    }
+    for (size_t i = 0; i < rec->n_nodes; i++) {
+        const struct srv_decision_node *n = &rec->nodes[i];
+        int y = (int)i * ROW_HEIGHT;
+        int score = n->explain.score;
+        srv_out_str(o, "<g class=\"node\" data-node=\"");
+        html(o, n->name);
+        outf(o, "\" data-score=\"%d\" data-value=\"%d\" data-verdict=\"%s\">", score,
+             n->explain.value, srv_verdict_name(n->verdict));
+        outf(o, "<text x=\"0\" y=\"%d\">", y + 17);
+        html(o, n->name);
+        outf(o,
+             "</text><rect class=\"bar %s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\">"
+             "<title>",
+             srv_verdict_name(n->verdict), NAME_WIDTH, y + 4, score * BAR_UNIT);
+        explain_line(o, rec, n);
+        outf(o, "</title></rect><text x=\"%d\" y=\"%d\">%d &#183; +%lld",
+             NAME_WIDTH + score * BAR_UNIT + 6, y + 17, score,
+             SRV_INFLUENCE(score, rec->scheduler_weight));
+        if (n->verdict != SCORE_FITS) {
+            srv_out_str(o, " &#183; ");
+            html(o, n->reason);
+        }
+        srv_out_str(o, "</text></g>");
+    }
+    srv_out_str(o, "</svg>");
+}
+
+static void terms_table(struct jsonout *o, const struct srv_decision *rec)
+{
+    srv_out_str(o, "<table id=\"terms\"><tr><th>node</th><th>verdict</th><th>cpu</th>"
+                   "<th>memory</th><th class=\"n\">value</th><th class=\"n\">score</th>"
+                   "<th class=\"n\">influence</th><th>how</th></tr>");
+    for (size_t i = 0; i < rec->n_nodes; i++) {
+        const struct srv_decision_node *n = &rec->nodes[i];
+        srv_out_str(o, "<tr data-node=\"");
+        html(o, n->name);
+        srv_out_str(o, "\"><td>");
+        html(o, n->name);
+        srv_out_str(o, n->verdict == SCORE_FITS ? "</td><td>fits" : "</td><td class=\"fail\">");
+        html(o, n->reason);
+        srv_out_str(o, "</td>");
+        term_cell(o, rec, n, SCORE_CPU);
+        term_cell(o, rec, n, SCORE_MEMORY);
+        outf(o, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%lld</td><td>",
+             n->explain.value, n->explain.score,
+             SRV_INFLUENCE(n->explain.score, rec->scheduler_weight));
+        explain_line(o, rec, n);
+        srv_out_str(o, "</td></tr>");
+    }
+    srv_out_str(o, "</table>");
+}
+
+static void decision_section(struct jsonout *o, const struct srv_decision *rec)
+{
+    outf(o, "<h2 id=\"decision\" data-id=\"%llu\">Decision %llu: %s ", (unsigned long long)rec->id,
+         (unsigned long long)rec->id, srv_verb_name(rec->verb));
+    html(o, rec->pod_ns);
+    srv_out_str(o, "/");
+    html(o, rec->pod_name);
+    outf(o,
+         "</h2><p>answer <b>%s</b> &#183; %zu candidates, %zu fit &#183; pod requests cpu "
+         "%lldm, memory %lld B (scored as %lldm, %lld B) &#183; %.3f ms &#183; "
+         "<a href=\"/debug/decisions?id=%llu\">JSON</a></p>",
+         srv_answer_name(rec->answer), rec->candidates, rec->n_passed,
+         (long long)rec->request.real[SCORE_CPU], (long long)rec->request.real[SCORE_MEMORY],
+         (long long)rec->request.non_zero[SCORE_CPU],
+         (long long)rec->request.non_zero[SCORE_MEMORY], rec->seconds * 1e3,
+         (unsigned long long)rec->id);
+    if (rec->n_nodes == 0) {
+        srv_out_str(o, "<p>Not scored: the answer passed every node with equal scores.</p>");
+        return;
+    }
+    outf(o,
+         "<p>Strategy <b>%s</b>, weights cpu %d, memory %d%s. Each bar is a node's score "
+         "(0&ndash;10); kube-scheduler adds score &times; weight %d &times; 10 to the node's "
+         "total, at most %lld against %d for its default plugins.</p>",
+         score_strategy_name(rec->params.strategy), rec->params.weight[SCORE_CPU],
+         rec->params.weight[SCORE_MEMORY], rec->params.normalize ? ", normalised" : "",
+         rec->scheduler_weight, SRV_INFLUENCE(SCORE_MAX_SCORE, rec->scheduler_weight),
+         SRV_DEFAULT_PLUGINS_MAX);
+    chart(o, rec);
+    terms_table(o, rec);
+}
+
+static void recent_table(struct jsonout *o, struct srv_decision **found, size_t n)
+{
+    srv_out_str(o, "<h2>Recent decisions</h2><table id=\"recent\"><tr><th class=\"n\">id</th>"
+                   "<th>time (UTC)</th><th>verb</th><th>pod</th><th>answer</th>"
+                   "<th class=\"n\">nodes</th><th class=\"n\">fit</th><th>best</th>"
+                   "<th class=\"n\">ms</th></tr>");
+    for (size_t i = 0; i < n && i < RECENT_MAX; i++) {
+        const struct srv_decision *rec = found[i];
+        char stamp[32];
+        struct tm tm;
+        gmtime_r(&rec->time.tv_sec, &tm);
+        strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
+        outf(o,
+             "<tr><td class=\"n\"><a href=\"/debug?id=%llu\">%llu</a></td><td>%s</td>"
+             "<td>%s</td><td><a href=\"/debug?pod=",
+             (unsigned long long)rec->id, (unsigned long long)rec->id, stamp,
+             srv_verb_name(rec->verb));
+        url(o, rec->pod_ns);
+        srv_out_str(o, "/");
+        url(o, rec->pod_name);
+        srv_out_str(o, "\">");
+        html(o, rec->pod_ns);
+        srv_out_str(o, "/");
+        html(o, rec->pod_name);
+        outf(o, "</a></td><td>%s</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td><td>",
+             srv_answer_name(rec->answer), rec->candidates, rec->n_passed);
+        if (rec->best >= 0) {
+            html(o, rec->nodes[rec->best].name);
+            outf(o, " (%d)", rec->nodes[rec->best].explain.score);
+        }
+        outf(o, "</td><td class=\"n\">%.3f</td></tr>", rec->seconds * 1e3);
+    }
+    srv_out_str(o, "</table>");
+}
+
+int srv_debug_page(struct srv_decisions *d, const struct srv_decision_query *q,
+                   const struct cfg *cfg, char **out, size_t *len)
+{
+    struct srv_decision_query list = {.pod = q->pod, .limit = q->limit ? q->limit : RECENT_MAX};
+    struct srv_decision **found;
+    size_t n;
+    struct jsonout o;
+
+    if (srv_decisions_find(d, &list, &found, &n) != 0)
+        return -ENOMEM;
+    /* The charted decision: ?id, else the newest listed. */
+    struct srv_decision *shown = n > 0 ? found[0] : NULL, **by_id = NULL;
+    size_t n_id = 0;
+    if (q->id != 0) {
+        struct srv_decision_query one = {.id = q->id};
+        if (srv_decisions_find(d, &one, &by_id, &n_id) != 0)
+            n_id = 0;
+        shown = n_id > 0 ? by_id[0] : NULL;
+    }
+    srv_out_init(&o, 16384 + (shown != NULL ? shown->n_nodes * 1024 : 0));
+    srv_out_str(&o, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                    "<title>cpu-extender decisions</title>");
+    srv_out_str(&o, style);
+    srv_out_str(&o, "</head><body><h1>cpu-extender decisions</h1>");
+    outf(&o,
+         "<p id=\"config\">mode <b>%s</b> &#183; strategy <b>%s</b> (cpu weight %d, memory "
+         "weight %d) &#183; scheduler weight %d &#183; ",
+         cfg_mode_name(cfg->mode), score_strategy_name(cfg->score.strategy),
+         cfg->score.weight[SCORE_CPU], cfg->score.weight[SCORE_MEMORY], cfg->scheduler_weight);
+    outf(&o, "keeping %d decisions &#183; <a href=\"/debug/decisions\">all as JSON</a></p>",
+         cfg->decisions_kept);
+    srv_out_str(&o, "<form method=\"get\" action=\"/debug\"><label>pod (namespace/name or name) "
+                    "<input name=\"pod\" value=\"");
+    html(&o, q->pod != NULL ? q->pod : "");
+    srv_out_str(&o, "\"></label> <button>show</button></form>");
+    if (shown != NULL)
+        decision_section(&o, shown);
+    else if (q->id != 0)
+        outf(&o, "<p id=\"decision\">Decision %llu is no longer kept.</p>",
+             (unsigned long long)q->id);
+    else
+        srv_out_str(&o, "<p id=\"decision\">No decision recorded yet: send a filter or "
+                        "prioritize request.</p>");
+    recent_table(&o, found, n);
+    srv_out_str(&o, "</body></html>\n");
+    for (size_t i = 0; i < n; i++)
+        srv_decision_release(found[i]);
+    for (size_t i = 0; i < n_id; i++)
+        srv_decision_release(by_id[i]);
+    free(found);
+    free(by_id);
+    *out = srv_out_take(&o, len);
+    return *out != NULL ? 0 : -ENOMEM;
+}
