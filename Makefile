@@ -11,6 +11,7 @@
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
 CC      ?= cc
 WERROR  ?= -Werror
 PKGS     = libmicrohttpd libcjson gnutls libcurl yaml-0.1
@@ -126,6 +127,7 @@ check: lint test
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/cpu-extender
+	install -D -m 0644 docs/cpu-extender.1 $(DESTDIR)$(MANDIR)/man1/cpu-extender.1
 
 clean:
 	rm -rf build
