@@ -70,26 +70,51 @@ static const char style[] =
     "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}"
     "table{border-collapse:collapse;margin:.5em 0}"
     "th,td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
+    "td:first-child{white-space:nowrap}"
     "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
     ".fail{color:#b42318}.muted{color:#666}code{font-size:.95em}"
     "svg text{font:12px ui-monospace,monospace;fill:#1a1a1a}"
     "svg .axis{stroke:#bbb}svg .fits{fill:#2f6fd0}svg .unfit{fill:#c9473d}"
     "svg .unresolvable{fill:#8a1c14}</style>";
 
+/* An amount of resource @r as people write it: 1500m, 8Gi, 300Mi, 1.5Gi. */
+static void amount(char *buf, size_t n, int r, int64_t v)
+{
+    static const char *const units[] = {"Ki", "Mi", "Gi", "Ti"};
+    if (r == SCORE_CPU) {
+        snprintf(buf, n, "%lldm", (long long)v);
+        return;
+    }
+    int u = -1;
+    double x = (double)v;
+    while (u < 3 && (v >> (10 * (u + 2))) != 0 && x >= 1024) {
+        x /= 1024;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, n, "%lld", (long long)v);
+    else if (x == (double)(long long)x)
+        snprintf(buf, n, "%lld%s", (long long)x, units[u]);
+    else
+        snprintf(buf, n, "%.2f%s", x, units[u]);
+}
+
 /* One resource's inputs and term, as a table cell. */
 static void term_cell(struct jsonout *o, const struct srv_decision *rec,
                       const struct srv_decision_node *n, int r)
 {
     const struct score_term *t = &n->explain.term[r];
-    const char *unit = r == SCORE_CPU ? "m" : " B";
+    char alloc[32], used[32], pod[32];
     srv_out_str(o, "<td>");
     if (n->unknown) {
         srv_out_str(o, "<span class=\"muted\">not in cluster state</span></td>");
         return;
     }
-    outf(o, "alloc %lld%s, used %lld%s <span class=\"muted\">(%s)</span>, pod %lld%s",
-         (long long)t->alloc, unit, (long long)t->used, unit, srv_used_from(n, r),
-         (long long)t->pod, unit);
+    amount(alloc, sizeof(alloc), r, t->alloc);
+    amount(used, sizeof(used), r, t->used);
+    amount(pod, sizeof(pod), r, t->pod);
+    outf(o, "alloc %s, used %s <span class=\"muted\">(%s)</span>, pod %s", alloc, used,
+         srv_used_from(n, r), pod);
     if (t->skipped)
         srv_out_str(o, " &rarr; <span class=\"muted\">left out</span>");
     else if (rec->params.strategy == SCORE_BALANCED)
@@ -211,23 +236,26 @@ static void decision_section(struct jsonout *o, const struct srv_decision *rec)
     html(o, rec->pod_ns);
     srv_out_str(o, "/");
     html(o, rec->pod_name);
+    char cpu[32], mem[32], cpu_nz[32], mem_nz[32];
+    amount(cpu, sizeof(cpu), SCORE_CPU, rec->request.real[SCORE_CPU]);
+    amount(mem, sizeof(mem), SCORE_MEMORY, rec->request.real[SCORE_MEMORY]);
+    amount(cpu_nz, sizeof(cpu_nz), SCORE_CPU, rec->request.non_zero[SCORE_CPU]);
+    amount(mem_nz, sizeof(mem_nz), SCORE_MEMORY, rec->request.non_zero[SCORE_MEMORY]);
     outf(o,
          "</h2><p>answer <b>%s</b> &#183; %zu candidates, %zu fit &#183; pod requests cpu "
-         "%lldm, memory %lld B (scored as %lldm, %lld B) &#183; %.3f ms &#183; "
+         "%s, memory %s (scored as %s, %s) &#183; %.3f ms &#183; "
          "<a href=\"/debug/decisions?id=%llu\">JSON</a></p>",
-         srv_answer_name(rec->answer), rec->candidates, rec->n_passed,
-         (long long)rec->request.real[SCORE_CPU], (long long)rec->request.real[SCORE_MEMORY],
-         (long long)rec->request.non_zero[SCORE_CPU],
-         (long long)rec->request.non_zero[SCORE_MEMORY], rec->seconds * 1e3,
-         (unsigned long long)rec->id);
+         srv_answer_name(rec->answer), rec->candidates, rec->n_passed, cpu, mem, cpu_nz, mem_nz,
+         rec->seconds * 1e3, (unsigned long long)rec->id);
     if (rec->n_nodes == 0) {
         srv_out_str(o, "<p>Not scored: the answer passed every node with equal scores.</p>");
         return;
     }
     outf(o,
          "<p>Strategy <b>%s</b>, weights cpu %d, memory %d%s. Each bar is a node's score "
-         "(0&ndash;10); kube-scheduler adds score &times; weight %d &times; 10 to the node's "
-         "total, at most %lld against %d for its default plugins.</p>",
+         "(0&ndash;10), labelled <i>score &#183; points added</i>: kube-scheduler adds "
+         "score &times; weight %d &times; 10 to the node's total, at most %lld against %d "
+         "for its default plugins. Hover a bar to see how it was computed.</p>",
          score_strategy_name(rec->params.strategy), rec->params.weight[SCORE_CPU],
          rec->params.weight[SCORE_MEMORY], rec->params.normalize ? ", normalised" : "",
          rec->scheduler_weight, SRV_INFLUENCE(SCORE_MAX_SCORE, rec->scheduler_weight),

@@ -24,5 +24,6 @@ Suite *metrics_suite(void);
 Suite *used_suite(void);
 Suite *state_suite(void);
 Suite *cluster_suite(void);
+Suite *ops_suite(void);
 
 #endif

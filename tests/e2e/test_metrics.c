@@ -18,10 +18,7 @@
 static int post(int port, const char *path, const char *body, size_t len)
 {
     struct http_response r;
-    int fd = http_connect(port);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(http_roundtrip(fd, "POST", path, body, len, &r), 0);
-    close(fd);
+    ck_assert_int_eq(http_request(port, "POST", path, body, len, &r), 0);
     int status = r.status;
     http_response_free(&r);
     return status;

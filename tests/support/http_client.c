@@ -158,6 +158,19 @@ int http_roundtrip(int fd, const char *method, const char *path, const char *bod
     return http_read(fd, r, 10000);
 }
 
+int http_request(int port, const char *method, const char *path, const char *body, size_t len,
+                 struct http_response *r)
+{
+    int fd = http_connect(port);
+    if (fd < 0) {
+        memset(r, 0, sizeof(*r));
+        return -1;
+    }
+    int rc = http_roundtrip(fd, method, path, body, len, r);
+    close(fd);
+    return rc;
+}
+
 bool http_closed(int fd, int timeout_ms)
 {
     char c;

@@ -44,6 +44,11 @@ int http_read_reuse(int fd, struct http_response *r, char **buf, size_t *cap, in
 int http_roundtrip(int fd, const char *method, const char *path, const char *body, size_t len,
                    struct http_response *r);
 
+/* One request on a new connection to 127.0.0.1:@port, closed after the
+ * answer. Returns 0 or -1 like http_read. */
+int http_request(int port, const char *method, const char *path, const char *body, size_t len,
+                 struct http_response *r);
+
 /* True when the peer closed @fd (reads EOF within @timeout_ms). */
 bool http_closed(int fd, int timeout_ms);
 

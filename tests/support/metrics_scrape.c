@@ -45,7 +45,10 @@ int metrics_assert_histograms(const char *text)
         const char *end = strchr(line, '\n');
         size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
         const char *b = strstr(line, "_bucket{");
-        const char *le = b != NULL ? strstr(b, ",le=\"") : NULL;
+        /* le is the last label, or the only one */
+        const char *le = b != NULL ? strstr(b, "le=\"") : NULL;
+        if (le != NULL && le[-1] != ',' && le[-1] != '{')
+            le = NULL;
         if (b != NULL && le != NULL && le < line + len) {
             size_t key = (size_t)(le - line);
             ck_assert_uint_lt(key, sizeof(series));
@@ -59,12 +62,15 @@ int metrics_assert_histograms(const char *text)
             }
             ck_assert_msg(v >= last, "bucket decreases: %.*s", (int)len, line);
             last = v;
-            if (strncmp(le, ",le=\"+Inf\"}", 11) == 0) {
-                /* name_count{labels} must equal the +Inf bucket */
+            if (strncmp(le, "le=\"+Inf\"}", 10) == 0) {
+                /* name_count{labels} (or name_count) must equal the +Inf bucket */
                 char count[600];
                 size_t name = (size_t)(b - line);
-                snprintf(count, sizeof(count), "%.*s_count{%.*s}", (int)name, line,
-                         (int)(le - b - 8), b + 8);
+                if (le[-1] == '{')
+                    snprintf(count, sizeof(count), "%.*s_count", (int)name, line);
+                else
+                    snprintf(count, sizeof(count), "%.*s_count{%.*s}", (int)name, line,
+                             (int)(le - 1 - b - 8), b + 8);
                 ck_assert_msg(metrics_value(text, count) == v, "%s != +Inf bucket %g", count, v);
                 checked++;
             }
