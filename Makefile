@@ -48,12 +48,18 @@ TEST_BIN  = $(B)/run-tests
 SUPPORT_OBJS = $(B)/obj/tests/support/fixtures.o $(B)/obj/tests/support/http_client.o
 BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver
 
-.PHONY: all run test test-one check lint install clean deps bench
+.PHONY: all run test test-one check lint install clean deps test-deps bench screenshot
 
 all: $(BIN)
 
 deps:
 	@pkg-config --exists $(PKGS) check || scripts/install-deps.sh || \
+	    { echo "install the packages in scripts/debian-packages.txt" >&2; exit 1; }
+
+# The tests also drive headless Chromium (the /debug page) and groff (the
+# man page); make run needs neither.
+test-deps: deps
+	@command -v chromium >/dev/null && command -v groff >/dev/null || scripts/install-deps.sh || \
 	    { echo "install the packages in scripts/debian-packages.txt" >&2; exit 1; }
 
 $(B)/gen/version.h: FORCE
@@ -97,6 +103,10 @@ bench: deps
 	$(MAKE) all $(BENCH_BINS)
 	bench/run.sh $(B)
 
+# docs/debug-page.png: the /debug page after the README's examples, by hand.
+screenshot: all
+	scripts/debug-screenshot.sh $(BIN) docs/debug-page.png
+
 # Request-only, whatever the shell has: the README's examples answer as shown.
 # For a cluster: $(BIN) --kubeconfig ~/.kube/config
 run: deps
@@ -104,7 +114,7 @@ run: deps
 	env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST $(BIN)
 
 # The suite runs twice: release, then ASan+UBSan (leaks fail the run).
-test: deps
+test: test-deps
 	$(MAKE) test-one
 	$(MAKE) SAN=1 test-one
 
@@ -114,6 +124,7 @@ test-one: $(BIN) $(TEST_BIN)
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(TEST_BIN)
 	tests/e2e/readme_curl.sh $(BIN)
+	tests/e2e/manpage.sh $(BIN)
 	tests/e2e/unprivileged.sh $(BIN)
 	$(MAKE) --no-print-directory fuzz-replay
 

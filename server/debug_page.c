@@ -255,7 +255,8 @@ static void decision_section(struct jsonout *o, const struct srv_decision *rec)
          "<p>Strategy <b>%s</b>, weights cpu %d, memory %d%s. Each bar is a node's score "
          "(0&ndash;10), labelled <i>score &#183; points added</i>: kube-scheduler adds "
          "score &times; weight %d &times; 10 to the node's total, at most %lld against %d "
-         "for its default plugins. Hover a bar to see how it was computed.</p>",
+         "for its default plugins. Blue fits; red fails the filter (dark red: too big even "
+         "for the empty node). Hover a bar to see how it was computed.</p>",
          score_strategy_name(rec->params.strategy), rec->params.weight[SCORE_CPU],
          rec->params.weight[SCORE_MEMORY], rec->params.normalize ? ", normalised" : "",
          rec->scheduler_weight, SRV_INFLUENCE(SCORE_MAX_SCORE, rec->scheduler_weight),

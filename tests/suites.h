@@ -25,5 +25,6 @@ Suite *used_suite(void);
 Suite *state_suite(void);
 Suite *cluster_suite(void);
 Suite *ops_suite(void);
+Suite *browser_suite(void);
 
 #endif
