@@ -35,8 +35,4 @@ void srv_debug_decision_json(struct jsonout *o, const struct srv_decision *rec);
 int srv_debug_page(struct srv_decisions *d, const struct srv_decision_query *q,
                    const struct cfg *cfg, char **out, size_t *len);
 
-/* Strings used by both renderers. */
-const char *srv_verdict_name(enum score_verdict v);
-const char *srv_used_from(const struct srv_decision_node *n, int r);
-
 #endif

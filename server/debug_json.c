@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "server/explain.h"
+
 int srv_debug_parse_count(const char *text, uint64_t *out)
 {
     char *end;
@@ -17,22 +19,6 @@ int srv_debug_parse_count(const char *text, uint64_t *out)
         return -EINVAL;
     *out = v;
     return 0;
-}
-
-const char *srv_verdict_name(enum score_verdict v)
-{
-    return v == SCORE_FITS ? "fits" : v == SCORE_UNFIT ? "unfit" : "unresolvable";
-}
-
-/* Where the used amount of resource @r came from. Without a cluster it is
- * the node's used annotation (0 when absent). */
-const char *srv_used_from(const struct srv_decision_node *n, int r)
-{
-    if (n->unknown)
-        return "unknown node";
-    if (!n->from_state)
-        return "annotation";
-    return score_used_source_name(n->source[r]);
 }
 
 static void member_int(struct jsonout *o, const char *key, int64_t v)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "server/explain.h"
+
 #define BAR_UNIT   30  /* pixels per score point: a score of 10 is 300 px */
 #define NAME_WIDTH 210 /* the node-name column of the chart */
 #define ROW_HEIGHT 26
@@ -77,28 +79,6 @@ static const char style[] =
     "svg .axis{stroke:#bbb}svg .fits{fill:#2f6fd0}svg .unfit{fill:#c9473d}"
     "svg .unresolvable{fill:#8a1c14}</style>";
 
-/* An amount of resource @r as people write it: 1500m, 8Gi, 300Mi, 1.5Gi. */
-static void amount(char *buf, size_t n, int r, int64_t v)
-{
-    static const char *const units[] = {"Ki", "Mi", "Gi", "Ti"};
-    if (r == SCORE_CPU) {
-        snprintf(buf, n, "%lldm", (long long)v);
-        return;
-    }
-    int u = -1;
-    double x = (double)v;
-    while (u < 3 && (v >> (10 * (u + 2))) != 0 && x >= 1024) {
-        x /= 1024;
-        u++;
-    }
-    if (u < 0)
-        snprintf(buf, n, "%lld", (long long)v);
-    else if (x == (double)(long long)x)
-        snprintf(buf, n, "%lld%s", (long long)x, units[u]);
-    else
-        snprintf(buf, n, "%.2f%s", x, units[u]);
-}
-
 /* One resource's inputs and term, as a table cell. */
 static void term_cell(struct jsonout *o, const struct srv_decision *rec,
                       const struct srv_decision_node *n, int r)
@@ -110,9 +90,9 @@ static void term_cell(struct jsonout *o, const struct srv_decision *rec,
         srv_out_str(o, "<span class=\"muted\">not in cluster state</span></td>");
         return;
     }
-    amount(alloc, sizeof(alloc), r, t->alloc);
-    amount(used, sizeof(used), r, t->used);
-    amount(pod, sizeof(pod), r, t->pod);
+    srv_amount(alloc, sizeof(alloc), r, t->alloc);
+    srv_amount(used, sizeof(used), r, t->used);
+    srv_amount(pod, sizeof(pod), r, t->pod);
     outf(o, "alloc %s, used %s <span class=\"muted\">(%s)</span>, pod %s", alloc, used,
          srv_used_from(n, r), pod);
     if (t->skipped)
@@ -128,38 +108,9 @@ static void term_cell(struct jsonout *o, const struct srv_decision *rec,
 static void explain_line(struct jsonout *o, const struct srv_decision *rec,
                          const struct srv_decision_node *n)
 {
-    const struct score_explain *ex = &n->explain;
-    if (n->unknown) {
-        srv_out_str(o, "score 0: the cluster state has no such node");
-        return;
-    }
-    if (n->forced_zero) {
-        outf(o, "score 0: %s",
-             n->code == SRV_REASON_STALE          ? "used data is stale"
-             : n->code == SRV_REASON_INVALID_NODE ? "node data unusable"
-                                                  : "nothing to score by (no cluster state)");
-        return;
-    }
-    if (rec->params.strategy == SCORE_BALANCED) {
-        outf(o, "value %d = (1 &minus; std of fractions) &times; 100", ex->value);
-    } else {
-        int wsum = 0;
-        srv_out_str(o, "value ");
-        outf(o, "%d = (", ex->value);
-        const char *plus = "";
-        for (int r = 0; r < SCORE_NRES; r++) {
-            if (ex->term[r].skipped)
-                continue;
-            outf(o, "%s%d&times;%d", plus, ex->term[r].weight, ex->term[r].value);
-            wsum += ex->term[r].weight;
-            plus = " + ";
-        }
-        outf(o, ") / %d", wsum);
-    }
-    if (rec->params.normalize)
-        outf(o, "; score %d normalised to the best value", ex->score);
-    else
-        outf(o, "; score %d = (%d + 5) / 10", ex->score, ex->value);
+    char text[256];
+    srv_explain_text(rec, n, text, sizeof(text));
+    html(o, text);
 }
 
 static void chart(struct jsonout *o, const struct srv_decision *rec)
@@ -237,10 +188,10 @@ static void decision_section(struct jsonout *o, const struct srv_decision *rec)
     srv_out_str(o, "/");
     html(o, rec->pod_name);
     char cpu[32], mem[32], cpu_nz[32], mem_nz[32];
-    amount(cpu, sizeof(cpu), SCORE_CPU, rec->request.real[SCORE_CPU]);
-    amount(mem, sizeof(mem), SCORE_MEMORY, rec->request.real[SCORE_MEMORY]);
-    amount(cpu_nz, sizeof(cpu_nz), SCORE_CPU, rec->request.non_zero[SCORE_CPU]);
-    amount(mem_nz, sizeof(mem_nz), SCORE_MEMORY, rec->request.non_zero[SCORE_MEMORY]);
+    srv_amount(cpu, sizeof(cpu), SCORE_CPU, rec->request.real[SCORE_CPU]);
+    srv_amount(mem, sizeof(mem), SCORE_MEMORY, rec->request.real[SCORE_MEMORY]);
+    srv_amount(cpu_nz, sizeof(cpu_nz), SCORE_CPU, rec->request.non_zero[SCORE_CPU]);
+    srv_amount(mem_nz, sizeof(mem_nz), SCORE_MEMORY, rec->request.non_zero[SCORE_MEMORY]);
     outf(o,
          "</h2><p>answer <b>%s</b> &#183; %zu candidates, %zu fit &#183; pod requests cpu "
          "%s, memory %s (scored as %s, %s) &#183; %.3f ms &#183; "

@@ -55,9 +55,8 @@ static void count(const struct srv_verb_ctx *ctx, enum srv_verb verb, const stru
     srv_metrics_decision(ctx->metrics, verb, d->answer, passed, failed, stale, spread);
 }
 
-/* Copies the decision into a ring record; NULL when memory ran out. */
-static struct srv_decision *record(const struct srv_verb_ctx *ctx, enum srv_verb verb,
-                                   const struct srv_decided *d, long best, double seconds)
+struct srv_decision *srv_decision_record(const struct srv_verb_ctx *ctx, enum srv_verb verb,
+                                         const struct srv_decided *d, long best, double seconds)
 {
     const struct codec_args *a = &d->args;
     size_t n = d->eval != NULL ? a->n_nodes : 0;
@@ -177,7 +176,8 @@ int srv_decide(const struct srv_verb_ctx *ctx, enum srv_verb verb, const char *b
         out->best_score = d->eval[best].explain.score;
     }
     if (ctx->decisions != NULL) {
-        struct srv_decision *rec = record(ctx, verb, d, best, seconds_since(&ctx->start));
+        struct srv_decision *rec =
+            srv_decision_record(ctx, verb, d, best, seconds_since(&ctx->start));
         if (rec != NULL)
             out->decision = srv_decisions_add(ctx->decisions, rec);
     }

@@ -25,4 +25,13 @@ struct srv_decided {
 int srv_decide(const struct srv_verb_ctx *ctx, enum srv_verb verb, const char *body, size_t len,
                struct srv_decided *d, struct verb_reply *out);
 
+/*
+ * A decisions-ring record of @d (every node's inputs, terms, value, score
+ * and verdict when it was scored), @best the index of the best node or -1,
+ * @seconds from the headers. One reference for the caller; NULL when
+ * memory ran out.
+ */
+struct srv_decision *srv_decision_record(const struct srv_verb_ctx *ctx, enum srv_verb verb,
+                                         const struct srv_decided *d, long best, double seconds);
+
 #endif

@@ -249,8 +249,8 @@ static void print_decisions(FILE *f, struct srv_metrics *m, size_t kept, size_t 
           f);
     for (int v = 0; v < SRV_VERB_BIND; v++)
         for (int a = 0; a < SRV_ANSWER_COUNT; a++)
-            fprintf(f, "cpu_extender_answers_total{verb=\"%s\",kind=\"%s\"} %llu\n",
-                    verb_names[v], answer_names[a], load(&m->answers[v][a]));
+            fprintf(f, "cpu_extender_answers_total{verb=\"%s\",kind=\"%s\"} %llu\n", verb_names[v],
+                    answer_names[a], load(&m->answers[v][a]));
     fprintf(f,
             "# HELP cpu_extender_decisions_kept Decisions held for /debug.\n"
             "# TYPE cpu_extender_decisions_kept gauge\ncpu_extender_decisions_kept %zu\n"

@@ -9,6 +9,8 @@
 
 #include "server/arena.h"
 #include "server/codec.h"
+#include "server/decide.h"
+#include "server/explain.h"
 #include "server/verbs.h"
 
 /* Reads @path whole into arena memory, NUL-terminated. */
@@ -99,57 +101,47 @@ static int decode_nodes(cJSON *json, const struct cfg *cfg, struct codec_args *a
     return 0;
 }
 
-static const char *verdict_text(const struct node_eval *e)
+/* One resource's inputs and term: "4000m 3000m(annotation) 1000m -> 0". */
+static void print_term(FILE *out, const struct srv_decision *rec, const struct srv_decision_node *n,
+                       int r)
 {
-    return e->verdict == SCORE_FITS ? "fits" : e->reason;
-}
-
-static void print_term(FILE *out, const struct score_term *t, enum score_strategy strategy)
-{
+    const struct score_term *t = &n->explain.term[r];
+    char alloc[32], used[32], pod[32], cell[160], term[32];
+    if (n->unknown) {
+        fprintf(out, "  %-40s", "-");
+        return;
+    }
+    srv_amount(alloc, sizeof(alloc), r, t->alloc);
+    srv_amount(used, sizeof(used), r, t->used);
+    srv_amount(pod, sizeof(pod), r, t->pod);
     if (t->skipped)
-        fprintf(out, "  %8s", "-");
-    else if (strategy == SCORE_BALANCED)
-        fprintf(out, "  %8.4f", t->fraction);
+        snprintf(term, sizeof(term), "-");
+    else if (rec->params.strategy == SCORE_BALANCED)
+        snprintf(term, sizeof(term), "%.4f", t->fraction);
     else
-        fprintf(out, "  %8d", t->value);
+        snprintf(term, sizeof(term), "%d", t->value);
+    snprintf(cell, sizeof(cell), "%s %s(%s) %s -> %s", alloc, used, srv_used_from(n, r), pod, term);
+    fprintf(out, "  %-40s", cell);
 }
 
-/* How used was judged, when it came from the cluster. */
-static const char *used_text(const struct node_eval *e)
+/* The same breakdown as GET /debug: per node its verdict, each resource's
+ * allocatable, used (and where from), pod request and term, the value, the
+ * score, the points kube-scheduler adds, and how they were computed. */
+static void print_table(FILE *out, const struct srv_decision *rec)
 {
-    if (e->unknown)
-        return "unknown node";
-    if (!e->from_state)
-        return "";
-    const struct score_used *u = &e->used[SCORE_CPU];
-    return u->outcome == SCORE_USED_FRESH ? score_used_source_name(u->source)
-                                          : score_used_outcome_name(u->outcome);
-}
-
-static void print_table(FILE *out, const struct codec_args *args, const struct node_eval *eval)
-{
-    fprintf(out, "%-24s  %9s  %9s  %-10s  %8s  %8s  %5s  %5s  %s\n", "NODE", "ALLOC-CPU",
-            "FREE-CPU", "USED-FROM", "CPU-TERM", "MEM-TERM", "VALUE", "SCORE", "VERDICT");
-    for (size_t i = 0; i < args->n_nodes; i++) {
-        const struct codec_node *n = &args->nodes[i];
-        const struct node_eval *e = &eval[i];
-        const struct score_explain *ex = &e->explain;
-        /* Invalid data or an unknown node: nothing was scored. */
-        bool scored = n->invalid == NULL && !e->unknown && e->verdict != SCORE_UNRESOLVABLE;
-        char alloc[32] = "?", free_cpu[32] = "?";
-        if (scored) {
-            snprintf(alloc, sizeof(alloc), "%lldm", (long long)ex->term[SCORE_CPU].alloc);
-            snprintf(free_cpu, sizeof(free_cpu), "%lldm",
-                     (long long)(ex->term[SCORE_CPU].alloc - ex->term[SCORE_CPU].used));
-        }
-        fprintf(out, "%-24s  %9s  %9s  %-10s", n->name, alloc, free_cpu, used_text(e));
-        if (!scored) {
-            fprintf(out, "  %8s  %8s", "-", "-");
-        } else {
-            for (int r = 0; r < SCORE_NRES; r++)
-                print_term(out, &ex->term[r], ex->strategy);
-        }
-        fprintf(out, "  %5d  %5d  %s\n", ex->value, ex->score, verdict_text(e));
+    char how[256];
+    fprintf(out, "%-24s  %-16s  %-40s  %-40s  %5s  %5s  %6s\n", "NODE", "VERDICT",
+            "CPU: ALLOC USED(FROM) POD -> TERM", "MEMORY: ALLOC USED(FROM) POD -> TERM", "VALUE",
+            "SCORE", "POINTS");
+    for (size_t i = 0; i < rec->n_nodes; i++) {
+        const struct srv_decision_node *n = &rec->nodes[i];
+        fprintf(out, "%-24s  %-16s", n->name, n->verdict == SCORE_FITS ? "fits" : n->reason);
+        print_term(out, rec, n, SCORE_CPU);
+        print_term(out, rec, n, SCORE_MEMORY);
+        fprintf(out, "  %5d  %5d  %+6lld\n", n->explain.value, n->explain.score,
+                SRV_INFLUENCE(n->explain.score, rec->scheduler_weight));
+        srv_explain_text(rec, n, how, sizeof(how));
+        fprintf(out, "%-24s  %s\n", "", how);
     }
 }
 
@@ -279,17 +271,34 @@ int srv_rank(const struct cfg *cfg, struct srv_cluster *cl, const char *nodes_pa
         goto out_release;
     }
 
-    fprintf(table,
-            "pod %s/%s requests cpu %lldm, memory %lld bytes (scoring: cpu %lldm, memory %lld)\n",
-            args.pod.ns, args.pod.name, (long long)args.pod.request.real[SCORE_CPU],
-            (long long)args.pod.request.real[SCORE_MEMORY],
-            (long long)args.pod.request.non_zero[SCORE_CPU],
-            (long long)args.pod.request.non_zero[SCORE_MEMORY]);
-    fprintf(table, "strategy %s, weights cpu %d memory %d%s\n\n",
-            score_strategy_name(cfg->score.strategy), cfg->score.weight[SCORE_CPU],
-            cfg->score.weight[SCORE_MEMORY], cfg->score.normalize ? ", normalized" : "");
-    print_table(table, &args, eval);
+    /* The same record a verb keeps for /debug, printed as text. */
+    const struct srv_verb_ctx ctx = {.cfg = cfg, .cl = cl};
+    struct srv_decided d = {.args = args, .eval = eval, .answer = SRV_ANSWER_SCORED};
     long best = srv_best_node(&args, eval, true);
+    for (size_t i = 0; i < args.n_nodes; i++)
+        d.passed += eval[i].verdict == SCORE_FITS;
+    struct srv_decision *rec = srv_decision_record(&ctx, SRV_VERB_FILTER, &d, best, 0);
+    if (rec == NULL) {
+        rc = -ENOMEM;
+        snprintf(err, CFG_ERR_LEN, "out of memory");
+        goto out_release;
+    }
+    char cpu[32], mem[32], cpu_nz[32], mem_nz[32];
+    srv_amount(cpu, sizeof(cpu), SCORE_CPU, args.pod.request.real[SCORE_CPU]);
+    srv_amount(mem, sizeof(mem), SCORE_MEMORY, args.pod.request.real[SCORE_MEMORY]);
+    srv_amount(cpu_nz, sizeof(cpu_nz), SCORE_CPU, args.pod.request.non_zero[SCORE_CPU]);
+    srv_amount(mem_nz, sizeof(mem_nz), SCORE_MEMORY, args.pod.request.non_zero[SCORE_MEMORY]);
+    fprintf(table, "pod %s/%s requests cpu %s, memory %s (scored as %s, %s)\n", args.pod.ns,
+            args.pod.name, cpu, mem, cpu_nz, mem_nz);
+    fprintf(table,
+            "strategy %s, weights cpu %d memory %d%s; scheduler weight %d: a node gets score x "
+            "%d points, at most %lld against %d for the default plugins\n\n",
+            score_strategy_name(cfg->score.strategy), cfg->score.weight[SCORE_CPU],
+            cfg->score.weight[SCORE_MEMORY], cfg->score.normalize ? ", normalized" : "",
+            cfg->scheduler_weight, cfg->scheduler_weight * 10,
+            SRV_INFLUENCE(SCORE_MAX_SCORE, cfg->scheduler_weight), SRV_DEFAULT_PLUGINS_MAX);
+    print_table(table, rec);
+    srv_decision_release(rec);
     if (best < 0) {
         fprintf(table, "\nno node fits this pod\n");
         rc = -ENOENT;

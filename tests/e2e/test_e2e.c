@@ -470,6 +470,9 @@ START_TEST(e2e_rank_prints_table_and_pinned_manifest)
     char *table = file_read(err_path, &len), *manifest = file_read(out_path, &len);
     /* node-2 has value 94, node-1 89: both score 9, the higher value wins */
     ck_assert_ptr_nonnull(strstr(table, "best node: node-2 (score 9)"));
+    /* the breakdown /debug shows: value 94 from both terms, score (94 + 5) / 10 */
+    ck_assert_msg(strstr(table, "; score 9 = (94 + 5) / 10") != NULL, "%s", table);
+    ck_assert_msg(strstr(table, "+90") != NULL, "%s", table);
     ck_assert_ptr_nonnull(strstr(table, "node-0"));
     ck_assert_ptr_nonnull(strstr(table, "cannot be changed"));
     cJSON *m = cJSON_Parse(manifest);
