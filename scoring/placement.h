@@ -9,10 +9,12 @@
 
 #include <stddef.h>
 
-/* Running sums over nodes; start zeroed. */
+/* Running mean and sum of squared deviations of requested / allocatable
+ * (Welford's method: no cancellation when the ratios are all alike);
+ * start zeroed. */
 struct score_spread_sums {
     size_t n;
-    double sum, sum_sq; /* of requested / allocatable */
+    double mean, m2;
 };
 
 /* Adds one node; a node with no allocatable is left out. */

@@ -26,5 +26,7 @@ Suite *state_suite(void);
 Suite *cluster_suite(void);
 Suite *ops_suite(void);
 Suite *browser_suite(void);
+Suite *placement_suite(void);
+Suite *decisions_suite(void);
 
 #endif
