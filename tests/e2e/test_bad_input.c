@@ -174,11 +174,32 @@ static const struct row rows[] = {
     {"unknown path", "GET", "/", NULL, 404, "no such path"},
     {"prefix only", "POST", "/scheduler", "{}", 404, "no such path"},
     {"verb without prefix", "POST", "/filter", "{}", 404, "no such path"},
+    {"pod labels not an object", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"metadata\":{\"labels\":[]}},\"NodeNames\":[\"n\"]}", 400,
+     "Pod.metadata.labels: want an object"},
+    {"pod priority a string", "POST", "/scheduler/prioritize",
+     "{\"Pod\":{\"spec\":{\"priority\":\"1\"}},\"NodeNames\":[\"n\"]}", 400,
+     "Pod.spec.priority: want a 32-bit integer"},
+    {"pod priority fractional", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"spec\":{\"priority\":1.5}},\"NodeNames\":[\"n\"]}", 400, "Pod.spec.priority"},
+    {"pod priority beyond int32", "POST", "/scheduler/filter",
+     "{\"Pod\":{\"spec\":{\"priority\":2147483648}},\"NodeNames\":[\"n\"]}", 400,
+     "Pod.spec.priority"},
+    {"pod priority 1e300", "POST", "/scheduler/preempt",
+     "{\"Pod\":{\"spec\":{\"priority\":1e300}}}", 400, "Pod.spec.priority"},
+    {"post on debug", "POST", "/debug", "{}", 405, "method not allowed"},
+    {"debug id not a number", "GET", "/debug/decisions?id=x", NULL, 400, "id and limit"},
+    {"debug limit zero", "GET", "/debug?limit=0", NULL, 400, "id and limit"},
+    {"debug id past 2^63", "GET", "/debug/decisions?id=99999999999999999999", NULL, 400,
+     "id and limit"},
+    {"debug negative id", "GET", "/debug?id=-1", NULL, 400, "id and limit"},
+    {"debug unknown page", "GET", "/debug/nodes", NULL, 404, "no such path"},
 };
 
 /* The server of this suite, shared by the rows (started per test). */
 static struct server_proc srv;
-static const char *const limits[] = {"--max-body-bytes", "65536", "--max-nodes", "3", NULL};
+static const char *const limits[] = {"--max-body-bytes",  "65536", "--max-nodes", "3",
+                                     "--debug-endpoints", NULL};
 
 static void assert_alive(void)
 {

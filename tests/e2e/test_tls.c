@@ -42,8 +42,9 @@ static void start_tls(struct server_proc *s, int mtls)
     snprintf(cert, sizeof(cert), "%s/server.pem", pki);
     snprintf(key, sizeof(key), "%s/server.key", pki);
     snprintf(ca, sizeof(ca), "%s/ca.pem", pki);
-    const char *args[] = {"--tls-cert", cert, "--tls-key", key, mtls ? "--client-ca" : NULL,
-                          ca,           NULL};
+    const char *args[] = {
+        "--tls-cert", cert, "--tls-key", key, "--debug-endpoints", mtls ? "--client-ca" : NULL,
+        ca,           NULL};
     server_start(s, args);
 }
 
@@ -88,7 +89,11 @@ START_TEST(tls_client_certificates_are_verified)
     curl(s.port, opts, "/version", out, sizeof(out));
     ck_assert_str_eq(out, "403"); /* no client certificate */
     curl(s.port, opts, "/metrics", out, sizeof(out));
-    ck_assert_str_eq(out, "403"); /* metrics follow the verbs' rule */
+    ck_assert_str_eq(out, "403"); /* metrics and debug pages follow the verbs' rule */
+    curl(s.port, opts, "/debug", out, sizeof(out));
+    ck_assert_str_eq(out, "403");
+    curl(s.port, opts, "/debug/decisions", out, sizeof(out));
+    ck_assert_str_eq(out, "403");
     curl(s.port, opts, "/healthz", out, sizeof(out));
     ck_assert_str_eq(out, "200"); /* probes need none */
     snprintf(opts, sizeof(opts),
@@ -109,6 +114,10 @@ START_TEST(tls_client_certificates_are_verified)
     snprintf(opts, sizeof(opts), "--cacert %s/ca.pem --cert %s/client.pem --key %s/client.key", pki,
              pki, pki);
     curl(s.port, opts, "/metrics", out, sizeof(out));
+    ck_assert_str_eq(out, "200");
+    curl(s.port, opts, "/debug/decisions", out, sizeof(out));
+    ck_assert_str_eq(out, "200");
+    curl(s.port, opts, "/debug", out, sizeof(out));
     ck_assert_str_eq(out, "200");
     /* nothing secret reaches the log */
     size_t len;
