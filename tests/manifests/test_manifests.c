@@ -1,0 +1,1431 @@
+/*
+ * The Kubernetes manifests (every file under manifests/): API objects in
+ * current API versions only, consistent with each other, with the
+ * extender's routes and configuration, and with what docs/manifests.md and
+ * the README state. Paths are relative to the repository root, the test
+ * runner's working directory. A failure names the file, line and field.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "tests/suites.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/server_proc.h"
+#include "tests/support/yaml_doc.h"
+
+#define MAX_FILES 32
+#define PATH_LEN  256
+
+/* The API objects the manifests may hold, each in its current version. */
+static const struct kind_rule {
+    const char *kind;
+    const char *api_version;
+    bool namespaced;
+    bool colon_in_name; /* RBAC names such as system:kube-scheduler */
+} kind_rules[] = {
+    {"ConfigMap", "v1", true, false},
+    {"ServiceAccount", "v1", true, false},
+    {"Pod", "v1", true, false}, /* the kubeadm static-pod patch */
+    {"Deployment", "apps/v1", true, false},
+    {"PodDisruptionBudget", "policy/v1", true, false},
+    {"Role", "rbac.authorization.k8s.io/v1", true, true},
+    {"RoleBinding", "rbac.authorization.k8s.io/v1", true, true},
+    {"ClusterRole", "rbac.authorization.k8s.io/v1", false, true},
+    {"ClusterRoleBinding", "rbac.authorization.k8s.io/v1", false, true},
+};
+
+/* kube-scheduler's configuration file: not an API object, never applied. */
+static const char *const scheduler_config_versions[] = {
+    "kubescheduler.config.k8s.io/v1",
+    "kubescheduler.config.k8s.io/v1beta3",
+};
+
+/* The extender's routes (server/http.c): <prefix>/<verb>. */
+static const char *const verb_fields[][2] = {
+    {"filterVerb", "filter"},
+    {"prioritizeVerb", "prioritize"},
+    {"preemptVerb", "preempt"},
+    {"bindVerb", "bind"},
+};
+
+/* ClusterRole cpu-extender, as docs/manifests.md ("RBAC notes") lists it. */
+static const struct rule {
+    const char *api_group;
+    const char *resources[3];
+    const char *verbs[4];
+} cpu_extender_rules[] = {
+    {"", {"nodes", "pods"}, {"get", "list", "watch"}},
+    {"", {"pods/binding"}, {"create"}},
+    {"metrics.k8s.io", {"nodes"}, {"get", "list"}},
+};
+
+/* Roles that exist in every cluster (bootstrap policy): bindings may name them. */
+static const char *const bootstrap_roles[] = {
+    "ClusterRole/system:kube-scheduler",
+    "ClusterRole/system:volume-scheduler",
+    "Role/extension-apiserver-authentication-reader",
+};
+
+/* kubeadm --patches targets: a file in the patch directory whose name starts
+ * with one of these is applied as a patch. */
+static const char *const kubeadm_targets[] = {
+    "kube-apiserver", "kube-controller-manager", "kube-scheduler",
+    "etcd",           "kubeletconfiguration",    "corednsdeployment",
+};
+
+#define KUBEADM_DIR          "manifests/kubeadm/"
+#define KUBEADM_PATCH        KUBEADM_DIR "kube-scheduler+strategic.yaml"
+#define KUBEADM_SCHED_CONFIG KUBEADM_DIR "scheduler-config.yaml"
+#define KUBEADM_EXT_CONFIG   KUBEADM_DIR "config.json"
+#define CONFIGMAP_NAME       "cpu-extender-config"
+#define DEPLOYMENT_NAME      "cpu-extender-scheduler"
+
+struct manifests {
+    size_t n_files;
+    char *paths[MAX_FILES]; /* every file, sorted */
+    size_t n_yaml;
+    struct ydoc_file yaml[MAX_FILES];
+};
+
+/* One document of a loaded file. */
+struct obj {
+    struct ydoc_file *file;
+    yaml_document_t *doc;
+    yaml_node_t *root;
+};
+
+/* The extender's listen address and prefix, from one config.json. */
+struct ext_cfg {
+    const char *from; /* for messages */
+    cJSON *json;
+    char listen[128];
+    char prefix[128];
+};
+
+static void list_files(const char *dir, struct manifests *m)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s (run the tests from the repository root)", dir);
+    for (const struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
+        char path[PATH_LEN];
+        if (e->d_name[0] == '.')
+            continue;
+        int n = snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        ck_assert_msg(n > 0 && (size_t)n < sizeof(path), "%s/%s: path too long", dir, e->d_name);
+        struct stat st;
+        ck_assert_msg(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
+        if (S_ISDIR(st.st_mode)) {
+            list_files(path, m);
+            continue;
+        }
+        ck_assert_msg(m->n_files < MAX_FILES, "more than %d files under manifests/", MAX_FILES);
+        m->paths[m->n_files] = strdup(path);
+        ck_assert_ptr_nonnull(m->paths[m->n_files]);
+        m->n_files++;
+    }
+    closedir(d);
+}
+
+static int compare_paths(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void manifests_load(struct manifests *m)
+{
+    memset(m, 0, sizeof(*m));
+    list_files("manifests", m);
+    qsort(m->paths, m->n_files, sizeof(m->paths[0]), compare_paths);
+    for (size_t i = 0; i < m->n_files; i++) {
+        char err[YDOC_ERR_LEN];
+        if (!has_suffix(m->paths[i], ".yaml") && !has_suffix(m->paths[i], ".yml"))
+            continue;
+        ck_assert_msg(ydoc_load(&m->yaml[m->n_yaml], m->paths[i], err) == 0, "%s", err);
+        ck_assert_msg(m->yaml[m->n_yaml].n_docs > 0, "%s: no YAML document", m->paths[i]);
+        m->n_yaml++;
+    }
+}
+
+static void manifests_free(struct manifests *m)
+{
+    for (size_t i = 0; i < m->n_yaml; i++)
+        ydoc_free(&m->yaml[i]);
+    for (size_t i = 0; i < m->n_files; i++) {
+        free(m->paths[i]);
+        m->paths[i] = NULL;
+    }
+}
+
+__attribute__((format(printf, 3, 4), noreturn)) static void
+fail_at(const struct obj *o, const yaml_node_t *n, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    ck_abort_msg("%s:%d: %s", o->file->path, ydoc_line(n != NULL ? n : o->root), msg);
+}
+
+/* "." between a non-empty @where and the path after it. */
+static const char *sep(const char *where)
+{
+    return where[0] != '\0' ? "." : "";
+}
+
+/* The node at @path below @n, failing with "<where>.<path>: missing". */
+static yaml_node_t *need(const struct obj *o, const yaml_node_t *n, const char *where,
+                         const char *path)
+{
+    yaml_node_t *v = ydoc_path(o->doc, n, path);
+    if (v == NULL)
+        fail_at(o, n, "%s%s%s: missing", where, sep(where), path);
+    return v;
+}
+
+static const char *need_str(const struct obj *o, const yaml_node_t *n, const char *where,
+                            const char *path)
+{
+    yaml_node_t *v = need(o, n, where, path);
+    if (v->type != YAML_SCALAR_NODE)
+        fail_at(o, v, "%s%s%s: not a scalar", where, sep(where), path);
+    return ydoc_str(v);
+}
+
+static void expect_str(const struct obj *o, const yaml_node_t *n, const char *where,
+                       const char *path, const char *want)
+{
+    const char *got = need_str(o, n, where, path);
+    if (strcmp(got, want) != 0)
+        fail_at(o, ydoc_path(o->doc, n, path), "%s%s%s: want \"%s\", got \"%s\"", where, sep(where),
+                path, want, got);
+}
+
+/* A boolean as Kubernetes decodes it: the plain scalar true or false. */
+static void expect_bool(const struct obj *o, const yaml_node_t *n, const char *where,
+                        const char *path, bool want)
+{
+    yaml_node_t *v = need(o, n, where, path);
+    if (!ydoc_is_plain(v) || !ydoc_is(v, want ? "true" : "false"))
+        fail_at(o, v, "%s%s%s: want %s, got \"%s\"", where, sep(where), path,
+                want ? "true" : "false", ydoc_str(v) != NULL ? ydoc_str(v) : "(not a scalar)");
+}
+
+static long long need_int(const struct obj *o, const yaml_node_t *n, const char *where,
+                          const char *path)
+{
+    yaml_node_t *v = need(o, n, where, path);
+    const char *s = ydoc_str(v);
+    char *end;
+
+    errno = 0;
+    long long x = s != NULL && ydoc_is_plain(v) ? strtoll(s, &end, 10) : 0;
+    if (s == NULL || !ydoc_is_plain(v) || errno != 0 || end == s || *end != '\0')
+        fail_at(o, v, "%s%s%s: want an integer, got \"%s\"", where, sep(where), path,
+                s != NULL ? s : "");
+    return x;
+}
+
+static const struct kind_rule *kind_rule_of(const char *kind)
+{
+    for (size_t i = 0; i < sizeof(kind_rules) / sizeof(kind_rules[0]); i++) {
+        if (strcmp(kind_rules[i].kind, kind) == 0)
+            return &kind_rules[i];
+    }
+    return NULL;
+}
+
+static bool in_list(const char *s, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(s, list[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool is_kind(const struct obj *o, const char *kind)
+{
+    return ydoc_is(ydoc_get(o->doc, o->root, "kind"), kind);
+}
+
+/* Document @i of file @f as an obj. */
+static struct obj obj_at(struct ydoc_file *f, size_t i)
+{
+    struct obj o = {f, &f->docs[i], ydoc_root(&f->docs[i])};
+    return o;
+}
+
+/* The object @kind/@name (any namespace); false when there is none. */
+static bool find_obj(struct manifests *m, const char *kind, const char *name, struct obj *out)
+{
+    for (size_t i = 0; i < m->n_yaml; i++) {
+        for (size_t j = 0; j < m->yaml[i].n_docs; j++) {
+            struct obj o = obj_at(&m->yaml[i], j);
+            if (is_kind(&o, kind) && ydoc_is(ydoc_path(o.doc, o.root, "metadata.name"), name)) {
+                *out = o;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static struct obj need_obj(struct manifests *m, const char *kind, const char *name)
+{
+    struct obj o;
+    ck_assert_msg(find_obj(m, kind, name, &o), "manifests/: no %s %s", kind, name);
+    return o;
+}
+
+/* The first document of file @path. */
+static struct obj need_file(struct manifests *m, const char *path)
+{
+    for (size_t i = 0; i < m->n_yaml; i++) {
+        if (strcmp(m->yaml[i].path, path) == 0)
+            return obj_at(&m->yaml[i], 0);
+    }
+    ck_abort_msg("%s: missing", path);
+}
+
+/* The value of flag @flag in command @cmd ("--flag=V" or "--flag", "V");
+ * NULL when absent. */
+static const char *flag_value(const struct obj *o, const yaml_node_t *cmd, const char *flag)
+{
+    size_t n = strlen(flag);
+    for (size_t i = 0; i < ydoc_len(cmd); i++) {
+        const char *arg = ydoc_str(ydoc_item(o->doc, cmd, i));
+        if (arg == NULL || strncmp(arg, flag, n) != 0)
+            continue;
+        if (arg[n] == '=')
+            return arg + n + 1;
+        if (arg[n] == '\0')
+            return ydoc_str(ydoc_item(o->doc, cmd, i + 1));
+    }
+    return NULL;
+}
+
+static bool has_arg(const struct obj *o, const yaml_node_t *cmd, const char *arg)
+{
+    for (size_t i = 0; i < ydoc_len(cmd); i++) {
+        if (ydoc_is(ydoc_item(o->doc, cmd, i), arg))
+            return true;
+    }
+    return false;
+}
+
+/* Where a file path seen by a container comes from. */
+struct source {
+    const yaml_node_t *mount;
+    const yaml_node_t *volume;
+    char key[PATH_LEN];  /* configMap volume: the ConfigMap key */
+    char host[PATH_LEN]; /* hostPath volume: the path on the node */
+};
+
+/* Follows @path in container @c of pod spec @spec to its volume, failing
+ * with @where when no mount or volume provides it. */
+static struct source resolve(const struct obj *o, const yaml_node_t *spec, const yaml_node_t *c,
+                             const char *where, const char *path)
+{
+    struct source s;
+    const yaml_node_t *mounts = ydoc_get(o->doc, c, "volumeMounts");
+    const char *rest = NULL;
+
+    memset(&s, 0, sizeof(s));
+    for (size_t i = 0, best = 0; i < ydoc_len(mounts); i++) {
+        /* The deepest mount holding @path, as the container sees it. */
+        yaml_node_t *mt = ydoc_item(o->doc, mounts, i);
+        const char *mp = ydoc_str(ydoc_get(o->doc, mt, "mountPath"));
+        size_t n = mp != NULL ? strlen(mp) : 0;
+        if (n <= best || strncmp(path, mp, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+            continue;
+        best = n;
+        s.mount = mt;
+        rest = path[n] == '/' ? path + n + 1 : "";
+    }
+    if (s.mount == NULL)
+        fail_at(o, c, "%s: no volumeMount holds %s", where, path);
+    const char *vname = need_str(o, s.mount, where, "name");
+    s.volume = ydoc_find(o->doc, ydoc_get(o->doc, spec, "volumes"), "name", vname);
+    if (s.volume == NULL)
+        fail_at(o, s.mount, "%s: volumeMount %s has no volume", where, vname);
+    const yaml_node_t *cm = ydoc_get(o->doc, s.volume, "configMap");
+    const yaml_node_t *hp = ydoc_get(o->doc, s.volume, "hostPath");
+    if (cm != NULL) {
+        const yaml_node_t *item = ydoc_find(o->doc, ydoc_get(o->doc, cm, "items"), "path", rest);
+        const char *key = item != NULL ? ydoc_str(ydoc_get(o->doc, item, "key")) : rest;
+        if (ydoc_get(o->doc, cm, "items") != NULL && item == NULL)
+            fail_at(o, cm, "%s: volume %s has no item with path %s", where, vname, rest);
+        snprintf(s.key, sizeof(s.key), "%s", key != NULL ? key : "");
+    } else if (hp != NULL) {
+        const char *base = need_str(o, hp, vname, "path");
+        snprintf(s.host, sizeof(s.host), "%s%s%s", base, rest[0] != '\0' ? "/" : "", rest);
+    }
+    return s;
+}
+
+static void ext_cfg_parse(struct ext_cfg *c, const char *from, const char *text)
+{
+    c->from = from;
+    c->json = cJSON_Parse(text);
+    ck_assert_msg(cJSON_IsObject(c->json), "%s: not a JSON object", from);
+    const cJSON *listen = cJSON_GetObjectItemCaseSensitive(c->json, "listen");
+    const cJSON *prefix = cJSON_GetObjectItemCaseSensitive(c->json, "prefix");
+    /* Absent keys take the documented defaults (README, "Configuration"). */
+    snprintf(c->listen, sizeof(c->listen), "%s",
+             cJSON_IsString(listen) ? listen->valuestring : "127.0.0.1:8888");
+    snprintf(c->prefix, sizeof(c->prefix), "%s",
+             cJSON_IsString(prefix) ? prefix->valuestring : "/scheduler");
+}
+
+/* config.json of the ConfigMap, which the Deployment's sidecar reads. */
+static void ext_cfg_configmap(struct manifests *m, struct ext_cfg *c)
+{
+    struct obj cm = need_obj(m, "ConfigMap", CONFIGMAP_NAME);
+    const yaml_node_t *data = need(&cm, cm.root, "ConfigMap", "data");
+    const char *text = ydoc_str(ydoc_get(cm.doc, data, "config.json"));
+    if (text == NULL)
+        fail_at(&cm, data, "data.config.json: missing");
+    ext_cfg_parse(c, "manifests/configmap.yaml data.config.json", text);
+}
+
+static void ext_cfg_file(struct ext_cfg *c, const char *path)
+{
+    size_t len;
+    char *text = file_read(path, &len);
+    ck_assert_msg(text != NULL, "%s: cannot read", path);
+    ext_cfg_parse(c, path, text);
+    free(text);
+}
+
+static void ext_cfg_free(struct ext_cfg *c)
+{
+    cJSON_Delete(c->json);
+    c->json = NULL;
+}
+
+/* Milliseconds of a Go duration such as "5s", "500ms" or "1m30s"; -1 when
+ * it is not one. */
+static long long duration_ms(const char *s)
+{
+    long long total = 0;
+
+    if (s == NULL || *s == '\0')
+        return -1;
+    while (*s != '\0') {
+        static const struct {
+            const char *unit;
+            long long ms;
+        } units[] = {{"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}};
+        char *end;
+        size_t u = 0;
+        errno = 0;
+        long long n = strtoll(s, &end, 10);
+        if (errno != 0 || end == s || n < 0)
+            return -1;
+        while (u < 4 && !has_prefix(end, units[u].unit))
+            u++;
+        if (u == 4)
+            return -1;
+        total += n * units[u].ms;
+        s = end + strlen(units[u].unit);
+    }
+    return total;
+}
+
+/* Runs `<binary> config check FILE` on @text. Returns its exit status, or
+ * -ENOENT when the binary is not built; its output goes to @out. */
+static int config_check(const char *text, char *out, size_t out_len)
+{
+    const char *bin = server_binary();
+    char path[64], scratch[256];
+    int fds[2], status = 0;
+    size_t used = 0;
+
+    out[0] = '\0';
+    if (access(bin, X_OK) != 0)
+        return -ENOENT;
+    snprintf(path, sizeof(path), "/tmp/cpu-extender-manifests-%d.json", (int)getpid());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    ck_assert_int_ne(pid, -1);
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execl(bin, bin, "config", "check", path, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    for (;;) {
+        /* Read all of it, keep what fits: the child must never block on a full pipe. */
+        char *dst = used + 1 < out_len ? out + used : scratch;
+        size_t room = used + 1 < out_len ? out_len - used - 1 : sizeof(scratch);
+        ssize_t r = read(fds[0], dst, room);
+        if (r <= 0)
+            break;
+        if (dst != scratch)
+            used += (size_t)r;
+    }
+    out[used] = '\0';
+    close(fds[0]);
+    waitpid(pid, &status, 0);
+    unlink(path);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* ---- every document ---- */
+
+START_TEST(manifests_every_document_is_a_current_api_object)
+{
+    struct manifests m;
+    size_t n_objects = 0, n_configs = 0;
+    char seen[64][PATH_LEN];
+
+    manifests_load(&m);
+    for (size_t i = 0; i < m.n_yaml; i++) {
+        for (size_t j = 0; j < m.yaml[i].n_docs; j++) {
+            struct obj o = obj_at(&m.yaml[i], j);
+            int line;
+            const char *dup = ydoc_duplicate_key(o.doc, &line);
+            if (dup != NULL)
+                ck_abort_msg("%s:%d: key %s appears twice in one mapping", o.file->path, line, dup);
+            if (o.root->type != YAML_MAPPING_NODE)
+                fail_at(&o, o.root, "document %zu is not a mapping", j + 1);
+            const char *kind = need_str(&o, o.root, "document", "kind");
+            const char *api = need_str(&o, o.root, kind, "apiVersion");
+            if (strcmp(kind, "KubeSchedulerConfiguration") == 0) {
+                /* kube-scheduler's --config file: one document, never applied. */
+                if (!in_list(api, scheduler_config_versions, 2))
+                    fail_at(&o, o.root,
+                            "apiVersion %s: want kubescheduler.config.k8s.io/v1 or v1beta3", api);
+                if (o.file->n_docs != 1)
+                    fail_at(&o, o.root, "a KubeSchedulerConfiguration must be alone in its file");
+                n_configs++;
+                continue;
+            }
+            const struct kind_rule *r = kind_rule_of(kind);
+            if (r == NULL)
+                fail_at(&o, o.root,
+                        "kind %s is not expected here (add it to kind_rules with its current "
+                        "apiVersion)",
+                        kind);
+            if (strcmp(api, r->api_version) != 0)
+                fail_at(&o, o.root, "%s: apiVersion %s, want %s", kind, api, r->api_version);
+            const char *name = need_str(&o, o.root, kind, "metadata.name");
+            for (const char *p = name; *p != '\0'; p++) {
+                if ((*p < 'a' || *p > 'z') && (*p < '0' || *p > '9') && *p != '-' && *p != '.' &&
+                    (*p != ':' || !r->colon_in_name))
+                    fail_at(&o, o.root, "%s %s: metadata.name: character '%c' not allowed", kind,
+                            name, *p);
+            }
+            const yaml_node_t *ns = ydoc_path(o.doc, o.root, "metadata.namespace");
+            if (r->namespaced && !ydoc_is(ns, "kube-system"))
+                fail_at(&o, o.root, "%s %s: metadata.namespace: want kube-system", kind, name);
+            if (!r->namespaced && ns != NULL)
+                fail_at(&o, ns, "%s %s is cluster-scoped: no metadata.namespace", kind, name);
+            ck_assert_uint_lt(n_objects, 64);
+            snprintf(seen[n_objects], PATH_LEN, "%s/%s", kind, name);
+            for (size_t k = 0; k < n_objects; k++) {
+                if (strcmp(seen[k], seen[n_objects]) == 0)
+                    fail_at(&o, o.root, "%s is defined twice in manifests/", seen[k]);
+            }
+            n_objects++;
+        }
+    }
+    for (size_t i = 0; i < m.n_files; i++) {
+        /* The other files are JSON: config.json of the kubeadm sidecar. */
+        size_t len;
+        if (!has_suffix(m.paths[i], ".json"))
+            continue;
+        char *text = file_read(m.paths[i], &len);
+        cJSON *j = cJSON_Parse(text);
+        ck_assert_msg(cJSON_IsObject(j), "%s: not a JSON object", m.paths[i]);
+        cJSON_Delete(j);
+        free(text);
+    }
+    ck_assert_msg(n_objects >= 15, "only %zu API objects under manifests/", n_objects);
+    ck_assert_msg(n_configs == 3, "%zu KubeSchedulerConfiguration files, want 3", n_configs);
+    manifests_free(&m);
+}
+END_TEST
+
+/* ---- kube-scheduler configurations ---- */
+
+START_TEST(manifests_configmap_embeds_scheduler_config_byte_identical)
+{
+    struct manifests m;
+
+    manifests_load(&m);
+    struct obj cm = need_obj(&m, "ConfigMap", CONFIGMAP_NAME);
+    struct obj file = need_file(&m, "manifests/scheduler-config.yaml");
+    const yaml_node_t *v =
+        ydoc_get(cm.doc, need(&cm, cm.root, "ConfigMap", "data"), "scheduler-config.yaml");
+    if (v == NULL || v->type != YAML_SCALAR_NODE)
+        fail_at(&cm, cm.root, "data.scheduler-config.yaml: missing");
+    const char *got = ydoc_str(v);
+    size_t got_len = v->data.scalar.length, line = 1;
+    for (size_t i = 0; i < got_len && i < file.file->len && got[i] == file.file->text[i]; i++)
+        line += got[i] == '\n';
+    if (got_len != file.file->len || memcmp(got, file.file->text, got_len) != 0)
+        fail_at(&cm, v,
+                "data.scheduler-config.yaml differs from manifests/scheduler-config.yaml from its "
+                "line %zu on (%zu bytes, the file %zu): copy the file into the ConfigMap",
+                line, got_len, file.file->len);
+    manifests_free(&m);
+}
+END_TEST
+
+/* Which sidecar each scheduler configuration calls, and what it schedules. */
+static const struct sched_case {
+    const char *path;
+    const char *ext_config; /* NULL: the ConfigMap's config.json */
+    const char *scheduler_name;
+    const char *lease; /* leaderElection.resourceName; NULL: kube-scheduler's default */
+} sched_cases[] = {
+    {"manifests/scheduler-config.yaml", NULL, "cpu-extender-scheduler", "cpu-extender-scheduler"},
+    {"manifests/scheduler-config-v1beta3.yaml", NULL, "cpu-extender-scheduler",
+     "cpu-extender-scheduler"},
+    {KUBEADM_SCHED_CONFIG, KUBEADM_EXT_CONFIG, "default-scheduler", NULL},
+};
+
+static void check_extender(const struct obj *o, const yaml_node_t *e, const struct ext_cfg *c)
+{
+    const char *where = "extenders[0]";
+    char want_url[300];
+
+    snprintf(want_url, sizeof(want_url), "http://%s%s", c->listen, c->prefix);
+    const char *url = need_str(o, e, where, "urlPrefix");
+    if (strcmp(url, want_url) != 0)
+        fail_at(o, ydoc_get(o->doc, e, "urlPrefix"),
+                "%s.urlPrefix: %s, but %s listens on %s with prefix %s: want %s", where, url,
+                c->from, c->listen, c->prefix, want_url);
+    for (size_t i = 0; i < sizeof(verb_fields) / sizeof(verb_fields[0]); i++) {
+        /* bindVerb is optional (docs/manifests.md: not set); the rest are used. */
+        if (strcmp(verb_fields[i][0], "bindVerb") == 0 &&
+            ydoc_get(o->doc, e, verb_fields[i][0]) == NULL)
+            continue;
+        expect_str(o, e, where, verb_fields[i][0], verb_fields[i][1]);
+    }
+    long long weight = need_int(o, e, where, "weight");
+    if (weight <= 0)
+        fail_at(o, ydoc_get(o->doc, e, "weight"), "%s.weight: %lld, want > 0", where, weight);
+    long long timeout = duration_ms(need_str(o, e, where, "httpTimeout"));
+    if (timeout <= 0)
+        fail_at(o, ydoc_get(o->doc, e, "httpTimeout"), "%s.httpTimeout: not a duration", where);
+    expect_bool(o, e, where, "enableHTTPS", false); /* http:// above */
+    expect_bool(o, e, where, "nodeCacheCapable", true);
+    expect_bool(o, e, where, "ignorable", true);
+    /* The sidecar's own copies of the scheduler's settings, when it has them. */
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(c->json, "schedulerTimeoutMs");
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(c->json, "schedulerWeight");
+    if (cJSON_IsNumber(t) && (long long)t->valuedouble != timeout)
+        fail_at(o, ydoc_get(o->doc, e, "httpTimeout"),
+                "%s.httpTimeout is %lld ms but %s has schedulerTimeoutMs %.0f", where, timeout,
+                c->from, t->valuedouble);
+    if (cJSON_IsNumber(w) && (long long)w->valuedouble != weight)
+        fail_at(o, ydoc_get(o->doc, e, "weight"),
+                "%s.weight is %lld but %s has schedulerWeight %.0f", where, weight, c->from,
+                w->valuedouble);
+}
+
+START_TEST(manifests_scheduler_configs_call_the_sidecar_routes)
+{
+    struct manifests m;
+
+    manifests_load(&m);
+    for (size_t i = 0; i < m.n_yaml; i++) {
+        /* A new configuration must be added to sched_cases to be checked. */
+        struct obj o = obj_at(&m.yaml[i], 0);
+        bool known = false;
+        for (size_t k = 0; k < sizeof(sched_cases) / sizeof(sched_cases[0]); k++)
+            known |= strcmp(sched_cases[k].path, o.file->path) == 0;
+        if (is_kind(&o, "KubeSchedulerConfiguration") && !known)
+            fail_at(&o, o.root, "not in sched_cases of tests/manifests/test_manifests.c");
+    }
+    for (size_t k = 0; k < sizeof(sched_cases) / sizeof(sched_cases[0]); k++) {
+        const struct sched_case *sc = &sched_cases[k];
+        struct ext_cfg c;
+        struct obj o = need_file(&m, sc->path);
+
+        if (sc->ext_config != NULL)
+            ext_cfg_file(&c, sc->ext_config);
+        else
+            ext_cfg_configmap(&m, &c);
+        const yaml_node_t *exts = need(&o, o.root, "KubeSchedulerConfiguration", "extenders");
+        if (ydoc_len(exts) != 1 || exts->type != YAML_SEQUENCE_NODE)
+            fail_at(&o, exts, "extenders: want one entry, the cpu-extender sidecar");
+        check_extender(&o, ydoc_item(o.doc, exts, 0), &c);
+        const yaml_node_t *profiles = need(&o, o.root, "KubeSchedulerConfiguration", "profiles");
+        if (ydoc_len(profiles) != 1)
+            fail_at(&o, profiles, "profiles: want one");
+        expect_str(&o, ydoc_item(o.doc, profiles, 0), "profiles[0]", "schedulerName",
+                   sc->scheduler_name);
+        expect_bool(&o, o.root, "", "leaderElection.leaderElect", true);
+        const yaml_node_t *lease = ydoc_path(o.doc, o.root, "leaderElection.resourceName");
+        if (sc->lease != NULL)
+            expect_str(&o, o.root, "", "leaderElection.resourceName", sc->lease);
+        else if (lease != NULL && !ydoc_is(lease, "kube-scheduler"))
+            fail_at(
+                &o, lease,
+                "leaderElection.resourceName: the main scheduler keeps its lease kube-scheduler");
+        ext_cfg_free(&c);
+    }
+    manifests_free(&m);
+}
+END_TEST
+
+START_TEST(manifests_v1beta3_config_equals_v1_but_api_version)
+{
+    struct manifests m;
+    char where[YDOC_ERR_LEN];
+
+    manifests_load(&m);
+    struct obj v1 = need_file(&m, "manifests/scheduler-config.yaml");
+    struct obj b3 = need_file(&m, "manifests/scheduler-config-v1beta3.yaml");
+    struct obj kubeadm = need_file(&m, KUBEADM_SCHED_CONFIG);
+    expect_str(&b3, b3.root, "", "apiVersion", "kubescheduler.config.k8s.io/v1beta3");
+    expect_str(&v1, v1.root, "", "apiVersion", "kubescheduler.config.k8s.io/v1");
+    expect_str(&kubeadm, kubeadm.root, "", "apiVersion", "kubescheduler.config.k8s.io/v1");
+    if (ydoc_len(v1.root) != ydoc_len(b3.root))
+        fail_at(&b3, b3.root, "%zu top-level fields, manifests/scheduler-config.yaml has %zu",
+                ydoc_len(b3.root), ydoc_len(v1.root));
+    for (size_t i = 0; i < ydoc_len(v1.root); i++) {
+        yaml_node_t *k = NULL, *v = NULL;
+        ydoc_pair(v1.doc, v1.root, i, &k, &v);
+        if (ydoc_is(k, "apiVersion"))
+            continue;
+        const yaml_node_t *other = need(&b3, b3.root, "", ydoc_str(k));
+        if (!ydoc_equal(v1.doc, v, b3.doc, other, where, sizeof(where)))
+            fail_at(&b3, other, "%s%s%s differs from manifests/scheduler-config.yaml", ydoc_str(k),
+                    where[0] != '\0' && where[0] != '[' ? "." : "", where);
+    }
+    /* The kubeadm sidecar listens where the Deployment's does: the same stanza. */
+    const yaml_node_t *ka = need(&kubeadm, kubeadm.root, "", "extenders");
+    if (!ydoc_equal(v1.doc, need(&v1, v1.root, "", "extenders"), kubeadm.doc, ka, where,
+                    sizeof(where)))
+        fail_at(&kubeadm, ka, "extenders%s differs from manifests/scheduler-config.yaml", where);
+    manifests_free(&m);
+}
+END_TEST
+
+/* ---- the Deployment ---- */
+
+/* Every key of @sel is in @labels with the same value. */
+static void expect_selects(const struct obj *so, const yaml_node_t *sel, const char *where,
+                           const struct obj *lo, const yaml_node_t *labels, const char *what)
+{
+    if (ydoc_len(sel) == 0)
+        fail_at(so, sel, "%s: empty selector", where);
+    for (size_t i = 0; i < ydoc_len(sel); i++) {
+        yaml_node_t *k = NULL, *v = NULL;
+        ydoc_pair(so->doc, sel, i, &k, &v);
+        const yaml_node_t *got = ydoc_get(lo->doc, labels, ydoc_str(k));
+        if (got == NULL || !ydoc_is(got, ydoc_str(v)))
+            fail_at(so, k, "%s.%s=%s does not select %s (%s:%d)", where, ydoc_str(k), ydoc_str(v),
+                    what, lo->file->path, ydoc_line(labels));
+    }
+}
+
+static yaml_node_t *need_container(const struct obj *o, const yaml_node_t *spec, const char *name)
+{
+    yaml_node_t *c = ydoc_find(o->doc, ydoc_get(o->doc, spec, "containers"), "name", name);
+    if (c == NULL)
+        fail_at(o, spec, "containers: no container %s", name);
+    return c;
+}
+
+/* Every volumeMount of every container has a volume, and every volume is mounted. */
+static void expect_mounts_have_volumes(const struct obj *o, const yaml_node_t *spec)
+{
+    const yaml_node_t *containers = ydoc_get(o->doc, spec, "containers");
+    const yaml_node_t *volumes = ydoc_get(o->doc, spec, "volumes");
+
+    for (size_t i = 0; i < ydoc_len(containers); i++) {
+        const yaml_node_t *c = ydoc_item(o->doc, containers, i);
+        const yaml_node_t *mounts = ydoc_get(o->doc, c, "volumeMounts");
+        for (size_t j = 0; j < ydoc_len(mounts); j++) {
+            const char *name = ydoc_str(ydoc_get(o->doc, ydoc_item(o->doc, mounts, j), "name"));
+            if (name == NULL || ydoc_find(o->doc, volumes, "name", name) == NULL)
+                fail_at(o, ydoc_item(o->doc, mounts, j),
+                        "containers[%s].volumeMounts[%zu]: no volume named %s",
+                        ydoc_str(ydoc_get(o->doc, c, "name")), j, name != NULL ? name : "?");
+        }
+    }
+    for (size_t i = 0; i < ydoc_len(volumes); i++) {
+        const char *name = ydoc_str(ydoc_get(o->doc, ydoc_item(o->doc, volumes, i), "name"));
+        bool used = false;
+        for (size_t j = 0; j < ydoc_len(containers) && !used; j++) {
+            const yaml_node_t *c = ydoc_item(o->doc, containers, j);
+            used = ydoc_find(o->doc, ydoc_get(o->doc, c, "volumeMounts"), "name",
+                             name != NULL ? name : "") != NULL;
+        }
+        if (!used)
+            fail_at(o, ydoc_item(o->doc, volumes, i), "volumes[%s]: mounted by no container",
+                    name != NULL ? name : "?");
+    }
+}
+
+/* readOnlyRootFilesystem, no privilege escalation, no capabilities. */
+static void expect_locked_down(const struct obj *o, const yaml_node_t *c, const char *where)
+{
+    const yaml_node_t *sc = need(o, c, where, "securityContext");
+    char w[PATH_LEN];
+
+    snprintf(w, sizeof(w), "%s.securityContext", where);
+    expect_bool(o, sc, w, "readOnlyRootFilesystem", true);
+    expect_bool(o, sc, w, "allowPrivilegeEscalation", false);
+    if (!has_arg(o, need(o, sc, w, "capabilities.drop"), "ALL"))
+        fail_at(o, sc, "%s.capabilities.drop: want ALL", w);
+}
+
+static struct obj deployment(struct manifests *m, const yaml_node_t **spec)
+{
+    struct obj d = need_obj(m, "Deployment", DEPLOYMENT_NAME);
+    *spec = need(&d, d.root, "Deployment", "spec.template.spec");
+    return d;
+}
+
+START_TEST(manifests_deployment_wiring_is_consistent)
+{
+    struct manifests m;
+    const yaml_node_t *spec;
+
+    manifests_load(&m);
+    struct obj d = deployment(&m, &spec);
+    struct obj cm = need_obj(&m, "ConfigMap", CONFIGMAP_NAME);
+    const yaml_node_t *data = need(&cm, cm.root, "ConfigMap", "data");
+
+    if (ydoc_path(d.doc, d.root, "spec.selector.matchExpressions") != NULL)
+        fail_at(&d, d.root, "spec.selector.matchExpressions: use matchLabels only");
+    expect_selects(&d, need(&d, d.root, "", "spec.selector.matchLabels"),
+                   "spec.selector.matchLabels", &d,
+                   need(&d, d.root, "", "spec.template.metadata.labels"), "the pod template");
+    if (need_int(&d, d.root, "", "spec.replicas") < 1)
+        fail_at(&d, d.root, "spec.replicas: want at least 1");
+
+    /* The pod's service account is the one rbac.yaml defines and binds. */
+    const char *sa = need_str(&d, spec, "spec.template.spec", "serviceAccountName");
+    struct obj sa_obj = need_obj(&m, "ServiceAccount", sa);
+    const char *ns = need_str(&d, d.root, "Deployment", "metadata.namespace");
+    expect_str(&sa_obj, sa_obj.root, "ServiceAccount", "metadata.namespace", ns);
+
+    expect_mounts_have_volumes(&d, spec);
+    const yaml_node_t *volumes = ydoc_get(d.doc, spec, "volumes");
+    for (size_t i = 0; i < ydoc_len(volumes); i++) {
+        /* configMap volumes (and projected ones) name ConfigMaps that exist, with their keys. */
+        const yaml_node_t *v = ydoc_item(d.doc, volumes, i);
+        const yaml_node_t *cmv = ydoc_get(d.doc, v, "configMap");
+        if (cmv == NULL)
+            continue;
+        expect_str(&d, cmv, "volumes[].configMap", "name", CONFIGMAP_NAME);
+        const yaml_node_t *items = ydoc_get(d.doc, cmv, "items");
+        for (size_t j = 0; j < ydoc_len(items); j++) {
+            const char *key = need_str(&d, ydoc_item(d.doc, items, j), "items", "key");
+            if (ydoc_get(cm.doc, data, key) == NULL)
+                fail_at(&d, ydoc_item(d.doc, items, j), "volume %s: ConfigMap %s has no key %s",
+                        ydoc_str(ydoc_get(d.doc, v, "name")), CONFIGMAP_NAME, key);
+        }
+    }
+
+    /* Each container's --config is the ConfigMap key meant for it. */
+    static const char *const config_of[][3] = {
+        {"kube-scheduler", "--config", "scheduler-config.yaml"},
+        {"cpu-extender", "--config", "config.json"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        const yaml_node_t *c = need_container(&d, spec, config_of[i][0]);
+        char where[PATH_LEN];
+        snprintf(where, sizeof(where), "containers[%s]", config_of[i][0]);
+        const char *path = flag_value(&d, need(&d, c, where, "command"), config_of[i][1]);
+        if (path == NULL)
+            fail_at(&d, c, "%s.command: no %s", where, config_of[i][1]);
+        struct source s = resolve(&d, spec, c, where, path);
+        if (strcmp(s.key, config_of[i][2]) != 0)
+            fail_at(&d, s.mount, "%s: %s %s is ConfigMap key \"%s\", want %s", where,
+                    config_of[i][1], path, s.key, config_of[i][2]);
+    }
+
+    /* The image is this version's (VERSION), as the kubeadm patch uses too. */
+    size_t len;
+    char *version = file_read("VERSION", &len);
+    ck_assert_ptr_nonnull(version);
+    version[strcspn(version, "\r\n")] = '\0';
+    const yaml_node_t *ext = need_container(&d, spec, "cpu-extender");
+    const char *image = need_str(&d, ext, "containers[cpu-extender]", "image");
+    const char *tag = strrchr(image, ':');
+    if (tag == NULL || strcmp(tag + 1, version) != 0)
+        fail_at(&d, ydoc_get(d.doc, ext, "image"),
+                "containers[cpu-extender].image %s: want tag %s (VERSION)", image, version);
+    free(version);
+    manifests_free(&m);
+}
+END_TEST
+
+START_TEST(manifests_deployment_containers_run_unprivileged)
+{
+    struct manifests m;
+    const yaml_node_t *spec;
+
+    manifests_load(&m);
+    struct obj d = deployment(&m, &spec);
+    expect_bool(&d, spec, "spec.template.spec", "securityContext.runAsNonRoot", true);
+    const yaml_node_t *containers = need(&d, spec, "spec.template.spec", "containers");
+    for (size_t i = 0; i < ydoc_len(containers); i++) {
+        const yaml_node_t *c = ydoc_item(d.doc, containers, i);
+        char where[PATH_LEN];
+        snprintf(where, sizeof(where), "containers[%s]", need_str(&d, c, "containers", "name"));
+        expect_locked_down(&d, c, where);
+        expect_bool(&d, c, where, "securityContext.runAsNonRoot", true);
+        if (need_int(&d, c, where, "securityContext.runAsUser") == 0)
+            fail_at(&d, c, "%s.securityContext.runAsUser: 0 is root", where);
+    }
+    manifests_free(&m);
+}
+END_TEST
+
+START_TEST(manifests_deployment_probes_check_health_and_readiness)
+{
+    struct manifests m;
+    const yaml_node_t *spec;
+
+    manifests_load(&m);
+    struct obj d = deployment(&m, &spec);
+
+    /* kube-scheduler: its own /healthz on the secure port. */
+    const yaml_node_t *ks = need_container(&d, spec, "kube-scheduler");
+    expect_str(&d, ks, "containers[kube-scheduler]", "livenessProbe.httpGet.path", "/healthz");
+    expect_str(&d, ks, "containers[kube-scheduler]", "readinessProbe.httpGet.path", "/healthz");
+
+    /* cpu-extender listens on loopback only: `cpu-extender probe` GETs /healthz,
+     * `probe --ready` /readyz, from inside the pod, with the container's config. */
+    const yaml_node_t *c = need_container(&d, spec, "cpu-extender");
+    const char *where = "containers[cpu-extender]";
+    const char *config = flag_value(&d, need(&d, c, where, "command"), "--config");
+    static const char *const probes[] = {"livenessProbe", "readinessProbe"};
+    for (size_t i = 0; i < 2; i++) {
+        char w[PATH_LEN];
+        snprintf(w, sizeof(w), "%s.%s", where, probes[i]);
+        const yaml_node_t *cmd = need(&d, need(&d, c, where, probes[i]), w, "exec.command");
+        const char *bin = ydoc_str(ydoc_item(d.doc, cmd, 0));
+        if (bin == NULL || !has_suffix(bin, "/cpu-extender") || !has_arg(&d, cmd, "probe"))
+            fail_at(&d, cmd, "%s.exec.command: want cpu-extender probe", w);
+        if (has_arg(&d, cmd, "--ready") != (i == 1))
+            fail_at(&d, cmd, "%s.exec.command: %s", w,
+                    i == 1 ? "want --ready (/readyz)" : "no --ready for liveness (/healthz)");
+        const char *pc = flag_value(&d, cmd, "--config");
+        if (config == NULL || pc == NULL || strcmp(pc, config) != 0)
+            fail_at(&d, cmd, "%s.exec.command: --config %s, the container runs with %s", w,
+                    pc != NULL ? pc : "(none)", config != NULL ? config : "(none)");
+    }
+    manifests_free(&m);
+}
+END_TEST
+
+/* ---- the PodDisruptionBudget ---- */
+
+START_TEST(manifests_pdb_selects_the_deployment_and_never_blocks_a_drain)
+{
+    struct manifests m;
+    const yaml_node_t *spec;
+
+    manifests_load(&m);
+    struct obj d = deployment(&m, &spec);
+    struct obj p = need_obj(&m, "PodDisruptionBudget", DEPLOYMENT_NAME);
+    expect_str(&p, p.root, "PodDisruptionBudget", "metadata.namespace",
+               need_str(&d, d.root, "Deployment", "metadata.namespace"));
+    expect_selects(&p, need(&p, p.root, "", "spec.selector.matchLabels"),
+                   "spec.selector.matchLabels", &d,
+                   need(&d, d.root, "", "spec.template.metadata.labels"), "the Deployment's pods");
+    long long replicas = need_int(&d, d.root, "", "spec.replicas");
+    const yaml_node_t *min = ydoc_path(p.doc, p.root, "spec.minAvailable");
+    const yaml_node_t *max = ydoc_path(p.doc, p.root, "spec.maxUnavailable");
+    if ((min == NULL) == (max == NULL))
+        fail_at(&p, p.root, "spec: want exactly one of minAvailable and maxUnavailable");
+    /* With the Deployment's replicas, some pod must stay evictable. */
+    if (min != NULL && need_int(&p, p.root, "", "spec.minAvailable") >= replicas)
+        fail_at(
+            &p, min,
+            "spec.minAvailable >= %lld replicas: no eviction is ever allowed, node drains block",
+            replicas);
+    if (max != NULL && need_int(&p, p.root, "", "spec.maxUnavailable") < 1)
+        fail_at(&p, max, "spec.maxUnavailable < 1: node drains block");
+    expect_str(&p, p.root, "", "spec.unhealthyPodEvictionPolicy", "AlwaysAllow");
+    manifests_free(&m);
+}
+END_TEST
+
+/* ---- RBAC ---- */
+
+static bool defined_or_bootstrap(struct manifests *m, const char *kind, const char *name)
+{
+    struct obj o;
+    char id[PATH_LEN];
+
+    snprintf(id, sizeof(id), "%s/%s", kind, name);
+    return find_obj(m, kind, name, &o) ||
+           in_list(id, bootstrap_roles, sizeof(bootstrap_roles) / sizeof(bootstrap_roles[0]));
+}
+
+/* Whether @bindings (RoleBinding or ClusterRoleBinding) bind ServiceAccount
+ * @sa to @role_kind/@role. */
+static bool is_bound(struct manifests *m, const char *sa, const char *role_kind, const char *role)
+{
+    for (size_t i = 0; i < m->n_yaml; i++) {
+        for (size_t j = 0; j < m->yaml[i].n_docs; j++) {
+            struct obj o = obj_at(&m->yaml[i], j);
+            if (!is_kind(&o, "RoleBinding") && !is_kind(&o, "ClusterRoleBinding"))
+                continue;
+            if (!ydoc_is(ydoc_path(o.doc, o.root, "roleRef.kind"), role_kind) ||
+                !ydoc_is(ydoc_path(o.doc, o.root, "roleRef.name"), role))
+                continue;
+            if (ydoc_find(o.doc, ydoc_get(o.doc, o.root, "subjects"), "name", sa) != NULL)
+                return true;
+        }
+    }
+    return false;
+}
+
+START_TEST(manifests_rbac_bindings_resolve)
+{
+    struct manifests m;
+    const yaml_node_t *spec;
+
+    manifests_load(&m);
+    for (size_t i = 0; i < m.n_yaml; i++) {
+        for (size_t j = 0; j < m.yaml[i].n_docs; j++) {
+            struct obj o = obj_at(&m.yaml[i], j);
+            bool cluster = is_kind(&o, "ClusterRoleBinding");
+            if (!cluster && !is_kind(&o, "RoleBinding"))
+                continue;
+            const char *name = need_str(&o, o.root, "binding", "metadata.name");
+            expect_str(&o, o.root, name, "roleRef.apiGroup", "rbac.authorization.k8s.io");
+            const char *rk = need_str(&o, o.root, name, "roleRef.kind");
+            const char *rn = need_str(&o, o.root, name, "roleRef.name");
+            if (cluster && strcmp(rk, "ClusterRole") != 0)
+                fail_at(&o, o.root, "%s: a ClusterRoleBinding refers to a ClusterRole", name);
+            if (!defined_or_bootstrap(&m, rk, rn))
+                fail_at(&o, o.root,
+                        "%s: roleRef %s %s is neither in manifests/ nor a bootstrap role", name, rk,
+                        rn);
+            const yaml_node_t *subjects = need(&o, o.root, name, "subjects");
+            for (size_t k = 0; k < ydoc_len(subjects); k++) {
+                const yaml_node_t *s = ydoc_item(o.doc, subjects, k);
+                const char *sk = need_str(&o, s, "subjects[]", "kind");
+                const char *sn = need_str(&o, s, "subjects[]", "name");
+                if (strcmp(sk, "ServiceAccount") == 0) {
+                    struct obj sa = need_obj(&m, "ServiceAccount", sn);
+                    expect_str(&o, s, "subjects[]", "namespace",
+                               need_str(&sa, sa.root, sn, "metadata.namespace"));
+                } else if (strcmp(sk, "User") == 0 || strcmp(sk, "Group") == 0) {
+                    expect_str(&o, s, "subjects[]", "apiGroup", "rbac.authorization.k8s.io");
+                } else {
+                    fail_at(&o, s, "%s: subject kind %s", name, sk);
+                }
+            }
+        }
+    }
+
+    /* The Deployment's account holds the scheduler's roles and the sidecar's. */
+    struct obj d = deployment(&m, &spec);
+    const char *sa = need_str(&d, spec, "spec.template.spec", "serviceAccountName");
+    static const char *const roles[][2] = {
+        {"ClusterRole", "system:kube-scheduler"},
+        {"ClusterRole", "system:volume-scheduler"},
+        {"ClusterRole", "cpu-extender"},
+        {"Role", "extension-apiserver-authentication-reader"},
+    };
+    for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+        if (!is_bound(&m, sa, roles[i][0], roles[i][1]))
+            fail_at(&d, spec, "ServiceAccount %s is not bound to %s %s", sa, roles[i][0],
+                    roles[i][1]);
+    }
+
+    /* Some Role bound to it covers the scheduler's own lease. */
+    struct obj cfg = need_file(&m, "manifests/scheduler-config.yaml");
+    const char *lease = need_str(&cfg, cfg.root, "", "leaderElection.resourceName");
+    const char *lease_ns = need_str(&cfg, cfg.root, "", "leaderElection.resourceNamespace");
+    bool covered = false, can_create = false;
+    for (size_t i = 0; i < m.n_yaml; i++) {
+        for (size_t j = 0; j < m.yaml[i].n_docs; j++) {
+            struct obj o = obj_at(&m.yaml[i], j);
+            const char *rn = ydoc_str(ydoc_path(o.doc, o.root, "metadata.name"));
+            if (!is_kind(&o, "Role") || rn == NULL || !is_bound(&m, sa, "Role", rn) ||
+                !ydoc_is(ydoc_path(o.doc, o.root, "metadata.namespace"), lease_ns))
+                continue;
+            const yaml_node_t *rules = ydoc_get(o.doc, o.root, "rules");
+            for (size_t k = 0; k < ydoc_len(rules); k++) {
+                const yaml_node_t *r = ydoc_item(o.doc, rules, k);
+                const yaml_node_t *verbs = ydoc_get(o.doc, r, "verbs");
+                const yaml_node_t *names = ydoc_get(o.doc, r, "resourceNames");
+                if (!has_arg(&o, ydoc_get(o.doc, r, "apiGroups"), "coordination.k8s.io") ||
+                    !has_arg(&o, ydoc_get(o.doc, r, "resources"), "leases"))
+                    continue;
+                can_create |= has_arg(&o, verbs, "create") && names == NULL;
+                covered |= has_arg(&o, verbs, "get") && has_arg(&o, verbs, "update") &&
+                           (names == NULL || has_arg(&o, names, lease));
+            }
+        }
+    }
+    if (!covered || !can_create)
+        fail_at(&cfg, cfg.root,
+                "leaderElection: no Role bound to %s in %s grants create, and get and update on "
+                "lease %s",
+                sa, lease_ns, lease);
+    manifests_free(&m);
+}
+END_TEST
+
+/* Whether ClusterRole rule @r is exactly @want (order of lists ignored). */
+static bool rule_is(const struct obj *o, const yaml_node_t *r, const struct rule *want)
+{
+    size_t n_res = 0, n_verbs = 0;
+
+    while (n_res < 3 && want->resources[n_res] != NULL)
+        n_res++;
+    while (n_verbs < 4 && want->verbs[n_verbs] != NULL)
+        n_verbs++;
+    const yaml_node_t *groups = ydoc_get(o->doc, r, "apiGroups");
+    const yaml_node_t *res = ydoc_get(o->doc, r, "resources");
+    const yaml_node_t *verbs = ydoc_get(o->doc, r, "verbs");
+    if (ydoc_len(groups) != 1 || !has_arg(o, groups, want->api_group) || ydoc_len(res) != n_res ||
+        ydoc_len(verbs) != n_verbs || ydoc_get(o->doc, r, "resourceNames") != NULL)
+        return false;
+    for (size_t i = 0; i < n_res; i++) {
+        if (!has_arg(o, res, want->resources[i]))
+            return false;
+    }
+    for (size_t i = 0; i < n_verbs; i++) {
+        if (!has_arg(o, verbs, want->verbs[i]))
+            return false;
+    }
+    return true;
+}
+
+static const struct rule *documented_rule(const struct obj *o, const yaml_node_t *r)
+{
+    for (size_t i = 0; i < sizeof(cpu_extender_rules) / sizeof(cpu_extender_rules[0]); i++) {
+        if (rule_is(o, r, &cpu_extender_rules[i]))
+            return &cpu_extender_rules[i];
+    }
+    return NULL;
+}
+
+START_TEST(manifests_cluster_role_cpu_extender_grants_documented_verbs)
+{
+    struct manifests m;
+    size_t n = sizeof(cpu_extender_rules) / sizeof(cpu_extender_rules[0]);
+
+    manifests_load(&m);
+    struct obj o = need_obj(&m, "ClusterRole", "cpu-extender");
+    const yaml_node_t *rules = need(&o, o.root, "ClusterRole cpu-extender", "rules");
+    if (ydoc_len(rules) != n)
+        fail_at(&o, rules, "rules: %zu, docs/manifests.md lists %zu", ydoc_len(rules), n);
+    for (size_t i = 0; i < n; i++) {
+        /* Each documented rule once, nothing else. */
+        size_t found = 0;
+        for (size_t j = 0; j < ydoc_len(rules); j++)
+            found += rule_is(&o, ydoc_item(o.doc, rules, j), &cpu_extender_rules[i]);
+        if (found != 1)
+            fail_at(&o, rules,
+                    "rules: want apiGroups [\"%s\"] resources [%s%s%s] verbs [%s ...] once, as "
+                    "docs/manifests.md lists it",
+                    cpu_extender_rules[i].api_group, cpu_extender_rules[i].resources[0],
+                    cpu_extender_rules[i].resources[1] != NULL ? ", " : "",
+                    cpu_extender_rules[i].resources[1] != NULL ? cpu_extender_rules[i].resources[1]
+                                                               : "",
+                    cpu_extender_rules[i].verbs[0]);
+    }
+
+    /* kubeadm: only the documented rules, bound to the scheduler's user. */
+    struct obj k = need_obj(&m, "ClusterRoleBinding", "cpu-extender-node-metrics");
+    const yaml_node_t *subjects = need(&k, k.root, "ClusterRoleBinding", "subjects");
+    if (ydoc_len(subjects) != 1 ||
+        ydoc_find(k.doc, subjects, "name", "system:kube-scheduler") == NULL)
+        fail_at(&k, subjects,
+                "subjects: want the one User system:kube-scheduler (the identity of "
+                "/etc/kubernetes/scheduler.conf)");
+    expect_str(&k, ydoc_item(k.doc, subjects, 0), "subjects[0]", "kind", "User");
+    struct obj kr = need_obj(&m, "ClusterRole", need_str(&k, k.root, "", "roleRef.name"));
+    const yaml_node_t *krules = need(&kr, kr.root, "ClusterRole", "rules");
+    for (size_t j = 0; j < ydoc_len(krules); j++) {
+        if (documented_rule(&kr, ydoc_item(kr.doc, krules, j)) == NULL)
+            fail_at(&kr, ydoc_item(kr.doc, krules, j),
+                    "rules[%zu]: not one of ClusterRole cpu-extender's rules", j);
+    }
+    manifests_free(&m);
+}
+END_TEST
+
+/* ---- kubeadm ---- */
+
+START_TEST(manifests_kubeadm_patch_adds_sidecar_to_static_pod)
+{
+    struct manifests m;
+    const yaml_node_t *dspec;
+    struct ext_cfg c;
+
+    manifests_load(&m);
+    for (size_t i = 0; i < m.n_files; i++) {
+        /* kubeadm applies every file of the patch directory named after a target. */
+        if (!has_prefix(m.paths[i], KUBEADM_DIR) || strcmp(m.paths[i], KUBEADM_PATCH) == 0)
+            continue;
+        const char *base = m.paths[i] + strlen(KUBEADM_DIR);
+        for (size_t k = 0; k < sizeof(kubeadm_targets) / sizeof(kubeadm_targets[0]); k++) {
+            ck_assert_msg(!has_prefix(base, kubeadm_targets[k]),
+                          "%s: kubeadm --patches would apply it as a %s patch; rename it",
+                          m.paths[i], kubeadm_targets[k]);
+        }
+    }
+    struct obj p = need_file(&m, KUBEADM_PATCH);
+    struct obj d = deployment(&m, &dspec);
+    struct obj cfg = need_file(&m, KUBEADM_SCHED_CONFIG);
+    ext_cfg_file(&c, KUBEADM_EXT_CONFIG);
+    expect_str(&p, p.root, "", "kind", "Pod");
+    expect_str(&p, p.root, "Pod", "metadata.name", "kube-scheduler");
+    expect_str(&p, p.root, "Pod", "metadata.namespace", "kube-system");
+    const yaml_node_t *spec = need(&p, p.root, "Pod", "spec");
+    const yaml_node_t *host_net = ydoc_get(p.doc, spec, "hostNetwork");
+    if (host_net != NULL)
+        expect_bool(&p, spec, "spec", "hostNetwork", true);
+    expect_mounts_have_volumes(&p, spec);
+
+    /* kube-scheduler: --config names kubeadm/scheduler-config.yaml on the node;
+     * --kubeconfig would be ignored next to it. */
+    const yaml_node_t *ks = need_container(&p, spec, "kube-scheduler");
+    const yaml_node_t *kcmd = need(&p, ks, "containers[kube-scheduler]", "command");
+    if (!ydoc_is(ydoc_item(p.doc, kcmd, 0), "kube-scheduler"))
+        fail_at(&p, kcmd,
+                "containers[kube-scheduler].command[0]: want kube-scheduler (the patch replaces "
+                "the whole command)");
+    if (flag_value(&p, kcmd, "--kubeconfig") != NULL ||
+        flag_value(&p, kcmd, "--leader-elect") != NULL)
+        fail_at(&p, kcmd,
+                "containers[kube-scheduler].command: with --config, set the kubeconfig and leader "
+                "election in the file");
+    const char *sched_config = flag_value(&p, kcmd, "--config");
+    if (sched_config == NULL)
+        fail_at(&p, kcmd, "containers[kube-scheduler].command: no --config");
+    struct source s = resolve(&p, spec, ks, "containers[kube-scheduler]", sched_config);
+    const char *slash = strrchr(s.host, '/');
+    char repo_path[PATH_LEN];
+    snprintf(repo_path, sizeof(repo_path), "%s%s", KUBEADM_DIR, slash != NULL ? slash + 1 : "");
+    if (s.host[0] == '\0' || strcmp(repo_path, KUBEADM_SCHED_CONFIG) != 0)
+        fail_at(&p, s.mount, "containers[kube-scheduler]: --config %s is not %s on the node",
+                sched_config, KUBEADM_SCHED_CONFIG);
+    const char *kubeconfig = need_str(&cfg, cfg.root, "", "clientConnection.kubeconfig");
+    const char *authn = flag_value(&p, kcmd, "--authentication-kubeconfig");
+    if (authn == NULL || strcmp(authn, kubeconfig) != 0)
+        fail_at(&p, kcmd,
+                "containers[kube-scheduler]: --authentication-kubeconfig is not %s "
+                "(clientConnection.kubeconfig of %s)",
+                kubeconfig, KUBEADM_SCHED_CONFIG);
+
+    /* cpu-extender: the Deployment's image, kubeadm/config.json, the scheduler's kubeconfig. */
+    const char *where = "containers[cpu-extender]";
+    const yaml_node_t *ext = need_container(&p, spec, "cpu-extender");
+    const char *dimage = need_str(&d, need_container(&d, dspec, "cpu-extender"), "", "image");
+    expect_str(&p, ext, where, "image", dimage);
+    const yaml_node_t *cmd = need(&p, ext, where, "command");
+    const char *ext_config = flag_value(&p, cmd, "--config");
+    const char *ext_kubeconfig = flag_value(&p, cmd, "--kubeconfig");
+    if (ext_config == NULL || ext_kubeconfig == NULL)
+        fail_at(&p, cmd, "%s.command: want --config and --kubeconfig", where);
+    s = resolve(&p, spec, ext, where, ext_config);
+    slash = strrchr(s.host, '/');
+    snprintf(repo_path, sizeof(repo_path), "%s%s", KUBEADM_DIR, slash != NULL ? slash + 1 : "");
+    if (s.host[0] == '\0' || strcmp(repo_path, KUBEADM_EXT_CONFIG) != 0)
+        fail_at(&p, s.mount, "%s: --config %s is not %s on the node", where, ext_config,
+                KUBEADM_EXT_CONFIG);
+    if (strcmp(ext_kubeconfig, kubeconfig) != 0)
+        fail_at(&p, cmd, "%s: --kubeconfig %s, the scheduler uses %s", where, ext_kubeconfig,
+                kubeconfig);
+    s = resolve(&p, spec, ext, where, ext_kubeconfig);
+    if (strcmp(s.host, "/etc/kubernetes/scheduler.conf") != 0)
+        fail_at(&p, s.volume,
+                "%s: --kubeconfig is hostPath %s, want kubeadm's /etc/kubernetes/scheduler.conf",
+                where, s.host);
+    const yaml_node_t *mounts = need(&p, ext, where, "volumeMounts");
+    for (size_t i = 0; i < ydoc_len(mounts); i++)
+        expect_bool(&p, ydoc_item(p.doc, mounts, i), "volumeMounts[]", "readOnly", true);
+    expect_locked_down(&p, ext, where);
+
+    /* On the host network the kubelet reaches the loopback listener itself. */
+    const char *colon = strrchr(c.listen, ':');
+    ck_assert_ptr_nonnull(colon);
+    char host[128];
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - c.listen), c.listen);
+    static const char *const probes[][2] = {{"livenessProbe", "/healthz"},
+                                            {"readinessProbe", "/readyz"}};
+    for (size_t i = 0; i < 2; i++) {
+        char w[PATH_LEN];
+        snprintf(w, sizeof(w), "%s.%s", where, probes[i][0]);
+        const yaml_node_t *get = need(&p, ext, where, probes[i][0]);
+        expect_str(&p, get, w, "httpGet.path", probes[i][1]);
+        expect_str(&p, get, w, "httpGet.host", host);
+        expect_str(&p, get, w, "httpGet.port", colon + 1);
+        expect_str(&p, get, w, "httpGet.scheme", "HTTP");
+    }
+    ext_cfg_free(&c);
+    manifests_free(&m);
+}
+END_TEST
+
+/* ---- the sidecar's config.json ---- */
+
+START_TEST(manifests_config_json_is_accepted_by_config_check)
+{
+    struct manifests m;
+    char out[2048];
+
+    manifests_load(&m);
+    struct obj cm = need_obj(&m, "ConfigMap", CONFIGMAP_NAME);
+    const char *cm_json = ydoc_str(ydoc_get(cm.doc, need(&cm, cm.root, "", "data"), "config.json"));
+    size_t len;
+    char *kubeadm_json = file_read(KUBEADM_EXT_CONFIG, &len);
+    ck_assert_msg(cm_json != NULL, "manifests/configmap.yaml: no data.config.json");
+    ck_assert_msg(kubeadm_json != NULL, "%s: cannot read", KUBEADM_EXT_CONFIG);
+    const char *const texts[][2] = {
+        {"manifests/configmap.yaml data.config.json", cm_json},
+        {KUBEADM_EXT_CONFIG, kubeadm_json},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        cJSON *j = cJSON_Parse(texts[i][1]);
+        ck_assert_msg(cJSON_IsObject(j), "%s: not a JSON object", texts[i][0]);
+        cJSON_Delete(j);
+        int rc = config_check(texts[i][1], out, sizeof(out));
+        if (rc == -ENOENT) {
+            fprintf(stderr, "manifests: %s not built, config check of %s skipped\n",
+                    server_binary(), texts[i][0]);
+            continue;
+        }
+        ck_assert_msg(rc == 0, "%s: `%s config check` exits %d: %s", texts[i][0], server_binary(),
+                      rc, out);
+    }
+    free(kubeadm_json);
+    manifests_free(&m);
+}
+END_TEST
+
+/* ---- the docs ---- */
+
+/* Every `kubectl apply -f FILE` in the fenced code blocks of @doc
+ * (continued lines joined): each FILE must exist under manifests/ and hold
+ * API objects only; @applied marks the files named. */
+static void check_apply_commands(struct manifests *m, const char *doc, bool *applied)
+{
+    size_t len;
+    char *text = file_read(doc, &len);
+    ck_assert_msg(text != NULL, "%s: cannot read", doc);
+    for (char *p = text; *p != '\0'; p++) {
+        if (p[0] == '\\' && p[1] == '\n')
+            p[0] = p[1] = ' '; /* shell line continuation */
+    }
+    bool in_code = false;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        /* Commands in fenced blocks only: prose may say what not to run. */
+        if (has_prefix(line + strspn(line, " "), "```"))
+            in_code = !in_code;
+        char *cmd = in_code ? strstr(line, "kubectl apply") : NULL;
+        for (char *f = cmd != NULL ? strstr(cmd, " -f ") : NULL; f != NULL; f = strstr(f, " -f ")) {
+            char name[PATH_LEN];
+            f += 4;
+            size_t n = strcspn(f, " `\t");
+            snprintf(name, sizeof(name), "%.*s", (int)n, f);
+            if (!has_prefix(name, "manifests/"))
+                continue; /* stdin ("-"), or a file the reader makes */
+            bool found = false;
+            for (size_t i = 0; i < m->n_yaml; i++) {
+                if (strcmp(m->yaml[i].path, name) != 0)
+                    continue;
+                struct obj o = obj_at(&m->yaml[i], 0);
+                found = true;
+                applied[i] = true;
+                ck_assert_msg(!is_kind(&o, "KubeSchedulerConfiguration"),
+                              "%s: `kubectl apply -f %s`, which is not an API object", doc, name);
+            }
+            ck_assert_msg(found, "%s: `kubectl apply -f %s`: no such file in manifests/", doc,
+                          name);
+        }
+    }
+    free(text);
+}
+
+START_TEST(manifests_docs_name_every_file_and_apply_every_object)
+{
+    struct manifests m;
+    bool applied[MAX_FILES] = {false}, ignored[MAX_FILES] = {false};
+    size_t len;
+
+    manifests_load(&m);
+    char *doc = file_read("docs/manifests.md", &len);
+    ck_assert_msg(doc != NULL, "docs/manifests.md: cannot read");
+    for (size_t i = 0; i < m.n_files; i++) {
+        ck_assert_msg(strstr(doc, m.paths[i]) != NULL,
+                      "docs/manifests.md does not mention %s (Files table)", m.paths[i]);
+    }
+    free(doc);
+    check_apply_commands(&m, "docs/manifests.md", applied);
+    for (size_t i = 0; i < m.n_yaml; i++) {
+        /* Everything but configurations and the kubeadm patch gets applied somewhere. */
+        struct obj o = obj_at(&m.yaml[i], 0);
+        if (!applied[i] && !is_kind(&o, "KubeSchedulerConfiguration") &&
+            strcmp(m.yaml[i].path, KUBEADM_PATCH) != 0)
+            ck_abort_msg("docs/manifests.md: no `kubectl apply -f %s`", m.yaml[i].path);
+    }
+    check_apply_commands(&m, "README.md", ignored);
+    manifests_free(&m);
+}
+END_TEST
+
+/* Until tests/suites.h declares it (the runner registers the suite there). */
+Suite *manifests_suite(void);
+
+Suite *manifests_suite(void)
+{
+    Suite *s = suite_create("manifests");
+    TCase *tc = tcase_create("manifests");
+    tcase_add_test(tc, manifests_every_document_is_a_current_api_object);
+    tcase_add_test(tc, manifests_configmap_embeds_scheduler_config_byte_identical);
+    tcase_add_test(tc, manifests_scheduler_configs_call_the_sidecar_routes);
+    tcase_add_test(tc, manifests_v1beta3_config_equals_v1_but_api_version);
+    tcase_add_test(tc, manifests_deployment_wiring_is_consistent);
+    tcase_add_test(tc, manifests_deployment_containers_run_unprivileged);
+    tcase_add_test(tc, manifests_deployment_probes_check_health_and_readiness);
+    tcase_add_test(tc, manifests_pdb_selects_the_deployment_and_never_blocks_a_drain);
+    tcase_add_test(tc, manifests_rbac_bindings_resolve);
+    tcase_add_test(tc, manifests_cluster_role_cpu_extender_grants_documented_verbs);
+    tcase_add_test(tc, manifests_kubeadm_patch_adds_sidecar_to_static_pod);
+    tcase_add_test(tc, manifests_config_json_is_accepted_by_config_check);
+    tcase_add_test(tc, manifests_docs_name_every_file_and_apply_every_object);
+    suite_add_tcase(s, tc);
+    return s;
+}
