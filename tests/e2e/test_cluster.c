@@ -16,6 +16,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,6 +321,12 @@ START_TEST(cluster_names_mode_ranks_by_real_free_cpu)
     ck_assert_double_eq(metrics_value(m, "cpu_extender_cluster_nodes"), 3);
     ck_assert_double_eq(metrics_value(m, "cpu_extender_cluster_pods"), 5);
     ck_assert_double_eq(metrics_value(m, "cpu_extender_cluster_ready"), 1);
+    /* placement quality: requested/allocatable 3/4, 1/4, 0; mean 1/3;
+     * deviations 5/12, -1/12, -4/12: variance 42/144/3 = 7/72; cv 3*sqrt(7/72) */
+    ck_assert_double_eq_tol(metrics_value(m, "cpu_extender_cpu_requested_ratio_cv"),
+                            3 * sqrt(7.0 / 72.0), 1e-6);
+    ck_assert_double_eq_tol(metrics_value(m, "cpu_extender_cpu_requested_ratio_mean"), 1.0 / 3,
+                            1e-6);
     free(m);
     stop_world(&w);
 }
@@ -462,8 +469,9 @@ START_TEST(cluster_insecure_skip_tls_verify_is_honoured_and_loud)
     assert_free_cpu(w.server.port, "n1", 1000);
     size_t len;
     char *log = file_read(w.server.log_path, &len);
-    ck_assert_msg(strstr(log, "\"level\":\"warn\",\"msg\":\"insecure-skip-tls-verify is set") != NULL, "%s",
-                  log);
+    ck_assert_msg(strstr(log, "\"level\":\"warn\",\"msg\":\"insecure-skip-tls-verify is set") !=
+                      NULL,
+                  "%s", log);
     free(log);
     stop_world(&w);
 }
@@ -501,6 +509,20 @@ static void set_metrics(struct world *w, int age)
     ck_assert_int_eq(fake_set_node_metrics(w->fake, "n2", "1000000000n", "1Gi"), 0);
 }
 
+/* cpu_extender_stale_nodes_total * 1000 + the filter's stale_data verdicts
+ * with @result: one number that moves by 1001 for a stale node filtered,
+ * by 1000 for one scored. */
+static double stale_counts(int port, const char *result)
+{
+    char series[128];
+    char *m = metrics_get(port);
+    snprintf(series, sizeof(series),
+             "cpu_extender_filter_decisions_total{result=\"%s\",reason=\"stale_data\"}", result);
+    double v = metrics_value(m, "cpu_extender_stale_nodes_total") * 1000 + metrics_value(m, series);
+    free(m);
+    return v;
+}
+
 START_TEST(cluster_usage_source_and_stale_policy)
 {
     struct world w;
@@ -518,10 +540,13 @@ START_TEST(cluster_usage_source_and_stale_policy)
     /* usage: n1 has 500m free by metrics (1000m by requests), n2 3000m */
     await_free_cpu(w.server.port, "n1", 500);
     assert_free_cpu(w.server.port, "n2", 3000);
-    /* n3 has no sample: stale, and policy full rejects it */
+    /* n3 has no sample: stale, and policy full rejects it (counted once;
+     * the waits above met stale nodes too, before the first poll) */
+    double stale = stale_counts(w.server.port, "failed");
     assert_filter(w.server.port, "100m", "\"n3\"",
                   "{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{\"n3\":\"Stale cpu data "
                   "(usage)\"},\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    ck_assert_double_eq(stale_counts(w.server.port, "failed"), stale + 1001);
     ck_assert_int_eq(server_stop(&w.server), 0);
 
     /* the same stale data under pass: n3 passes, scores 0 */
@@ -535,10 +560,13 @@ START_TEST(cluster_usage_source_and_stale_policy)
     start_world(&w, pass);
     free(wait_ready(w.server.port, 200));
     await_free_cpu(w.server.port, "n1", 500);
+    stale = stale_counts(w.server.port, "passed");
     assert_filter(w.server.port, "100m", "\"n3\"",
                   "{\"Nodes\":null,\"NodeNames\":[\"n3\"],\"FailedNodes\":{},"
                   "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
     assert_prioritize(w.server.port, "100m", "1", "\"n3\"", "[{\"Host\":\"n3\",\"Score\":0}]");
+    /* filter and prioritize met it stale; the filter passed it */
+    ck_assert_double_eq(stale_counts(w.server.port, "passed"), stale + 2001);
     ck_assert_int_eq(server_stop(&w.server), 0);
 
     /* samples an hour old under requests: every node falls back to requests */
@@ -622,6 +650,47 @@ START_TEST(cluster_preempt_keeps_nodes_where_victims_make_room)
     assert_json_eq(got, "{\"NodeNameToMetaVictims\":{\"n1\":{\"Pods\":[{\"UID\":\"uid-a\"}],"
                         "\"NumPDBViolations\":0}}}");
     free(got);
+    stop_world(&w);
+}
+END_TEST
+
+/* Outside mode enforce, or for a pod outside the selector, preempt keeps
+ * every candidate with victims: the extender has no say. */
+START_TEST(cluster_preempt_outside_enforce_keeps_every_candidate)
+{
+    struct world w;
+    const char *meta =
+        "{\"Pod\":{\"metadata\":{\"name\":\"big\",\"namespace\":\"default\"},\"spec\":"
+        "{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"2500m\"}}}]}},"
+        "\"NodeNameToMetaVictims\":{"
+        "\"n1\":{\"Pods\":[{\"UID\":\"uid-b\"}],\"NumPDBViolations\":0},"
+        "\"n2\":{\"Pods\":[{\"UID\":\"uid-c\"}],\"NumPDBViolations\":1},"
+        "\"n3\":{\"Pods\":[],\"NumPDBViolations\":0}}}";
+    const char *all = "{\"NodeNameToMetaVictims\":{"
+                      "\"n1\":{\"Pods\":[{\"UID\":\"uid-b\"}],\"NumPDBViolations\":0},"
+                      "\"n2\":{\"Pods\":[{\"UID\":\"uid-c\"}],\"NumPDBViolations\":1}}}";
+    const char *const shadow[] = {"--mode", "shadow", NULL};
+    standard_world(&w, shadow);
+    char *got = post(w.server.port, "preempt", meta, NULL);
+    assert_json_eq(got, all); /* enforce would drop n1 (see the test above) */
+    free(got);
+    char *m = metrics_get(w.server.port);
+    ck_assert_double_eq(
+        metrics_value(m, "cpu_extender_answers_total{verb=\"preempt\",kind=\"shadow\"}"), 1);
+    free(m);
+    ck_assert_int_eq(server_stop(&w.server), 0);
+    const char *const outside[] = {"--select-namespaces", "prod", NULL};
+    start_world(&w, outside);
+    free(wait_ready(w.server.port, 200));
+    got = post(w.server.port, "preempt", meta, NULL);
+    assert_json_eq(got, all);
+    free(got);
+    m = metrics_get(w.server.port);
+    ck_assert_double_eq(
+        metrics_value(m,
+                      "cpu_extender_answers_total{verb=\"preempt\",kind=\"passthrough_selector\"}"),
+        1);
+    free(m);
     stop_world(&w);
 }
 END_TEST
@@ -780,6 +849,7 @@ Suite *cluster_suite(void)
     tcase_add_test(tc, cluster_usage_source_and_stale_policy);
     tcase_add_test(tc, cluster_in_flight_damping_counts_new_pods);
     tcase_add_test(tc, cluster_preempt_keeps_nodes_where_victims_make_room);
+    tcase_add_test(tc, cluster_preempt_outside_enforce_keeps_every_candidate);
     tcase_add_test(tc, cluster_bind_creates_binding_once);
     tcase_add_test(tc, cluster_unreadable_kubeconfig_exits_with_reason);
     tcase_add_test(tc, cluster_none_bind_fails_and_preempt_keeps_all);
