@@ -108,10 +108,11 @@ screenshot: all
 	scripts/debug-screenshot.sh $(BIN) docs/debug-page.png
 
 # Request-only, whatever the shell has: the README's examples answer as shown.
-# For a cluster: $(BIN) --kubeconfig ~/.kube/config
+# The explain page is on: it listens on loopback only. For a cluster:
+# $(BIN) --kubeconfig ~/.kube/config --debug-endpoints
 run: deps
 	$(MAKE) all
-	env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST $(BIN)
+	env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST $(BIN) --debug-endpoints
 
 # The suite runs twice: release, then ASan+UBSan (leaks fail the run).
 test: test-deps

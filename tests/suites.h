@@ -28,5 +28,6 @@ Suite *ops_suite(void);
 Suite *browser_suite(void);
 Suite *placement_suite(void);
 Suite *decisions_suite(void);
+Suite *manifests_suite(void);
 
 #endif

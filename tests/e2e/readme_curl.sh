@@ -27,7 +27,7 @@ if curl -s -o /dev/null --max-time 1 http://127.0.0.1:8888/healthz; then
     echo "readme_curl: 127.0.0.1:8888 is already in use (a 'make run' still up?)" >&2
     exit 1
 fi
-"$bin" 2>"$work/server.log" &
+"$bin" --debug-endpoints 2>"$work/server.log" & # as make run
 pid=$!
 i=0
 until curl -s -o /dev/null --max-time 1 http://127.0.0.1:8888/healthz; do

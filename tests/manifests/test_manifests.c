@@ -1406,9 +1406,6 @@ START_TEST(manifests_docs_name_every_file_and_apply_every_object)
 }
 END_TEST
 
-/* Until tests/suites.h declares it (the runner registers the suite there). */
-Suite *manifests_suite(void);
-
 Suite *manifests_suite(void)
 {
     Suite *s = suite_create("manifests");
