@@ -87,8 +87,8 @@ START_TEST(metrics_count_exactly_what_was_sent)
     ck_assert_msg(strstr(m, "# TYPE cpu_extender_request_duration_seconds histogram") != NULL, "%s",
                   m);
     /* duration: filter 200, prioritize 200 and 400, preempt 413, bind 200; body bytes for the
-     * four verbs; nodes for the three with candidates */
-    ck_assert_int_eq(metrics_assert_histograms(m), 5 + 4 + 3);
+     * four verbs; nodes for the three with candidates; the prioritize score spread */
+    ck_assert_int_eq(metrics_assert_histograms(m), 5 + 4 + 3 + 1);
     free(m);
     free(filter);
     free(prio);
