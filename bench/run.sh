@@ -32,8 +32,11 @@ pid=""
 cpid=""
 api_pid=""
 npid=""
+qpid=""
+lpid=""
+dpid=""
 cleanup() {
-    for p in $cpid $npid $api_pid $pid; do
+    for p in $cpid $npid $api_pid $pid $qpid $lpid $dpid; do
         kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
     done
     rm -rf "$tmp"
@@ -96,6 +99,43 @@ if [ "$only" != cluster ]; then
         [ -f "$shared/fixtures/$f.req.json" ] &&
             row case "$port" "$pid" "$verb" "$shared/fixtures/$f.req.json" 3 "$secs" 1
     done
+
+    # Operations overhead: the same cases against three servers side by
+    # side: no access log (--log-level warn), the access log (the default,
+    # one JSON line per request into a file), and the access log plus every
+    # decision recorded for /debug (--debug-endpoints).
+    ops_server() { # LOG FLAGS...: starts one, its pid in $started and port in $started_port
+        _log=$1
+        shift
+        env -u KUBECONFIG "$B/cpu-extender" --listen 127.0.0.1:0 --max-body-bytes 134217728 \
+            "$@" 2>"$_log" &
+        started=$!
+        started_port=$(wait_port "$_log")
+    }
+    ops_server "$tmp/ops-quiet.log" --log-level warn
+    qpid=$started qport=$started_port
+    ops_server "$tmp/ops-log.log"
+    lpid=$started lport=$started_port
+    ops_server "$tmp/ops-debug.log" --debug-endpoints
+    dpid=$started dport=$started_port
+    : >"$tmp/ops-quiet"
+    : >"$tmp/ops-log"
+    : >"$tmp/ops-debug"
+    for body in names-500 nodes-500; do
+        for verb in prioritize filter; do
+            "$B/bench-driver" case "$qport" "$qpid" "$verb" "$data/$body.json" 500 "$secs" 1 >>"$tmp/ops-quiet"
+            "$B/bench-driver" case "$lport" "$lpid" "$verb" "$data/$body.json" 500 "$secs" 1 >>"$tmp/ops-log"
+            "$B/bench-driver" case "$dport" "$dpid" "$verb" "$data/$body.json" 500 "$secs" 1 >>"$tmp/ops-debug"
+        done
+    done
+    "$B/bench-driver" idle "$dpid" >"$tmp/idle-debug"
+    ops_lines=$(grep -c '"msg":"request"' "$tmp/ops-log.log" || true)
+    ops_bytes=$(wc -c <"$tmp/ops-log.log")
+    for p in $qpid $lpid $dpid; do
+        kill "$p"
+        wait "$p" 2>/dev/null || true
+    done
+    qpid="" lpid="" dpid=""
 
     "$B/bench-driver" healthz "$port" "$data/nodes-5000.json" >"$tmp/healthz"
     "$B/bench-driver" growth "$port" "$pid" "$data/names-500.json" 100000 >"$tmp/growth"
@@ -354,6 +394,28 @@ one run of that command; the machine is shared, so differences under about 15 % 
 EOF
     cat "$rows"
     echo
+    cat <<EOF
+## Operations overhead: access log and decision recording
+
+The same cases against three request-only servers started side by side, each case run against
+the three back to back: without the access log (\`--log-level warn\`), with it (the default:
+one JSON line per request, here into a file; $ops_lines lines, $ops_bytes bytes in that run),
+and with it plus every decision recorded in the ring for \`/debug\` (\`--debug-endpoints\`;
+idle after the cases: $(cell "$tmp/idle-debug" 3)). Ratios are against the first.
+
+Access log on, against off:
+
+| verb | nodes | conns | p50 off | p50 on | p50 ratio | p99 off | p99 on | req/s off | req/s on | req/s ratio | extra p50 per node |
+|---|---|---|---|---|---|---|---|---|---|---|---|
+$(compare "$tmp/ops-quiet" "$tmp/ops-log")
+
+Access log and decisions recorded, against neither:
+
+| verb | nodes | conns | p50 off | p50 on | p50 ratio | p99 off | p99 on | req/s off | req/s on | req/s ratio | extra p50 per node |
+|---|---|---|---|---|---|---|---|---|---|---|---|
+$(compare "$tmp/ops-quiet" "$tmp/ops-debug")
+
+EOF
     cluster_section
     cat <<EOF
 

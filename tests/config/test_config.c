@@ -41,6 +41,37 @@ START_TEST(config_defaults_are_documented_values)
     ck_assert_int_eq(c.max_body_bytes, 128LL << 20);
     ck_assert_int_eq(c.idle_timeout_seconds, 120);
     ck_assert_str_eq(c.used_annotation[SCORE_CPU], "cpu-extender.io/cpu-used");
+    ck_assert_int_eq(c.mode, CFG_MODE_ENFORCE);
+    ck_assert_int_eq(c.scheduler_timeout_ms, 5000);
+    ck_assert_int_eq(c.scheduler_weight, 1);
+    ck_assert(!c.debug_endpoints);
+    ck_assert_int_eq(c.decisions_kept, 100);
+    ck_assert_int_eq(c.decisions_max_bytes, 16LL << 20);
+    ck_assert_int_eq(c.select_priority_min, -2147483648LL);
+    ck_assert_int_eq(c.select_priority_max, 2147483647LL);
+    ck_assert_str_eq(c.select_namespaces, "");
+}
+END_TEST
+
+START_TEST(config_operations_options_in_every_layer)
+{
+    struct cfg c;
+    char err[CFG_ERR_LEN];
+    const char *f = write_file("{\"mode\": \"shadow\", \"selectLabels\": \"team=a,tier=\", "
+                               "\"debugEndpoints\": true}");
+    char cfg_arg[80];
+    snprintf(cfg_arg, sizeof(cfg_arg), "--config=%s", f);
+    char *argv[] = {cfg_arg, "--select-namespaces", "prod,web", "--mode=passthrough"};
+    char *envp[] = {"CPU_EXTENDER_MODE=enforce", "CPU_EXTENDER_SCHEDULER_TIMEOUT_MS=0",
+                    "CPU_EXTENDER_DEBUG_ENDPOINTS=1", NULL};
+    ck_assert_int_eq(load(&c, argv, 4, envp, err), 0);
+    ck_assert_int_eq(c.mode, CFG_MODE_PASSTHROUGH); /* flag over env over file */
+    ck_assert_str_eq(c.select_labels, "team=a,tier=");
+    ck_assert_str_eq(c.select_namespaces, "prod,web");
+    ck_assert_int_eq(c.scheduler_timeout_ms, 0);
+    ck_assert(c.debug_endpoints);
+    ck_assert_str_eq(cfg_mode_name(CFG_MODE_SHADOW), "shadow");
+    unlink(f);
 }
 END_TEST
 
@@ -107,6 +138,17 @@ START_TEST(config_invalid_flags_are_named)
     expect_error((char *[]){"--cpu-weight=0", "--memory-weight=0"}, 2, NULL, "at least one");
     expect_error((char *[]){"--connection-limit=4"}, 1, NULL, "per-ip-connection-limit");
     expect_error((char *[]){"stray"}, 1, NULL, "unexpected argument");
+    expect_error((char *[]){"--mode=off"}, 1, NULL, "enforce, shadow or passthrough");
+    expect_error((char *[]){"--select-namespaces=a,,b"}, 1, NULL, "select-namespaces");
+    expect_error((char *[]){"--select-namespaces=a,"}, 1, NULL, "select-namespaces");
+    expect_error((char *[]){"--select-labels=team"}, 1, NULL, "KEY=VALUE");
+    expect_error((char *[]){"--select-labels==x"}, 1, NULL, "KEY=VALUE");
+    expect_error((char *[]){"--select-labels=a=b=c"}, 1, NULL, "KEY=VALUE");
+    expect_error((char *[]){"--select-priority-min=5", "--select-priority-max=4"}, 2, NULL,
+                 "must not exceed");
+    expect_error((char *[]){"--select-priority-max=2147483648"}, 1, NULL, "--select-priority-max");
+    expect_error((char *[]){"--scheduler-weight=0"}, 1, NULL, "--scheduler-weight");
+    expect_error((char *[]){"--decisions-kept=-1"}, 1, NULL, "--decisions-kept");
     expect_error(NULL, 0, (char *[]){"CPU_EXTENDER_CPU_WEIGTH=3", NULL},
                  "unknown variable CPU_EXTENDER_CPU_WEIGTH");
     expect_error(NULL, 0, (char *[]){"CPU_EXTENDER_LOG_LEVEL=loud", NULL},
@@ -203,6 +245,7 @@ Suite *config_suite(void)
     TCase *tc = tcase_create("config");
     tcase_add_test(tc, config_defaults_are_documented_values);
     tcase_add_test(tc, config_flags_win_over_env_over_file);
+    tcase_add_test(tc, config_operations_options_in_every_layer);
     tcase_add_test(tc, config_file_from_environment);
     tcase_add_test(tc, config_invalid_flags_are_named);
     tcase_add_test(tc, config_invalid_file_fields_are_named);

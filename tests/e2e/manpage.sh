@@ -5,7 +5,8 @@
 #   - its .TH line names the version in VERSION;
 #   - every --flag that `BINARY --help` prints has an entry of its own, and the
 #     entry of each option names its environment variable, its config-file key
-#     and its default as --help prints them.
+#     and its default as --help prints them;
+#   - make install puts it under $(PREFIX)/share/man/man1, where man finds it.
 # Without groff (Debian: groff-base) nothing can be rendered: skipped.
 # Usage: tests/e2e/manpage.sh path/to/cpu-extender   (from the repository root)
 set -eu
@@ -87,6 +88,22 @@ while read -r flag env key; do
         *) bad "$flag: the entry does not say default $want" ;;
     esac
 done <"$work/options"
+
+# make install puts the page where man looks for it (a staged tree: DESTDIR).
+if make -s install DESTDIR="$work/root" PREFIX=/usr/local >"$work/install.out" 2>&1 &&
+    cmp -s "$page" "$work/root/usr/local/share/man/man1/cpu-extender.1"; then
+    ok
+else
+    bad "make install did not install $page: $(cat "$work/install.out")"
+fi
+if command -v man >/dev/null; then
+    if MANWIDTH=80 man -P cat -M "$work/root/usr/local/share/man" cpu-extender 2>/dev/null |
+        grep -q 'cpu-extender'; then
+        ok
+    else
+        bad "man -M DESTDIR/usr/local/share/man cpu-extender finds no page"
+    fi
+fi
 
 echo "manpage: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -43,6 +43,7 @@
 
 #include "config/config.h"
 #include "server/arena.h"
+#include "server/debug.h"
 #include "server/verbs.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -340,6 +341,29 @@ static void check_preempt_bind(const struct cfg *base, const uint8_t *data, cons
     free(b.body);
 }
 
+/* The recorded decisions, names from the input included, render as JSON
+ * that parses and as a page. */
+static void check_debug_pages(struct srv_decisions *d, const struct cfg *cfg)
+{
+    struct srv_decision_query all = {0};
+    char *text;
+    size_t len;
+    if (srv_debug_decisions_json(d, &all, &text, &len) != 0)
+        abort();
+    cJSON *j = cJSON_ParseWithLength(text, len);
+    if (j == NULL) {
+        fprintf(stderr, "/debug/decisions is not JSON: %.400s\n", text);
+        abort();
+    }
+    cJSON_Delete(j);
+    free(text);
+    if (srv_debug_page(d, &all, cfg, &text, &len) != 0)
+        abort();
+    if (strstr(text, "</html>") == NULL)
+        abort();
+    free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static bool ready;
@@ -353,6 +377,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ready = true;
     }
     cfg_defaults(&variant);
+    /* The variant also answers in another mode, with a selector, and keeps
+     * its decisions (rendered below): the hosts answered must not change. */
+    variant.mode = (enum cfg_mode)((size >> 6) % 3);
+    if ((size >> 5) & 1)
+        snprintf(variant.select_labels, sizeof(variant.select_labels), "app=x");
     variant.score.strategy = (enum score_strategy)(size % 4);
     variant.score.normalize = (size >> 2) & 1;
     variant.score.target_percent = 1 + (int)((size >> 3) % 100);
@@ -367,7 +396,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct arena *a = arena_acquire();
     if (a == NULL)
         abort();
-    const struct srv_verb_ctx ctx = {.cfg = &base}, vctx = {.cfg = &variant};
+    static struct srv_metrics metrics;
+    static struct srv_decisions decisions;
+    static bool ring_ready;
+    if (!ring_ready && srv_decisions_init(&decisions, 4, 1 << 20) == 0)
+        ring_ready = true;
+    const struct srv_verb_ctx ctx = {.cfg = &base},
+                              vctx = {.cfg = &variant,
+                                      .metrics = &metrics,
+                                      .decisions = ring_ready ? &decisions : NULL};
     srv_filter(&ctx, body, size, &f);
     srv_prioritize(&ctx, body, size, &p);
     srv_prioritize(&vctx, body, size, &v);
@@ -404,6 +441,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(f.body);
     free(p.body);
     free(v.body);
+    if (ring_ready)
+        check_debug_pages(&decisions, &variant);
     check_preempt_bind(&base, data, body, size);
     free(body);
     return 0;

@@ -13,12 +13,12 @@
 /* A record for pod @ns/@name with @nodes nodes named n0, n1, ... */
 static struct srv_decision *make(const char *ns, const char *name, size_t nodes)
 {
-    struct srv_decision *rec = srv_decision_new(nodes, strlen(ns) + strlen(name) + 2 + 8 * nodes);
+    struct srv_decision *rec = srv_decision_new(nodes, strlen(ns) + strlen(name) + 2 + 24 * nodes);
     ck_assert_ptr_nonnull(rec);
     rec->pod_ns = srv_decision_strdup(rec, ns);
     rec->pod_name = srv_decision_strdup(rec, name);
     for (size_t i = 0; i < nodes; i++) {
-        char n[8];
+        char n[24];
         snprintf(n, sizeof(n), "n%zu", i);
         rec->nodes[i].name = srv_decision_strdup(rec, n);
     }
