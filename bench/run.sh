@@ -112,8 +112,18 @@ if [ "$only" != cluster ]; then
         started=$!
         started_port=$(wait_port "$_log")
     }
-    ops_server "$tmp/ops-quiet.log" --log-level warn
+    # The quiet one starts at info (its port is in the "listening" line) and
+    # is reloaded to warn.
+    echo '{"logLevel": "info"}' >"$tmp/quiet.json"
+    ops_server "$tmp/ops-quiet.log" --config "$tmp/quiet.json"
     qpid=$started qport=$started_port
+    echo '{"logLevel": "warn"}' >"$tmp/quiet.json"
+    kill -HUP "$qpid"
+    for _ in $(seq 100); do
+        curl -s "http://127.0.0.1:$qport/metrics" |
+            grep -q '^cpu_extender_config_reloads_total{result="accepted"} 1$' && break
+        sleep 0.1
+    done
     ops_server "$tmp/ops-log.log"
     lpid=$started lport=$started_port
     ops_server "$tmp/ops-debug.log" --debug-endpoints
@@ -398,7 +408,7 @@ EOF
 ## Operations overhead: access log and decision recording
 
 The same cases against three request-only servers started side by side, each case run against
-the three back to back: without the access log (\`--log-level warn\`), with it (the default:
+the three back to back: without the access log (log level \`warn\`), with it (the default:
 one JSON line per request, here into a file; $ops_lines lines, $ops_bytes bytes in that run),
 and with it plus every decision recorded in the ring for \`/debug\` (\`--debug-endpoints\`;
 idle after the cases: $(cell "$tmp/idle-debug" 3)). Ratios are against the first.
