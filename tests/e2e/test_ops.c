@@ -651,6 +651,8 @@ START_TEST(ops_debug_decisions_explain_every_node)
     ck_assert_int_eq(http_request(s.port, "GET", "/debug", NULL, 0, &r), 0);
     ck_assert_int_eq(r.status, 200);
     ck_assert_ptr_nonnull(strstr(r.headers, "text/html"));
+    /* no script may run there, whatever a name in a request held */
+    ck_assert_ptr_nonnull(strstr(r.headers, "Content-Security-Policy: default-src 'none';"));
     ck_assert_ptr_nonnull(strstr(r.body, "data-node=\"node-b\" data-score=\"9\""));
     ck_assert_ptr_nonnull(strstr(r.body, "width=\"270\""));
     ck_assert_ptr_nonnull(strstr(r.body, "Decision 2: prioritize default/web-0"));
