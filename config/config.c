@@ -293,12 +293,22 @@ static int check_string(const struct opt *o, const char *v, char *why, size_t n)
     return 0;
 }
 
+/* The index of @v in @names (@count of them), or -1. */
+static int name_index(const char *v, const char *const *names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(v, names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
 /* Stores the text @v into option @o of @c; @why receives the problem. */
 static int set_from_text(struct cfg *c, const struct opt *o, const char *v, char *why, size_t n)
 {
     char *field = (char *)c + o->offset;
     char *end;
     long long x;
+    int i;
 
     switch (o->type) {
     case OPT_STRING:
@@ -338,14 +348,13 @@ static int set_from_text(struct cfg *c, const struct opt *o, const char *v, char
         }
         return 0;
     case OPT_LOG_LEVEL:
-        for (size_t i = 0; i < sizeof(log_level_names) / sizeof(log_level_names[0]); i++) {
-            if (strcmp(v, log_level_names[i]) == 0) {
-                *(enum cfg_log_level *)(void *)field = (enum cfg_log_level)i;
-                return 0;
-            }
+        i = name_index(v, log_level_names, sizeof(log_level_names) / sizeof(log_level_names[0]));
+        if (i < 0) {
+            snprintf(why, n, "want debug, info, warn or error");
+            return -EINVAL;
         }
-        snprintf(why, n, "want debug, info, warn or error");
-        return -EINVAL;
+        *(enum cfg_log_level *)(void *)field = (enum cfg_log_level)i;
+        return 0;
     case OPT_USED_SOURCE:
         if (score_used_source_parse(v, (enum score_used_source *)(void *)field) != 0) {
             snprintf(why, n, "want requests, usage, max or annotation");
@@ -359,14 +368,13 @@ static int set_from_text(struct cfg *c, const struct opt *o, const char *v, char
         }
         return 0;
     case OPT_MODE:
-        for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++) {
-            if (strcmp(v, mode_names[i]) == 0) {
-                *(enum cfg_mode *)(void *)field = (enum cfg_mode)i;
-                return 0;
-            }
+        i = name_index(v, mode_names, sizeof(mode_names) / sizeof(mode_names[0]));
+        if (i < 0) {
+            snprintf(why, n, "want enforce, shadow or passthrough");
+            return -EINVAL;
         }
-        snprintf(why, n, "want enforce, shadow or passthrough");
-        return -EINVAL;
+        *(enum cfg_mode *)(void *)field = (enum cfg_mode)i;
+        return 0;
     }
     return -EINVAL;
 }

@@ -24,13 +24,6 @@ static int post(int port, const char *path, const char *body, size_t len)
     return status;
 }
 
-static double value(const char *text, const char *series)
-{
-    double v = metrics_value(text, series);
-    ck_assert_msg(v >= 0, "no series %s", series);
-    return v;
-}
-
 START_TEST(metrics_count_exactly_what_was_sent)
 {
     struct server_proc s;
@@ -42,7 +35,7 @@ START_TEST(metrics_count_exactly_what_was_sent)
 
     char *before = metrics_get(s.port);
     ck_assert_double_eq(
-        value(before, "cpu_extender_requests_total{verb=\"filter\",status=\"200\"}"), 0);
+        metrics_must(before, "cpu_extender_requests_total{verb=\"filter\",status=\"200\"}"), 0);
     free(before);
 
     ck_assert_int_eq(post(s.port, "/scheduler/filter", filter, filter_len), 200);
@@ -56,32 +49,37 @@ START_TEST(metrics_count_exactly_what_was_sent)
     ck_assert_int_eq(post(s.port, "/scheduler/bind", bind, strlen(bind)), 200);
 
     char *m = metrics_get(s.port);
-    ck_assert_double_eq(value(m, "cpu_extender_requests_total{verb=\"filter\",status=\"200\"}"), 1);
-    ck_assert_double_eq(value(m, "cpu_extender_requests_total{verb=\"prioritize\",status=\"200\"}"),
-                        2);
-    ck_assert_double_eq(value(m, "cpu_extender_requests_total{verb=\"prioritize\",status=\"400\"}"),
-                        1);
-    ck_assert_double_eq(value(m, "cpu_extender_requests_total{verb=\"preempt\",status=\"413\"}"),
-                        1);
-    ck_assert_double_eq(value(m, "cpu_extender_requests_total{verb=\"bind\",status=\"200\"}"), 1);
     ck_assert_double_eq(
-        value(m, "cpu_extender_request_duration_seconds_count{verb=\"prioritize\",status=\"200\"}"),
+        metrics_must(m, "cpu_extender_requests_total{verb=\"filter\",status=\"200\"}"), 1);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_requests_total{verb=\"prioritize\",status=\"200\"}"), 2);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_requests_total{verb=\"prioritize\",status=\"400\"}"), 1);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_requests_total{verb=\"preempt\",status=\"413\"}"), 1);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_requests_total{verb=\"bind\",status=\"200\"}"), 1);
+    ck_assert_double_eq(
+        metrics_must(
+            m, "cpu_extender_request_duration_seconds_count{verb=\"prioritize\",status=\"200\"}"),
         2);
     /* bodies to the byte; the 400's two bytes count, its nodes do not */
-    ck_assert_double_eq(value(m, "cpu_extender_request_body_bytes_sum{verb=\"filter\"}"),
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_request_body_bytes_sum{verb=\"filter\"}"),
                         (double)filter_len);
-    ck_assert_double_eq(value(m, "cpu_extender_request_body_bytes_sum{verb=\"prioritize\"}"),
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_request_body_bytes_sum{verb=\"prioritize\"}"),
                         (double)(2 * prio_len + 2));
-    ck_assert_double_eq(value(m, "cpu_extender_request_body_bytes_count{verb=\"prioritize\"}"), 3);
-    /* both examples carry four nodes */
-    ck_assert_double_eq(value(m, "cpu_extender_request_nodes_sum{verb=\"filter\"}"), 4);
-    ck_assert_double_eq(value(m, "cpu_extender_request_nodes_sum{verb=\"prioritize\"}"), 8);
-    ck_assert_double_eq(value(m, "cpu_extender_request_nodes_count{verb=\"prioritize\"}"), 2);
-    ck_assert_double_eq(value(m, "cpu_extender_request_nodes_bucket{verb=\"prioritize\",le=\"3\"}"),
-                        0);
     ck_assert_double_eq(
-        value(m, "cpu_extender_request_nodes_bucket{verb=\"prioritize\",le=\"10\"}"), 2);
-    ck_assert_double_eq(value(m, "cpu_extender_unknown_nodes_total"), 0);
+        metrics_must(m, "cpu_extender_request_body_bytes_count{verb=\"prioritize\"}"), 3);
+    /* both examples carry four nodes */
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_request_nodes_sum{verb=\"filter\"}"), 4);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_request_nodes_sum{verb=\"prioritize\"}"), 8);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_request_nodes_count{verb=\"prioritize\"}"),
+                        2);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_request_nodes_bucket{verb=\"prioritize\",le=\"3\"}"), 0);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_request_nodes_bucket{verb=\"prioritize\",le=\"10\"}"), 2);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_unknown_nodes_total"), 0);
     ck_assert_msg(metrics_value(m, "cpu_extender_cluster_nodes") < 0, "no cluster, no gauge");
     ck_assert_msg(strstr(m, "cpu_extender_build_info{version=\"") != NULL, "%s", m);
     ck_assert_msg(strstr(m, "# TYPE cpu_extender_request_duration_seconds histogram") != NULL, "%s",

@@ -108,13 +108,6 @@ static void passed_names(const cJSON *f, char *out, size_t n)
     }
 }
 
-static double value(const char *text, const char *series)
-{
-    double v = metrics_value(text, series);
-    ck_assert_msg(v >= 0, "no series %s", series);
-    return v;
-}
-
 /* The access-log lines ("msg":"request") of the server's log, parsed, in
  * order, as a JSON array. */
 static cJSON *access_lines(const struct server_proc *s)
@@ -283,28 +276,35 @@ START_TEST(ops_metrics_count_decisions_by_reason_and_spread)
 
     char *m = metrics_get(s.port);
     ck_assert_double_eq(
-        value(m, "cpu_extender_filter_decisions_total{result=\"passed\",reason=\"fits\"}"), 2);
-    ck_assert_double_eq(
-        value(m,
-              "cpu_extender_filter_decisions_total{result=\"failed\",reason=\"insufficient_cpu\"}"),
+        metrics_must(m, "cpu_extender_filter_decisions_total{result=\"passed\",reason=\"fits\"}"),
         2);
     ck_assert_double_eq(
-        value(m, "cpu_extender_filter_decisions_total{result=\"failed\",reason=\"fits\"}"), 0);
+        metrics_must(
+            m,
+            "cpu_extender_filter_decisions_total{result=\"failed\",reason=\"insufficient_cpu\"}"),
+        2);
     ck_assert_double_eq(
-        value(m, "cpu_extender_filter_decisions_total{result=\"failed\",reason=\"invalid_node\"}"),
+        metrics_must(m, "cpu_extender_filter_decisions_total{result=\"failed\",reason=\"fits\"}"),
         0);
-    ck_assert_double_eq(value(m, "cpu_extender_prioritize_score_spread_count"), 1);
-    ck_assert_double_eq(value(m, "cpu_extender_prioritize_score_spread_sum"), 8);
-    ck_assert_double_eq(value(m, "cpu_extender_prioritize_score_spread_bucket{le=\"7\"}"), 0);
-    ck_assert_double_eq(value(m, "cpu_extender_prioritize_score_spread_bucket{le=\"8\"}"), 1);
-    ck_assert_double_eq(value(m, "cpu_extender_answers_total{verb=\"filter\",kind=\"scored\"}"), 1);
-    ck_assert_double_eq(value(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"scored\"}"),
-                        1);
-    ck_assert_double_eq(value(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"shadow\"}"),
+    ck_assert_double_eq(
+        metrics_must(
+            m, "cpu_extender_filter_decisions_total{result=\"failed\",reason=\"invalid_node\"}"),
+        0);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_prioritize_score_spread_count"), 1);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_prioritize_score_spread_sum"), 8);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_prioritize_score_spread_bucket{le=\"7\"}"),
                         0);
-    ck_assert_double_eq(value(m, "cpu_extender_stale_nodes_total"), 0);
-    ck_assert_double_eq(value(m, "cpu_extender_decisions_kept"), 2);
-    ck_assert(value(m, "cpu_extender_decisions_kept_bytes") > 2 * 4 * sizeof(void *));
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_prioritize_score_spread_bucket{le=\"8\"}"),
+                        1);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_answers_total{verb=\"filter\",kind=\"scored\"}"), 1);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"scored\"}"), 1);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"shadow\"}"), 0);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_stale_nodes_total"), 0);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_decisions_kept"), 2);
+    ck_assert(metrics_must(m, "cpu_extender_decisions_kept_bytes") > 2 * 4 * sizeof(void *));
     ck_assert_int_ge(metrics_assert_histograms(m), 1);
     free(m);
     ck_assert_int_eq(server_stop(&s), 0);
@@ -338,14 +338,16 @@ START_TEST(ops_shadow_answers_neutral_but_records_the_scores)
     ck_assert_double_eq(num(cJSON_GetArrayItem(nodes, 3), "score"), 1);
     cJSON_Delete(d);
     char *m = metrics_get(s.port);
-    ck_assert_double_eq(value(m, "cpu_extender_answers_total{verb=\"filter\",kind=\"shadow\"}"), 1);
-    ck_assert_double_eq(value(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"shadow\"}"),
-                        1);
     ck_assert_double_eq(
-        value(m,
-              "cpu_extender_filter_decisions_total{result=\"failed\",reason=\"insufficient_cpu\"}"),
+        metrics_must(m, "cpu_extender_answers_total{verb=\"filter\",kind=\"shadow\"}"), 1);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"shadow\"}"), 1);
+    ck_assert_double_eq(
+        metrics_must(
+            m,
+            "cpu_extender_filter_decisions_total{result=\"failed\",reason=\"insufficient_cpu\"}"),
         2);
-    ck_assert_double_eq(value(m, "cpu_extender_prioritize_score_spread_sum"), 8);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_prioritize_score_spread_sum"), 8);
     free(m);
     cJSON *lines = access_lines(&s);
     ck_assert_str_eq(str(cJSON_GetArrayItem(lines, 1), "answer"), "shadow");
@@ -391,14 +393,17 @@ START_TEST(ops_mode_switches_by_reload)
     assert_scores(s.port, &ex, 2, 9, 2, 1);
 
     char *m = metrics_get(s.port);
-    ck_assert_double_eq(value(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"scored\"}"),
-                        2);
     ck_assert_double_eq(
-        value(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"passthrough_mode\"}"), 1);
+        metrics_must(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"scored\"}"), 2);
     ck_assert_double_eq(
-        value(m, "cpu_extender_answers_total{verb=\"filter\",kind=\"passthrough_mode\"}"), 1);
-    ck_assert_double_eq(value(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"shadow\"}"),
-                        1);
+        metrics_must(m,
+                     "cpu_extender_answers_total{verb=\"prioritize\",kind=\"passthrough_mode\"}"),
+        1);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_answers_total{verb=\"filter\",kind=\"passthrough_mode\"}"),
+        1);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"shadow\"}"), 1);
     free(m);
     ck_assert_int_eq(server_stop(&s), 0);
     unlink(path);
@@ -482,10 +487,11 @@ START_TEST(ops_pods_outside_the_selector_pass_through)
                              "500"),
                      9);
     char *m = metrics_get(s.port);
-    ck_assert_double_eq(value(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"scored\"}"),
-                        3);
     ck_assert_double_eq(
-        value(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"passthrough_selector\"}"),
+        metrics_must(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"scored\"}"), 3);
+    ck_assert_double_eq(
+        metrics_must(
+            m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"passthrough_selector\"}"),
         6);
     free(m);
     ck_assert_int_eq(server_stop(&s), 0);
@@ -531,9 +537,11 @@ START_TEST(ops_late_request_gets_a_neutral_answer_in_time)
 
     char *m = metrics_get(s.port);
     ck_assert_double_eq(
-        value(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"neutral_deadline\"}"), 1);
-    ck_assert_double_eq(value(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"scored\"}"),
-                        1);
+        metrics_must(m,
+                     "cpu_extender_answers_total{verb=\"prioritize\",kind=\"neutral_deadline\"}"),
+        1);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"scored\"}"), 1);
     free(m);
     cJSON *lines = access_lines(&s);
     ck_assert_str_eq(str(cJSON_GetArrayItem(lines, 1), "answer"), "neutral_deadline");
@@ -678,7 +686,7 @@ START_TEST(ops_decisions_ring_keeps_the_newest)
     ck_assert_double_eq(num(cJSON_GetArrayItem(list, 2), "id"), 3);
     cJSON_Delete(all);
     char *m = metrics_get(s.port);
-    ck_assert_double_eq(value(m, "cpu_extender_decisions_kept"), 3);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_decisions_kept"), 3);
     free(m);
     ck_assert_int_eq(server_stop(&s), 0);
     examples_free(&ex);

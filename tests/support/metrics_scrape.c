@@ -35,6 +35,13 @@ double metrics_value(const char *text, const char *series)
     return -1;
 }
 
+double metrics_must(const char *text, const char *series)
+{
+    double v = metrics_value(text, series);
+    ck_assert_msg(v >= 0, "no series %s", series);
+    return v;
+}
+
 int metrics_assert_histograms(const char *text)
 {
     int checked = 0;

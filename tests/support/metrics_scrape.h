@@ -13,6 +13,9 @@ char *metrics_get(int port);
  * in @text, or -1 when the page has no such line. */
 double metrics_value(const char *text, const char *series);
 
+/* The value of @series in @text; fails the test when the page has none. */
+double metrics_must(const char *text, const char *series);
+
 /* Checks every histogram in @text: cumulative buckets never decrease and
  * the +Inf bucket equals _count. Fails the test otherwise; returns how many
  * histogram series were checked. */
