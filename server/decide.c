@@ -176,8 +176,9 @@ int srv_decide(const struct srv_verb_ctx *ctx, enum srv_verb verb, const char *b
         out->best_score = d->eval[best].explain.score;
     }
     if (ctx->decisions != NULL) {
+        bool timed = ctx->start.tv_sec != 0 || ctx->start.tv_nsec != 0;
         struct srv_decision *rec =
-            srv_decision_record(ctx, verb, d, best, seconds_since(&ctx->start));
+            srv_decision_record(ctx, verb, d, best, timed ? seconds_since(&ctx->start) : 0);
         if (rec != NULL)
             out->decision = srv_decisions_add(ctx->decisions, rec);
     }
