@@ -149,7 +149,8 @@ const char *cfg_mode_name(enum cfg_mode m)
     return mode_names[m];
 }
 
-bool cfg_list_any(const char *list, bool (*fn)(void *ctx, const char *item, size_t len), void *ctx)
+bool cfg_list_any(const char *list, bool (*fn)(const void *ctx, const char *item, size_t len),
+                  const void *ctx)
 {
     while (*list != '\0') {
         size_t len = strcspn(list, ",");

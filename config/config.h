@@ -118,7 +118,8 @@ const char *cfg_mode_name(enum cfg_mode m);
  * never empty once the configuration is valid), with its length; stops
  * and returns true as soon as @fn does.
  */
-bool cfg_list_any(const char *list, bool (*fn)(void *ctx, const char *item, size_t len), void *ctx);
+bool cfg_list_any(const char *list, bool (*fn)(const void *ctx, const char *item, size_t len),
+                  const void *ctx);
 
 /* Returns "debug", "info", "warn" or "error". */
 const char *cfg_log_level_name(enum cfg_log_level l);

@@ -3,33 +3,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <cjson/cJSON.h>
-
 #include "server/jsonout.h"
 #include "server/log.h"
-
-/* The Error text of an error answer ({"Error":"..."}: any non-200, and a
- * bind that failed), "" when absent. */
-static void error_text(enum srv_verb verb, const struct verb_reply *r, char *out, size_t n)
-{
-    out[0] = '\0';
-    if (r->body == NULL || (r->status == 200 && verb != SRV_VERB_BIND))
-        return;
-    cJSON *j = cJSON_ParseWithLength(r->body, r->len);
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "Error");
-    if (cJSON_IsString(e))
-        snprintf(out, n, "%s", e->valuestring);
-    cJSON_Delete(j);
-}
 
 void srv_access_log(enum srv_verb verb, const struct verb_reply *r, double seconds,
                     size_t body_bytes)
 {
-    char num[96], error[512];
+    char num[96];
     struct jsonout o;
 
-    error_text(verb, r, error, sizeof(error));
-    enum cfg_log_level level = r->status == 200 && error[0] == '\0' ? CFG_LOG_INFO : CFG_LOG_WARN;
+    /* A 200 can carry an Error too: a bind that failed. */
+    enum cfg_log_level level =
+        r->status == 200 && r->error[0] == '\0' ? CFG_LOG_INFO : CFG_LOG_WARN;
     if (!log_enabled(level))
         return;
     srv_out_init(&o, 512);
@@ -61,7 +46,7 @@ void srv_access_log(enum srv_verb verb, const struct verb_reply *r, double secon
     srv_out_str(&o, num);
     if (level == CFG_LOG_WARN) {
         srv_out_str(&o, ",\"error\":");
-        srv_out_quoted(&o, error);
+        srv_out_quoted(&o, r->error);
     }
     size_t len;
     char *members = srv_out_take(&o, &len);

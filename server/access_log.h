@@ -4,7 +4,9 @@
  * only the requests that went wrong.
  *
  *   verb, pod ("namespace/name"), nodesIn, nodesPassed, bestNode, bestScore,
- *   answer, decision, status, durationSeconds, bodyBytes, error (non-200)
+ *   answer, decision, status, durationSeconds, bodyBytes, and error when the
+ *   answer carries one (any non-200, and a bind that failed: a 200); bind
+ *   writes node instead of the node fields
  */
 #ifndef SERVER_ACCESS_LOG_H
 #define SERVER_ACCESS_LOG_H

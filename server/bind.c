@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "server/jsonout.h"
 #include "server/log.h"
 
 void srv_bind(const struct srv_verb_ctx *ctx, const char *body, size_t len, struct verb_reply *out)
@@ -20,6 +21,12 @@ void srv_bind(const struct srv_verb_ctx *ctx, const char *body, size_t len, stru
      * apply (a scheduler configured with bindVerb relies on it). */
     snprintf(out->pod, sizeof(out->pod), "%s/%s", args.pod_namespace, args.pod_name);
     snprintf(out->best, sizeof(out->best), "%s", args.node);
+    srv_utf8_trim(out->pod);
+    srv_utf8_trim(out->best);
+    char ns[128], name[256], node[256]; /* for the log: names from the request */
+    log_clean(ns, sizeof(ns), args.pod_namespace);
+    log_clean(name, sizeof(name), args.pod_name);
+    log_clean(node, sizeof(node), args.node);
     if (cl == NULL) {
         /* Failing is the honest answer: a 200 without a Binding would leave
          * the pod Pending while the scheduler believes it bound. */
@@ -33,11 +40,10 @@ void srv_bind(const struct srv_verb_ctx *ctx, const char *body, size_t len, stru
         0) {
         srv_verb_error(200, why, out);
         log_unquote(why);
-        log_msg(CFG_LOG_WARN, "bind failed", "pod=%s/%s node=%s error=\"%s\"", args.pod_namespace,
-                args.pod_name, args.node, why);
+        log_msg(CFG_LOG_WARN, "bind failed", "pod=\"%s/%s\" node=\"%s\" error=\"%s\"", ns, name,
+                node, why);
         return;
     }
-    log_msg(CFG_LOG_INFO, "bound", "pod=%s/%s node=%s", args.pod_namespace, args.pod_name,
-            args.node);
+    log_msg(CFG_LOG_INFO, "bound", "pod=\"%s/%s\" node=\"%s\"", ns, name, node);
     srv_verb_error(200, "", out);
 }

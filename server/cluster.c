@@ -61,7 +61,9 @@ void srv_cluster_count_unknown(struct srv_cluster *cl, const char *node)
     /* Every time at debug; at info the first ten and then every 1000th, so
      * a misconfigured cluster is visible without flooding the log. */
     enum cfg_log_level level = n <= 10 || n % 1000 == 0 ? CFG_LOG_INFO : CFG_LOG_DEBUG;
-    log_msg(level, "node not in cluster state: passed with score 0", "node=%s total=%llu", node, n);
+    char clean[256]; /* the name comes from a request */
+    log_msg(level, "node not in cluster state: passed with score 0", "node=\"%s\" total=%llu",
+            log_clean(clean, sizeof(clean), node), n);
 }
 
 unsigned long long srv_cluster_unknown_total(struct srv_cluster *cl)

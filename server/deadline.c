@@ -42,8 +42,15 @@ bool srv_deadline_would_miss(const struct srv_deadline *d, size_t n_nodes)
 {
     if (!d->on)
         return false;
-    double cost = (double)atomic_load_explicit(&cost_ps_per_node, memory_order_relaxed) / 1e3;
-    return (double)ns_left(d) <= cost * (double)n_nodes * ANSWER_FACTOR;
+    unsigned long long ps = atomic_load_explicit(&cost_ps_per_node, memory_order_relaxed);
+    if ((double)ns_left(d) > (double)ps / 1e3 * (double)n_nodes * ANSWER_FACTOR)
+        return false;
+    /* Only scored requests measure the cost, and this one will not be
+     * scored: lower the estimate by an eighth, so that a spike cannot keep
+     * every later request of this size from being scored. After a few
+     * neutral answers one is scored again and measures what is true now. */
+    atomic_store_explicit(&cost_ps_per_node, ps - ps / 8, memory_order_relaxed);
+    return true;
 }
 
 void srv_deadline_learn(size_t n_nodes, double seconds)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "server/jsonout.h"
 #include "server/log.h"
 
 /* Said once per process: in NodeNames mode without a cluster there is
@@ -152,6 +153,7 @@ int srv_decide(const struct srv_verb_ctx *ctx, enum srv_verb verb, const char *b
         return rc;
     }
     snprintf(out->pod, sizeof(out->pod), "%s/%s", d->args.pod.ns, d->args.pod.name);
+    srv_utf8_trim(out->pod);
     if (d->args.node_names_mode && ctx->cl == NULL && !atomic_flag_test_and_set(&names_mode_logged))
         log_msg(CFG_LOG_WARN,
                 "NodeNames request: no cluster state, passing every node with score 0",
@@ -166,13 +168,16 @@ int srv_decide(const struct srv_verb_ctx *ctx, enum srv_verb verb, const char *b
         d->passed = 0;
         for (size_t i = 0; i < d->args.n_nodes; i++)
             d->passed += d->eval[i].verdict == SCORE_FITS;
-        best = srv_best_node(&d->args, d->eval, verb == SRV_VERB_FILTER);
+        /* The node the extender would have the pod on: the best that fits
+         * (prioritize scores the nodes its own filter rejects too). */
+        best = srv_best_node(&d->args, d->eval, true);
     }
     count(ctx, verb, d);
     out->answer = d->answer;
     out->passed = d->passed;
     if (best >= 0) {
         snprintf(out->best, sizeof(out->best), "%s", d->args.nodes[best].name);
+        srv_utf8_trim(out->best);
         out->best_score = d->eval[best].explain.score;
     }
     if (ctx->decisions != NULL) {

@@ -56,7 +56,7 @@ struct srv_decision {
     bool node_names_mode, with_cluster;
     size_t candidates; /* nodes in the request */
     size_t n_passed;   /* of them, passed by the filter as computed */
-    long best;         /* index of the fitting node with the highest score, -1 for none */
+    long best;         /* the fitting node with the highest score (then value), -1: none */
     size_t n_nodes;
     struct srv_decision_node *nodes; /* n_nodes, or none for a pass-through answer */
     size_t bytes;                    /* the record's whole allocation */

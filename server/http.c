@@ -326,8 +326,9 @@ static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, s
         double seconds = seconds_since(&rq->start);
         srv_metrics_request(&s->metrics, verb_of(rq->route), MHD_HTTP_CONTENT_TOO_LARGE, seconds,
                             rq->len, 0);
-        n = snprintf(body, sizeof(body), "{\"Error\":\"request body larger than %lld bytes\"}",
-                     rq->cfg->max_body_bytes);
+        snprintf(reply.error, sizeof(reply.error), "request body larger than %lld bytes",
+                 rq->cfg->max_body_bytes);
+        n = snprintf(body, sizeof(body), "{\"Error\":\"%s\"}", reply.error);
         reply.body = body;
         reply.len = (size_t)n;
         srv_access_log(verb_of(rq->route), &reply, seconds, rq->len);
@@ -546,7 +547,8 @@ int srv_start(const struct cfg *cfg, struct srv_cluster *cluster, struct srv **o
     atomic_init(&s->ready, true);
     s->cluster = cluster;
     srv_metrics_init(&s->metrics);
-    if (srv_decisions_init(&s->decisions, cfg->decisions_kept, cfg->decisions_max_bytes) != 0) {
+    if (srv_decisions_init(&s->decisions, cfg->debug_endpoints ? cfg->decisions_kept : 0,
+                           cfg->decisions_max_bytes) != 0) {
         snprintf(err, CFG_ERR_LEN, "out of memory");
         cfg_live_destroy(&s->live);
         free(s);
@@ -657,10 +659,13 @@ int srv_reload(struct srv *s, const struct cfg *next)
         strcmp(next->client_ca, s->client_ca) != 0)
         log_msg(CFG_LOG_WARN, "listen, connection and TLS settings take effect on restart",
                 "listen=%s", s->listen);
-    if (srv_decisions_configure(&s->decisions, next->decisions_kept, next->decisions_max_bytes) !=
-        0)
+    if (cfg_live_swap(&s->live, next) != 0)
         return -ENOMEM;
-    return cfg_live_swap(&s->live, next);
+    /* With the debug endpoints off nothing is recorded: keep nothing. */
+    int kept = next->debug_endpoints ? next->decisions_kept : 0;
+    if (srv_decisions_configure(&s->decisions, kept, next->decisions_max_bytes) != 0)
+        log_msg(CFG_LOG_ERROR, "decisions ring not resized: out of memory", "kept=%d", kept);
+    return 0;
 }
 
 void srv_note_reload(struct srv *s, bool accepted)

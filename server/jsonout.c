@@ -72,6 +72,20 @@ void srv_out_quoted(struct jsonout *o, const char *s)
     o->len = (size_t)(p - o->buf);
 }
 
+void srv_utf8_trim(char *s)
+{
+    size_t len = strlen(s), start = len;
+    /* Back over continuation bytes (10xxxxxx) to the last lead byte. */
+    while (start > 0 && ((unsigned char)s[start - 1] & 0xC0) == 0x80 && len - start < 3)
+        start--;
+    if (start == 0)
+        return;
+    unsigned char lead = (unsigned char)s[start - 1];
+    size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (want > 1 && len - (start - 1) < want)
+        s[start - 1] = '\0';
+}
+
 void srv_out_int(struct jsonout *o, int64_t v)
 {
     /* Digits by hand: snprintf was a tenth of a NodeNames prioritize call

@@ -31,6 +31,11 @@ void srv_out_str(struct jsonout *o, const char *s);
  * characters. */
 void srv_out_quoted(struct jsonout *o, const char *s);
 
+/* Drops an incomplete UTF-8 sequence from the end of @s, as snprintf
+ * leaves when it cuts a name into a fixed buffer: what JSON then carries
+ * stays valid UTF-8. */
+void srv_utf8_trim(char *s);
+
 /* Appends a decimal integer. */
 void srv_out_int(struct jsonout *o, int64_t v);
 

@@ -70,7 +70,27 @@ static bool is_integer(const char *v, size_t len)
     return true;
 }
 
-/* key=value key="quoted value" ... -> "key":value,"key":"quoted value" */
+/* A field name we write ourselves: letters, digits and '_', and none of
+ * the three every line starts with. Anything else is not a field. */
+static bool is_key(const char *k, size_t len)
+{
+    static const char *const reserved[] = {"time", "level", "msg"};
+    if (len == 0)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') ||
+              (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
+            return false;
+    for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+        if (strlen(reserved[i]) == len && strncmp(reserved[i], k, len) == 0)
+            return false;
+    return true;
+}
+
+/* key=value key="quoted value" ... -> "key":value,"key":"quoted value".
+ * Whatever does not read as a field (a value with a space that was not
+ * quoted, say) goes, with the rest of the line, into "detail": the line
+ * stays one valid JSON object with no field made up by a value. */
 static void fields_to_json(const char *text, struct jsonout *o)
 {
     const char *p = text, *sep = "";
@@ -80,7 +100,7 @@ static void fields_to_json(const char *text, struct jsonout *o)
         while (*p == ' ')
             p++;
         size_t klen = strcspn(p, "= ");
-        if (klen == 0 || p[klen] != '=') { /* not a field: keep it as "detail" */
+        if (p[klen] != '=' || !is_key(p, klen)) {
             if (*p == '\0')
                 break;
             srv_out_str(o, sep);
@@ -133,7 +153,18 @@ void log_msg(enum cfg_log_level level, const char *msg, const char *fmt, ...)
 
 void log_unquote(char *s)
 {
-    for (; *s != '\0'; s++)
+    for (; *s != '\0'; s++) {
         if (*s == '"')
             *s = '\'';
+        else if ((unsigned char)*s < 0x20)
+            *s = ' ';
+    }
+}
+
+const char *log_clean(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src);
+    srv_utf8_trim(dst);
+    log_unquote(dst);
+    return dst;
 }

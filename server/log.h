@@ -29,8 +29,16 @@ void log_msg(enum cfg_log_level level, const char *msg, const char *fmt, ...)
  * without braces ("\"a\":1,\"b\":\"x\""), written as given. */
 void log_json(enum cfg_log_level level, const char *msg, const char *members);
 
-/* Replaces each '"' in @s by '\'' so that @s stays one quoted value
- * (API server and libcurl messages quote names). */
+/* Replaces each '"' in @s by '\'' and each control character by a space,
+ * so that @s stays one quoted value (API server and libcurl messages quote
+ * names). */
 void log_unquote(char *s);
+
+/*
+ * Copies @src into @dst (@n bytes, cut at a character boundary) as
+ * log_unquote() leaves it, and returns @dst: for a name from a request
+ * written as key="%s".
+ */
+const char *log_clean(char *dst, size_t n, const char *src);
 
 #endif

@@ -121,8 +121,11 @@ void srv_preempt(const struct srv_verb_ctx *ctx, const char *body, size_t len,
     out->answer = answer;
     out->passed = would_keep;
     snprintf(out->pod, sizeof(out->pod), "%s/%s", args.pod.ns, args.pod.name);
+    srv_utf8_trim(out->pod);
     if (ctx->metrics != NULL)
         srv_metrics_decision(ctx->metrics, SRV_VERB_PREEMPT, answer, NULL, NULL, 0, -1);
-    log_msg(CFG_LOG_DEBUG, "preempt", "pod=%s/%s candidates=%zu kept=%zu answered=%zu", args.pod.ns,
-            args.pod.name, args.n_nodes, would_keep, kept);
+    char ns[128], name[256];
+    log_msg(CFG_LOG_DEBUG, "preempt", "pod=\"%s/%s\" candidates=%zu kept=%zu answered=%zu",
+            log_clean(ns, sizeof(ns), args.pod.ns), log_clean(name, sizeof(name), args.pod.name),
+            args.n_nodes, would_keep, kept);
 }

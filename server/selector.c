@@ -1,10 +1,9 @@
 /* The pod selector (verbs.h): which pods the extender scores at all. */
 #include "server/verbs.h"
 
-#include <stdint.h>
 #include <string.h>
 
-static bool namespace_is(void *ctx, const char *item, size_t len)
+static bool namespace_is(const void *ctx, const char *item, size_t len)
 {
     const char *ns = ctx;
     return strlen(ns) == len && strncmp(ns, item, len) == 0;
@@ -12,7 +11,7 @@ static bool namespace_is(void *ctx, const char *item, size_t len)
 
 /* True when the pod lacks label item "k=v" (stops cfg_list_any at the
  * first missing one). */
-static bool label_missing(void *ctx, const char *item, size_t len)
+static bool label_missing(const void *ctx, const char *item, size_t len)
 {
     const cJSON *labels = ctx;
     const char *eq = memchr(item, '=', len);
@@ -33,11 +32,11 @@ bool srv_pod_selected(const struct cfg *cfg, const struct codec_pod *pod)
     if (pod->priority < cfg->select_priority_min || pod->priority > cfg->select_priority_max)
         return false;
     if (cfg->select_namespaces[0] != '\0' &&
-        !cfg_list_any(cfg->select_namespaces, namespace_is, (void *)(uintptr_t)pod->ns))
+        !cfg_list_any(cfg->select_namespaces, namespace_is, pod->ns))
         return false;
     if (cfg->select_labels[0] == '\0')
         return true;
     if (pod->labels == NULL)
         return false;
-    return !cfg_list_any(cfg->select_labels, label_missing, (void *)(uintptr_t)pod->labels);
+    return !cfg_list_any(cfg->select_labels, label_missing, pod->labels);
 }

@@ -26,6 +26,8 @@ void srv_verb_error(unsigned status, const char *msg, struct verb_reply *out)
     for (i = 0; msg[i] != '\0' && i + 1 < sizeof(clean); i++)
         clean[i] = msg[i] == '%' ? '#' : msg[i];
     clean[i] = '\0';
+    srv_utf8_trim(clean);
+    memcpy(out->error, clean, i + 1);
     srv_out_init(&o, sizeof(clean) + 16);
     srv_out_str(&o, "{\"Error\":");
     srv_out_quoted(&o, clean);

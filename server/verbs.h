@@ -42,11 +42,12 @@ struct verb_reply {
     /* For the access log (filter, prioritize, preempt; copies: the request's
      * memory is gone when the line is written). */
     enum srv_answer answer;
-    char pod[320];     /* "namespace/name", "" when not decoded */
-    size_t passed;     /* nodes the filter passes (as computed when scored) */
-    char best[256];    /* highest-scoring node, "" for none */
-    int best_score;    /* its score, -1 for none */
-    uint64_t decision; /* id in the decisions ring, 0 when not kept */
+    char pod[320];             /* "namespace/name", "" when not decoded */
+    size_t passed;             /* nodes the filter passes (as computed when scored) */
+    char best[256];            /* highest-scoring node, "" for none */
+    int best_score;            /* its score, -1 for none */
+    uint64_t decision;         /* id in the decisions ring, 0 when not kept */
+    char error[CODEC_ERR_LEN]; /* the answer's Error text, "" for none */
 };
 
 /* What scoring said about one node. */
@@ -86,7 +87,9 @@ void srv_deadline_init(struct srv_deadline *d, const struct cfg *cfg, const stru
 bool srv_deadline_passed(const struct srv_deadline *d);
 
 /* Would scoring @n_nodes nodes, at the cost per node recently measured,
- * end after @d? Never when it is off. Thread-safe. */
+ * end after @d? Never when it is off. Each "yes" lowers the estimate by an
+ * eighth (it is only measured by requests that are scored), so a passing
+ * spike does not switch scoring off for good. Thread-safe. */
 bool srv_deadline_would_miss(const struct srv_deadline *d, size_t n_nodes);
 
 /* Feeds the measured cost of scoring @n_nodes nodes in @seconds into the

@@ -316,8 +316,24 @@ START_TEST(cluster_names_mode_ranks_by_real_free_cpu)
     assert_filter(w.server.port, "100", "\"ghost\"",
                   "{\"Nodes\":null,\"NodeNames\":[\"ghost\"],\"FailedNodes\":{},"
                   "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    /* an unknown name is logged; a hostile one stays one value of a JSON line */
+    char *hostile = names_args("100m", "1", "\"gh ost\\\" level=error msg=forged\"");
+    free(post(w.server.port, "filter", hostile, NULL));
+    free(hostile);
+    size_t log_len;
+    char *log = file_read(w.server.log_path, &log_len);
+    ck_assert_msg(strstr(log, "\"node\":\"gh ost' level=error msg=forged\"") != NULL, "%s", log);
+    for (char *line = strtok(log, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        cJSON *j = cJSON_Parse(line);
+        ck_assert_msg(j != NULL, "log line is not JSON: %s", line);
+        const cJSON *level = cJSON_GetObjectItem(j, "level");
+        ck_assert_msg(cJSON_IsString(level) && strcmp(level->valuestring, "error") != 0, "%s",
+                      line);
+        cJSON_Delete(j);
+    }
+    free(log);
     char *m = metrics_get(w.server.port);
-    ck_assert_double_eq(metrics_value(m, "cpu_extender_unknown_nodes_total"), 2);
+    ck_assert_double_eq(metrics_value(m, "cpu_extender_unknown_nodes_total"), 3);
     ck_assert_double_eq(metrics_value(m, "cpu_extender_cluster_nodes"), 3);
     ck_assert_double_eq(metrics_value(m, "cpu_extender_cluster_pods"), 5);
     ck_assert_double_eq(metrics_value(m, "cpu_extender_cluster_ready"), 1);

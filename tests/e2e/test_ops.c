@@ -144,6 +144,10 @@ static double num(const cJSON *o, const char *key)
     return v->valuedouble;
 }
 
+static char *example_pod(const struct examples *ex, const char *meta, const char *priority,
+                         size_t *len);
+static const cJSON *node_named(const cJSON *rec, const char *name);
+
 START_TEST(ops_access_log_has_every_field)
 {
     struct server_proc s;
@@ -264,6 +268,58 @@ START_TEST(ops_access_log_follows_the_log_level)
 }
 END_TEST
 
+/* Names come from requests: whatever they hold, every log line stays one
+ * JSON object and no value turns into a field of its own. */
+START_TEST(ops_hostile_names_keep_log_lines_json)
+{
+    struct server_proc s;
+    struct examples ex;
+    const char *const args[] = {"--log-level", "debug", NULL};
+    const char *hostile = "x y\\\"z=1 level=error msg=forged \\u0001\\u00e9";
+    char preempt[512], meta[256];
+    size_t len;
+    examples_read(&ex);
+    server_start(&s, args);
+    snprintf(preempt, sizeof(preempt),
+             "{\"Pod\":{\"metadata\":{\"name\":\"%s\",\"namespace\":\"n s\"}},"
+             "\"NodeNameToMetaVictims\":{\"n\":{\"Pods\":[{\"UID\":\"u\"}]}}}",
+             hostile);
+    cJSON_Delete(post_json(s.port, "/scheduler/preempt", preempt, strlen(preempt), 200));
+    snprintf(meta, sizeof(meta), "{\"name\":\"%s\",\"namespace\":\"default\"}", hostile);
+    char *body = example_pod(&ex, meta, NULL, &len);
+    cJSON_Delete(post_json(s.port, "/scheduler/prioritize", body, len, 200));
+    free(body);
+
+    size_t log_len;
+    char *log = file_read(s.log_path, &log_len);
+    int lines = 0, preempt_lines = 0;
+    for (char *line = strtok(log, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        cJSON *j = cJSON_Parse(line);
+        ck_assert_msg(j != NULL, "log line is not JSON: %s", line);
+        ck_assert_msg(strcmp(str(j, "level"), "error") != 0, "a value made a field: %s", line);
+        ck_assert_msg(strcmp(str(j, "msg"), "forged") != 0, "a value made a field: %s", line);
+        ck_assert_ptr_null(cJSON_GetObjectItem(j, "z"));
+        if (strcmp(str(j, "msg"), "preempt") == 0) {
+            /* the name as one value, its quote and control byte made harmless */
+            ck_assert_str_eq(str(j, "pod"), "n s/x y'z=1 level=error msg=forged  \xc3\xa9");
+            preempt_lines++;
+        }
+        cJSON_Delete(j);
+        lines++;
+    }
+    free(log);
+    ck_assert_int_eq(preempt_lines, 1);
+    ck_assert_int_ge(lines, 4);
+    /* the access line carries the name exactly, escaped as JSON */
+    cJSON *access = access_lines(&s);
+    ck_assert_str_eq(str(cJSON_GetArrayItem(access, 1), "pod"),
+                     "default/x y\"z=1 level=error msg=forged \x01\xc3\xa9");
+    cJSON_Delete(access);
+    ck_assert_int_eq(server_stop(&s), 0);
+    examples_free(&ex);
+}
+END_TEST
+
 START_TEST(ops_metrics_count_decisions_by_reason_and_spread)
 {
     struct server_proc s;
@@ -353,6 +409,24 @@ START_TEST(ops_shadow_answers_neutral_but_records_the_scores)
     ck_assert_str_eq(str(cJSON_GetArrayItem(lines, 1), "answer"), "shadow");
     ck_assert_str_eq(str(cJSON_GetArrayItem(lines, 1), "bestNode"), "node-b");
     cJSON_Delete(lines);
+    ck_assert_int_eq(server_stop(&s), 0);
+
+    /* pack: node-d would score highest (cpu min(1000, 500)*100/500 = 100,
+     * memory 50: (300 + 50)/4 = 87 -> 9) and node-c next (100 and 25: 81 -> 8),
+     * but neither fits; the best is node-a (100 and 12: 78 -> 8) */
+    const char *const pack[] = {"--mode", "shadow", "--strategy", "pack", "--debug-endpoints",
+                                NULL};
+    server_start(&s, pack);
+    assert_scores(s.port, &ex, 0, 0, 0, 0);
+    lines = access_lines(&s);
+    ck_assert_str_eq(str(cJSON_GetArrayItem(lines, 0), "bestNode"), "node-a");
+    ck_assert_double_eq(num(cJSON_GetArrayItem(lines, 0), "bestScore"), 8);
+    cJSON_Delete(lines);
+    cJSON *d2 = get_json(s.port, "/debug/decisions", 200);
+    rec = cJSON_GetArrayItem(cJSON_GetObjectItem(d2, "decisions"), 0);
+    ck_assert_str_eq(str(rec, "bestNode"), "node-a");
+    ck_assert_double_eq(num(node_named(rec, "node-d"), "score"), 9);
+    cJSON_Delete(d2);
     ck_assert_int_eq(server_stop(&s), 0);
     examples_free(&ex);
 }
@@ -700,6 +774,7 @@ Suite *ops_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, ops_access_log_has_every_field);
     tcase_add_test(tc, ops_access_log_follows_the_log_level);
+    tcase_add_test(tc, ops_hostile_names_keep_log_lines_json);
     tcase_add_test(tc, ops_metrics_count_decisions_by_reason_and_spread);
     tcase_add_test(tc, ops_shadow_answers_neutral_but_records_the_scores);
     tcase_add_test(tc, ops_mode_switches_by_reload);

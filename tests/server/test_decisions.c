@@ -214,6 +214,34 @@ START_TEST(deadline_predicts_from_the_measured_cost)
 }
 END_TEST
 
+/* A spike of slow scoring must not switch scoring off for good: requests
+ * answered neutral are not measured, so each predicted miss lowers the
+ * estimate until one is scored again. */
+START_TEST(deadline_estimate_recovers_after_a_spike)
+{
+    struct cfg c;
+    struct srv_deadline d;
+    struct timespec now;
+    int misses = 0;
+    cfg_defaults(&c); /* 5000 ms: 4 s to go */
+    for (int i = 0; i < 100; i++)
+        srv_deadline_learn(5000, 2.2); /* 2.2 s for 5000 nodes: predicted 4.4 s */
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    srv_deadline_init(&d, &c, &now);
+    while (srv_deadline_would_miss(&d, 5000) && misses < 100)
+        misses++;
+    /* 4.4 s -> 3.85 s after one eighth off: the next request is scored */
+    ck_assert_int_eq(misses, 1);
+    for (int i = 0; i < 100; i++)
+        srv_deadline_learn(5000, 20.0); /* a worse spike: 40 s predicted */
+    misses = 0;
+    while (srv_deadline_would_miss(&d, 5000) && misses < 100)
+        misses++;
+    ck_assert_int_gt(misses, 1);
+    ck_assert_int_lt(misses, 30); /* (7/8)^k * 40 s < 4 s within 18 */
+}
+END_TEST
+
 START_TEST(evaluate_gives_up_past_the_deadline)
 {
     struct cfg c;
@@ -253,6 +281,7 @@ Suite *decisions_suite(void)
     tcase_add_test(tc, selector_namespaces_labels_priority);
     tcase_add_test(tc, deadline_is_80_percent_of_the_timeout);
     tcase_add_test(tc, deadline_predicts_from_the_measured_cost);
+    tcase_add_test(tc, deadline_estimate_recovers_after_a_spike);
     tcase_add_test(tc, evaluate_gives_up_past_the_deadline);
     suite_add_tcase(s, tc);
     return s;
