@@ -1,6 +1,7 @@
 /* server/jsonout.c: the answer writer. */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,11 +33,36 @@ START_TEST(jsonout_int_matches_printf)
 }
 END_TEST
 
+/* A name cut into a fixed buffer loses its incomplete last character only. */
+START_TEST(jsonout_utf8_trim_drops_a_cut_character)
+{
+    const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"", ""},
+        {"abc", "abc"},
+        {"ab\xc3", "ab"},
+        {"ab\xc3\xa9", "ab\xc3\xa9"},
+        {"a\xe2\x82", "a"},
+        {"a\xe2\x82\xac", "a\xe2\x82\xac"},
+        {"\xf0\x9f\x98", ""},
+        {"x\xf0\x9f\x98\x80", "x\xf0\x9f\x98\x80"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char buf[16];
+        snprintf(buf, sizeof(buf), "%s", cases[i].in);
+        srv_utf8_trim(buf);
+        ck_assert_msg(strcmp(buf, cases[i].out) == 0, "case %zu", i);
+    }
+}
+END_TEST
+
 Suite *jsonout_suite(void)
 {
     Suite *s = suite_create("jsonout");
     TCase *tc = tcase_create("jsonout");
     tcase_add_test(tc, jsonout_int_matches_printf);
+    tcase_add_test(tc, jsonout_utf8_trim_drops_a_cut_character);
     suite_add_tcase(s, tc);
     return s;
 }
