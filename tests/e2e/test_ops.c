@@ -478,6 +478,16 @@ START_TEST(ops_mode_switches_by_reload)
         1);
     ck_assert_double_eq(
         metrics_must(m, "cpu_extender_answers_total{verb=\"prioritize\",kind=\"shadow\"}"), 1);
+    ck_assert(metrics_must(m, "cpu_extender_decisions_kept") > 0);
+    free(m);
+
+    /* debug endpoints off by reload: the pages go, and so does what was kept */
+    write_file(path, "{\"mode\":\"enforce\",\"debugEndpoints\":false}");
+    reload(&s, 4);
+    cJSON_Delete(get_json(s.port, "/debug/decisions", 404));
+    m = metrics_get(s.port);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_decisions_kept"), 0);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_decisions_kept_bytes"), 0);
     free(m);
     ck_assert_int_eq(server_stop(&s), 0);
     unlink(path);
