@@ -12,6 +12,13 @@ static _Atomic unsigned long long cost_ps_per_node;
 /* The answer is written after scoring and takes about as long again. */
 #define ANSWER_FACTOR 2
 
+double srv_seconds_since(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
 void srv_deadline_init(struct srv_deadline *d, const struct cfg *cfg, const struct timespec *start)
 {
     long long ns = (long long)cfg->scheduler_timeout_ms * 1000000LL * 8 / 10;

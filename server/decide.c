@@ -15,13 +15,6 @@
  * nothing to score. */
 static atomic_flag names_mode_logged = ATOMIC_FLAG_INIT;
 
-static double seconds_since(const struct timespec *t)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
-}
-
 static bool is_stale(const struct node_eval *e)
 {
     if (!e->from_state)
@@ -133,7 +126,7 @@ static int choose(const struct srv_verb_ctx *ctx, struct srv_decided *d)
     }
     if (rc != 0)
         return rc;
-    srv_deadline_learn(d->args.n_nodes, seconds_since(&t0));
+    srv_deadline_learn(d->args.n_nodes, srv_seconds_since(&t0));
     d->answer = cfg->mode == CFG_MODE_SHADOW ? SRV_ANSWER_SHADOW : SRV_ANSWER_SCORED;
     return 0;
 }
@@ -183,7 +176,7 @@ int srv_decide(const struct srv_verb_ctx *ctx, enum srv_verb verb, const char *b
     if (ctx->decisions != NULL) {
         bool timed = ctx->start.tv_sec != 0 || ctx->start.tv_nsec != 0;
         struct srv_decision *rec =
-            srv_decision_record(ctx, verb, d, best, timed ? seconds_since(&ctx->start) : 0);
+            srv_decision_record(ctx, verb, d, best, timed ? srv_seconds_since(&ctx->start) : 0);
         if (rec != NULL)
             out->decision = srv_decisions_add(ctx->decisions, rec);
     }

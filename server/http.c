@@ -171,13 +171,6 @@ static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned status, 
     return send_json(conn, status, body, (size_t)n, allow);
 }
 
-static double seconds_since(const struct timespec *t)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
-}
-
 static enum srv_verb verb_of(enum route r)
 {
     switch (r) {
@@ -232,7 +225,7 @@ static enum MHD_Result serve_verb(struct srv *s, struct MHD_Connection *conn, st
         srv_bind(&ctx, body, rq->len, &reply);
         break;
     }
-    double seconds = seconds_since(&rq->start);
+    double seconds = srv_seconds_since(&rq->start);
     srv_metrics_request(&s->metrics, verb_of(rq->route), reply.status, seconds, rq->len,
                         reply.nodes);
     srv_access_log(verb_of(rq->route), &reply, seconds, rq->len);
@@ -323,7 +316,7 @@ static enum MHD_Result serve_final(struct srv *s, struct MHD_Connection *conn, s
                           is_post_route(rq->route) ? "POST" : "GET, HEAD");
     if (rq->too_large) {
         struct verb_reply reply = {.status = MHD_HTTP_CONTENT_TOO_LARGE, .best_score = -1};
-        double seconds = seconds_since(&rq->start);
+        double seconds = srv_seconds_since(&rq->start);
         srv_metrics_request(&s->metrics, verb_of(rq->route), MHD_HTTP_CONTENT_TOO_LARGE, seconds,
                             rq->len, 0);
         snprintf(reply.error, sizeof(reply.error), "request body larger than %lld bytes",
@@ -451,7 +444,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (*upload_data_size != 0) {
         /* The idle timeout (above kube-scheduler's 90 s keep-alive) resets
          * on every byte; a body dripping in is cut at this total deadline. */
-        if (seconds_since(&rq->start) > rq->cfg->request_timeout_seconds) {
+        if (srv_seconds_since(&rq->start) > rq->cfg->request_timeout_seconds) {
             log_msg(CFG_LOG_WARN, "request body too slow, connection closed",
                     "received=%zu seconds=%d", rq->len, rq->cfg->request_timeout_seconds);
             return MHD_NO;

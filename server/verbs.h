@@ -80,6 +80,9 @@ int srv_evaluate(const struct cfg *cfg, struct srv_cluster *cl, const struct cod
  * the fitting ones only with @fitting_only. -1 when there is none. */
 long srv_best_node(const struct codec_args *args, const struct node_eval *eval, bool fitting_only);
 
+/* Seconds from @t (CLOCK_MONOTONIC) to now. */
+double srv_seconds_since(const struct timespec *t);
+
 /* Sets @d from @start and cfg->scheduler_timeout_ms (off when either is 0). */
 void srv_deadline_init(struct srv_deadline *d, const struct cfg *cfg, const struct timespec *start);
 
