@@ -112,21 +112,15 @@ static void passed_names(const cJSON *f, char *out, size_t n)
  * order, as a JSON array. */
 static cJSON *access_lines(const struct server_proc *s)
 {
-    size_t len;
-    char *log = file_read(s->log_path, &len);
-    cJSON *lines = cJSON_CreateArray();
-    for (char *line = strtok(log, "\n"); line != NULL; line = strtok(NULL, "\n")) {
-        cJSON *j = cJSON_Parse(line);
-        ck_assert_msg(j != NULL, "log line is not JSON: %s", line);
-        const cJSON *msg = cJSON_GetObjectItem(j, "msg");
-        ck_assert_msg(cJSON_IsString(msg), "no msg: %s", line);
-        ck_assert_msg(cJSON_IsString(cJSON_GetObjectItem(j, "time")), "no time: %s", line);
-        if (strcmp(msg->valuestring, "request") == 0)
+    cJSON *all = server_log_lines(s), *lines = cJSON_CreateArray();
+    while (cJSON_GetArraySize(all) > 0) {
+        cJSON *j = cJSON_DetachItemFromArray(all, 0);
+        if (strcmp(cJSON_GetObjectItem(j, "msg")->valuestring, "request") == 0)
             cJSON_AddItemToArray(lines, j);
         else
             cJSON_Delete(j);
     }
-    free(log);
+    cJSON_Delete(all);
     return lines;
 }
 
@@ -208,14 +202,6 @@ START_TEST(ops_access_log_has_every_field)
 }
 END_TEST
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* Sends SIGHUP and waits until /metrics counts @accepted reloads. */
 static void reload(const struct server_proc *s, double accepted)
 {
@@ -238,7 +224,7 @@ static void temp_config(char path[64], const char *text)
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     close(fd);
-    write_file(path, text);
+    file_write(path, text);
 }
 
 START_TEST(ops_access_log_follows_the_log_level)
@@ -251,7 +237,7 @@ START_TEST(ops_access_log_follows_the_log_level)
     temp_config(path, "{\"logLevel\":\"info\"}");
     const char *const args[] = {"--config", path, NULL};
     server_start(&s, args);
-    write_file(path, "{\"logLevel\":\"warn\"}");
+    file_write(path, "{\"logLevel\":\"warn\"}");
     reload(&s, 1);
     /* warn keeps only the requests that went wrong */
     cJSON_Delete(post_json(s.port, "/scheduler/filter", ex.filter, ex.filter_len, 200));
@@ -290,26 +276,23 @@ START_TEST(ops_hostile_names_keep_log_lines_json)
     cJSON_Delete(post_json(s.port, "/scheduler/prioritize", body, len, 200));
     free(body);
 
-    size_t log_len;
-    char *log = file_read(s.log_path, &log_len);
-    int lines = 0, preempt_lines = 0;
-    for (char *line = strtok(log, "\n"); line != NULL; line = strtok(NULL, "\n")) {
-        cJSON *j = cJSON_Parse(line);
-        ck_assert_msg(j != NULL, "log line is not JSON: %s", line);
-        ck_assert_msg(strcmp(str(j, "level"), "error") != 0, "a value made a field: %s", line);
-        ck_assert_msg(strcmp(str(j, "msg"), "forged") != 0, "a value made a field: %s", line);
+    cJSON *lines = server_log_lines(&s); /* each one JSON object */
+    const cJSON *j;
+    int preempt_lines = 0;
+    cJSON_ArrayForEach(j, lines)
+    {
+        ck_assert_msg(strcmp(str(j, "level"), "error") != 0, "a value made a field");
+        ck_assert_msg(strcmp(str(j, "msg"), "forged") != 0, "a value made a field");
         ck_assert_ptr_null(cJSON_GetObjectItem(j, "z"));
         if (strcmp(str(j, "msg"), "preempt") == 0) {
             /* the name as one value, its quote and control byte made harmless */
             ck_assert_str_eq(str(j, "pod"), "n s/x y'z=1 level=error msg=forged  \xc3\xa9");
             preempt_lines++;
         }
-        cJSON_Delete(j);
-        lines++;
     }
-    free(log);
     ck_assert_int_eq(preempt_lines, 1);
-    ck_assert_int_ge(lines, 4);
+    ck_assert_int_ge(cJSON_GetArraySize(lines), 4);
+    cJSON_Delete(lines);
     /* the access line carries the name exactly, escaped as JSON */
     cJSON *access = access_lines(&s);
     ck_assert_str_eq(str(cJSON_GetArrayItem(access, 1), "pod"),
@@ -443,7 +426,7 @@ START_TEST(ops_mode_switches_by_reload)
     server_start(&s, args);
     assert_scores(s.port, &ex, 2, 9, 2, 1);
 
-    write_file(path, "{\"mode\":\"passthrough\",\"debugEndpoints\":true}");
+    file_write(path, "{\"mode\":\"passthrough\",\"debugEndpoints\":true}");
     reload(&s, 1);
     assert_scores(s.port, &ex, 0, 0, 0, 0);
     cJSON *f = post_json(s.port, "/scheduler/filter", ex.filter, ex.filter_len, 200);
@@ -459,10 +442,10 @@ START_TEST(ops_mode_switches_by_reload)
     ck_assert_double_eq(num(rec, "candidates"), 4);
     cJSON_Delete(d);
 
-    write_file(path, "{\"mode\":\"shadow\",\"debugEndpoints\":true}");
+    file_write(path, "{\"mode\":\"shadow\",\"debugEndpoints\":true}");
     reload(&s, 2);
     assert_scores(s.port, &ex, 0, 0, 0, 0);
-    write_file(path, "{\"mode\":\"enforce\",\"debugEndpoints\":true}");
+    file_write(path, "{\"mode\":\"enforce\",\"debugEndpoints\":true}");
     reload(&s, 3);
     assert_scores(s.port, &ex, 2, 9, 2, 1);
 
@@ -482,7 +465,7 @@ START_TEST(ops_mode_switches_by_reload)
     free(m);
 
     /* debug endpoints off by reload: the pages go, and so does what was kept */
-    write_file(path, "{\"mode\":\"enforce\",\"debugEndpoints\":false}");
+    file_write(path, "{\"mode\":\"enforce\",\"debugEndpoints\":false}");
     reload(&s, 4);
     cJSON_Delete(get_json(s.port, "/debug/decisions", 404));
     m = metrics_get(s.port);

@@ -89,14 +89,6 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fputs(text, f) >= 0, 1);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
 static const char *reason_of(const struct kube_response *r)
 {
     static char reason[64];
@@ -183,7 +175,7 @@ START_TEST(client_token_file_follows_rotation)
 
     test_pki_path(&pki, "token", file, sizeof(file));
     snprintf(tmp, sizeof(tmp), "%s.new", file);
-    write_file(file, TOKEN "\n"); /* trailing newline trimmed, as client-go does */
+    file_write(file, TOKEN "\n"); /* trailing newline trimmed, as client-go does */
     target(&t, "127.0.0.1", "ca.pem", "a-static-token-the-file-wins-over");
     snprintf(t.token_file, sizeof(t.token_file), "%s", file);
     struct kube_client *c = client_for(&t);
@@ -194,7 +186,7 @@ START_TEST(client_token_file_follows_rotation)
     /* kubelet's way: a new file renamed over the old one; the client sees
      * the change before it sends anything */
     fake_set_token(fake, "token-two");
-    write_file(tmp, "token-two");
+    file_write(tmp, "token-two");
     ck_assert_int_eq(rename(tmp, file), 0);
     ck_assert_msg(kube_get(c, "/api/v1/pods", 5, &r, err) == 0, "%s", err);
     ck_assert_int_eq(r.status, 200);
@@ -205,7 +197,7 @@ START_TEST(client_token_file_follows_rotation)
     /* rewritten in place, maybe within one timestamp tick: if the change is
      * not seen, the 401 makes the client read the file again */
     fake_set_token(fake, "token-333");
-    write_file(file, "token-333");
+    file_write(file, "token-333");
     ck_assert_msg(kube_get(c, "/api/v1/pods", 5, &r, err) == 0, "%s", err);
     ck_assert_int_eq(r.status, 200);
     free(r.body);
@@ -256,7 +248,7 @@ START_TEST(client_certificate_from_a_kubeconfig_is_accepted)
              "    client-key: client.key\n"
              "contexts:\n- name: test\n  context:\n    cluster: fake\n    user: sched\n",
              fake_port(fake));
-    write_file(test_pki_path(&pki, "kubeconfig", path, sizeof(path)), doc);
+    file_write(test_pki_path(&pki, "kubeconfig", path, sizeof(path)), doc);
     ck_assert_msg(kube_load_kubeconfig(path, NULL, &t, err) == 0, "%s", err);
     struct kube_client *c = client_for(&t);
     ck_assert_msg(kube_get(c, "/api/v1/nodes", 5, &r, err) == 0, "%s", err);

@@ -73,6 +73,13 @@ START_TEST(decisions_keep_within_the_byte_bound)
     size_t one = probe->bytes;
     srv_decision_release(probe);
 
+    /* what the README promises: about 200 bytes a node (a 10-character
+     * name, an empty reason), the record's header spread over 1000 nodes */
+    struct srv_decision *big = srv_decision_new(1000, 1000 * (11 + 1));
+    ck_assert_ptr_nonnull(big);
+    ck_assert_uint_le(big->bytes / 1000, 200);
+    srv_decision_release(big);
+
     ck_assert_int_eq(srv_decisions_init(&d, 100, (long long)(2 * one + one / 2)), 0);
     for (int i = 0; i < 4; i++)
         srv_decisions_add(&d, make("ns", "p", 10));

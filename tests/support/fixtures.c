@@ -38,3 +38,11 @@ char *fixture_read(const char *rel, size_t *len)
     ck_assert_msg(buf != NULL, "cannot read fixture %s", path);
     return buf;
 }
+
+void file_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    ck_assert_int_eq(fputs(text, f) >= 0, 1);
+    ck_assert_int_eq(fclose(f), 0);
+}

@@ -10,6 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "tests/support/fixtures.h"
+
 const char *server_binary(void)
 {
     const char *b = getenv("TEST_BINARY");
@@ -90,4 +94,22 @@ int server_stop(struct server_proc *s)
     kill(s->pid, SIGKILL);
     waitpid(s->pid, &status, 0);
     return -1;
+}
+
+cJSON *server_log_lines(const struct server_proc *s)
+{
+    size_t len;
+    char *log = file_read(s->log_path, &len);
+    ck_assert_msg(log != NULL, "cannot read %s", s->log_path);
+    cJSON *lines = cJSON_CreateArray();
+    for (char *line = strtok(log, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        cJSON *j = cJSON_Parse(line);
+        ck_assert_msg(cJSON_IsObject(j), "log line is not a JSON object: %s", line);
+        for (const char *const *k = (const char *const[]){"time", "level", "msg", NULL}; *k; k++)
+            ck_assert_msg(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, *k)), "no %s: %s", *k,
+                          line);
+        cJSON_AddItemToArray(lines, j);
+    }
+    free(log);
+    return lines;
 }

@@ -24,6 +24,11 @@ void server_start_at(struct server_proc *s, const char *listen, const char *cons
 /* Sends SIGTERM and waits; returns the exit status (-1 when killed). */
 int server_stop(struct server_proc *s);
 
+/* Every line of the server's log, parsed, in order, as a JSON array (the
+ * caller deletes it). Fails the test when a line is not one JSON object
+ * with string time, level and msg: the log's one format. */
+struct cJSON *server_log_lines(const struct server_proc *s);
+
 /* Path of the binary under test. */
 const char *server_binary(void);
 
