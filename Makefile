@@ -48,7 +48,7 @@ TEST_BIN  = $(B)/run-tests
 SUPPORT_OBJS = $(B)/obj/tests/support/fixtures.o $(B)/obj/tests/support/http_client.o
 BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver
 
-.PHONY: all run test test-one check lint install clean deps test-deps bench screenshot
+.PHONY: all run test test-one fixtures-check check lint install clean deps test-deps bench screenshot
 
 all: $(BIN)
 
@@ -119,8 +119,14 @@ test: test-deps
 	$(MAKE) test-one
 	$(MAKE) SAN=1 test-one
 
-test-one: $(BIN) $(TEST_BIN)
-	TEST_BINARY=$(BIN) SHARED_DIR=$(abspath ../shared) \
+# The captured kube-scheduler requests the tests read, checked before any
+# test runs: a missing or changed file stops the run with its name.
+fixtures-check:
+	@cd tests/fixtures/captured && sha256sum --quiet --strict -c SHA256SUMS || \
+	    { echo "tests/fixtures/captured: a captured request is missing or changed" >&2; exit 1; }
+
+test-one: fixtures-check $(BIN) $(TEST_BIN)
+	TEST_BINARY=$(BIN) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(TEST_BIN)

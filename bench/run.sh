@@ -18,7 +18,7 @@ B=${1:-build/release}
 secs=${BENCH_SECONDS:-5}
 data=build/bench
 out=docs/performance.md
-shared=${SHARED_DIR:-../shared}
+captured=tests/fixtures/captured
 only=${BENCH_ONLY:-}
 cluster_nodes=5000
 pods_per_node=${BENCH_PODS_PER_NODE:-30}
@@ -96,8 +96,8 @@ if [ "$only" != cluster ]; then
     for f in nocache-3nodes/raw/000001-filter nocache-3nodes/raw/000002-prioritize \
         cache-3nodes/raw/000001-filter; do
         verb=${f##*-}
-        [ -f "$shared/fixtures/$f.req.json" ] &&
-            row case "$port" "$pid" "$verb" "$shared/fixtures/$f.req.json" 3 "$secs" 1
+        [ -f "$captured/$f.req.json" ] || { echo "bench: missing $captured/$f.req.json" >&2 && exit 1; }
+        row case "$port" "$pid" "$verb" "$captured/$f.req.json" 3 "$secs" 1
     done
 
     # Operations overhead: the same cases against three servers side by
@@ -382,7 +382,7 @@ one run of that command; the machine is shared, so differences under about 15 % 
   capacity/allocatable with 7 quantities, 4 conditions, addresses, nodeInfo, 30-50 images with
   long digest names; the bytes per node are in the table), a pod with an init container and
   three containers, and NodeNames bodies with the same candidates. The captured bodies in
-  \`../shared/fixtures\` run too.
+  \`tests/fixtures/captured\` run too.
 - \`bench-driver\` replays one body over one keep-alive connection to the release binary
   (\`127.0.0.1\`, thread per connection) and reports p50/p99 of the round trip, requests/s,
   MB/s and the server's peak RSS during the case (VmHWM, reset before each case).

@@ -1,6 +1,6 @@
 /*
  * End to end: the real binary on an ephemeral loopback port, fed the
- * requests a real kube-scheduler sent (../shared/fixtures) over one
+ * requests a real kube-scheduler sent (tests/fixtures/captured) over one
  * keep-alive connection. Expected answers are worked out by hand from the
  * rules (spread, weights cpu 3 memory 1, no used annotations):
  *

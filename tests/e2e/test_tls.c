@@ -107,7 +107,7 @@ START_TEST(tls_client_certificates_are_verified)
     ck_assert_str_eq(out, "403"); /* right CA, but a server certificate (no clientAuth) */
     snprintf(opts, sizeof(opts),
              "--cacert %s/ca.pem --cert %s/client.pem --key %s/client.key "
-             "--data-binary @%s/fixtures/cache-3nodes/raw/000002-prioritize.req.json",
+             "--data-binary @%s/cache-3nodes/raw/000002-prioritize.req.json",
              pki, pki, pki, fixture_dir());
     curl(s.port, opts, "/scheduler/prioritize", out, sizeof(out));
     ck_assert_str_eq(out, "200");

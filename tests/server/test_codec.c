@@ -1,5 +1,5 @@
 /*
- * The decoder over every request kube-scheduler sent in ../shared/fixtures,
+ * The decoder over every request kube-scheduler sent in tests/fixtures/captured,
  * and Go's decoding rules on small documents. Pod requests expected from
  * the pods' YAML:
  *   cap-requests   {500m, 256Mi}
@@ -115,7 +115,7 @@ START_TEST(codec_every_fixture_request_decodes)
     int files = 0;
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         char dir[512];
-        snprintf(dir, sizeof(dir), "%s/fixtures/%s/raw", fixture_dir(), cases[k]);
+        snprintf(dir, sizeof(dir), "%s/%s/raw", fixture_dir(), cases[k]);
         DIR *d = opendir(dir);
         ck_assert_msg(d != NULL, "missing %s", dir);
         struct dirent *e;

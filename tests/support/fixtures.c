@@ -6,8 +6,8 @@
 
 const char *fixture_dir(void)
 {
-    const char *d = getenv("SHARED_DIR");
-    return d != NULL && d[0] != '\0' ? d : "../shared";
+    const char *d = getenv("FIXTURE_DIR");
+    return d != NULL && d[0] != '\0' ? d : "tests/fixtures/captured";
 }
 
 char *file_read(const char *path, size_t *len)
@@ -33,7 +33,7 @@ char *file_read(const char *path, size_t *len)
 char *fixture_read(const char *rel, size_t *len)
 {
     char path[1024];
-    snprintf(path, sizeof(path), "%s/fixtures/%s", fixture_dir(), rel);
+    snprintf(path, sizeof(path), "%s/%s", fixture_dir(), rel);
     char *buf = file_read(path, len);
     ck_assert_msg(buf != NULL, "cannot read fixture %s", path);
     return buf;

@@ -1,13 +1,14 @@
-/* Reading the captured kube-scheduler requests in ../shared/fixtures. */
+/* Reading the captured kube-scheduler requests in tests/fixtures/captured. */
 #ifndef TESTS_SUPPORT_FIXTURES_H
 #define TESTS_SUPPORT_FIXTURES_H
 
 #include <stddef.h>
 
-/* The shared folder: $SHARED_DIR, else ../shared from the working directory. */
+/* The captured requests: $FIXTURE_DIR, else tests/fixtures/captured from the
+ * working directory (the repository root, where make runs the tests). */
 const char *fixture_dir(void);
 
-/* Reads fixtures/@rel (e.g. "nocache-3nodes/raw/000001-filter.req.json")
+/* Reads @rel under fixture_dir() (e.g. "nocache-3nodes/raw/000001-filter.req.json")
  * into a malloc'd NUL-terminated buffer; fails the test when missing. */
 char *fixture_read(const char *rel, size_t *len);
 
