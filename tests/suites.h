@@ -27,6 +27,7 @@ Suite *cluster_suite(void);
 Suite *ops_suite(void);
 Suite *browser_suite(void);
 Suite *placement_suite(void);
+Suite *best_suite(void);
 Suite *decisions_suite(void);
 Suite *manifests_suite(void);
 
