@@ -38,10 +38,11 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -I$(B)/gen $(OPTFLAGS) $(WARN) $(HARDEN)
 ALL_LDFLAGS = -pie -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack $(SANLD) $(LDFLAGS)
 LIBS = $(DEPLIBS) -lpthread -lm
 
-LIB_SRCS  = $(wildcard scoring/*.c config/*.c kube/*.c) $(filter-out server/main.c,$(wildcard server/*.c))
+LIB_SRCS  = $(wildcard base/*.c scoring/*.c config/*.c kube/*.c) \
+            $(filter-out server/cli/main.c,$(wildcard server/*/*.c))
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/obj/%.o)
-MAIN_OBJ  = $(B)/obj/server/main.o
-TEST_SRCS = $(filter-out tests/fuzz/%,$(wildcard tests/*.c tests/*/*.c))
+MAIN_OBJ  = $(B)/obj/server/cli/main.o
+TEST_SRCS = $(filter-out tests/fuzz/%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
 TEST_OBJS = $(TEST_SRCS:%.c=$(B)/obj/%.o)
 BIN       = $(B)/cpu-extender
 TEST_BIN  = $(B)/run-tests
@@ -135,11 +136,16 @@ test-one: fixtures-check $(BIN) $(TEST_BIN)
 	tests/e2e/unprivileged.sh $(BIN)
 	$(MAKE) --no-print-directory fuzz-replay
 
-lint:
-	clang-format --dry-run -Werror $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h)
+# Formatting, static analysis, and the architecture (which room may
+# include which, symbol prefixes, no two files calling each other).
+C_FILES = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
+lint: $(BIN)
+	clang-format --dry-run -Werror $(C_FILES)
 	cppcheck -q --enable=warning,style,performance,portability --std=c11 --library=posix \
 	    --inline-suppr --suppress=missingIncludeSystem --error-exitcode=1 -I. \
-	    scoring config server kube
+	    base scoring config server kube
+	scripts/lint-architecture.sh $(B)/obj
+	CFLAGS="-I$(B)/gen $(DEPCFLAGS)" scripts/lint-headers.sh
 
 check: lint test
 

@@ -30,7 +30,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "server/arena.h"
+#include "base/arena.h"
+#include "server/codec/json.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/http_client.h"
 
@@ -91,12 +92,13 @@ static void reset_peak(int pid)
 static double parse_once_ms(const char *body, size_t len)
 {
     struct arena *a = arena_acquire();
-    const char *stop = NULL;
+    cJSON *j;
+    size_t at;
     double t0 = now_ms();
-    cJSON *j = cJSON_ParseWithLengthOpts(body, len + 1, &stop, 1);
+    int rc = codec_json_tree(a, body, len, &j, &at);
     double t = now_ms() - t0;
     arena_release(a);
-    if (j == NULL) {
+    if (rc != 0) {
         fprintf(stderr, "bench-driver: body does not parse\n");
         exit(1);
     }
@@ -182,7 +184,7 @@ static int cmd_case(int argc, char **argv)
     long nodes = atol(argv[4]);
     double seconds = atof(argv[5]);
     size_t len;
-    char *body = file_read(file, &len), path[64];
+    char *body = file_slurp(file, &len), path[64];
     if (body == NULL || conns < 1 || conns > 16) {
         fprintf(stderr, "bench-driver: cannot read %s\n", file);
         return 1;
@@ -192,7 +194,7 @@ static int cmd_case(int argc, char **argv)
     /* The floor is sampled in this process, side by side with the requests:
      * with one connection in blocks between the requests, with more before
      * the load. */
-    arena_install_hooks();
+    codec_json_install_hooks();
     double *floors = malloc(MAX_SAMPLES * sizeof(double)), floor;
     size_t n_floor = 0;
     if (conns > 1) {
@@ -292,7 +294,7 @@ static int cmd_healthz(int argc, char **argv)
     if (argc != 2)
         return 2;
     struct big b = {.port = atoi(argv[0])};
-    b.body = file_read(argv[1], &b.len);
+    b.body = file_slurp(argv[1], &b.len);
     if (b.body == NULL)
         return 1;
     pthread_t t;
@@ -326,7 +328,7 @@ static int cmd_growth(int argc, char **argv)
     int port = atoi(argv[0]), pid = atoi(argv[1]);
     long n = atol(argv[3]);
     size_t len;
-    char *body = file_read(argv[2], &len);
+    char *body = file_slurp(argv[2], &len);
     if (body == NULL)
         return 1;
     int fd = http_connect(port);
@@ -360,7 +362,7 @@ static int cmd_soak(int argc, char **argv)
     const char *verb = argv[3];
     double rate = atof(argv[4]), seconds = atof(argv[5]);
     size_t len, cap = 0;
-    char *body = file_read(argv[2], &len), *buf = NULL, path[64];
+    char *body = file_slurp(argv[2], &len), *buf = NULL, path[64];
     if (body == NULL || rate <= 0)
         return 1;
     snprintf(path, sizeof(path), "/scheduler/%s", verb);

@@ -15,8 +15,10 @@
 #include <cjson/cJSON.h>
 
 #include "config/config.h"
-#include "server/arena.h"
-#include "server/verbs.h"
+#include "base/arena.h"
+#include "server/codec/json.h"
+#include "server/verbs/filter.h"
+#include "server/verbs/prioritize.h"
 #include "tests/support/fixtures.h"
 
 void bench_run(const char *mode, const struct cfg *c, const char *body, size_t len);
@@ -27,15 +29,16 @@ __attribute__((noinline)) void bench_run(const char *mode, const struct cfg *c, 
     struct verb_reply r;
     struct arena *a = arena_acquire();
     if (strcmp(mode, "parse") == 0) {
-        const char *end = NULL;
-        if (cJSON_ParseWithLengthOpts(body, len + 1, &end, 1) == NULL)
+        cJSON *root;
+        size_t at;
+        if (codec_json_tree(a, body, len, &root, &at) != 0)
             exit(1);
     } else {
-        const struct srv_verb_ctx ctx = {.cfg = c};
+        const struct verb_ctx ctx = {.cfg = c, .arena = a};
         if (strcmp(mode, "filter") == 0)
-            srv_filter(&ctx, body, len, &r);
+            verb_filter(&ctx, body, len, &r);
         else
-            srv_prioritize(&ctx, body, len, &r);
+            verb_prioritize(&ctx, body, len, &r);
         free(r.body);
     }
     arena_release(a);
@@ -49,11 +52,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench-once parse|filter|prioritize FILE\n");
         return 2;
     }
-    char *body = file_read(argv[2], &len);
+    char *body = file_slurp(argv[2], &len);
     if (body == NULL)
         return 1;
     cfg_defaults(&c);
-    arena_install_hooks();
+    codec_json_install_hooks();
     bench_run(argv[1], &c, body, len);
     arena_pool_drain();
     free(body);

@@ -13,20 +13,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "base/err.h"
+#include "base/log.h"
 #include "scoring/strategy.h"
 #include "scoring/used.h"
 
-#define CFG_ERR_LEN      512
 #define CFG_STR_LEN      256
 #define CFG_ENV_PREFIX   "CPU_EXTENDER_"
 #define CFG_DEFAULT_PORT 8888
-
-enum cfg_log_level {
-    CFG_LOG_DEBUG = 0,
-    CFG_LOG_INFO,
-    CFG_LOG_WARN,
-    CFG_LOG_ERROR,
-};
 
 /* What the verbs do with what they compute (issue 6). */
 enum cfg_mode {
@@ -51,7 +45,7 @@ struct cfg {
     char tls_cert[CFG_STR_LEN]; /* PEM chain; "" serves plain HTTP */
     char tls_key[CFG_STR_LEN];
     char client_ca[CFG_STR_LEN]; /* PEM CA that client certificates must chain to */
-    enum cfg_log_level log_level;
+    enum log_level log_level;
     /* Cluster state (kube/): where the cluster is and how used is judged. */
     char kubeconfig[CFG_STR_LEN]; /* "" : KUBECONFIG, else in-cluster, else none */
     enum score_used_source used_source[SCORE_NRES];
@@ -84,18 +78,17 @@ void cfg_defaults(struct cfg *c);
  * Returns 0, or -EINVAL with a message naming the option in @err.
  */
 int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional, int max_positional,
-             int *n_positional, char err[CFG_ERR_LEN]);
+             int *n_positional, char *err);
 
 /*
  * Applies the JSON config document @text (@len bytes followed by a NUL) to
  * @c, naming it @name in messages. Does not run the cross-field checks.
  * Returns 0 or -EINVAL with a message in @err.
  */
-int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name,
-                   char err[CFG_ERR_LEN]);
+int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name, char *err);
 
 /* Reads and validates only @path over the defaults (for `config check`). */
-int cfg_load_file_only(struct cfg *c, const char *path, char err[CFG_ERR_LEN]);
+int cfg_load_file_only(struct cfg *c, const char *path, char *err);
 
 /*
  * Splits c->listen into host (without brackets) and port.
@@ -120,8 +113,5 @@ const char *cfg_mode_name(enum cfg_mode m);
  */
 bool cfg_list_any(const char *list, bool (*fn)(const void *ctx, const char *item, size_t len),
                   const void *ctx);
-
-/* Returns "debug", "info", "warn" or "error". */
-const char *cfg_log_level_name(enum cfg_log_level l);
 
 #endif

@@ -1,7 +1,6 @@
 /*
- * The kube-apiserver client: where the cluster is and how to prove who we
- * are (kubeconfig or in-cluster service account, as client-go resolves
- * them), and HTTPS requests over libcurl built on OpenSSL, with the CA and
+ * The kube-apiserver client: HTTPS requests over libcurl built on OpenSSL
+ * to the cluster of a struct kube_target (kube/target.h), with the CA and
  * the server's host name or IP verified.
  *
  * A bearer token read from a file (the in-cluster service-account token,
@@ -15,74 +14,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define KUBE_ERR_LEN       512
-#define KUBE_PATH_LEN      4096
-#define KUBE_LINE_MAX      (16u << 20)  /* longest watch event line */
-#define KUBE_BODY_MAX      (512u << 20) /* longest non-streamed body */
-#define KUBE_INCLUSTER_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+#include "base/err.h"
+#include "kube/target.h"
 
-/* Where the cluster is and the credentials to use: everything a client
- * needs, resolved from a kubeconfig or the in-cluster environment. Data
- * fields (PEM) are malloc'd and owned by the target. */
-struct kube_target {
-    char source[KUBE_PATH_LEN];  /* for messages: "kubeconfig /x (context c)" or "in-cluster" */
-    char server[KUBE_PATH_LEN];  /* https://host:port, no trailing slash */
-    char ca_file[KUBE_PATH_LEN]; /* "" when ca_pem or the system store is used */
-    char *ca_pem;
-    char token_file[KUBE_PATH_LEN]; /* "" when token is static or absent; wins over token */
-    char *token;                    /* static bearer token, NULL for none */
-    char cert_file[KUBE_PATH_LEN];  /* client certificate, file or data */
-    char *cert_pem;
-    char key_file[KUBE_PATH_LEN];
-    char *key_pem;
-    bool insecure_skip_tls_verify;
-};
-
-/* Frees what @t owns (wiping the token and key) and zeroes it. */
-void kube_target_destroy(struct kube_target *t);
-
-/*
- * Loads the current context of the kubeconfig @path into *@t, merging a
- * colon-separated list of files as client-go does (the first file to set a
- * value wins). @context overrides current-context when not NULL or "".
- * Relative file references resolve against the directory of the file
- * naming them; referenced files must exist (they are read by the client).
- * Files of the list that do not exist are skipped.
- * exec, auth-provider, basic auth, impersonation, tls-server-name and
- * proxy-url are not supported: an error says so, when the chosen context
- * uses them. Files are at most 16 MiB.
- * Returns 0; -ENOENT when no file of @path exists; -EINVAL / -ENOMEM with a
- * message naming the file and the field in @err, e.g.
- * "kubeconfig /x: users[dev].user.client-key-data: invalid base64".
- * On failure *@t is zeroed. Thread-safe.
- */
-int kube_load_kubeconfig(const char *path, const char *context, struct kube_target *t,
-                         char err[KUBE_ERR_LEN]);
-
-/*
- * Loads the in-cluster configuration: KUBERNETES_SERVICE_HOST and
- * KUBERNETES_SERVICE_PORT from @envp (NULL-terminated, may be NULL), and
- * token and ca.crt from @dir (KUBE_INCLUSTER_DIR in production); the token
- * is kept as token_file, so rotations are picked up. Both files must be
- * readable. Returns 0, -ENOENT when @envp has no KUBERNETES_SERVICE_HOST
- * (not in a cluster), or -EINVAL with @err.
- */
-int kube_load_incluster(char **envp, const char *dir, struct kube_target *t,
-                        char err[KUBE_ERR_LEN]);
-
-/*
- * The service's rule for finding a cluster: @kubeconfig (the --kubeconfig
- * option) when not empty, else KUBECONFIG from @envp, else the in-cluster
- * environment; with @home_fallback (rank), finally $HOME/.kube/config (HOME
- * from @envp) when it exists, as kubectl does. Each uses its kubeconfig's
- * current-context.
- * Returns 0 with *@t filled, -ENOENT when none applies (request-only mode),
- * or another negative errno with @err when the one found cannot be used
- * (a --kubeconfig or KUBECONFIG naming no existing file is -EINVAL, not
- * -ENOENT).
- */
-int kube_resolve_target(const char *kubeconfig, char **envp, const char *incluster_dir,
-                        bool home_fallback, struct kube_target *t, char err[KUBE_ERR_LEN]);
+#define KUBE_LINE_MAX (16u << 20)  /* longest watch event line */
+#define KUBE_BODY_MAX (512u << 20) /* longest non-streamed body */
 
 /*
  * Process-wide setup of the HTTP library (curl_global_init). Call once in
@@ -101,13 +37,10 @@ struct kube_client;
  * at once: each request uses its own connection handle.
  * Returns 0 or -ENOMEM / -EINVAL with @err.
  */
-int kube_client_new(const struct kube_target *t, struct kube_client **out, char err[KUBE_ERR_LEN]);
+int kube_client_new(const struct kube_target *t, struct kube_client **out, char *err);
 
 /* Frees @c (NULL is fine). No request may be running. */
 void kube_client_free(struct kube_client *c);
-
-/* Returns the server URL of @c, for messages. */
-const char *kube_client_server(const struct kube_client *c);
 
 /* An answer: HTTP status and the body, malloc'd and NUL-terminated, which
  * the caller frees with free(). */
@@ -129,17 +62,16 @@ struct kube_response {
  * @out->body is NULL. Thread-safe.
  */
 int kube_get(struct kube_client *c, const char *path, int timeout_seconds,
-             struct kube_response *out, char err[KUBE_ERR_LEN]);
+             struct kube_response *out, char *err);
 
 /* As kube_get, but also returns -ECANCELED, within about a second, once
  * *@stop becomes true (for an informer's list, which must stop promptly). */
 int kube_get_cancellable(struct kube_client *c, const char *path, int timeout_seconds,
-                         const atomic_bool *stop, struct kube_response *out,
-                         char err[KUBE_ERR_LEN]);
+                         const atomic_bool *stop, struct kube_response *out, char *err);
 
 /* POST @body (@len bytes, application/json) to @path; as kube_get. */
 int kube_post(struct kube_client *c, const char *path, const char *body, size_t len,
-              int timeout_seconds, struct kube_response *out, char err[KUBE_ERR_LEN]);
+              int timeout_seconds, struct kube_response *out, char *err);
 
 /* Called for each complete line of a streamed body (without the '\n',
  * NUL-terminated, @len bytes, owned by the caller of the callback), and
@@ -161,6 +93,6 @@ typedef int (*kube_line_fn)(void *ctx, char *line, size_t len);
  * Thread-safe.
  */
 int kube_stream(struct kube_client *c, const char *path, int idle_seconds, const atomic_bool *stop,
-                kube_line_fn fn, void *ctx, struct kube_response *out, char err[KUBE_ERR_LEN]);
+                kube_line_fn fn, void *ctx, struct kube_response *out, char *err);
 
 #endif

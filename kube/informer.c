@@ -25,7 +25,7 @@
 #define INF_RV_LEN        128  /* longest resourceVersion kept */
 #define INF_CONTINUE_MAX  4096 /* longest continue token kept */
 #define INF_LIST_RESTARTS 3    /* list restarts after an expired continue token */
-#define INF_WHY_LEN       (KUBE_ERR_LEN + 128)
+#define INF_WHY_LEN       (ERR_LEN + 128)
 #define INF_URL_LEN       (KUBE_PATH_LEN + 3 * INF_CONTINUE_MAX + 256)
 #define INF_IDLE_EXTRA    30 /* seconds past timeoutSeconds before a watch is dead */
 
@@ -202,7 +202,7 @@ out_delete:
  * -ECANCELED, or another negative errno with @why. */
 static int list_all(struct kube_informer *inf, size_t *count, char *why, size_t n)
 {
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     char cont[INF_CONTINUE_MAX] = "";
     char url[INF_URL_LEN];
     bool begun = false;
@@ -333,7 +333,7 @@ static long monotonic_ms(void)
  * w->why for a failure. */
 static int watch_once(struct kube_informer *inf, struct inf_watch *w)
 {
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     char url[INF_URL_LEN];
     struct kube_response r;
 
@@ -423,7 +423,7 @@ static void *run(void *arg)
 
 int kube_informer_start(struct kube_client *c, const struct kube_informer_params *p,
                         const struct kube_informer_ops *ops, void *ctx, struct kube_informer **out,
-                        char err[KUBE_ERR_LEN])
+                        char *err)
 {
     *out = NULL;
     const char *name = p->name != NULL ? p->name : "objects";
@@ -431,12 +431,12 @@ int kube_informer_start(struct kube_client *c, const struct kube_informer_params
         p->page_limit < 1 || p->watch_seconds < 1 || p->request_timeout < 1 ||
         p->backoff_initial_ms < 1 || p->backoff_max_ms < p->backoff_initial_ms ||
         ops->on_object == NULL) {
-        snprintf(err, KUBE_ERR_LEN, "informer %.64s: invalid parameters", name);
+        snprintf(err, ERR_LEN, "informer %.64s: invalid parameters", name);
         return -EINVAL;
     }
     struct kube_informer *inf = calloc(1, sizeof(*inf));
     if (inf == NULL) {
-        snprintf(err, KUBE_ERR_LEN, "informer %.64s: out of memory", name);
+        snprintf(err, ERR_LEN, "informer %.64s: out of memory", name);
         return -ENOMEM;
     }
     inf->c = c;
@@ -480,7 +480,7 @@ out_destroy_cond:
     pthread_cond_destroy(&inf->wake);
 out_free:
     free(inf);
-    snprintf(err, KUBE_ERR_LEN, "informer %.64s: %s", name, strerror(rc));
+    snprintf(err, ERR_LEN, "informer %.64s: %s", name, strerror(rc));
     return -rc;
 }
 

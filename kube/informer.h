@@ -62,7 +62,7 @@ struct kube_informer;
  */
 int kube_informer_start(struct kube_client *c, const struct kube_informer_params *p,
                         const struct kube_informer_ops *ops, void *ctx, struct kube_informer **out,
-                        char err[KUBE_ERR_LEN]);
+                        char *err);
 
 /* Stops and joins the thread (within about a second) and frees @inf
  * (NULL is fine). Not from a callback. */

@@ -1,8 +1,5 @@
 #include "scoring/fit.h"
 
-#include <stdio.h>
-#include <string.h>
-
 const char *score_resource_name(enum score_resource r)
 {
     return r == SCORE_CPU ? "cpu" : "memory";
@@ -14,13 +11,11 @@ static bool within(__int128 amount, int64_t alloc, int threshold_percent)
     return amount * 100 <= (__int128)alloc * threshold_percent;
 }
 
-enum score_verdict score_fit(const int threshold_percent[SCORE_NRES], const struct score_node *node,
-                             const int64_t request[SCORE_NRES], char reason[SCORE_ERR_LEN])
+struct score_fit score_fit(const int threshold_percent[SCORE_NRES], const struct score_node *node,
+                           const int64_t request[SCORE_NRES])
 {
-    enum score_verdict verdict = SCORE_FITS;
-    size_t off = 0;
+    struct score_fit f = {SCORE_FITS, 0};
 
-    reason[0] = '\0';
     for (int r = 0; r < SCORE_NRES; r++) {
         if (request[r] <= 0)
             continue;
@@ -28,13 +23,21 @@ enum score_verdict score_fit(const int threshold_percent[SCORE_NRES], const stru
         if (within(total, node->alloc[r], threshold_percent[r]))
             continue;
         if (!within(request[r], node->alloc[r], threshold_percent[r]))
-            verdict = SCORE_UNRESOLVABLE;
-        else if (verdict == SCORE_FITS)
-            verdict = SCORE_UNFIT;
-        int n = snprintf(reason + off, SCORE_ERR_LEN - off, "%sInsufficient %s", off ? ", " : "",
-                         score_resource_name((enum score_resource)r));
-        if (n > 0 && (size_t)n < SCORE_ERR_LEN - off)
-            off += (size_t)n;
+            f.verdict = SCORE_UNRESOLVABLE;
+        else if (f.verdict == SCORE_FITS)
+            f.verdict = SCORE_UNFIT;
+        f.short_of |= 1u << r;
     }
-    return verdict;
+    return f;
+}
+
+const char *score_fit_reason(unsigned short_of)
+{
+    static const char *const reasons[1u << SCORE_NRES] = {
+        [0] = "",
+        [1u << SCORE_CPU] = "Insufficient cpu",
+        [1u << SCORE_MEMORY] = "Insufficient memory",
+        [(1u << SCORE_CPU) | (1u << SCORE_MEMORY)] = "Insufficient cpu, Insufficient memory",
+    };
+    return reasons[short_of & ((1u << SCORE_NRES) - 1)];
 }

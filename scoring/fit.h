@@ -16,14 +16,24 @@ enum score_verdict {
     SCORE_UNRESOLVABLE, /* the request alone is over the limit: FailedAndUnresolvableNodes */
 };
 
+/* A verdict and the resources that were short (bit 1 << r each). */
+struct score_fit {
+    enum score_verdict verdict;
+    unsigned short_of;
+};
+
 /*
  * Judges @node for a pod whose real request is @request. threshold_percent
  * holds 1..100 per resource. A resource the pod does not request (0) is not
- * checked, as in kube-scheduler. On failure @reason gets a short,
- * node-independent text without '%' ("Insufficient cpu").
- * Pure and thread-safe.
+ * checked, as in kube-scheduler. Pure and thread-safe.
  */
-enum score_verdict score_fit(const int threshold_percent[SCORE_NRES], const struct score_node *node,
-                             const int64_t request[SCORE_NRES], char reason[SCORE_ERR_LEN]);
+struct score_fit score_fit(const int threshold_percent[SCORE_NRES], const struct score_node *node,
+                           const int64_t request[SCORE_NRES]);
+
+/* The short, node-independent reason kube-scheduler aggregates in the
+ * pod's event for the resources @short_of ("Insufficient cpu",
+ * "Insufficient cpu, Insufficient memory"); "" for none. A static text
+ * without '%'. */
+const char *score_fit_reason(unsigned short_of);
 
 #endif

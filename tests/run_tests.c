@@ -2,20 +2,23 @@
  * Check's own CK_RUN_SUITE=quantity (or CK_RUN_CASE) runs a part of it. */
 #include <stdlib.h>
 
-#include "server/arena.h"
+#include "server/codec/json.h"
 #include "tests/suites.h"
 
 int main(void)
 {
     Suite *(*const suites[])(void) = {
-        quantity_suite, podreq_suite,         fit_suite,       strategy_suite,  config_suite,
-        codec_suite,    jspan_suite,          verbs_suite,     e2e_suite,       bad_input_suite,
-        tls_suite,      fake_apiserver_suite, used_suite,      state_suite,     kubeconfig_suite,
-        cluster_suite,  client_suite,         informer_suite,  jsonout_suite,   metrics_suite,
-        ops_suite,      browser_suite,        placement_suite, decisions_suite, manifests_suite,
-        best_suite,
+        quantity_suite,  podreq_suite,    fit_suite,        strategy_suite,
+        config_suite,    codec_suite,     span_suite,       verbs_suite,
+        e2e_suite,       bad_input_suite, tls_suite,        fake_apiserver_suite,
+        used_suite,      state_suite,     kubeconfig_suite, cluster_suite,
+        client_suite,    informer_suite,  buf_suite,        metrics_suite,
+        ops_suite,       browser_suite,   placement_suite,  ring_suite,
+        manifests_suite, best_suite,      err_suite,        file_suite,
+        log_suite,       selector_suite,  deadline_suite,   evaluate_suite,
+        limits_suite,
     };
-    arena_install_hooks(); /* as the binary does; no arena attached means malloc */
+    codec_json_install_hooks(); /* as the binary does */
     SRunner *sr = srunner_create(suites[0]());
     for (size_t i = 1; i < sizeof(suites) / sizeof(suites[0]); i++)
         srunner_add_suite(sr, suites[i]());

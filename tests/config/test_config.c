@@ -20,7 +20,7 @@ static const char *write_file(const char *text)
     return path;
 }
 
-static int load(struct cfg *c, char **argv, int argc, char **envp, char err[CFG_ERR_LEN])
+static int load(struct cfg *c, char **argv, int argc, char **envp, char *err)
 {
     int positional[2], n;
     return cfg_load(c, argc, argv, envp, positional, 0, &n, err);
@@ -29,7 +29,7 @@ static int load(struct cfg *c, char **argv, int argc, char **envp, char err[CFG_
 START_TEST(config_defaults_are_documented_values)
 {
     struct cfg c;
-    char err[CFG_ERR_LEN];
+    char err[ERR_LEN];
     ck_assert_int_eq(load(&c, NULL, 0, NULL, err), 0);
     ck_assert_str_eq(c.listen, "127.0.0.1:8888");
     ck_assert_str_eq(c.prefix, "/scheduler");
@@ -56,7 +56,7 @@ END_TEST
 START_TEST(config_operations_options_in_every_layer)
 {
     struct cfg c;
-    char err[CFG_ERR_LEN];
+    char err[ERR_LEN];
     const char *f = write_file("{\"mode\": \"shadow\", \"selectLabels\": \"team=a,tier=\", "
                                "\"debugEndpoints\": true}");
     char cfg_arg[80];
@@ -78,7 +78,7 @@ END_TEST
 START_TEST(config_flags_win_over_env_over_file)
 {
     struct cfg c;
-    char err[CFG_ERR_LEN];
+    char err[ERR_LEN];
     const char *f = write_file("{\"cpuWeight\": 5, \"memoryWeight\": 2, \"strategy\": \"pack\"}");
     char cfg_arg[80];
     snprintf(cfg_arg, sizeof(cfg_arg), "--config=%s", f);
@@ -97,7 +97,7 @@ END_TEST
 START_TEST(config_file_from_environment)
 {
     struct cfg c;
-    char err[CFG_ERR_LEN], env[96];
+    char err[ERR_LEN], env[96];
     const char *f = write_file("{\"normalize\": true, \"prefix\": \"//ext//\"}");
     snprintf(env, sizeof(env), "CPU_EXTENDER_CONFIG=%s", f);
     char *envp[] = {env, NULL};
@@ -118,7 +118,7 @@ END_TEST
 static void expect_error(char **argv, int argc, char **envp, const char *needle)
 {
     struct cfg c;
-    char err[CFG_ERR_LEN];
+    char err[ERR_LEN];
     ck_assert_int_ne(load(&c, argv, argc, envp, err), 0);
     ck_assert_msg(strstr(err, needle) != NULL, "error \"%s\" does not name \"%s\"", err, needle);
 }
@@ -160,7 +160,7 @@ END_TEST
 START_TEST(config_service_link_variables_are_not_options)
 {
     struct cfg c;
-    char err[CFG_ERR_LEN];
+    char err[ERR_LEN];
     char *envp[] = {"CPU_EXTENDER_SCHEDULER_SERVICE_HOST=10.96.0.5",
                     "CPU_EXTENDER_SCHEDULER_SERVICE_PORT=8888",
                     "CPU_EXTENDER_SCHEDULER_SERVICE_PORT_HTTP=8888",
@@ -174,7 +174,7 @@ END_TEST
 static void expect_file_error(const char *text, const char *needle)
 {
     struct cfg c;
-    char err[CFG_ERR_LEN];
+    char err[ERR_LEN];
     const char *f = write_file(text);
     ck_assert_int_ne(cfg_load_file_only(&c, f, err), 0);
     ck_assert_msg(strstr(err, needle) != NULL, "error \"%s\" does not name \"%s\"", err, needle);
@@ -196,7 +196,7 @@ START_TEST(config_invalid_file_fields_are_named)
     expect_file_error("", "not valid JSON");
 
     struct cfg c;
-    char err[CFG_ERR_LEN];
+    char err[ERR_LEN];
     ck_assert_int_ne(cfg_load_file_only(&c, "/nonexistent/cpu-extender.json", err), 0);
     ck_assert_ptr_nonnull(strstr(err, "/nonexistent/cpu-extender.json"));
 }
@@ -224,7 +224,7 @@ END_TEST
 START_TEST(config_print_json_round_trips)
 {
     struct cfg c, back;
-    char err[CFG_ERR_LEN];
+    char err[ERR_LEN];
     char *argv[] = {"--strategy=target", "--normalize", "--cpu-used-annotation=x/y"};
     ck_assert_int_eq(load(&c, argv, 3, NULL, err), 0);
     snprintf(path, sizeof(path), "/tmp/cpu-extender-dump-%d.json", (int)getpid());

@@ -124,8 +124,8 @@ START_TEST(browser_debug_page_charts_the_decisions)
     struct server_proc s;
     char profile[] = "/tmp/cpu-extender-chromium-XXXXXX", url[256], shot[128], what[160];
     size_t filter_len, prio_len;
-    char *filter = file_read("examples/filter.json", &filter_len);
-    char *prio = file_read("examples/prioritize.json", &prio_len);
+    char *filter = file_slurp("examples/filter.json", &filter_len);
+    char *prio = file_slurp("examples/prioritize.json", &prio_len);
     const char *const args[] = {"--debug-endpoints", NULL};
 
     ck_assert_msg(access(chromium(), X_OK) == 0,
@@ -174,7 +174,7 @@ START_TEST(browser_debug_page_charts_the_decisions)
     snprintf(what, sizeof(what), "--screenshot=%s", shot);
     free(browse(profile, what, url));
     size_t png_len;
-    char *png = file_read(shot, &png_len);
+    char *png = file_slurp(shot, &png_len);
     ck_assert_msg(png_len > 10000 && memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0,
                   "no screenshot (%zu bytes)", png_len);
     free(png);

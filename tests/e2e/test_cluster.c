@@ -328,7 +328,7 @@ START_TEST(cluster_names_mode_ranks_by_real_free_cpu)
         ck_assert_str_ne(cJSON_GetObjectItem(line, "level")->valuestring, "error");
         const cJSON *node = cJSON_GetObjectItem(line, "node");
         named += cJSON_IsString(node) &&
-                 strcmp(node->valuestring, "gh ost' level=error msg=forged") == 0;
+                 strcmp(node->valuestring, "gh ost\" level=error msg=forged") == 0;
     }
     ck_assert_int_eq(named, 1);
     cJSON_Delete(lines);
@@ -484,7 +484,7 @@ START_TEST(cluster_insecure_skip_tls_verify_is_honoured_and_loud)
     free(wait_ready(w.server.port, 200));
     assert_free_cpu(w.server.port, "n1", 1000);
     size_t len;
-    char *log = file_read(w.server.log_path, &len);
+    char *log = file_slurp(w.server.log_path, &len);
     ck_assert_msg(strstr(log, "\"level\":\"warn\",\"msg\":\"insecure-skip-tls-verify is set") !=
                       NULL,
                   "%s", log);
@@ -830,7 +830,7 @@ START_TEST(cluster_rank_against_live_cluster)
              server_binary(), w.kubeconfig, pod_path, out_path, err_path);
     ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
     size_t len;
-    char *table = file_read(err_path, &len), *manifest = file_read(out_path, &len);
+    char *table = file_slurp(err_path, &len), *manifest = file_slurp(out_path, &len);
     /* the scores of the header comment, from the cluster's pods */
     ck_assert_msg(strstr(table, "best node: n3 (score 9)") != NULL, "%s", table);
     ck_assert_msg(strstr(table, "n1 ") != NULL && strstr(table, "1000m") != NULL, "%s", table);
@@ -844,7 +844,7 @@ START_TEST(cluster_rank_against_live_cluster)
         "env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME=/nonexistent %s rank --pod %s >%s 2>%s",
         server_binary(), pod_path, out_path, err_path);
     ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2);
-    table = file_read(err_path, &len);
+    table = file_slurp(err_path, &len);
     ck_assert_msg(strstr(table, "no cluster") != NULL, "%s", table);
     free(table);
     unlink(pod_path);

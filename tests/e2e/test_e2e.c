@@ -138,7 +138,7 @@ START_TEST(e2e_cache_fixtures_pass_names_with_neutral_scores)
     /* the log says once why every name passes */
     char *log;
     size_t len;
-    log = file_read(s.log_path, &len);
+    log = file_slurp(s.log_path, &len);
     ck_assert_ptr_nonnull(strstr(log, "NodeNames request: no cluster state"));
     ck_assert_ptr_null(strstr(strstr(log, "NodeNames request") + 1, "NodeNames request"));
     free(log);
@@ -414,7 +414,7 @@ START_TEST(e2e_config_reload_keeps_last_good)
     expect_prioritize(s.port, SPREAD_SCORES);
 
     size_t len;
-    char *log = file_read(s.log_path, &len);
+    char *log = file_slurp(s.log_path, &len);
     ck_assert_ptr_nonnull(strstr(log, "config reload rejected"));
     ck_assert_ptr_nonnull(strstr(log, "want spread, pack, balanced or target"));
     free(log);
@@ -467,7 +467,7 @@ START_TEST(e2e_rank_prints_table_and_pinned_manifest)
     snprintf(cmd, sizeof(cmd), "%s rank --nodes %s --pod %s >%s 2>%s", server_binary(), nodes_path,
              pod_path, out_path, err_path);
     ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
-    char *table = file_read(err_path, &len), *manifest = file_read(out_path, &len);
+    char *table = file_slurp(err_path, &len), *manifest = file_slurp(out_path, &len);
     /* node-2 has value 94, node-1 89: both score 9, the higher value wins */
     ck_assert_ptr_nonnull(strstr(table, "best node: node-2 (score 9)"));
     /* the breakdown /debug shows: value 94 from both terms, score (94 + 5) / 10 */
@@ -500,7 +500,7 @@ START_TEST(e2e_rank_prints_table_and_pinned_manifest)
     snprintf(cmd, sizeof(cmd), "%s rank --nodes %s --pod %s --cpu-threshold-percent 1 >%s 2>%s",
              server_binary(), nodes_path, pod_path, out_path, err_path);
     ck_assert_int_eq(WEXITSTATUS(system(cmd)), 1);
-    table = file_read(err_path, &len);
+    table = file_slurp(err_path, &len);
     ck_assert_ptr_nonnull(strstr(table, "no node fits"));
     free(table);
 

@@ -29,8 +29,8 @@ START_TEST(metrics_count_exactly_what_was_sent)
     struct server_proc s;
     const char *const args[] = {"--max-body-bytes", "8192", NULL};
     size_t filter_len, prio_len;
-    char *filter = file_read("examples/filter.json", &filter_len);
-    char *prio = file_read("examples/prioritize.json", &prio_len);
+    char *filter = file_slurp("examples/filter.json", &filter_len);
+    char *prio = file_slurp("examples/prioritize.json", &prio_len);
     server_start(&s, args);
 
     char *before = metrics_get(s.port);

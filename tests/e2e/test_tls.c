@@ -121,7 +121,7 @@ START_TEST(tls_client_certificates_are_verified)
     ck_assert_str_eq(out, "200");
     /* nothing secret reaches the log */
     size_t len;
-    char *log = file_read(s.log_path, &len);
+    char *log = file_slurp(s.log_path, &len);
     ck_assert_ptr_null(strstr(log, "PRIVATE KEY"));
     ck_assert_ptr_null(strstr(log, "BEGIN"));
     free(log);

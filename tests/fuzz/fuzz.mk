@@ -33,7 +33,7 @@ FUZZ_DICT_watch      = -dict=$(FUZZ_SRC)/watch.dict
 # ALL_CFLAGS's language, include and dependency flags, without the variant's
 # optimisation, hardening and FORTIFY flags. Product objects get the warnings
 # without -Werror (clang warns where gcc, the gate, does not); the harness
-# gets -Werror. server/arena.c poisons released arena memory under either
+# gets -Werror. base/arena.c poisons released arena memory under either
 # compiler's ASan, so the fuzzer sees a use after arena_release().
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  = $(filter -std=% -D_GNU_SOURCE -I% -ffp-contract=%,$(ALL_CFLAGS)) $(DEPCFLAGS) \

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the filter, prioritize, preempt and bind verbs on
- * arbitrary request bodies, as server/http.c calls them (NUL-terminated body, an arena
+ * arbitrary request bodies, as server/http/request.c calls them (NUL-terminated body, an arena
  * attached to the thread).
  *
  * Properties, besides ASan and UBSan:
@@ -42,9 +42,14 @@
 #include <cjson/cJSON.h>
 
 #include "config/config.h"
-#include "server/arena.h"
-#include "server/debug.h"
-#include "server/verbs.h"
+#include "base/arena.h"
+#include "server/codec/json.h"
+#include "server/ops/debug_json.h"
+#include "server/ops/debug_page.h"
+#include "server/verbs/bind.h"
+#include "server/verbs/filter.h"
+#include "server/verbs/preempt.h"
+#include "server/verbs/prioritize.h"
 #include "tests/fuzz/fuzz.h"
 
 static void fail(const char *what, const struct verb_reply *r)
@@ -56,7 +61,7 @@ static void fail(const char *what, const struct verb_reply *r)
 }
 
 /* The last member named @key, JSON null counting as absent (as
- * srv_json_member reads requests). */
+ * codec_json_member reads requests). */
 static const cJSON *last_member(const cJSON *obj, const char *key)
 {
     const cJSON *found = NULL, *item;
@@ -318,9 +323,9 @@ static void check_preempt_bind(const struct cfg *base, const uint8_t *data, cons
     struct arena *a = arena_acquire();
     if (a == NULL)
         abort();
-    const struct srv_verb_ctx ctx = {.cfg = base};
-    srv_preempt(&ctx, body, size, &e);
-    srv_bind(&ctx, body, size, &b);
+    const struct verb_ctx ctx = {.cfg = base, .arena = a};
+    verb_preempt(&ctx, body, size, &e);
+    verb_bind(&ctx, body, size, &b);
     arena_release(a);
 
     cJSON *ej = parse_reply(&e), *bj = parse_reply(&b);
@@ -343,12 +348,12 @@ static void check_preempt_bind(const struct cfg *base, const uint8_t *data, cons
 
 /* The recorded decisions, names from the input included, render as JSON
  * that parses and as a page. */
-static void check_debug_pages(struct srv_decisions *d, const struct cfg *cfg)
+static void check_debug_pages(struct ops_ring *d, const struct cfg *cfg)
 {
-    struct srv_decision_query all = {0};
+    struct ops_query all = {0};
     char *text;
     size_t len;
-    if (srv_debug_decisions_json(d, &all, &text, &len) != 0)
+    if (ops_debug_json(d, &all, &text, &len) != 0)
         abort();
     cJSON *j = cJSON_ParseWithLength(text, len);
     if (j == NULL) {
@@ -357,7 +362,7 @@ static void check_debug_pages(struct srv_decisions *d, const struct cfg *cfg)
     }
     cJSON_Delete(j);
     free(text);
-    if (srv_debug_page(d, &all, cfg, &text, &len) != 0)
+    if (ops_debug_page(d, &all, cfg, &text, &len) != 0)
         abort();
     if (strstr(text, "</html>") == NULL)
         abort();
@@ -372,7 +377,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct verb_reply f, p, v;
 
     if (!ready) {
-        arena_install_hooks();
+        codec_json_install_hooks();
         cfg_defaults(&base);
         ready = true;
     }
@@ -396,18 +401,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct arena *a = arena_acquire();
     if (a == NULL)
         abort();
-    static struct srv_metrics metrics;
-    static struct srv_decisions decisions;
+    static struct ops_metrics metrics;
+    static struct ops_ring decisions;
     static bool ring_ready;
-    if (!ring_ready && srv_decisions_init(&decisions, 4, 1 << 20) == 0)
+    if (!ring_ready && ops_ring_init(&decisions, 4, 1 << 20) == 0)
         ring_ready = true;
-    const struct srv_verb_ctx ctx = {.cfg = &base},
-                              vctx = {.cfg = &variant,
-                                      .metrics = &metrics,
-                                      .decisions = ring_ready ? &decisions : NULL};
-    srv_filter(&ctx, body, size, &f);
-    srv_prioritize(&ctx, body, size, &p);
-    srv_prioritize(&vctx, body, size, &v);
+    const struct verb_ctx ctx = {.cfg = &base, .arena = a},
+                          vctx = {.cfg = &variant,
+                                  .arena = a,
+                                  .metrics = &metrics,
+                                  .decisions = ring_ready ? &decisions : NULL};
+    verb_filter(&ctx, body, size, &f);
+    verb_prioritize(&ctx, body, size, &p);
+    verb_prioritize(&vctx, body, size, &v);
     arena_release(a);
 
     cJSON *fj = parse_reply(&f), *pj = parse_reply(&p), *vj = parse_reply(&v);

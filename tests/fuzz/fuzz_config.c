@@ -40,7 +40,7 @@ static char *printed(const struct cfg *c, size_t *len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char err[CFG_ERR_LEN];
+    char err[ERR_LEN];
     struct cfg c, again;
     char *buf = malloc(size + 1);
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/err.h"
 #include "kube/kubeconfig.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -35,7 +36,7 @@ static bool is_zero(const struct kube_target *t)
 
 static void check(const uint8_t *data, size_t size, const char *context)
 {
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     struct kube_target t;
 
     err[0] = '\0';

@@ -2,7 +2,7 @@
  * libFuzzer target: the informer's handling of watch streams and list
  * pages (kube/informer.c on_line and list_page, reached by including the
  * .c, as h2o's unit tests do), applied to a real kube_state through
- * srv_cluster_apply_node / srv_cluster_apply_pod, the callbacks the
+ * cluster_apply_node / cluster_apply_pod, the callbacks the
  * extender's informers use.
  *
  * Input: a selector byte, then newline-terminated lines; each complete
@@ -33,7 +33,7 @@
  *    leaves it and says why; an opened watch and an accepted event leave
  *    the informer healthy;
  *  - apply returns 0 or -EINVAL; an accepted Pod is stored with the
- *    request srv_decode_pod computes, an accepted Node with its allocatable,
+ *    request codec_pod_decode computes, an accepted Node with its allocatable,
  *    annotations and reason;
  *  - a model of which pod is charged to which node, kept from each
  *    accepted object's metadata.uid, spec.nodeName and status.phase (a
@@ -74,10 +74,12 @@
 
 #include "config/config.h"
 #include "kube/state.h"
-#include "server/arena.h"
-#include "server/cluster.h"
-#include "server/codec.h"
-#include "server/log.h"
+#include "base/arena.h"
+#include "server/cluster/feeds.h"
+#include "server/codec/json.h"
+#include "server/codec/node.h"
+#include "server/codec/pod.h"
+#include "base/log.h"
 #include "tests/fuzz/fuzz.h"
 
 /* A recent placement: a pod that became assigned, or our bind. */
@@ -430,15 +432,15 @@ static void check_names(struct harness *h)
 
 static void apply_node(struct harness *h, enum kube_event ev, const cJSON *obj)
 {
-    char err[CODEC_ERR_LEN];
+    char err[ERR_LEN];
     struct codec_node d;
     struct kube_node_view v;
 
-    int rc = srv_cluster_apply_node(h->st, &h->cfg, ev, obj);
+    int rc = cluster_apply_node(h->st, &h->cfg, ev, obj);
     if (rc == -EINVAL)
         return;
     if (rc != 0)
-        fail("srv_cluster_apply_node: neither 0 nor -EINVAL", "");
+        fail("cluster_apply_node: neither 0 nor -EINVAL", "");
     const char *name = string_member(member(obj, "metadata"), "name");
     if (name[0] == '\0')
         fail("a node without metadata.name was accepted", "");
@@ -456,8 +458,7 @@ static void apply_node(struct harness *h, enum kube_event ev, const cJSON *obj)
     struct arena *a = arena_acquire();
     if (a == NULL)
         abort();
-    if (srv_decode_node((cJSON *)(uintptr_t)obj, &h->cfg, &d, err) != 0 ||
-        strcmp(d.name, name) != 0)
+    if (codec_node_decode(obj, &h->cfg, &d, err) != 0 || strcmp(d.name, name) != 0)
         fail("the decoder reads another node name", name);
     if (kube_state_view(h->st, name, h->now, h->cfg.in_flight_seconds, &v) != 0)
         fail("an accepted node cannot be viewed", name);
@@ -468,7 +469,7 @@ static void apply_node(struct harness *h, enum kube_event ev, const cJSON *obj)
     arena_release(a);
 }
 
-/* The uid srv_decode_pod has read when it refuses a pod: "" when the
+/* The uid codec_pod_decode has read when it refuses a pod: "" when the
  * object, its metadata, name or namespace stopped it first. */
 static const char *refused_uid(const cJSON *obj)
 {
@@ -485,17 +486,17 @@ static const char *refused_uid(const cJSON *obj)
 
 static void apply_pod(struct harness *h, enum kube_event ev, const cJSON *obj)
 {
-    char err[CODEC_ERR_LEN];
+    char err[ERR_LEN];
     struct codec_pod d;
 
     h->now += 1;
-    int rc = srv_cluster_apply_pod(h->st, ev, obj, h->now);
+    int rc = cluster_apply_pod(h->st, ev, obj, h->now);
     if (rc == -EINVAL) {
         model_pod_forget(h, refused_uid(obj));
         return;
     }
     if (rc != 0)
-        fail("srv_cluster_apply_pod: neither 0 nor -EINVAL", "");
+        fail("cluster_apply_pod: neither 0 nor -EINVAL", "");
     const cJSON *meta = member(obj, "metadata");
     const char *uid = string_member(meta, "uid");
     const char *node = string_member(member(obj, "spec"), "nodeName");
@@ -514,7 +515,7 @@ static void apply_pod(struct harness *h, enum kube_event ev, const cJSON *obj)
     struct arena *a = arena_acquire();
     if (a == NULL)
         abort();
-    if (srv_decode_pod(obj, &d, err) != 0 || strcmp(d.uid, uid) != 0 ||
+    if (codec_pod_decode(a, obj, &d, err) != 0 || strcmp(d.uid, uid) != 0 ||
         strcmp(d.node_name, node) != 0 || strcmp(d.phase, phase) != 0)
         fail("the decoder reads another uid, node or phase", uid);
     model_pod_put(h, uid, node, charged, d.request.non_zero);
@@ -792,8 +793,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct harness *h;
 
     if (!ready) {
-        arena_install_hooks();
-        log_set_level(CFG_LOG_ERROR); /* refused objects are logged as warnings */
+        codec_json_install_hooks();
+        log_set_level(LOG_ERROR); /* refused objects are logged as warnings */
         ready = true;
     }
     if (size == 0)

@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "kube/client.h"
+#include "kube/kubeconfig.h"
 #include "tests/suites.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/fixtures.h"
@@ -69,7 +70,7 @@ static void target(struct kube_target *t, const char *host, const char *ca, cons
 static struct kube_client *client_for(struct kube_target *t)
 {
     struct kube_client *c = NULL;
-    char err[KUBE_ERR_LEN] = "";
+    char err[ERR_LEN] = "";
     ck_assert_msg(kube_client_new(t, &c, err) == 0, "%s", err);
     kube_target_destroy(t);
     return c;
@@ -102,7 +103,7 @@ static const char *reason_of(const struct kube_response *r)
 START_TEST(client_get_with_the_cluster_ca_is_200)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "";
+    char err[ERR_LEN] = "";
     ck_assert_int_eq(fake_put(fake, FAKE_NODE, "{\"metadata\":{\"name\":\"n1\"}}", NULL), 0);
     struct kube_client *c = default_client();
     ck_assert_msg(kube_get(c, "/api/v1/nodes", 5, &r, err) == 0, "%s", err);
@@ -119,7 +120,7 @@ START_TEST(client_get_with_the_cluster_ca_is_200)
     char ca[128];
     target(&t, "localhost", "ca.pem", TOKEN);
     t.ca_file[0] = '\0';
-    t.ca_pem = file_read(test_pki_path(&pki, "ca.pem", ca, sizeof(ca)), &len);
+    t.ca_pem = file_slurp(test_pki_path(&pki, "ca.pem", ca, sizeof(ca)), &len);
     c = client_for(&t);
     ck_assert_msg(kube_get(c, "/api/v1/nodes/n1", 5, &r, err) == 0, "%s", err);
     ck_assert_int_eq(r.status, 200);
@@ -132,7 +133,7 @@ END_TEST
 START_TEST(client_untrusted_ca_is_eproto)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "";
+    char err[ERR_LEN] = "";
     struct kube_target t;
     target(&t, "127.0.0.1", "other-ca.pem", TOKEN);
     struct kube_client *c = client_for(&t);
@@ -151,7 +152,7 @@ END_TEST
 START_TEST(client_certificate_for_another_host_is_eproto)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "";
+    char err[ERR_LEN] = "";
     fake_stop(fake);
     start_fake("wrong-host.pem", "wrong-host.key", TOKEN, NULL);
     struct kube_client *c = default_client();
@@ -169,7 +170,7 @@ END_TEST
 START_TEST(client_token_file_follows_rotation)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "", file[128], tmp[140];
+    char err[ERR_LEN] = "", file[128], tmp[140];
     struct kube_target t;
     struct fake_counts n;
 
@@ -217,7 +218,7 @@ END_TEST
 START_TEST(client_stale_static_token_answers_401)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "";
+    char err[ERR_LEN] = "";
     struct kube_client *c = default_client();
     fake_set_token(fake, "rotated");
     ck_assert_msg(kube_get(c, "/api/v1/nodes", 5, &r, err) == 0, "%s", err);
@@ -234,7 +235,7 @@ END_TEST
 START_TEST(client_certificate_from_a_kubeconfig_is_accepted)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "", path[128], doc[1024];
+    char err[ERR_LEN] = "", path[128], doc[1024];
     struct kube_target t;
     fake_stop(fake);
     start_fake("server.pem", "server.key", NULL, "ca.pem");
@@ -272,7 +273,7 @@ END_TEST
 START_TEST(client_post_returns_status_and_body)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "";
+    char err[ERR_LEN] = "";
     static const char body[] =
         "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"p\",\"namespace\":"
         "\"default\"},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"n1\"}}";
@@ -299,7 +300,7 @@ END_TEST
 START_TEST(client_transport_failures_map_to_errno)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "";
+    char err[ERR_LEN] = "";
     struct kube_client *c = default_client();
     /* a watch that sends nothing, read as a plain GET: the total timeout */
     double t0 = now_s();
@@ -351,7 +352,7 @@ static int on_line(void *ctx, char *line, size_t len)
 START_TEST(client_stream_delivers_whole_lines)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "";
+    char err[ERR_LEN] = "";
     atomic_bool stop = false;
     struct seen s = {.all_x = true};
     struct kube_client *c = default_client();
@@ -399,7 +400,7 @@ END_TEST
 START_TEST(client_stream_error_status_returns_the_body)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "";
+    char err[ERR_LEN] = "";
     atomic_bool stop = false;
     struct seen s = {0};
     struct kube_client *c = default_client();
@@ -432,7 +433,7 @@ static void *set_stop(void *arg)
 START_TEST(client_stream_stop_flag_is_honoured_within_a_second)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "";
+    char err[ERR_LEN] = "";
     atomic_bool stop = false;
     struct seen s = {0};
     struct stopper st = {.stop = &stop};
@@ -460,7 +461,7 @@ END_TEST
 START_TEST(client_stream_idle_timeout)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "";
+    char err[ERR_LEN] = "";
     atomic_bool stop = false;
     struct seen s = {0};
     struct kube_client *c = default_client();
@@ -475,7 +476,7 @@ END_TEST
 START_TEST(client_stream_line_over_the_limit_is_e2big)
 {
     struct kube_response r;
-    char err[KUBE_ERR_LEN] = "", path[128];
+    char err[ERR_LEN] = "", path[128];
     atomic_bool stop = false;
     struct seen s = {.all_x = true};
     struct kube_client *c = default_client();

@@ -237,7 +237,7 @@ static uint64_t delete_pod(const char *ns, const char *name)
 
 static void start_informer_paged(int page_limit, int backoff_max_ms)
 {
-    char err[KUBE_ERR_LEN] = "";
+    char err[ERR_LEN] = "";
     const struct kube_informer_params p = {
         .name = "pods",
         .path = "/api/v1/pods",
@@ -271,7 +271,7 @@ static void start_and_sync(void)
 
 static void setup(void)
 {
-    char cert[128], key[128], ca[128], err[KUBE_ERR_LEN] = "";
+    char cert[128], key[128], ca[128], err[ERR_LEN] = "";
     struct kube_target t;
 
     memset(&view, 0, sizeof(view));

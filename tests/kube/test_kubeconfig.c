@@ -1,6 +1,8 @@
 /* kubeconfig loading and merging, in-cluster configuration, and the order
  * in which the service looks for a cluster (kube/kubeconfig.c, kube/target.c). */
 #include "kube/kubeconfig.h"
+#include "kube/discover.h"
+#include "kube/incluster.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -117,7 +119,7 @@ static const char two_contexts[] = "apiVersion: v1\n"
 START_TEST(kubeconfig_current_context_resolves_target)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN], want[300];
+    char err[ERR_LEN], want[300];
     write_file("ca.crt", CA_PEM);
     const char *path = write_file("config", two_contexts);
     ck_assert_int_eq(kube_load_kubeconfig(path, NULL, &t, err), 0);
@@ -137,7 +139,7 @@ END_TEST
 START_TEST(kubeconfig_context_argument_overrides_current)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     write_file("ca.crt", CA_PEM);
     const char *path = write_file("config", two_contexts);
     ck_assert_int_eq(kube_load_kubeconfig(path, "dev", &t, err), 0);
@@ -152,7 +154,7 @@ END_TEST
 START_TEST(kubeconfig_data_fields_are_decoded)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN], doc[4096];
+    char err[ERR_LEN], doc[4096];
     char ca[600], cert[600];
     snprintf(ca, sizeof(ca), "%s", b64(CA_PEM, true));
     snprintf(cert, sizeof(cert), "%s", b64(CERT_PEM, false));
@@ -185,7 +187,7 @@ END_TEST
 START_TEST(kubeconfig_relative_paths_resolve_against_its_directory)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN], want[300];
+    char err[ERR_LEN], want[300];
     write_file("sub/pki/ca.crt", CA_PEM);
     write_file("sub/pki/client.crt", CERT_PEM);
     write_file("sub/client.key", KEY_PEM);
@@ -221,7 +223,7 @@ END_TEST
 START_TEST(kubeconfig_list_merges_first_definition_wins)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN], list[900];
+    char err[ERR_LEN], list[900];
     const char *a = write_at(0, "a.yaml",
                              "clusters:\n- name: shared\n  cluster: {server: https://from-a:1}\n"
                              "contexts:\n- name: ctx\n  context: {cluster: shared, user: u}\n");
@@ -241,7 +243,7 @@ END_TEST
 START_TEST(kubeconfig_missing_context_is_named)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN], want[300];
+    char err[ERR_LEN], want[300];
     write_file("ca.crt", CA_PEM);
     const char *path = write_file("config", two_contexts);
     ck_assert_int_eq(kube_load_kubeconfig(path, "nope", &t, err), -EINVAL);
@@ -254,7 +256,7 @@ END_TEST
 START_TEST(kubeconfig_missing_cluster_or_user_is_named)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     static const char doc[] = "current-context: a\n"
                               "clusters:\n- name: c\n  cluster: {server: https://h}\n"
                               "contexts:\n- name: a\n  context: {cluster: gone, user: u}\n"
@@ -273,7 +275,7 @@ END_TEST
 START_TEST(kubeconfig_exec_user_is_unsupported_by_name)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     static const char doc[] = "current-context: a\n"
                               "clusters:\n- name: c\n  cluster: {server: https://h}\n"
                               "users:\n- name: eks\n  user:\n    exec:\n      command: aws\n"
@@ -292,7 +294,7 @@ END_TEST
 START_TEST(kubeconfig_bad_base64_names_field)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     static const char *const bad[] = {"abc", "a===", "ab=c", "YWJj=", "!!!!", "YQ==YQ=="};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char doc[512];
@@ -315,7 +317,7 @@ END_TEST
 START_TEST(kubeconfig_invalid_documents_are_refused)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     static const struct {
         const char *doc;
         const char *msg;
@@ -369,7 +371,7 @@ END_TEST
 START_TEST(kubeconfig_plain_http_and_anonymous_are_accepted)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     static const char doc[] = "{\"current-context\": \"a\", \"contexts\": [{\"name\": \"a\", "
                               "\"context\": {\"cluster\": \"c\"}}], \"clusters\": [{\"name\": "
                               "\"c\", \"cluster\": {\"server\": \"http://127.0.0.1:8080\"}}], "
@@ -384,7 +386,7 @@ END_TEST
 START_TEST(kubeconfig_no_existing_file_returns_enoent)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN], list[300];
+    char err[ERR_LEN], list[300];
     snprintf(list, sizeof(list), "%s/a:%s/b", dir, dir);
     ck_assert_int_eq(kube_load_kubeconfig(list, NULL, &t, err), -ENOENT);
     ck_assert_ptr_nonnull(strstr(err, "no such file"));
@@ -394,7 +396,7 @@ END_TEST
 START_TEST(kubeconfig_over_16_mib_is_refused)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     const char *path = write_file("big", "");
     ck_assert_int_eq(truncate(path, (off_t)KUBE_KUBECONFIG_MAX + 1), 0);
     ck_assert_int_eq(kube_load_kubeconfig(path, NULL, &t, err), -EINVAL);
@@ -415,7 +417,7 @@ static const char *sa_dir(void)
 START_TEST(incluster_ipv6_host_gets_brackets)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN], want[300];
+    char err[ERR_LEN], want[300];
     char *envp[] = {"KUBERNETES_SERVICE_HOST=fd00::1", "KUBERNETES_SERVICE_PORT=443", NULL};
     const char *sa = sa_dir();
     ck_assert_int_eq(kube_load_incluster(envp, sa, &t, err), 0);
@@ -437,7 +439,7 @@ END_TEST
 START_TEST(incluster_without_host_returns_enoent)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     char *envp[] = {"KUBERNETES_SERVICE_PORT=443", NULL};
     ck_assert_int_eq(kube_load_incluster(envp, sa_dir(), &t, err), -ENOENT);
     ck_assert_int_eq(kube_load_incluster(NULL, sa_dir(), &t, err), -ENOENT);
@@ -447,7 +449,7 @@ END_TEST
 START_TEST(incluster_bad_environment_or_files_are_einval)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     const char *sa = sa_dir();
     char *no_port[] = {"KUBERNETES_SERVICE_HOST=10.0.0.1", NULL};
     ck_assert_int_eq(kube_load_incluster(no_port, sa, &t, err), -EINVAL);
@@ -471,7 +473,7 @@ END_TEST
 START_TEST(resolve_order_flag_env_incluster_none)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN], envkc[300];
+    char err[ERR_LEN], envkc[300];
     write_file("ca.crt", CA_PEM);
     const char *flag = write_at(0, "flag.yaml",
                                 "current-context: a\ncontexts:\n- name: a\n  context: {cluster: "
@@ -483,30 +485,30 @@ START_TEST(resolve_order_flag_env_incluster_none)
     snprintf(envkc, sizeof(envkc), "KUBECONFIG=%s", env);
     char *all[] = {envkc, "KUBERNETES_SERVICE_HOST=10.0.0.1", "KUBERNETES_SERVICE_PORT=443", NULL};
 
-    ck_assert_int_eq(kube_resolve_target(flag, all, sa, false, &t, err), 0);
+    ck_assert_int_eq(kube_discover(flag, all, sa, false, &t, err), 0);
     ck_assert_str_eq(t.server, "https://flag");
     kube_target_destroy(&t);
-    ck_assert_int_eq(kube_resolve_target("", all, sa, false, &t, err), 0);
+    ck_assert_int_eq(kube_discover("", all, sa, false, &t, err), 0);
     ck_assert_str_eq(t.server, "https://env");
     kube_target_destroy(&t);
-    ck_assert_int_eq(kube_resolve_target(NULL, all + 1, sa, false, &t, err), 0);
+    ck_assert_int_eq(kube_discover(NULL, all + 1, sa, false, &t, err), 0);
     ck_assert_str_eq(t.server, "https://10.0.0.1:443");
     kube_target_destroy(&t);
     char *none[] = {"PATH=/bin", NULL};
-    ck_assert_int_eq(kube_resolve_target(NULL, none, sa, false, &t, err), -ENOENT);
-    ck_assert_int_eq(kube_resolve_target(NULL, NULL, sa, false, &t, err), -ENOENT);
+    ck_assert_int_eq(kube_discover(NULL, none, sa, false, &t, err), -ENOENT);
+    ck_assert_int_eq(kube_discover(NULL, NULL, sa, false, &t, err), -ENOENT);
 }
 END_TEST
 
 START_TEST(resolve_named_missing_file_is_einval)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN], missing[300], envkc[320];
+    char err[ERR_LEN], missing[300], envkc[320];
     snprintf(missing, sizeof(missing), "%s/nope", dir);
     snprintf(envkc, sizeof(envkc), "KUBECONFIG=%s", missing);
     char *envp[] = {envkc, NULL};
-    ck_assert_int_eq(kube_resolve_target(missing, NULL, dir, false, &t, err), -EINVAL);
-    ck_assert_int_eq(kube_resolve_target(NULL, envp, dir, false, &t, err), -EINVAL);
+    ck_assert_int_eq(kube_discover(missing, NULL, dir, false, &t, err), -EINVAL);
+    ck_assert_int_eq(kube_discover(NULL, envp, dir, false, &t, err), -EINVAL);
     ck_assert_ptr_nonnull(strstr(err, missing));
 }
 END_TEST
@@ -514,7 +516,7 @@ END_TEST
 START_TEST(resolve_home_fallback_only_when_asked)
 {
     struct kube_target t;
-    char err[KUBE_ERR_LEN], home[300];
+    char err[ERR_LEN], home[300];
     write_file("home/.kube/ca.crt", CA_PEM);
     write_file("home/.kube/config",
                "current-context: a\ncontexts:\n- name: a\n  context: {cluster: c}\n"
@@ -522,13 +524,13 @@ START_TEST(resolve_home_fallback_only_when_asked)
                "ca.crt}\n");
     snprintf(home, sizeof(home), "HOME=%s/home", dir);
     char *envp[] = {home, NULL};
-    ck_assert_int_eq(kube_resolve_target(NULL, envp, dir, false, &t, err), -ENOENT);
-    ck_assert_int_eq(kube_resolve_target(NULL, envp, dir, true, &t, err), 0);
+    ck_assert_int_eq(kube_discover(NULL, envp, dir, false, &t, err), -ENOENT);
+    ck_assert_int_eq(kube_discover(NULL, envp, dir, true, &t, err), 0);
     ck_assert_str_eq(t.server, "https://home");
     kube_target_destroy(&t);
     /* No ~/.kube/config: still nothing. */
     snprintf(home, sizeof(home), "HOME=%s", dir);
-    ck_assert_int_eq(kube_resolve_target(NULL, envp, dir, true, &t, err), -ENOENT);
+    ck_assert_int_eq(kube_discover(NULL, envp, dir, true, &t, err), -ENOENT);
 }
 END_TEST
 

@@ -413,7 +413,7 @@ static void ext_cfg_configmap(struct manifests *m, struct ext_cfg *c)
 static void ext_cfg_file(struct ext_cfg *c, const char *path)
 {
     size_t len;
-    char *text = file_read(path, &len);
+    char *text = file_slurp(path, &len);
     ck_assert_msg(text != NULL, "%s: cannot read", path);
     ext_cfg_parse(c, path, text);
     free(text);
@@ -564,7 +564,7 @@ START_TEST(manifests_every_document_is_a_current_api_object)
         size_t len;
         if (!has_suffix(m.paths[i], ".json"))
             continue;
-        char *text = file_read(m.paths[i], &len);
+        char *text = file_slurp(m.paths[i], &len);
         cJSON *j = cJSON_Parse(text);
         ck_assert_msg(cJSON_IsObject(j), "%s: not a JSON object", m.paths[i]);
         cJSON_Delete(j);
@@ -874,7 +874,7 @@ START_TEST(manifests_deployment_wiring_is_consistent)
 
     /* The image is this version's (VERSION), as the kubeadm patch uses too. */
     size_t len;
-    char *version = file_read("VERSION", &len);
+    char *version = file_slurp("VERSION", &len);
     ck_assert_ptr_nonnull(version);
     version[strcspn(version, "\r\n")] = '\0';
     const yaml_node_t *ext = need_container(&d, spec, "cpu-extender");
@@ -1308,7 +1308,7 @@ START_TEST(manifests_config_json_is_accepted_by_config_check)
     struct obj cm = need_obj(&m, "ConfigMap", CONFIGMAP_NAME);
     const char *cm_json = ydoc_str(ydoc_get(cm.doc, need(&cm, cm.root, "", "data"), "config.json"));
     size_t len;
-    char *kubeadm_json = file_read(KUBEADM_EXT_CONFIG, &len);
+    char *kubeadm_json = file_slurp(KUBEADM_EXT_CONFIG, &len);
     ck_assert_msg(cm_json != NULL, "manifests/configmap.yaml: no data.config.json");
     ck_assert_msg(kubeadm_json != NULL, "%s: cannot read", KUBEADM_EXT_CONFIG);
     const char *const texts[][2] = {
@@ -1341,7 +1341,7 @@ END_TEST
 static void check_apply_commands(struct manifests *m, const char *doc, bool *applied)
 {
     size_t len;
-    char *text = file_read(doc, &len);
+    char *text = file_slurp(doc, &len);
     ck_assert_msg(text != NULL, "%s: cannot read", doc);
     for (char *p = text; *p != '\0'; p++) {
         if (p[0] == '\\' && p[1] == '\n')
@@ -1386,7 +1386,7 @@ START_TEST(manifests_docs_name_every_file_and_apply_every_object)
     size_t len;
 
     manifests_load(&m);
-    char *doc = file_read("docs/manifests.md", &len);
+    char *doc = file_slurp("docs/manifests.md", &len);
     ck_assert_msg(doc != NULL, "docs/manifests.md: cannot read");
     for (size_t i = 0; i < m.n_files; i++) {
         ck_assert_msg(strstr(doc, m.paths[i]) != NULL,

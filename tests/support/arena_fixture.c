@@ -1,17 +1,20 @@
 #include "tests/support/arena_fixture.h"
 
-#include "server/arena.h"
+#include <check.h>
 
-static struct arena *arena;
+#include "base/arena.h"
+
+struct arena *test_arena;
 
 void arena_fixture_setup(void)
 {
-    arena = arena_acquire();
+    test_arena = arena_acquire();
+    ck_assert_ptr_nonnull(test_arena);
 }
 
 void arena_fixture_teardown(void)
 {
-    arena_release(arena);
-    arena = NULL;
+    arena_release(test_arena);
+    test_arena = NULL;
     arena_pool_drain();
 }

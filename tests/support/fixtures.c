@@ -2,7 +2,11 @@
 
 #include <check.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+
+#include "base/err.h"
+#include "base/file.h"
 
 const char *fixture_dir(void)
 {
@@ -10,31 +14,17 @@ const char *fixture_dir(void)
     return d != NULL && d[0] != '\0' ? d : "tests/fixtures/captured";
 }
 
-char *file_read(const char *path, size_t *len)
+char *file_slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)size + 1);
-    if (buf != NULL && fread(buf, 1, (size_t)size, f) == (size_t)size) {
-        buf[size] = '\0';
-        *len = (size_t)size;
-    } else {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    return buf;
+    char err[ERR_LEN], *buf;
+    return file_read(path, SIZE_MAX / 2, &buf, len, err) == 0 ? buf : NULL;
 }
 
 char *fixture_read(const char *rel, size_t *len)
 {
     char path[1024];
     snprintf(path, sizeof(path), "%s/%s", fixture_dir(), rel);
-    char *buf = file_read(path, len);
+    char *buf = file_slurp(path, len);
     ck_assert_msg(buf != NULL, "cannot read fixture %s", path);
     return buf;
 }

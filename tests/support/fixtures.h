@@ -12,8 +12,9 @@ const char *fixture_dir(void);
  * into a malloc'd NUL-terminated buffer; fails the test when missing. */
 char *fixture_read(const char *rel, size_t *len);
 
-/* Reads any file whole, NUL-terminated; NULL when it cannot be read. */
-char *file_read(const char *path, size_t *len);
+/* Reads any file whole, NUL-terminated (base/file.h); NULL when it cannot
+ * be read. */
+char *file_slurp(const char *path, size_t *len);
 
 /* Writes @text as the whole of @path; fails the test when it cannot. */
 void file_write(const char *path, const char *text);

@@ -99,7 +99,7 @@ int server_stop(struct server_proc *s)
 cJSON *server_log_lines(const struct server_proc *s)
 {
     size_t len;
-    char *log = file_read(s->log_path, &len);
+    char *log = file_slurp(s->log_path, &len);
     ck_assert_msg(log != NULL, "cannot read %s", s->log_path);
     cJSON *lines = cJSON_CreateArray();
     for (char *line = strtok(log, "\n"); line != NULL; line = strtok(NULL, "\n")) {

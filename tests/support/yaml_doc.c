@@ -27,7 +27,7 @@ int ydoc_load(struct ydoc_file *f, const char *path, char err[YDOC_ERR_LEN])
     f->path = strdup(path);
     if (f->path == NULL)
         return fail(err, -ENOMEM, path, NULL);
-    f->text = file_read(path, &f->len);
+    f->text = file_slurp(path, &f->len);
     if (f->text == NULL) {
         rc = fail(err, -ENOENT, path, NULL);
         goto out_free_file;

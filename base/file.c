@@ -1,0 +1,101 @@
+#include "base/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+
+/* The first buffer of a stream of unknown size (a pipe, standard input). */
+#define STREAM_FIRST (64 * 1024)
+
+static int fail(int rc, const char *path, const char *why, char *err)
+{
+    err_set(err, "%s: %s", strcmp(path, "-") == 0 ? "standard input" : path, why);
+    return rc;
+}
+
+/* Grows *@buf so that it holds at least @want + 1 bytes (the NUL). */
+static int grow(char **buf, size_t *cap, size_t want)
+{
+    if (want < *cap)
+        return 0;
+    size_t next = *cap ? *cap : STREAM_FIRST;
+    while (next <= want)
+        next *= 2;
+    char *b = realloc(*buf, next);
+    if (b == NULL)
+        return -ENOMEM;
+    *buf = b;
+    *cap = next;
+    return 0;
+}
+
+int file_read(const char *path, size_t max, char **out, size_t *len, char *err)
+{
+    int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    char *buf = NULL;
+    size_t cap = 0, got = 0;
+    struct stat st;
+    int rc = 0;
+
+    if (fd == -1)
+        return fail(errno == ENOENT ? -ENOENT : -EIO, path, strerror(errno), err);
+    if (fstat(fd, &st) == -1 || S_ISDIR(st.st_mode)) {
+        rc = fail(-EIO, path, "not a file", err);
+        goto out_close;
+    }
+    /* A regular file says its size (one byte more lets the last read see
+     * its end without growing the buffer); a stream grows as it comes. */
+    if (S_ISREG(st.st_mode) && (size_t)st.st_size > max) {
+        rc = fail(-EFBIG, path, "too large", err);
+        goto out_close;
+    }
+    if (S_ISREG(st.st_mode) && grow(&buf, &cap, (size_t)st.st_size + 1) != 0)
+        goto out_nomem;
+    while (got <= max) {
+        if (grow(&buf, &cap, got + 1) != 0)
+            goto out_nomem;
+        size_t room = cap - 1 - got; /* leaves the NUL's byte */
+        if (room > max + 1 - got)
+            room = max + 1 - got;
+        ssize_t n = read(fd, buf + got, room);
+        if (n == -1 && errno == EINTR)
+            continue;
+        if (n == -1) {
+            rc = fail(-EIO, path, strerror(errno), err);
+            goto out_free;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    if (got > max) {
+        rc = fail(-EFBIG, path, "too large", err);
+        goto out_free;
+    }
+    buf[got] = '\0';
+    *out = buf;
+    *len = got;
+    goto out_close;
+
+out_nomem:
+    rc = fail(-ENOMEM, path, "out of memory", err);
+out_free:
+    file_free_secret(buf, cap);
+out_close:
+    if (fd != STDIN_FILENO)
+        close(fd);
+    return rc;
+}
+
+void file_free_secret(char *buf, size_t len)
+{
+    if (buf == NULL)
+        return;
+    explicit_bzero(buf, len);
+    free(buf);
+}

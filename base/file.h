@@ -1,0 +1,24 @@
+/*
+ * Reading a whole file: config files, kubeconfigs and the files they name,
+ * certificates and keys, token files, `rank` and `simulate` inputs.
+ */
+#ifndef BASE_FILE_H
+#define BASE_FILE_H
+
+#include <stddef.h>
+
+/*
+ * Reads the whole of @path ("-" reads standard input) into a malloc'd
+ * buffer with a NUL after the last byte, refusing more than @max bytes.
+ * Uses read(2), not stdio, so that no copy of a key or token is left in a
+ * stdio buffer. Returns 0 with *@out and *@len; -ENOENT when @path does not
+ * exist, -EFBIG when it is larger than @max, -ENOMEM, or -EIO (unreadable,
+ * a directory) with "@path: reason" in @err (ERR_LEN bytes). Thread-safe.
+ */
+int file_read(const char *path, size_t max, char **out, size_t *len, char *err);
+
+/* Wipes the @len bytes of @buf, then frees it (NULL is fine): for keys and
+ * tokens. */
+void file_free_secret(char *buf, size_t len);
+
+#endif

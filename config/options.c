@@ -1,0 +1,509 @@
+#include "config/options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum opt_type {
+    OPT_STRING = 0,
+    OPT_INT,
+    OPT_LLONG,
+    OPT_BOOL,
+    OPT_STRATEGY,
+    OPT_LOG_LEVEL,
+    OPT_USED_SOURCE,
+    OPT_STALE_POLICY,
+    OPT_MODE,
+};
+
+/* One option, known under three names derived from @flag. */
+struct cfg_opt {
+    const char *flag; /* without the leading "--" */
+    enum opt_type type;
+    size_t offset; /* into struct cfg */
+    long long min, max;
+    const char *help;
+};
+
+#define OFF(field) offsetof(struct cfg, field)
+
+static const struct cfg_opt opts[] = {
+    {"listen", OPT_STRING, OFF(listen), 0, 0,
+     "address and port to serve on: HOST:PORT or [IPV6]:PORT (port 0 picks a free one)"},
+    {"prefix", OPT_STRING, OFF(prefix), 0, 0,
+     "URL prefix of the verbs: POST PREFIX/filter and PREFIX/prioritize"},
+    {"strategy", OPT_STRATEGY, OFF(score.strategy), 0, 0,
+     "spread (most free CPU wins), pack, balanced or target"},
+    {"target-percent", OPT_INT, OFF(score.target_percent), 1, 100,
+     "utilisation the target strategy scores highest"},
+    {"normalize", OPT_BOOL, OFF(score.normalize), 0, 1,
+     "scale scores so that the best candidate gets 10"},
+    {"cpu-weight", OPT_INT, OFF(score.weight[SCORE_CPU]), 0, 100,
+     "weight of CPU in the score (0 leaves it out)"},
+    {"memory-weight", OPT_INT, OFF(score.weight[SCORE_MEMORY]), 0, 100,
+     "weight of memory in the score (0 leaves it out)"},
+    {"cpu-threshold-percent", OPT_INT, OFF(score.threshold_percent[SCORE_CPU]), 1, 100,
+     "filter: reject a node when used + request would exceed this share of its CPU"},
+    {"memory-threshold-percent", OPT_INT, OFF(score.threshold_percent[SCORE_MEMORY]), 1, 100,
+     "filter: the same for memory"},
+    {"cpu-used-annotation", OPT_STRING, OFF(used_annotation[SCORE_CPU]), 0, 0,
+     "node annotation holding the CPU already used, as a quantity (\"\" disables)"},
+    {"memory-used-annotation", OPT_STRING, OFF(used_annotation[SCORE_MEMORY]), 0, 0,
+     "node annotation holding the memory already used, as a quantity (\"\" disables)"},
+    {"kubeconfig", OPT_STRING, OFF(kubeconfig), 0, 0,
+     "kubeconfig of the cluster to watch (\"\": KUBECONFIG, else in-cluster, else none: "
+     "request-only)"},
+    {"cpu-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_CPU]), 0, 0,
+     "with a cluster: CPU already used = requests (of the node's pods), usage (metrics.k8s.io), "
+     "max (of both) or annotation"},
+    {"memory-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_MEMORY]), 0, 0,
+     "the same for memory"},
+    {"requests-max-age-seconds", OPT_INT, OFF(requests_max_age_seconds), 0, 86400,
+     "pod requests are stale when the watch has been broken this long (0: never)"},
+    {"usage-max-age-seconds", OPT_INT, OFF(usage_max_age_seconds), 1, 86400,
+     "a usage sample older than this is stale"},
+    {"stale-policy", OPT_STALE_POLICY, OFF(stale_policy), 0, 0,
+     "when the used source is stale: requests (fall back), full (reject the node) or pass "
+     "(pass it with score 0)"},
+    {"metrics-interval-seconds", OPT_INT, OFF(metrics_interval_seconds), 1, 3600,
+     "how often to poll metrics.k8s.io when a source is usage or max"},
+    {"in-flight-seconds", OPT_INT, OFF(in_flight_seconds), 0, 3600,
+     "a pod placed this recently counts with its request in usage until a sample includes it"},
+    {"max-body-bytes", OPT_LLONG, OFF(max_body_bytes), 4096, 1LL << 30,
+     "largest request body accepted; larger ones get 413"},
+    {"max-nodes", OPT_INT, OFF(max_nodes), 1, 100000, "most nodes accepted in one request"},
+    {"connection-limit", OPT_INT, OFF(connection_limit), 1, 10000,
+     "most connections served at once"},
+    {"per-ip-connection-limit", OPT_INT, OFF(per_ip_connection_limit), 1, 10000,
+     "most connections from one IP address"},
+    {"idle-timeout-seconds", OPT_INT, OFF(idle_timeout_seconds), 1, 86400,
+     "close a connection idle this long (keep above kube-scheduler's 90 s)"},
+    {"request-timeout-seconds", OPT_INT, OFF(request_timeout_seconds), 1, 3600,
+     "close a connection whose request body is still incomplete this long after its headers "
+     "(checked as body bytes arrive; a silent client is closed by the idle timeout)"},
+    {"drain-seconds", OPT_INT, OFF(drain_seconds), 0, 300,
+     "on SIGTERM, let requests in flight finish for up to this long"},
+    {"tls-cert", OPT_STRING, OFF(tls_cert), 0, 0,
+     "serve HTTPS with this PEM certificate chain (re-read when it changes)"},
+    {"tls-key", OPT_STRING, OFF(tls_key), 0, 0, "the PEM private key of --tls-cert"},
+    {"client-ca", OPT_STRING, OFF(client_ca), 0, 0,
+     "require client certificates from this PEM CA (mTLS); 403 otherwise"},
+    {"log-level", OPT_LOG_LEVEL, OFF(log_level), 0, 0, "debug, info, warn or error"},
+    {"mode", OPT_MODE, OFF(mode), 0, 0,
+     "enforce (answer what scoring says), shadow (score, log and record, but answer every node "
+     "passed with equal scores) or passthrough (answer that at once, without scoring)"},
+    {"select-namespaces", OPT_STRING, OFF(select_namespaces), 0, 0,
+     "only pods in these namespaces (comma-separated) are scored; others get a pass-through "
+     "answer (\"\": all)"},
+    {"select-labels", OPT_STRING, OFF(select_labels), 0, 0,
+     "only pods with all these labels (k=v,k2=v2) are scored (\"\": any)"},
+    {"select-priority-min", OPT_LLONG, OFF(select_priority_min), INT32_MIN, INT32_MAX,
+     "only pods with spec.priority at least this are scored"},
+    {"select-priority-max", OPT_LLONG, OFF(select_priority_max), INT32_MIN, INT32_MAX,
+     "only pods with spec.priority at most this are scored"},
+    {"scheduler-timeout-ms", OPT_INT, OFF(scheduler_timeout_ms), 0, 3600000,
+     "the extender's httpTimeout: a request that would be answered after 80 % of it gets a "
+     "neutral answer (every node passed, equal scores) instead (0: never)"},
+    {"scheduler-weight", OPT_INT, OFF(scheduler_weight), 1, 1000000,
+     "the extender's weight in the KubeSchedulerConfiguration (explains influence only)"},
+    {"debug-endpoints", OPT_BOOL, OFF(debug_endpoints), 0, 1,
+     "serve GET /debug (HTML) and /debug/decisions (JSON) with the recorded decisions"},
+    {"decisions-kept", OPT_INT, OFF(decisions_kept), 0, 100000,
+     "decisions kept for /debug, newest first (0 keeps none)"},
+    {"decisions-max-bytes", OPT_LLONG, OFF(decisions_max_bytes), 0, 1LL << 32,
+     "memory the kept decisions may use; the oldest go first"},
+};
+
+#define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+
+static const char *const mode_names[] = {
+    [CFG_MODE_ENFORCE] = "enforce",
+    [CFG_MODE_SHADOW] = "shadow",
+    [CFG_MODE_PASSTHROUGH] = "passthrough",
+};
+
+const char *cfg_mode_name(enum cfg_mode m)
+{
+    return mode_names[m];
+}
+
+bool cfg_list_any(const char *list, bool (*fn)(const void *ctx, const char *item, size_t len),
+                  const void *ctx)
+{
+    while (*list != '\0') {
+        size_t len = strcspn(list, ",");
+        if (fn(ctx, list, len))
+            return true;
+        list += len;
+        if (*list == ',')
+            list++;
+    }
+    return false;
+}
+
+int cfg_listen_split(const char *listen, char host[CFG_STR_LEN], int *port)
+{
+    const char *colon;
+    size_t host_len;
+
+    if (listen[0] == '[') {
+        const char *close = strchr(listen, ']');
+        if (close == NULL || close[1] != ':')
+            return -EINVAL;
+        colon = close + 1;
+        listen++;
+        host_len = (size_t)(close - listen);
+    } else {
+        colon = strrchr(listen, ':');
+        if (colon == NULL || memchr(listen, ':', (size_t)(colon - listen)) != NULL)
+            return -EINVAL;
+        host_len = (size_t)(colon - listen);
+    }
+    if (host_len == 0 || host_len >= CFG_STR_LEN || colon[1] == '\0')
+        return -EINVAL;
+    char *end;
+    errno = 0;
+    long p = strtol(colon + 1, &end, 10);
+    if (errno != 0 || *end != '\0' || p < 0 || p > 65535 || !isdigit((unsigned char)colon[1]))
+        return -EINVAL;
+    memcpy(host, listen, host_len);
+    host[host_len] = '\0';
+    *port = (int)p;
+    return 0;
+}
+
+void cfg_defaults(struct cfg *c)
+{
+    memset(c, 0, sizeof(*c));
+    snprintf(c->listen, sizeof(c->listen), "127.0.0.1:%d", CFG_DEFAULT_PORT);
+    snprintf(c->prefix, sizeof(c->prefix), "/scheduler");
+    c->score.strategy = SCORE_SPREAD;
+    c->score.target_percent = 60;
+    c->score.normalize = false;
+    c->score.weight[SCORE_CPU] = 3;
+    c->score.weight[SCORE_MEMORY] = 1;
+    c->score.threshold_percent[SCORE_CPU] = 100;
+    c->score.threshold_percent[SCORE_MEMORY] = 100;
+    snprintf(c->used_annotation[SCORE_CPU], CFG_STR_LEN, "cpu-extender.io/cpu-used");
+    snprintf(c->used_annotation[SCORE_MEMORY], CFG_STR_LEN, "cpu-extender.io/memory-used");
+    c->max_body_bytes = 128LL << 20;
+    c->max_nodes = 10000;
+    c->connection_limit = 64;
+    c->per_ip_connection_limit = 32;
+    c->idle_timeout_seconds = 120;
+    c->request_timeout_seconds = 30;
+    c->drain_seconds = 5;
+    c->log_level = LOG_INFO;
+    c->used_source[SCORE_CPU] = SCORE_USED_REQUESTS;
+    c->used_source[SCORE_MEMORY] = SCORE_USED_REQUESTS;
+    c->requests_max_age_seconds = 300;
+    c->usage_max_age_seconds = 180;
+    c->stale_policy = SCORE_STALE_REQUESTS;
+    c->metrics_interval_seconds = 15;
+    c->in_flight_seconds = 60;
+    c->mode = CFG_MODE_ENFORCE;
+    c->select_priority_min = INT32_MIN;
+    c->select_priority_max = INT32_MAX;
+    c->scheduler_timeout_ms = 5000; /* kube-scheduler's default httpTimeout */
+    c->scheduler_weight = 1;
+    c->decisions_kept = 100;
+    c->decisions_max_bytes = 16LL << 20;
+}
+
+/* "cpu-weight" -> "cpuWeight" */
+static void json_key(const char *flag, char *out, size_t n)
+{
+    size_t j = 0;
+    for (size_t i = 0; flag[i] != '\0' && j + 1 < n; i++) {
+        if (flag[i] == '-' && flag[i + 1] != '\0')
+            out[j++] = (char)toupper((unsigned char)flag[++i]);
+        else
+            out[j++] = flag[i];
+    }
+    out[j] = '\0';
+}
+
+/* "cpu-weight" -> "CPU_EXTENDER_CPU_WEIGHT" */
+static void env_name(const char *flag, char *out, size_t n)
+{
+    size_t j = (size_t)snprintf(out, n, "%s", CFG_ENV_PREFIX);
+    for (size_t i = 0; flag[i] != '\0' && j + 1 < n; i++)
+        out[j++] = flag[i] == '-' ? '_' : (char)toupper((unsigned char)flag[i]);
+    out[j] = '\0';
+}
+
+/* Collapses repeated slashes and drops trailing ones: "//a//b/" -> "/a/b".
+ * The prefix "/" becomes "" so that verbs are served at "/filter". */
+static void normalize_prefix(char *p)
+{
+    size_t j = 0;
+    for (size_t i = 0; p[i] != '\0'; i++)
+        if (p[i] != '/' || j == 0 || p[j - 1] != '/')
+            p[j++] = p[i];
+    while (j > 0 && p[j - 1] == '/')
+        j--;
+    p[j] = '\0';
+}
+
+static int check_string(const struct cfg_opt *o, const char *v, char *why, size_t n)
+{
+    char host[CFG_STR_LEN];
+    int port;
+
+    if (strlen(v) >= CFG_STR_LEN) {
+        snprintf(why, n, "longer than %d bytes", CFG_STR_LEN - 1);
+        return -EINVAL;
+    }
+    if (strcmp(o->flag, "listen") == 0 && cfg_listen_split(v, host, &port) != 0) {
+        snprintf(why, n, "want HOST:PORT or [IPV6]:PORT with a port from 0 to 65535");
+        return -EINVAL;
+    }
+    /* "" is the root, as "/" becomes once normalized (printed configs say "") */
+    if (strcmp(o->flag, "prefix") == 0 && v[0] != '/' && v[0] != '\0') {
+        snprintf(why, n, "must start with '/'");
+        return -EINVAL;
+    }
+    for (const char *s = v; *s != '\0'; s++) {
+        if (!isgraph((unsigned char)*s) || *s == '?' || *s == '#') {
+            snprintf(why, n, "must not contain spaces, control characters, '?' or '#'");
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* The index of @v in @names (@count of them), or -1. */
+static int name_index(const char *v, const char *const *names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(v, names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Stores the text @v into option @o of @c; @why receives the problem. */
+int cfg_opt_set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char *why, size_t n)
+{
+    char *field = (char *)c + o->offset;
+    char *end;
+    long long x;
+    int i;
+
+    switch (o->type) {
+    case OPT_STRING:
+        if (check_string(o, v, why, n) != 0)
+            return -EINVAL;
+        snprintf(field, CFG_STR_LEN, "%s", v);
+        if (strcmp(o->flag, "prefix") == 0)
+            normalize_prefix(field);
+        return 0;
+    case OPT_INT:
+    case OPT_LLONG:
+        errno = 0;
+        x = strtoll(v, &end, 10);
+        if (errno != 0 || end == v || *end != '\0' || x < o->min || x > o->max) {
+            snprintf(why, n, "want a whole number from %lld to %lld", o->min, o->max);
+            return -EINVAL;
+        }
+        if (o->type == OPT_INT)
+            *(int *)(void *)field = (int)x;
+        else
+            *(long long *)(void *)field = x;
+        return 0;
+    case OPT_BOOL:
+        if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0) {
+            *(bool *)(void *)field = true;
+        } else if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0) {
+            *(bool *)(void *)field = false;
+        } else {
+            snprintf(why, n, "want true or false");
+            return -EINVAL;
+        }
+        return 0;
+    case OPT_STRATEGY:
+        if (score_strategy_parse(v, (enum score_strategy *)(void *)field) != 0) {
+            snprintf(why, n, "want spread, pack, balanced or target");
+            return -EINVAL;
+        }
+        return 0;
+    case OPT_LOG_LEVEL:
+        if (log_level_parse(v, (enum log_level *)(void *)field) != 0) {
+            snprintf(why, n, "want debug, info, warn or error");
+            return -EINVAL;
+        }
+        return 0;
+    case OPT_USED_SOURCE:
+        if (score_used_source_parse(v, (enum score_used_source *)(void *)field) != 0) {
+            snprintf(why, n, "want requests, usage, max or annotation");
+            return -EINVAL;
+        }
+        return 0;
+    case OPT_STALE_POLICY:
+        if (score_stale_policy_parse(v, (enum score_stale_policy *)(void *)field) != 0) {
+            snprintf(why, n, "want requests, full or pass");
+            return -EINVAL;
+        }
+        return 0;
+    case OPT_MODE:
+        i = name_index(v, mode_names, sizeof(mode_names) / sizeof(mode_names[0]));
+        if (i < 0) {
+            snprintf(why, n, "want enforce, shadow or passthrough");
+            return -EINVAL;
+        }
+        *(enum cfg_mode *)(void *)field = (enum cfg_mode)i;
+        return 0;
+    }
+    return -EINVAL;
+}
+
+const struct cfg_opt *cfg_opt_by_flag(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_OPTS; i++)
+        if (strlen(opts[i].flag) == len && strncmp(opts[i].flag, name, len) == 0)
+            return &opts[i];
+    return NULL;
+}
+
+/* Converts one JSON member to text and stores it, so that the file, the
+ * environment and the flags share one validation path. */
+int cfg_opt_set_json(struct cfg *c, const struct cfg_opt *o, const cJSON *item, char *why, size_t n)
+{
+    char text[64];
+
+    switch (o->type) {
+    case OPT_STRING:
+    case OPT_STRATEGY:
+    case OPT_LOG_LEVEL:
+    case OPT_USED_SOURCE:
+    case OPT_STALE_POLICY:
+    case OPT_MODE:
+        if (!cJSON_IsString(item)) {
+            snprintf(why, n, "want a string");
+            return -EINVAL;
+        }
+        return cfg_opt_set_text(c, o, item->valuestring, why, n);
+    case OPT_INT:
+    case OPT_LLONG:
+        /* Range first: converting an out-of-range double is undefined. */
+        if (!cJSON_IsNumber(item) || !(item->valuedouble >= -9e18 && item->valuedouble <= 9e18) ||
+            item->valuedouble != (double)(long long)item->valuedouble) {
+            snprintf(why, n, "want a whole number from %lld to %lld", o->min, o->max);
+            return -EINVAL;
+        }
+        snprintf(text, sizeof(text), "%lld", (long long)item->valuedouble);
+        return cfg_opt_set_text(c, o, text, why, n);
+    case OPT_BOOL:
+        if (!cJSON_IsBool(item)) {
+            snprintf(why, n, "want true or false");
+            return -EINVAL;
+        }
+        return cfg_opt_set_text(c, o, cJSON_IsTrue(item) ? "true" : "false", why, n);
+    }
+    return -EINVAL;
+}
+
+const struct cfg_opt *cfg_opt_by_key(const char *key)
+{
+    char k[64];
+    for (size_t i = 0; i < N_OPTS; i++) {
+        json_key(opts[i].flag, k, sizeof(k));
+        if (strcmp(k, key) == 0)
+            return &opts[i];
+    }
+    return NULL;
+}
+
+const struct cfg_opt *cfg_opt_by_env(const char *name, size_t len, char *canonical, size_t n)
+{
+    for (size_t i = 0; i < N_OPTS; i++) {
+        env_name(opts[i].flag, canonical, n);
+        if (strlen(canonical) == len && strncmp(canonical, name, len) == 0)
+            return &opts[i];
+    }
+    return NULL;
+}
+
+const char *cfg_opt_flag(const struct cfg_opt *o)
+{
+    return o->flag;
+}
+
+bool cfg_opt_is_bool(const struct cfg_opt *o)
+{
+    return o->type == OPT_BOOL;
+}
+
+void cfg_print_json(const struct cfg *c, FILE *out)
+{
+    char key[64];
+    const char *sep = "{";
+
+    for (size_t i = 0; i < N_OPTS; i++) {
+        const struct cfg_opt *o = &opts[i];
+        const char *field = (const char *)c + o->offset;
+        json_key(o->flag, key, sizeof(key));
+        fprintf(out, "%s\n  \"%s\": ", sep, key);
+        sep = ",";
+        switch (o->type) {
+        case OPT_STRING: {
+            cJSON *s = cJSON_CreateString(field);
+            char *text = s ? cJSON_PrintUnformatted(s) : NULL;
+            fputs(text ? text : "null", out);
+            free(text);
+            cJSON_Delete(s);
+            break;
+        }
+        case OPT_INT:
+            fprintf(out, "%d", *(const int *)(const void *)field);
+            break;
+        case OPT_LLONG:
+            fprintf(out, "%lld", *(const long long *)(const void *)field);
+            break;
+        case OPT_BOOL:
+            fputs(*(const bool *)(const void *)field ? "true" : "false", out);
+            break;
+        case OPT_STRATEGY:
+            fprintf(out, "\"%s\"",
+                    score_strategy_name(*(const enum score_strategy *)(const void *)field));
+            break;
+        case OPT_LOG_LEVEL:
+            fprintf(out, "\"%s\"", log_level_name(*(const enum log_level *)(const void *)field));
+            break;
+        case OPT_USED_SOURCE:
+            fprintf(out, "\"%s\"",
+                    score_used_source_name(*(const enum score_used_source *)(const void *)field));
+            break;
+        case OPT_STALE_POLICY:
+            fprintf(out, "\"%s\"",
+                    score_stale_policy_name(*(const enum score_stale_policy *)(const void *)field));
+            break;
+        case OPT_MODE:
+            fprintf(out, "\"%s\"", cfg_mode_name(*(const enum cfg_mode *)(const void *)field));
+            break;
+        }
+    }
+    fputs("\n}\n", out);
+}
+
+void cfg_print_help(FILE *out)
+{
+    struct cfg d;
+    char key[64], env[96];
+
+    cfg_defaults(&d);
+    fprintf(out, "Options (flag / environment variable / config-file key):\n"
+                 "  --config FILE  (" CFG_ENV_PREFIX "CONFIG)\n"
+                 "      JSON config file; flags override the environment, which overrides it\n");
+    for (size_t i = 0; i < N_OPTS; i++) {
+        json_key(opts[i].flag, key, sizeof(key));
+        env_name(opts[i].flag, env, sizeof(env));
+        fprintf(out, "  --%s  (%s, \"%s\")\n      %s\n", opts[i].flag, env, key, opts[i].help);
+    }
+    fprintf(out, "\nDefaults as a config file:\n");
+    cfg_print_json(&d, out);
+}

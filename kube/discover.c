@@ -1,0 +1,45 @@
+#include "kube/discover.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/env.h"
+#include "base/err.h"
+#include "kube/incluster.h"
+#include "kube/kubeconfig.h"
+
+/* Loads the kubeconfig (list) @path that was asked for: a missing file is
+ * an error here, not "no cluster". */
+static int load_named(const char *path, struct kube_target *t, char *err)
+{
+    int rc = kube_load_kubeconfig(path, NULL, t, err);
+    return rc == -ENOENT ? -EINVAL : rc;
+}
+
+int kube_discover(const char *kubeconfig, char **envp, const char *incluster_dir,
+                  bool home_fallback, struct kube_target *t, char *err)
+{
+    memset(t, 0, sizeof(*t));
+    if (kubeconfig != NULL && kubeconfig[0] != '\0')
+        return load_named(kubeconfig, t, err);
+    const char *env = env_get(envp, "KUBECONFIG");
+    if (env != NULL && env[0] != '\0')
+        return load_named(env, t, err);
+    int rc = kube_load_incluster(envp, incluster_dir, t, err);
+    if (rc != -ENOENT)
+        return rc;
+    const char *home = env_get(envp, "HOME");
+    if (home_fallback && home != NULL && home[0] != '\0') {
+        char path[KUBE_PATH_LEN];
+        struct stat st;
+        int n = snprintf(path, sizeof(path), "%s/.kube/config", home);
+        if (n > 0 && (size_t)n < sizeof(path) && stat(path, &st) == 0)
+            return load_named(path, t, err);
+    }
+    snprintf(err, ERR_LEN,
+             "no cluster: no --kubeconfig, no KUBECONFIG and not in a cluster "
+             "(KUBERNETES_SERVICE_HOST is not set)");
+    return -ENOENT;
+}

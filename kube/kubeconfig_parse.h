@@ -1,0 +1,72 @@
+/*
+ * The kubeconfig model: every file of a KUBECONFIG list parsed (libyaml's
+ * document API) and merged, the first definition of each named cluster,
+ * user and context winning, relative paths resolved against the naming
+ * file's directory. What makes a file unreadable (bad YAML, wrong types,
+ * bad base64, a name defined twice) fails here, as in client-go; what only
+ * matters for the entry in use is checked by kubeconfig.c when it is chosen.
+ */
+#ifndef KUBE_KUBECONFIG_PARSE_H
+#define KUBE_KUBECONFIG_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define KUBE_KUBECONFIG_MAX (16u << 20) /* longest kubeconfig file */
+#define KC_MAX_ENTRIES      10000       /* per list: names are compared pairwise */
+
+struct kc_cluster {
+    char *name;
+    const char *file; /* borrowed from kc_config.files */
+    char *server;
+    char *ca_file;
+    char *ca_pem;
+    bool insecure;
+    const char *unsupported; /* static field name, NULL for none */
+};
+
+struct kc_user {
+    char *name;
+    const char *file;
+    char *token;
+    char *token_file;
+    char *cert_file;
+    char *cert_pem;
+    char *key_file;
+    char *key_pem;
+    const char *unsupported;
+    const char *why; /* static explanation for unsupported */
+};
+
+struct kc_context {
+    char *name;
+    const char *file;
+    char *cluster;
+    char *user;
+};
+
+/* The merged contents of every file read. */
+struct kc_config {
+    struct kc_cluster *clusters;
+    size_t n_clusters, cap_clusters;
+    struct kc_user *users;
+    size_t n_users, cap_users;
+    struct kc_context *contexts;
+    size_t n_contexts, cap_contexts;
+    char *current_context;
+    char **files;
+    size_t n_files;
+};
+
+/* Frees what @m holds (wiping tokens and keys) and zeroes it. */
+void kube_kc_free(struct kc_config *m);
+
+/*
+ * Parses the document @text (@len bytes) of file @name into @m, merging;
+ * relative paths resolve against @dir. Returns 0, or -EINVAL / -ENOMEM
+ * with "kubeconfig NAME: ..." in @err (ERR_LEN).
+ */
+int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char *name,
+                  const char *dir, char *err);
+
+#endif

@@ -1,0 +1,77 @@
+#include "server/cluster/feeds.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/err.h"
+#include "base/log.h"
+#include "server/codec/node.h"
+#include "server/codec/pod.h"
+
+int cluster_apply_node(struct kube_state *st, const struct cfg *c, enum kube_event ev,
+                       const cJSON *obj)
+{
+    char err[ERR_LEN];
+    struct codec_node n;
+
+    if (codec_node_decode(obj, c, &n, err) != 0) {
+        LOG(LOG_WARN, "node from the API server ignored", LOG_STR("error", err));
+        return -EINVAL;
+    }
+    if (ev == KUBE_DELETED) {
+        kube_state_node_delete(st, n.name);
+        return 0;
+    }
+    struct kube_node_info info = {.name = n.name, .invalid = n.invalid};
+    memcpy(info.alloc, n.res.alloc, sizeof(info.alloc));
+    memcpy(info.annotation, n.res.used, sizeof(info.annotation));
+    int rc = kube_state_node_put(st, &info);
+    if (rc != 0)
+        LOG(LOG_ERROR, "node event dropped: out of memory", LOG_STR("node", n.name));
+    return rc;
+}
+
+int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *obj, double now)
+{
+    char err[ERR_LEN];
+    struct codec_pod p;
+    /* The decoder takes its arrays (containers, labels) from an arena. */
+    struct arena *a = arena_acquire();
+
+    if (a == NULL) {
+        LOG(LOG_ERROR, "pod event dropped: out of memory", LOG_INT("event", (int)ev));
+        return -ENOMEM;
+    }
+    int rc = codec_pod_decode(a, obj, &p, err);
+    if (rc == 0 && p.uid[0] == '\0') {
+        err_set(err, "no metadata.uid");
+        rc = -EINVAL;
+    }
+    if (rc != 0) {
+        /* The API server validates pods, so this is a bug somewhere: say
+         * so and forget the pod rather than charge a guess. */
+        LOG(LOG_WARN, "pod from the API server ignored", LOG_NSNAME("pod", p.ns, p.name),
+            LOG_STR("error", err));
+        if (p.uid[0] != '\0')
+            kube_state_pod_delete(st, p.uid);
+        goto out_release_arena;
+    }
+    if (ev == KUBE_DELETED) {
+        kube_state_pod_delete(st, p.uid);
+        goto out_release_arena;
+    }
+    struct kube_pod_info info = {
+        .uid = p.uid,
+        .node = p.node_name,
+        .terminal = strcmp(p.phase, "Succeeded") == 0 || strcmp(p.phase, "Failed") == 0,
+    };
+    memcpy(info.real, p.request.real, sizeof(info.real));
+    memcpy(info.non_zero, p.request.non_zero, sizeof(info.non_zero));
+    rc = kube_state_pod_put(st, &info, now);
+    if (rc != 0)
+        LOG(LOG_ERROR, "pod event dropped: out of memory", LOG_NSNAME("pod", p.ns, p.name));
+out_release_arena:
+    arena_release(a);
+    return rc;
+}

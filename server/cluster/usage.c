@@ -1,0 +1,143 @@
+#include "server/cluster/usage.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "server/codec/node_metrics.h"
+
+struct cluster_usage {
+    struct kube_client *client;
+    struct kube_state *state;
+    struct cfg_live *live;
+    pthread_t thread;
+    pthread_mutex_t lock; /* guards why and polled */
+    char why[ERR_LEN];    /* the last poll's failure, "" when it worked */
+    bool polled;
+    pthread_mutex_t stop_lock;
+    pthread_cond_t stop_cond;
+    atomic_bool stop;
+};
+
+bool cluster_usage_needed(const struct cfg *c)
+{
+    for (int r = 0; r < SCORE_NRES; r++)
+        if (c->used_source[r] == SCORE_USED_USAGE || c->used_source[r] == SCORE_USED_MAX)
+            return true;
+    return false;
+}
+
+struct store {
+    struct kube_state *state;
+    int stored;
+};
+
+static void store_sample(void *ctx, const struct codec_node_sample *s)
+{
+    struct store *st = ctx;
+    if (kube_state_usage_put(st->state, s->node, s->usage, s->timestamp, s->window) == 0)
+        st->stored++;
+}
+
+static void poll_once(struct cluster_usage *u)
+{
+    char err[ERR_LEN] = "", why[ERR_LEN] = "";
+    struct kube_response r = {0};
+    struct store st = {.state = u->state};
+    size_t skipped = 0;
+
+    int rc = kube_get(u->client, "/apis/metrics.k8s.io/v1beta1/nodes", 30, &r, err);
+    if (rc != 0)
+        memcpy(why, err, sizeof(why));
+    else if (r.status != 200)
+        err_set(why, "metrics.k8s.io answered %ld (is metrics-server installed?)", r.status);
+    else if (codec_node_metrics(r.body, r.len, store_sample, &st, &skipped, err) < 0)
+        memcpy(why, err, sizeof(why));
+    free(r.body);
+    if (skipped > 0)
+        LOG(LOG_DEBUG, "node metrics samples ignored", LOG_UINT("count", skipped));
+    pthread_mutex_lock(&u->lock);
+    bool changed = strcmp(why, u->why) != 0;
+    memcpy(u->why, why, sizeof(u->why));
+    u->polled = true;
+    pthread_mutex_unlock(&u->lock);
+    if (changed && why[0] != '\0')
+        LOG(LOG_WARN, "node metrics unavailable, usage goes stale", LOG_STR("error", why));
+    else if (changed)
+        LOG(LOG_INFO, "node metrics available", LOG_STR("source", "metrics.k8s.io/v1beta1"));
+}
+
+static void *usage_main(void *arg)
+{
+    struct cluster_usage *u = arg;
+    while (!atomic_load(&u->stop)) {
+        const struct cfg *c = cfg_live_acquire(u->live);
+        bool needed = cluster_usage_needed(c);
+        int interval = c->metrics_interval_seconds;
+        cfg_live_release(c);
+        if (needed)
+            poll_once(u);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += needed ? interval : 1;
+        pthread_mutex_lock(&u->stop_lock);
+        while (!atomic_load(&u->stop) &&
+               pthread_cond_timedwait(&u->stop_cond, &u->stop_lock, &until) == 0)
+            ;
+        pthread_mutex_unlock(&u->stop_lock);
+    }
+    return NULL;
+}
+
+int cluster_usage_start(struct kube_client *client, struct kube_state *st, struct cfg_live *live,
+                        struct cluster_usage **out, char *err)
+{
+    struct cluster_usage *u = calloc(1, sizeof(*u));
+    if (u == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    u->client = client;
+    u->state = st;
+    u->live = live;
+    pthread_mutex_init(&u->lock, NULL);
+    pthread_mutex_init(&u->stop_lock, NULL);
+    pthread_cond_init(&u->stop_cond, NULL);
+    if (pthread_create(&u->thread, NULL, usage_main, u) != 0) {
+        err_set(err, "cannot start the metrics thread");
+        pthread_cond_destroy(&u->stop_cond);
+        pthread_mutex_destroy(&u->stop_lock);
+        pthread_mutex_destroy(&u->lock);
+        free(u);
+        return -EAGAIN;
+    }
+    *out = u;
+    return 0;
+}
+
+bool cluster_usage_polled(struct cluster_usage *u)
+{
+    pthread_mutex_lock(&u->lock);
+    bool polled = u->polled;
+    pthread_mutex_unlock(&u->lock);
+    return polled;
+}
+
+void cluster_usage_stop(struct cluster_usage *u)
+{
+    if (u == NULL)
+        return;
+    pthread_mutex_lock(&u->stop_lock);
+    atomic_store(&u->stop, true);
+    pthread_cond_broadcast(&u->stop_cond);
+    pthread_mutex_unlock(&u->stop_lock);
+    pthread_join(u->thread, NULL);
+    pthread_cond_destroy(&u->stop_cond);
+    pthread_mutex_destroy(&u->stop_lock);
+    pthread_mutex_destroy(&u->lock);
+    free(u);
+}

@@ -1,0 +1,35 @@
+/*
+ * The metrics.k8s.io poller: while a used source is usage or max, every
+ * metricsIntervalSeconds it lists the nodes' usage samples and stores them
+ * in the state. One thread; its health goes to /readyz's neighbours (the
+ * log) and the wait of `rank`.
+ */
+#ifndef SERVER_CLUSTER_USAGE_H
+#define SERVER_CLUSTER_USAGE_H
+
+#include <stdbool.h>
+
+#include "base/err.h"
+#include "config/config.h"
+#include "config/live.h"
+#include "kube/client.h"
+#include "kube/state.h"
+
+struct cluster_usage;
+
+/* Does @c score from usage (a used source usage or max)? */
+bool cluster_usage_needed(const struct cfg *c);
+
+/* Starts the poller on @client and @st (borrowed), reading the interval
+ * and whether to poll from @live on each round. Returns 0 or -EAGAIN /
+ * -ENOMEM with @err. */
+int cluster_usage_start(struct kube_client *client, struct kube_state *st, struct cfg_live *live,
+                        struct cluster_usage **out, char *err);
+
+/* Has a poll finished (well or not) since the start? Thread-safe. */
+bool cluster_usage_polled(struct cluster_usage *u);
+
+/* Stops and joins the thread, frees @u (NULL is fine). */
+void cluster_usage_stop(struct cluster_usage *u);
+
+#endif

@@ -1,0 +1,176 @@
+#include "server/codec/answer.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/err.h"
+#include "server/codec/span.h"
+
+void codec_error_text(const char *msg, char *out)
+{
+    size_t i;
+    for (i = 0; msg[i] != '\0' && i + 1 < ERR_LEN; i++)
+        out[i] = msg[i] == '%' ? '#' : msg[i];
+    out[i] = '\0';
+    err_utf8_trim(out);
+}
+
+void codec_answer_error(struct buf *o, const char *text)
+{
+    buf_str(o, "{\"Error\":");
+    buf_json_str(o, text);
+    buf_str(o, "}");
+}
+
+void codec_answer_bind_ok(struct buf *o)
+{
+    buf_str(o, "{\"Error\":\"\"}");
+}
+
+/* Copies a NodeList member other than "items" as it came. */
+static void copy_member(void *ctx, struct codec_span key, struct codec_span value)
+{
+    struct buf *o = ctx;
+    if (codec_span_key_is(key, "items", false))
+        return;
+    buf_raw(o, key.p, key.len);
+    buf_str(o, ":");
+    buf_raw(o, value.p, value.len);
+    buf_str(o, ",");
+}
+
+static bool passes(const struct codec_node_answer *ans, size_t i)
+{
+    return ans == NULL || ans[i].verdict == SCORE_FITS;
+}
+
+/* {"Nodes":{<the request's members>,"items":[<passing nodes, byte for
+ * byte>]},"NodeNames":null. The spans come from a pass of their own: they
+ * take the last "Nodes" and "items" as the decoder does. */
+static int write_node_list(struct arena *a, struct buf *o, const char *body, size_t len,
+                           const struct codec_args *args, const struct codec_node_answer *ans)
+{
+    struct codec_node_list_spans spans = {.max_elements = args->n_nodes};
+    bool metadata = false;
+
+    spans.elements = arena_calloc(a, args->n_nodes + 1, sizeof(*spans.elements));
+    if (spans.elements == NULL)
+        return -ENOMEM;
+    codec_span_node_list(body, len, &spans);
+    if (!spans.found || spans.n_elements != args->n_nodes)
+        return -EPROTO;
+    buf_str(o, "{\"Nodes\":{");
+    if (spans.overflow) {
+        codec_span_members(spans.list, copy_member, o);
+        struct codec_span ignored;
+        metadata = codec_span_member(spans.list, "metadata", false, &ignored);
+    } else {
+        for (size_t i = 0; i < spans.n_members; i++) {
+            copy_member(o, spans.keys[i], spans.values[i]);
+            metadata = metadata || codec_span_key_is(spans.keys[i], "metadata", false);
+        }
+    }
+    if (!metadata)
+        buf_str(o, "\"metadata\":{},");
+    buf_str(o, "\"items\":[");
+    const char *sep = "";
+    for (size_t i = 0; i < spans.n_elements; i++) {
+        if (!passes(ans, i))
+            continue;
+        buf_str(o, sep);
+        buf_raw(o, spans.elements[i].p, spans.elements[i].len);
+        sep = ",";
+    }
+    buf_str(o, "]},\"NodeNames\":null");
+    return 0;
+}
+
+static void write_node_names(struct buf *o, const struct codec_args *args,
+                             const struct codec_node_answer *ans)
+{
+    const char *sep = "";
+    buf_str(o, "{\"Nodes\":null,\"NodeNames\":[");
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        if (!passes(ans, i))
+            continue;
+        buf_str(o, sep);
+        buf_json_str(o, args->nodes[i].name);
+        sep = ",";
+    }
+    buf_str(o, "]");
+}
+
+/* ,"@name":{"node": "reason", ...} for the nodes with @verdict. */
+static void write_failed(struct buf *o, const char *name, const struct codec_args *args,
+                         const struct codec_node_answer *ans, enum score_verdict verdict)
+{
+    const char *sep = "";
+    buf_str(o, ",\"");
+    buf_str(o, name);
+    buf_str(o, "\":{");
+    for (size_t i = 0; ans != NULL && i < args->n_nodes; i++) {
+        if (ans[i].verdict != verdict)
+            continue;
+        buf_str(o, sep);
+        buf_json_str(o, args->nodes[i].name);
+        buf_str(o, ":");
+        buf_json_str(o, ans[i].reason);
+        sep = ",";
+    }
+    buf_str(o, "}");
+}
+
+int codec_answer_filter(struct arena *a, struct buf *o, const char *body, size_t len,
+                        const struct codec_args *args, const struct codec_node_answer *ans)
+{
+    if (args->node_names_mode) {
+        write_node_names(o, args, ans);
+    } else {
+        int rc = write_node_list(a, o, body, len, args, ans);
+        if (rc != 0)
+            return rc;
+    }
+    write_failed(o, "FailedNodes", args, ans, SCORE_UNFIT);
+    write_failed(o, "FailedAndUnresolvableNodes", args, ans, SCORE_UNRESOLVABLE);
+    buf_str(o, ",\"Error\":\"\"}");
+    return 0;
+}
+
+void codec_answer_prioritize(struct buf *o, const struct codec_args *args,
+                             const struct codec_node_answer *ans)
+{
+    buf_str(o, "[");
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        buf_str(o, i ? ",{\"Host\":" : "{\"Host\":");
+        buf_json_str(o, args->nodes[i].name);
+        buf_str(o, ",\"Score\":");
+        buf_int(o, ans != NULL ? ans[i].score : 0);
+        buf_str(o, "}");
+    }
+    buf_str(o, "]");
+}
+
+size_t codec_answer_preempt(struct buf *o, const struct codec_preempt_args *args, const bool *keep)
+{
+    size_t kept = 0;
+    buf_str(o, "{\"NodeNameToMetaVictims\":{");
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        const struct codec_victims *v = &args->nodes[i];
+        if (v->n == 0 || !keep[i])
+            continue;
+        buf_str(o, kept++ ? "," : "");
+        buf_json_str(o, v->node);
+        buf_str(o, ":{\"Pods\":[");
+        for (size_t k = 0; k < v->n; k++) {
+            buf_str(o, k ? ",{\"UID\":" : "{\"UID\":");
+            buf_json_str(o, v->uids[k]);
+            buf_str(o, "}");
+        }
+        buf_str(o, "],\"NumPDBViolations\":");
+        buf_int(o, v->num_pdb_violations);
+        buf_str(o, "}");
+    }
+    buf_str(o, "}}");
+    return kept;
+}

@@ -1,0 +1,50 @@
+/*
+ * The answers of the four verbs, written directly into a buffer (no tree):
+ * ExtenderFilterResult, HostPriorityList, ExtenderPreemptionResult (meta
+ * form) and ExtenderBindingResult, and the {"Error": ...} of a failure.
+ */
+#ifndef SERVER_CODEC_ANSWER_H
+#define SERVER_CODEC_ANSWER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "server/codec/types.h"
+
+struct arena;
+
+/* Copies @msg into @out (ERR_LEN) as an Error text kube-scheduler can
+ * show: it passes Error to fmt.Errorf as a format, so no '%' may reach it
+ * ('#' instead). */
+void codec_error_text(const char *msg, char *out);
+
+/* {"Error":@text} (a text from codec_error_text). */
+void codec_answer_error(struct buf *o, const char *text);
+
+/* {"Error":""}: the bind succeeded. */
+void codec_answer_bind_ok(struct buf *o);
+
+/*
+ * ExtenderFilterResult for @args: with a NodeList the passing Node objects
+ * byte for byte from @body (@len bytes; kube-scheduler uses the returned
+ * objects from then on), with NodeNames the passing names; FailedNodes and
+ * FailedAndUnresolvableNodes with their reasons. @ans holds one answer per
+ * node; NULL passes every node. The node spans take memory from @a.
+ * Returns 0, or -EPROTO when the body's node
+ * spans do not match the decoded nodes (they always should), -ENOMEM.
+ */
+int codec_answer_filter(struct arena *a, struct buf *o, const char *body, size_t len,
+                        const struct codec_args *args, const struct codec_node_answer *ans);
+
+/* HostPriorityList: every node of @args with its score from @ans (NULL: 0). */
+void codec_answer_prioritize(struct buf *o, const struct codec_args *args,
+                             const struct codec_node_answer *ans);
+
+/* ExtenderPreemptionResult in the meta form: the nodes of @args with
+ * @keep[i] set and at least one victim (kube-scheduler rejects a node
+ * listed without victims), victims in their order, as UIDs. Returns how
+ * many nodes were written. */
+size_t codec_answer_preempt(struct buf *o, const struct codec_preempt_args *args, const bool *keep);
+
+#endif

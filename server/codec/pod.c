@@ -1,0 +1,218 @@
+#include "server/codec/pod.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/err.h"
+#include "server/codec/json.h"
+#include "server/codec/quantities.h"
+
+/* A member that must be an object when present. */
+static int object_member(const cJSON *obj, const char *key, const cJSON **out)
+{
+    *out = codec_json_member(obj, key);
+    return *out == NULL || cJSON_IsObject(*out) ? 0 : -EINVAL;
+}
+
+static const char *string_or_empty(const cJSON *obj, const char *key)
+{
+    const cJSON *v = codec_json_member(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* One container of spec.containers or spec.initContainers. */
+static int container(const cJSON *c, const char *path, struct score_container *out, char *err)
+{
+    const cJSON *resources, *policy;
+    char list[96];
+
+    if (!cJSON_IsObject(c)) {
+        err_set(err, "%s: want an object", path);
+        return -EINVAL;
+    }
+    if (object_member(c, "resources", &resources) != 0) {
+        err_set(err, "%s.resources: want an object", path);
+        return -EINVAL;
+    }
+    snprintf(list, sizeof(list), "%s.resources.requests", path);
+    if (codec_resource_list(codec_json_member(resources, "requests"), out, list, err) != 0)
+        return -EINVAL;
+    policy = codec_json_member(c, "restartPolicy");
+    if (policy != NULL && !cJSON_IsString(policy)) {
+        err_set(err, "%s.restartPolicy: want a string", path);
+        return -EINVAL;
+    }
+    out->restartable = policy != NULL && strcmp(policy->valuestring, "Always") == 0;
+    return 0;
+}
+
+static int container_list(struct arena *a, const cJSON *spec, const char *key,
+                          const struct score_container **out, size_t *n, char *err)
+{
+    const cJSON *list = codec_json_member(spec, key), *c;
+    char path[64];
+    size_t i = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (list == NULL)
+        return 0;
+    if (!cJSON_IsArray(list)) {
+        err_set(err, "Pod.spec.%s: want an array", key);
+        return -EINVAL;
+    }
+    size_t count = (size_t)cJSON_GetArraySize(list);
+    if (count == 0)
+        return 0;
+    struct score_container *containers = arena_calloc(a, count, sizeof(*containers));
+    if (containers == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    cJSON_ArrayForEach(c, list)
+    {
+        snprintf(path, sizeof(path), "Pod.spec.%s[%zu]", key, i);
+        if (container(c, path, &containers[i], err) != 0)
+            return -EINVAL;
+        i++;
+    }
+    *out = containers;
+    *n = count;
+    return 0;
+}
+
+/* metadata.labels, in document order: the selector asks for the last of a
+ * key (codec_pod_label), so duplicates need no pass of their own. */
+static int labels(struct arena *a, const cJSON *meta, struct codec_pod *out, char *err)
+{
+    const cJSON *obj, *v;
+    size_t i = 0;
+
+    if (object_member(meta, "labels", &obj) != 0) {
+        err_set(err, "Pod.metadata.labels: want an object");
+        return -EINVAL;
+    }
+    size_t n = obj != NULL ? (size_t)cJSON_GetArraySize(obj) : 0;
+    if (n == 0)
+        return 0;
+    struct codec_label *l = arena_calloc(a, n, sizeof(*l));
+    if (l == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    cJSON_ArrayForEach(v, obj)
+    {
+        /* A non-string value reads as no value: no selector item matches it. */
+        l[i].key = v->string;
+        l[i].value = cJSON_IsString(v) ? v->valuestring : NULL;
+        i++;
+    }
+    out->labels = l;
+    out->n_labels = n;
+    return 0;
+}
+
+const char *codec_pod_label(const struct codec_pod *pod, const char *key, size_t klen)
+{
+    const char *value = NULL;
+    bool found = false;
+    for (size_t i = 0; i < pod->n_labels; i++)
+        if (strlen(pod->labels[i].key) == klen && memcmp(pod->labels[i].key, key, klen) == 0) {
+            value = pod->labels[i].value;
+            found = true;
+        }
+    return found ? value : NULL;
+}
+
+static int metadata(struct arena *a, const cJSON *pod, struct codec_pod *out, char *err)
+{
+    const cJSON *meta;
+    if (object_member(pod, "metadata", &meta) != 0) {
+        err_set(err, "Pod.metadata: want an object");
+        return -EINVAL;
+    }
+    for (const char *const *k = (const char *const[]){"name", "namespace", NULL}; *k; k++) {
+        const cJSON *v = codec_json_member(meta, *k);
+        if (v != NULL && !cJSON_IsString(v)) {
+            err_set(err, "Pod.metadata.%s: want a string", *k);
+            return -EINVAL;
+        }
+    }
+    out->name = string_or_empty(meta, "name");
+    out->ns = string_or_empty(meta, "namespace");
+    out->uid = string_or_empty(meta, "uid");
+    return labels(a, meta, out, err);
+}
+
+static int priority(const cJSON *spec, struct codec_pod *out, char *err)
+{
+    const cJSON *prio = codec_json_member(spec, "priority");
+    /* Range first: converting an out-of-range double is undefined. */
+    if (prio != NULL && (!cJSON_IsNumber(prio) ||
+                         !(prio->valuedouble >= INT32_MIN && prio->valuedouble <= INT32_MAX) ||
+                         prio->valuedouble != (double)(int32_t)prio->valuedouble)) {
+        err_set(err, "Pod.spec.priority: want a 32-bit integer");
+        return -EINVAL;
+    }
+    out->priority = prio != NULL ? (long long)prio->valuedouble : 0;
+    return 0;
+}
+
+int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, char *err)
+{
+    const cJSON *spec, *resources;
+    struct score_pod p;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    memset(&p, 0, sizeof(p));
+    out->ns = out->name = out->uid = out->node_name = out->phase = "";
+    if (!cJSON_IsObject(pod)) {
+        err_set(err, "Pod: want an object");
+        return -EINVAL;
+    }
+    if ((rc = metadata(a, pod, out, err)) != 0)
+        return rc;
+    if (object_member(pod, "spec", &spec) != 0) {
+        err_set(err, "Pod.spec: want an object");
+        return -EINVAL;
+    }
+    out->node_name = string_or_empty(spec, "nodeName");
+    if (priority(spec, out, err) != 0)
+        return -EINVAL;
+    out->phase = string_or_empty(codec_json_member(pod, "status"), "phase");
+    if ((rc = container_list(a, spec, "containers", &p.containers, &p.n_containers, err)) != 0 ||
+        (rc = container_list(a, spec, "initContainers", &p.init_containers, &p.n_init_containers,
+                             err)) != 0)
+        return rc;
+    if (codec_resource_list(codec_json_member(spec, "overhead"), &p.overhead, "Pod.spec.overhead",
+                            err) != 0)
+        return -EINVAL;
+    if (object_member(spec, "resources", &resources) != 0) {
+        err_set(err, "Pod.spec.resources: want an object");
+        return -EINVAL;
+    }
+    if (codec_resource_list(codec_json_member(resources, "requests"), &p.pod_level,
+                            "Pod.spec.resources.requests", err) != 0)
+        return -EINVAL;
+    if (score_pod_request(&p, &out->request) != 0) {
+        err_set(err, "Pod: total request does not fit in int64");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int codec_pod_member(struct arena *a, const cJSON *root, struct codec_pod *out, char *err)
+{
+    const cJSON *pod = codec_json_member_folded(root, "Pod");
+    if (pod == NULL) {
+        memset(out, 0, sizeof(*out));
+        out->ns = out->name = out->uid = out->node_name = out->phase = "";
+        err_set(err, "Pod: missing");
+        return -EINVAL;
+    }
+    return codec_pod_decode(a, pod, out, err);
+}

@@ -1,0 +1,164 @@
+#include "server/codec/preempt_args.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/err.h"
+#include "server/codec/json.h"
+#include "server/codec/pod.h"
+
+/* One victims entry: {"Pods":[...],"NumPDBViolations":n}. */
+static int decode_victims(struct arena *a, const cJSON *v, bool meta, struct codec_victims *out,
+                          char *err)
+{
+    const cJSON *pods = codec_json_member_folded(v, "Pods"), *p;
+    const cJSON *pdb = codec_json_member_folded(v, "NumPDBViolations");
+    size_t i = 0;
+
+    if (!cJSON_IsObject(v)) {
+        err_set(err, "victims of node %s: want an object", out->node);
+        return -EINVAL;
+    }
+    if (pdb != NULL) {
+        if (!cJSON_IsNumber(pdb) || pdb->valuedouble < 0 || pdb->valuedouble > 1e15 ||
+            pdb->valuedouble != (double)(long long)pdb->valuedouble) {
+            err_set(err, "victims of node %s: NumPDBViolations: want a count", out->node);
+            return -EINVAL;
+        }
+        out->num_pdb_violations = (long long)pdb->valuedouble;
+    }
+    if (pods != NULL && !cJSON_IsArray(pods)) {
+        err_set(err, "victims of node %s: Pods: want an array", out->node);
+        return -EINVAL;
+    }
+    size_t n = pods != NULL ? (size_t)cJSON_GetArraySize(pods) : 0;
+    out->uids = arena_calloc(a, n + 1, sizeof(*out->uids));
+    out->request = arena_calloc(a, n + 1, sizeof(*out->request));
+    if (out->uids == NULL || out->request == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    out->has_request = !meta;
+    cJSON_ArrayForEach(p, pods)
+    {
+        const cJSON *uid;
+        if (meta) {
+            uid = codec_json_member_folded(p, "UID");
+        } else {
+            struct codec_pod pod;
+            int rc = codec_pod_decode(a, p, &pod, err);
+            if (rc != 0) {
+                err_prefix(err, "victim %zu on node %s: ", i, out->node);
+                return rc;
+            }
+            out->request[i] = pod.request;
+            uid = codec_json_member(codec_json_member(p, "metadata"), "uid");
+        }
+        if (!cJSON_IsString(uid) || uid->valuestring[0] == '\0') {
+            err_set(err, "victim %zu on node %s: no UID", i, out->node);
+            return -EINVAL;
+        }
+        out->uids[i++] = uid->valuestring;
+    }
+    out->n = i;
+    return 0;
+}
+
+/* Where each node name went in out->nodes: an open-addressing table of
+ * indexes (+1, 0 is empty), twice the keys in size, FNV-1a hashed. */
+struct name_index {
+    size_t *slots;
+    size_t mask;
+};
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static int index_init(struct arena *a, struct name_index *x, size_t keys)
+{
+    size_t size = 16;
+    while (size < 2 * keys)
+        size *= 2;
+    x->slots = arena_calloc(a, size, sizeof(*x->slots));
+    x->mask = size - 1;
+    return x->slots != NULL ? 0 : -ENOMEM;
+}
+
+/* The slot of @name: holding its index + 1, or 0 where it would go. */
+static size_t *index_slot(struct name_index *x, const struct codec_victims *nodes, const char *name)
+{
+    size_t i = (size_t)fnv1a(name) & x->mask;
+    while (x->slots[i] != 0 && strcmp(nodes[x->slots[i] - 1].node, name) != 0)
+        i = (i + 1) & x->mask;
+    return &x->slots[i];
+}
+
+static int decode_map(struct arena *a, const cJSON *map, bool meta, const struct cfg *cfg,
+                      struct codec_preempt_args *out, char *err)
+{
+    struct name_index x;
+    const cJSON *v;
+    size_t n = (size_t)cJSON_GetArraySize(map);
+
+    if (n > (size_t)cfg->max_nodes) {
+        err_set(err, "%zu nodes, more than max-nodes (%d)", n, cfg->max_nodes);
+        return -E2BIG;
+    }
+    out->nodes = arena_calloc(a, n + 1, sizeof(*out->nodes));
+    if (out->nodes == NULL || index_init(a, &x, n) != 0) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    cJSON_ArrayForEach(v, map)
+    {
+        /* A duplicate key: Go's map keeps the last value, in the first
+         * key's place as far as we are concerned (the order is ours). */
+        size_t *slot = index_slot(&x, out->nodes, v->string);
+        size_t k = *slot != 0 ? *slot - 1 : out->n_nodes;
+        if (cJSON_IsNull(v)) {
+            err_set(err, "victims of node %s: null", v->string);
+            return -EINVAL;
+        }
+        memset(&out->nodes[k], 0, sizeof(out->nodes[k]));
+        out->nodes[k].node = v->string;
+        int rc = decode_victims(a, v, meta, &out->nodes[k], err);
+        if (rc != 0)
+            return rc;
+        if (*slot == 0) {
+            *slot = ++out->n_nodes;
+        }
+    }
+    return 0;
+}
+
+int codec_preempt_decode(struct arena *a, const char *body, size_t len, const struct cfg *cfg,
+                         struct codec_preempt_args *out, char *err)
+{
+    cJSON *root;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = codec_json_parse(a, body, len, "ExtenderPreemptionArgs", &root, err)) != 0)
+        return rc;
+    if ((rc = codec_pod_member(a, root, &out->pod, err)) != 0)
+        return rc;
+    const cJSON *map = codec_json_member_folded(root, "NodeNameToMetaVictims");
+    out->meta_form = map != NULL;
+    if (map == NULL)
+        map = codec_json_member_folded(root, "NodeNameToVictims");
+    if (map == NULL)
+        return 0; /* no candidates: the answer is an empty map */
+    if (!cJSON_IsObject(map)) {
+        err_set(err, "%s: want an object",
+                out->meta_form ? "NodeNameToMetaVictims" : "NodeNameToVictims");
+        return -EINVAL;
+    }
+    return decode_map(a, map, out->meta_form, cfg, out, err);
+}

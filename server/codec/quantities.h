@@ -1,0 +1,33 @@
+/*
+ * ResourceList decoding (requests, overhead, allocatable, usage): the cpu
+ * and memory quantities of a JSON object, as Quantity.UnmarshalJSON reads
+ * them (strings, trimmed of surrounding space; null is zero).
+ */
+#ifndef SERVER_CODEC_QUANTITIES_H
+#define SERVER_CODEC_QUANTITIES_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "scoring/resources.h"
+
+/* The unit a resource is counted in: millicores for cpu, bytes for memory. */
+enum score_unit codec_unit_of(enum score_resource r);
+
+/* Parses one quantity value @v (a string, or null / absent for 0) in
+ * @unit. Returns 0 or -EINVAL with the reason in @why (ERR_LEN). */
+int codec_quantity(const cJSON *v, enum score_unit unit, int64_t *out, char *why);
+
+/* Reads the cpu (millicores) and memory (bytes) quantities of the
+ * ResourceList @list into @out (0 when absent). Returns 0 or -EINVAL with
+ * @err for a non-object, a malformed or a negative quantity. */
+int codec_quantities(const cJSON *list, int64_t out[SCORE_NRES], char *err);
+
+/* Reads cpu and memory of a container's or pod's ResourceList @list (NULL:
+ * absent) into @c, noting which keys are present (a null value counts as
+ * present). @path names the list in messages ("Pod.spec.overhead").
+ * Returns 0 or -EINVAL with @err. */
+int codec_resource_list(const cJSON *list, struct score_container *c, const char *path, char *err);
+
+#endif

@@ -1,0 +1,225 @@
+#include "server/http/daemon.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "server/http/request.h"
+#include "server/http/server.h"
+#include "server/http/tls.h"
+
+/* Headers and MHD's own buffers per connection; 128 KiB also makes MHD hand
+ * over the body in 64 KiB chunks (fewer callbacks than the 32 KiB default). */
+#define CONNECTION_MEMORY (128 * 1024)
+
+/* Resolves host:port into @ss (numeric addresses or names like localhost). */
+static int resolve(const struct cfg *cfg, struct sockaddr_storage *ss, char *err)
+{
+    char host[CFG_STR_LEN], port_text[16];
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    int port, rc;
+
+    if (cfg_listen_split(cfg->listen, host, &port) != 0) {
+        err_set(err, "listen: bad address %s", cfg->listen);
+        return -EINVAL;
+    }
+    snprintf(port_text, sizeof(port_text), "%d", port);
+    rc = getaddrinfo(host, port_text, &hints, &res);
+    if (rc != 0) {
+        err_set(err, "listen: cannot resolve %s: %s", host, gai_strerror(rc));
+        return -EINVAL;
+    }
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return 0;
+}
+
+/* The server's own state for @cfg, before any daemon. */
+static int server_new(const struct cfg *cfg, struct cluster *cluster, struct http_server **out,
+                      char *err)
+{
+    struct http_server *s = calloc(1, sizeof(*s));
+
+    if (s == NULL)
+        goto out_nomem;
+    if (cfg_live_init(&s->live, cfg) != 0)
+        goto out_free;
+    if (ops_ring_init(&s->decisions, cfg->debug_endpoints ? cfg->decisions_kept : 0,
+                      cfg->decisions_max_bytes) != 0)
+        goto out_destroy_live;
+    snprintf(s->listen, sizeof(s->listen), "%s", cfg->listen);
+    s->connection_limit = cfg->connection_limit;
+    s->per_ip_connection_limit = cfg->per_ip_connection_limit;
+    s->idle_timeout_seconds = cfg->idle_timeout_seconds;
+    s->mtls = cfg->client_ca[0] != '\0';
+    snprintf(s->tls_cert, sizeof(s->tls_cert), "%s", cfg->tls_cert);
+    snprintf(s->tls_key, sizeof(s->tls_key), "%s", cfg->tls_key);
+    snprintf(s->client_ca, sizeof(s->client_ca), "%s", cfg->client_ca);
+    atomic_init(&s->ready, true);
+    s->cluster = cluster;
+    ops_metrics_init(&s->metrics);
+    *out = s;
+    return 0;
+
+out_destroy_live:
+    cfg_live_destroy(&s->live);
+out_free:
+    free(s);
+out_nomem:
+    err_set(err, "out of memory");
+    return -ENOMEM;
+}
+
+static void server_free(struct http_server *s)
+{
+    ops_ring_destroy(&s->decisions);
+    cfg_live_destroy(&s->live);
+    free(s);
+}
+
+/* Starts libmicrohttpd on @ss with @cfg's limits and TLS. */
+static int start_daemon(struct http_server *s, const struct cfg *cfg,
+                        const struct sockaddr_storage *ss, char *err)
+{
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
+                     MHD_USE_ERROR_LOG | (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    struct MHD_OptionItem opts[16];
+    size_t n = 0;
+    char *trust = NULL;
+
+#define OPT(o, v, p) (opts[n++] = (struct MHD_OptionItem){(o), (intptr_t)(v), (p)})
+    OPT(MHD_OPTION_SOCK_ADDR, 0, (void *)(uintptr_t)ss);
+    OPT(MHD_OPTION_CONNECTION_LIMIT, cfg->connection_limit, NULL);
+    OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->per_ip_connection_limit, NULL);
+    OPT(MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout_seconds, NULL);
+    OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL);
+    OPT(MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)http_on_completed, NULL);
+    if (cfg->tls_cert[0] != '\0') {
+        flags |= MHD_USE_TLS;
+        /* One-argument options take their argument from ptr_value. */
+        OPT(MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)http_tls_cert_callback);
+        OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, HTTP_TLS_PRIORITIES);
+        if (cfg->client_ca[0] != '\0') {
+            trust = http_tls_read_pem(cfg->client_ca, err);
+            if (trust == NULL)
+                return -EINVAL;
+            /* MHD only asks for a client certificate; the request checks it. */
+            OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, trust);
+        }
+    }
+    OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+    s->daemon =
+        MHD_start_daemon(flags, 0, NULL, NULL, http_on_request, s, MHD_OPTION_EXTERNAL_LOGGER,
+                         http_on_mhd_log, NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+    free(trust);
+    if (s->daemon == NULL) {
+        err_set(err,
+                "cannot serve on %s: address in use or not available, or TLS setup failed "
+                "(details at --log-level debug)",
+                cfg->listen);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int http_start(const struct cfg *cfg, struct cluster *cluster, struct http_server **out, char *err)
+{
+    struct sockaddr_storage ss;
+    struct http_server *s;
+    int rc;
+
+    memset(&ss, 0, sizeof(ss));
+    if ((rc = resolve(cfg, &ss, err)) != 0 || (rc = server_new(cfg, cluster, &s, err)) != 0)
+        return rc;
+    if ((rc = start_daemon(s, cfg, &ss, err)) != 0) {
+        server_free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+int http_port(const struct http_server *s)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info != NULL ? info->port : -1;
+}
+
+void http_set_unready(struct http_server *s)
+{
+    atomic_store(&s->ready, false);
+}
+
+static unsigned connections(const struct http_server *s)
+{
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info != NULL ? info->num_connections : 0;
+}
+
+void http_stop(struct http_server *s, int drain_seconds)
+{
+    if (s == NULL)
+        return;
+    /* Quiesce keeps the connections but hands the listening socket back.
+     * It may not be closed before MHD_stop_daemon (its polling thread may
+     * still look at the descriptor), but shutting it down stops listening
+     * at once: new connections are refused instead of waiting in the
+     * backlog until they are reset. */
+    MHD_socket listener = MHD_quiesce_daemon(s->daemon);
+    if (listener != MHD_INVALID_SOCKET)
+        shutdown(listener, SHUT_RDWR);
+    struct timespec deadline, now;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += drain_seconds;
+    for (;;) {
+        unsigned open = connections(s);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (open == 0 || now.tv_sec > deadline.tv_sec ||
+            (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec))
+            break;
+        struct timespec tick = {0, 20 * 1000 * 1000};
+        nanosleep(&tick, NULL);
+    }
+    MHD_stop_daemon(s->daemon);
+    if (listener != MHD_INVALID_SOCKET)
+        close(listener);
+    server_free(s);
+}
+
+int http_reload(struct http_server *s, const struct cfg *next)
+{
+    /* The daemon's socket and limits were set at start. */
+    if (strcmp(next->listen, s->listen) != 0 || next->connection_limit != s->connection_limit ||
+        next->per_ip_connection_limit != s->per_ip_connection_limit ||
+        next->idle_timeout_seconds != s->idle_timeout_seconds ||
+        strcmp(next->tls_cert, s->tls_cert) != 0 || strcmp(next->tls_key, s->tls_key) != 0 ||
+        strcmp(next->client_ca, s->client_ca) != 0)
+        LOG(LOG_WARN, "listen, connection and TLS settings take effect on restart",
+            LOG_STR("listen", s->listen));
+    if (cfg_live_swap(&s->live, next) != 0)
+        return -ENOMEM;
+    /* With the debug endpoints off nothing is recorded: keep nothing. */
+    int kept = next->debug_endpoints ? next->decisions_kept : 0;
+    if (ops_ring_configure(&s->decisions, kept, next->decisions_max_bytes) != 0)
+        LOG(LOG_ERROR, "decisions ring not resized: out of memory", LOG_INT("kept", kept));
+    return 0;
+}
+
+void http_note_reload(struct http_server *s, bool accepted)
+{
+    ops_metrics_reload(&s->metrics, accepted);
+}

@@ -1,0 +1,245 @@
+#include "server/http/request.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "server/http/endpoints.h"
+#include "server/http/limits.h"
+#include "server/http/respond.h"
+#include "server/http/server.h"
+#include "server/http/tls.h"
+#include "server/ops/access_log.h"
+#include "server/verbs/bind.h"
+#include "server/verbs/filter.h"
+#include "server/verbs/preempt.h"
+#include "server/verbs/prioritize.h"
+#include "server/verbs/reply.h"
+
+/* First body buffer of a chunked body; it doubles up to max-body-bytes. */
+#define BODY_INITIAL (64 * 1024)
+
+/* Appends an upload chunk to the body in the request's arena; past the cap
+ * the rest is drained and dropped so that the 413 can be sent once the
+ * request is complete. */
+static void take_chunk(struct http_request *rq, const char *data, size_t size)
+{
+    if (rq->too_large || !http_is_verb_route(rq->route) || !rq->method_ok || rq->arena == NULL)
+        return;
+    if (size > (size_t)rq->cfg->max_body_bytes - rq->len) {
+        rq->too_large = true;
+        return;
+    }
+    if (rq->len + size + 1 > rq->cap) {
+        /* Only a chunked body grows here: with Content-Length the buffer
+         * was sized at the headers. */
+        size_t cap = rq->cap ? rq->cap : BODY_INITIAL;
+        while (cap < rq->len + size + 1)
+            cap *= 2;
+        char *b = arena_alloc(rq->arena, cap);
+        if (b == NULL) {
+            rq->too_large = true; /* answered as 413: nothing better to say */
+            return;
+        }
+        if (rq->len > 0)
+            memcpy(b, rq->body, rq->len);
+        rq->body = b;
+        rq->cap = cap;
+    }
+    memcpy(rq->body + rq->len, data, size);
+    rq->len += size;
+    rq->body[rq->len] = '\0';
+}
+
+/* Sets up a verb request at its headers: an arena, and a body buffer of the
+ * announced size. The buffer is virtual memory until the bytes arrive, so a
+ * client that announces much and sends little costs address space only. */
+static void start_verb(struct http_request *rq, unsigned long long length, bool has_length)
+{
+    rq->arena = arena_acquire();
+    if (rq->arena == NULL || !has_length)
+        return;
+    rq->cap = (size_t)length + 1;
+    rq->body = arena_alloc(rq->arena, rq->cap);
+    if (rq->body == NULL)
+        rq->cap = 0;
+    else
+        rq->body[0] = '\0';
+}
+
+static enum MHD_Result serve_verb(struct http_server *s, struct MHD_Connection *conn,
+                                  struct http_request *rq)
+{
+    struct verb_reply reply;
+    const char *body = rq->body ? rq->body : "";
+    const struct verb_ctx ctx = {
+        .cfg = rq->cfg,
+        .arena = rq->arena,
+        .cl = s->cluster,
+        .metrics = &s->metrics,
+        .decisions = rq->cfg->debug_endpoints ? &s->decisions : NULL,
+        .start = rq->start,
+    };
+    enum ops_verb verb = http_verb_of(rq->route);
+
+    if (rq->arena == NULL)
+        return http_send_error(conn, 500, "out of memory", NULL);
+    switch (rq->route) {
+    case HTTP_ROUTE_FILTER:
+        verb_filter(&ctx, body, rq->len, &reply);
+        break;
+    case HTTP_ROUTE_PRIORITIZE:
+        verb_prioritize(&ctx, body, rq->len, &reply);
+        break;
+    case HTTP_ROUTE_PREEMPT:
+        verb_preempt(&ctx, body, rq->len, &reply);
+        break;
+    default:
+        verb_bind(&ctx, body, rq->len, &reply);
+        break;
+    }
+    double seconds = clock_since(&rq->start);
+    ops_metrics_request(&s->metrics, verb, reply.status, seconds, rq->len, reply.facts.nodes);
+    ops_access_log(verb, reply.status, &reply.facts, reply.error, seconds, rq->len);
+    /* The request is done with: its body and tree go back in one call. */
+    arena_release(rq->arena);
+    rq->arena = NULL;
+    rq->body = NULL;
+    if (reply.body == NULL)
+        return http_send_error(conn, 500, "out of memory", NULL);
+    return http_send_owned(conn, reply.status, "application/json", reply.body, reply.len);
+}
+
+/* A verb request refused before its body was read: too large, or a
+ * Content-Length that is not a number. Counted and logged as verbs are. */
+static enum MHD_Result serve_refused(struct http_server *s, struct MHD_Connection *conn,
+                                     struct http_request *rq, unsigned status)
+{
+    struct verb_reply reply;
+    enum ops_verb verb = http_verb_of(rq->route);
+    double seconds = clock_since(&rq->start);
+    char msg[ERR_LEN];
+
+    verb_reply_init(&reply);
+    if (status == MHD_HTTP_CONTENT_TOO_LARGE)
+        snprintf(msg, sizeof(msg), "request body larger than %lld bytes", rq->cfg->max_body_bytes);
+    else
+        snprintf(msg, sizeof(msg), "Content-Length is not a decimal number");
+    verb_reply_error(&reply, status, msg);
+    ops_metrics_request(&s->metrics, verb, status, seconds, rq->len, 0);
+    ops_access_log(verb, status, &reply.facts, reply.error, seconds, rq->len);
+    if (reply.body == NULL)
+        return http_send_error(conn, 500, "out of memory", NULL);
+    return http_send_owned(conn, reply.status, "application/json", reply.body, reply.len);
+}
+
+static enum MHD_Result serve_final(struct http_server *s, struct MHD_Connection *conn,
+                                   struct http_request *rq)
+{
+    if (rq->route == HTTP_ROUTE_NOT_FOUND)
+        return http_send_error(conn, MHD_HTTP_NOT_FOUND, "no such path", NULL);
+    if (!rq->method_ok)
+        return http_send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed",
+                               http_is_verb_route(rq->route) ? "POST" : "GET, HEAD");
+    if (rq->too_large)
+        return serve_refused(s, conn, rq, MHD_HTTP_CONTENT_TOO_LARGE);
+    if (http_is_verb_route(rq->route))
+        return serve_verb(s, conn, rq);
+    return http_serve_get(s, conn, rq);
+}
+
+/* The first call of a request: its headers are in. */
+static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *conn,
+                                  const char *url, const char *method, struct http_request *rq)
+{
+    unsigned long long length = 0;
+
+    rq->cfg = cfg_live_acquire(&s->live);
+    rq->start = clock_mono();
+    rq->route = http_route_of(rq->cfg, url);
+    /* mTLS: everything but the probes (kubelet has no client certificate;
+     * they reveal nothing) needs a verified client. */
+    if (s->mtls && rq->route != HTTP_ROUTE_HEALTHZ && rq->route != HTTP_ROUTE_READYZ &&
+        !http_tls_client_verified(conn))
+        return http_send_error(conn, MHD_HTTP_FORBIDDEN, "client certificate required", NULL);
+    if (http_is_verb_route(rq->route))
+        rq->method_ok = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+    else
+        rq->method_ok =
+            strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    if (!http_is_verb_route(rq->route) || !rq->method_ok)
+        return MHD_YES;
+    /* Refuse an announced oversize body before it is sent; MHD then closes
+     * the connection instead of reading it. */
+    const char *cl =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (cl != NULL && http_content_length(cl, &length) != 0)
+        return serve_refused(s, conn, rq, MHD_HTTP_BAD_REQUEST);
+    if (length > (unsigned long long)rq->cfg->max_body_bytes) {
+        rq->too_large = true;
+        return serve_final(s, conn, rq);
+    }
+    start_verb(rq, length, cl != NULL);
+    return MHD_YES;
+}
+
+enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                const char *method, const char *version, const char *upload_data,
+                                size_t *upload_data_size, void **req_cls)
+{
+    struct http_server *s = cls;
+    struct http_request *rq = *req_cls;
+    (void)version;
+
+    if (rq == NULL) {
+        rq = calloc(1, sizeof(*rq));
+        if (rq == NULL)
+            return MHD_NO;
+        *req_cls = rq; /* from here on, http_on_completed frees it on every path */
+        return on_headers(s, conn, url, method, rq);
+    }
+    if (*upload_data_size != 0) {
+        /* The idle timeout (above kube-scheduler's 90 s keep-alive) resets
+         * on every byte; a body dripping in is cut at this total deadline. */
+        if (clock_since(&rq->start) > rq->cfg->request_timeout_seconds) {
+            LOG(LOG_WARN, "request body too slow, connection closed", LOG_UINT("received", rq->len),
+                LOG_INT("seconds", rq->cfg->request_timeout_seconds));
+            return MHD_NO;
+        }
+        take_chunk(rq, upload_data, *upload_data_size);
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    return serve_final(s, conn, rq);
+}
+
+void http_on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+                       enum MHD_RequestTerminationCode toe)
+{
+    struct http_request *rq = *req_cls;
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    if (rq == NULL)
+        return;
+    arena_release(rq->arena); /* a request cut short still holds it */
+    if (rq->cfg != NULL)
+        cfg_live_release(rq->cfg);
+    free(rq);
+    *req_cls = NULL;
+}
+
+void http_on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char msg[ERR_LEN];
+    (void)cls;
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    msg[strcspn(msg, "\n")] = '\0';
+    LOG(LOG_DEBUG, "libmicrohttpd", LOG_STR("detail", msg));
+}

@@ -1,0 +1,49 @@
+#include "server/http/respond.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum MHD_Result http_send_json(struct MHD_Connection *conn, unsigned status, const char *body,
+                               size_t len, const char *allow)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
+    if (r == NULL)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    if (allow != NULL)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    enum MHD_Result ret = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+enum MHD_Result http_send_owned(struct MHD_Connection *conn, unsigned status, const char *type,
+                                char *body, size_t len)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(len, body, free);
+    if (r == NULL) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    /* The one HTML page (/debug) shows names from requests and runs no
+     * script: the browser is told to run none, whatever got through. */
+    if (strncmp(type, "text/html", 9) == 0)
+        MHD_add_response_header(r, "Content-Security-Policy",
+                                "default-src 'none'; style-src 'unsafe-inline'; "
+                                "form-action 'self'; base-uri 'none'");
+    enum MHD_Result ret = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+enum MHD_Result http_send_error(struct MHD_Connection *conn, unsigned status, const char *msg,
+                                const char *allow)
+{
+    char body[512];
+    int n = snprintf(body, sizeof(body), "{\"Error\":\"%s\"}", msg);
+    return http_send_json(conn, status, body, (size_t)n, allow);
+}

@@ -1,0 +1,67 @@
+#include "server/http/routes.h"
+
+#include <string.h>
+
+#define PATH_MAX_LEN 1024
+
+bool http_is_verb_route(enum http_route r)
+{
+    return r == HTTP_ROUTE_FILTER || r == HTTP_ROUTE_PRIORITIZE || r == HTTP_ROUTE_PREEMPT ||
+           r == HTTP_ROUTE_BIND;
+}
+
+/* Collapses repeated slashes: kube-scheduler joins urlPrefix and verb with
+ * "/" and a verb written "/filter" yields "//filter". */
+static void normalize_path(const char *url, char out[PATH_MAX_LEN])
+{
+    size_t j = 0;
+    for (size_t i = 0; url[i] != '\0' && j + 1 < PATH_MAX_LEN; i++)
+        if (url[i] != '/' || j == 0 || out[j - 1] != '/')
+            out[j++] = url[i];
+    out[j] = '\0';
+}
+
+enum http_route http_route_of(const struct cfg *cfg, const char *url)
+{
+    char path[PATH_MAX_LEN];
+    size_t plen = strlen(cfg->prefix);
+
+    normalize_path(url, path);
+    if (strncmp(path, cfg->prefix, plen) == 0) {
+        if (strcmp(path + plen, "/filter") == 0)
+            return HTTP_ROUTE_FILTER;
+        if (strcmp(path + plen, "/prioritize") == 0)
+            return HTTP_ROUTE_PRIORITIZE;
+        if (strcmp(path + plen, "/preempt") == 0)
+            return HTTP_ROUTE_PREEMPT;
+        if (strcmp(path + plen, "/bind") == 0)
+            return HTTP_ROUTE_BIND;
+    }
+    if (strcmp(path, "/healthz") == 0)
+        return HTTP_ROUTE_HEALTHZ;
+    if (strcmp(path, "/readyz") == 0)
+        return HTTP_ROUTE_READYZ;
+    if (strcmp(path, "/version") == 0)
+        return HTTP_ROUTE_VERSION;
+    if (strcmp(path, "/metrics") == 0)
+        return HTTP_ROUTE_METRICS;
+    if (strcmp(path, "/debug") == 0 || strcmp(path, "/debug/") == 0)
+        return HTTP_ROUTE_DEBUG;
+    if (strcmp(path, "/debug/decisions") == 0)
+        return HTTP_ROUTE_DEBUG_DECISIONS;
+    return HTTP_ROUTE_NOT_FOUND;
+}
+
+enum ops_verb http_verb_of(enum http_route r)
+{
+    switch (r) {
+    case HTTP_ROUTE_FILTER:
+        return OPS_VERB_FILTER;
+    case HTTP_ROUTE_PRIORITIZE:
+        return OPS_VERB_PRIORITIZE;
+    case HTTP_ROUTE_PREEMPT:
+        return OPS_VERB_PREEMPT;
+    default:
+        return OPS_VERB_BIND;
+    }
+}

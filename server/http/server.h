@@ -1,0 +1,50 @@
+/*
+ * The HTTP service's own state, shared by the files of server/http: the
+ * daemon, the live configuration and what the operations endpoints read.
+ * Nothing outside server/http sees it (daemon.h is the face).
+ */
+#ifndef SERVER_HTTP_SERVER_H
+#define SERVER_HTTP_SERVER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include "config/config.h"
+#include "config/live.h"
+#include "server/cluster/cluster.h"
+#include "server/http/routes.h"
+#include "server/ops/metrics.h"
+#include "server/ops/ring.h"
+
+struct http_server {
+    struct MHD_Daemon *daemon;
+    struct cfg_live live;     /* what requests use; swapped by http_reload() */
+    char listen[CFG_STR_LEN]; /* what the daemon was started with */
+    int connection_limit, per_ip_connection_limit, idle_timeout_seconds;
+    bool mtls; /* client certificates are required (set at start) */
+    char tls_cert[CFG_STR_LEN], tls_key[CFG_STR_LEN], client_ca[CFG_STR_LEN]; /* at start */
+    atomic_bool ready;
+    struct cluster *cluster; /* borrowed; NULL: request-only */
+    struct ops_metrics metrics;
+    struct ops_ring decisions; /* recorded while debug endpoints are on */
+};
+
+/* Per-request state, from the first handler call to NOTIFY_COMPLETED. A
+ * verb request holds an arena from its headers on: the body is read into
+ * it and parsed in it, and all of it goes in one arena_release(). */
+struct http_request {
+    const struct cfg *cfg; /* a reference for the request's whole life */
+    struct timespec start; /* when the headers arrived */
+    enum http_route route;
+    bool method_ok;
+    bool too_large;
+    struct arena *arena;
+    char *body;
+    size_t len, cap;
+};
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * The access log: one JSON line per verb request (msg "request"), at info
+ * for 200 answers and warn for the others, so that --log-level warn keeps
+ * only the requests that went wrong.
+ *
+ *   verb, pod ("namespace/name"), nodesIn, nodesPassed, bestNode, bestScore,
+ *   answer, decision, status, durationSeconds, bodyBytes, and error when the
+ *   answer carries one (any non-200, and a bind that failed: a 200); bind
+ *   writes node instead of the node fields
+ */
+#ifndef SERVER_OPS_ACCESS_LOG_H
+#define SERVER_OPS_ACCESS_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/ops/labels.h"
+
+/* What a verb found out about its request, for the log and the metrics.
+ * Strings point into the request's memory: log before it is released. */
+struct ops_request_facts {
+    const char *pod_ns, *pod_name; /* NULL when the pod was not decoded */
+    size_t nodes;                  /* candidates decided on; 0 for errors and bind */
+    size_t passed;                 /* nodes the filter passes (as computed when scored) */
+    const char *best;              /* the best node (bind: the node), NULL for none */
+    int best_score;                /* its score, -1 for none */
+    uint64_t decision;             /* id in the decisions ring, 0 when not kept */
+    enum ops_answer answer;
+};
+
+/* Logs the request of @verb answered with @status and the Error text
+ * @error ("" for none) after @seconds, its body @body_bytes long. */
+void ops_access_log(enum ops_verb verb, unsigned status, const struct ops_request_facts *f,
+                    const char *error, double seconds, size_t body_bytes);
+
+#endif

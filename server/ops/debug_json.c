@@ -1,0 +1,159 @@
+#include "server/ops/debug_json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "base/buf.h"
+#include "server/ops/explain.h"
+
+int ops_debug_parse_count(const char *text, uint64_t *out)
+{
+    char *end;
+    if (text[0] < '0' || text[0] > '9')
+        return -EINVAL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v == 0 || v > (1ULL << 63))
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+static void member_int(struct buf *o, const char *key, int64_t v)
+{
+    buf_str(o, ",\"");
+    buf_str(o, key);
+    buf_str(o, "\":");
+    buf_int(o, v);
+}
+
+static void member_str(struct buf *o, const char *key, const char *v)
+{
+    buf_str(o, ",\"");
+    buf_str(o, key);
+    buf_str(o, "\":");
+    buf_json_str(o, v);
+}
+
+static void member_bool(struct buf *o, const char *key, bool v)
+{
+    buf_str(o, ",\"");
+    buf_str(o, key);
+    buf_str(o, v ? "\":true" : "\":false");
+}
+
+static void member_double(struct buf *o, const char *key, double v)
+{
+    char num[48];
+    snprintf(num, sizeof(num), ",\"%s\":%.9g", key, v);
+    buf_str(o, num);
+}
+
+static void write_term(struct buf *o, const struct ops_record_node *n, int r,
+                       enum score_strategy strategy)
+{
+    const struct score_term *t = &n->explain.term[r];
+    buf_str(o, "{\"allocatable\":");
+    buf_int(o, t->alloc);
+    member_int(o, "used", t->used);
+    member_str(o, "usedFrom", ops_used_from(n, r));
+    if (n->from_state)
+        member_str(o, "usedOutcome", score_used_outcome_name(n->outcome[r]));
+    member_int(o, "pod", t->pod);
+    member_int(o, "requested", t->requested);
+    member_int(o, "weight", t->weight);
+    member_bool(o, "skipped", t->skipped);
+    if (strategy == SCORE_BALANCED)
+        member_double(o, "fraction", t->fraction);
+    else
+        member_int(o, "value", t->value);
+    buf_str(o, "}");
+}
+
+static void write_node(struct buf *o, const struct ops_record *rec, const struct ops_record_node *n)
+{
+    buf_str(o, "{\"name\":");
+    buf_json_str(o, n->name);
+    member_str(o, "verdict", ops_verdict_name(n->verdict));
+    member_str(o, "reason", n->reason);
+    member_str(o, "reasonCode", ops_reason_name(n->code));
+    member_int(o, "value", n->explain.value);
+    member_int(o, "score", n->explain.score);
+    member_int(o, "influence", OPS_INFLUENCE(n->explain.score, rec->scheduler_weight));
+    member_bool(o, "unknown", n->unknown);
+    member_bool(o, "forcedZero", n->forced_zero);
+    buf_str(o, ",\"resources\":{\"cpu\":");
+    write_term(o, n, SCORE_CPU, rec->params.strategy);
+    buf_str(o, ",\"memory\":");
+    write_term(o, n, SCORE_MEMORY, rec->params.strategy);
+    buf_str(o, "}}");
+}
+
+static void record_json(struct buf *o, const struct ops_record *rec)
+{
+    char stamp[48];
+    struct tm tm;
+
+    gmtime_r(&rec->time.tv_sec, &tm);
+    size_t n = strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(stamp + n, sizeof(stamp) - n, ".%03ldZ", rec->time.tv_nsec / 1000000);
+    buf_str(o, "{\"id\":");
+    buf_int(o, (int64_t)rec->id);
+    member_str(o, "time", stamp);
+    member_str(o, "verb", ops_verb_name(rec->verb));
+    member_str(o, "answer", ops_answer_name(rec->answer));
+    buf_str(o, ",\"pod\":{\"namespace\":");
+    buf_json_str(o, rec->pod_ns);
+    member_str(o, "name", rec->pod_name);
+    member_int(o, "cpuMillis", rec->request.real[SCORE_CPU]);
+    member_int(o, "memoryBytes", rec->request.real[SCORE_MEMORY]);
+    member_int(o, "cpuMillisForScoring", rec->request.non_zero[SCORE_CPU]);
+    member_int(o, "memoryBytesForScoring", rec->request.non_zero[SCORE_MEMORY]);
+    buf_str(o, "}");
+    member_str(o, "strategy", score_strategy_name(rec->params.strategy));
+    buf_str(o, ",\"weights\":{\"cpu\":");
+    buf_int(o, rec->params.weight[SCORE_CPU]);
+    member_int(o, "memory", rec->params.weight[SCORE_MEMORY]);
+    buf_str(o, "}");
+    member_bool(o, "normalize", rec->params.normalize);
+    if (rec->params.strategy == SCORE_TARGET)
+        member_int(o, "targetPercent", rec->params.target_percent);
+    member_int(o, "schedulerWeight", rec->scheduler_weight);
+    member_int(o, "influenceMax", OPS_INFLUENCE(SCORE_MAX_SCORE, rec->scheduler_weight));
+    member_int(o, "defaultPluginsMax", OPS_DEFAULT_PLUGINS_MAX);
+    member_bool(o, "nodeNamesMode", rec->node_names_mode);
+    member_bool(o, "withCluster", rec->with_cluster);
+    member_double(o, "durationSeconds", rec->seconds);
+    member_int(o, "candidates", (int64_t)rec->candidates);
+    member_int(o, "passed", (int64_t)rec->n_passed);
+    member_str(o, "bestNode", rec->best >= 0 ? rec->nodes[rec->best].name : "");
+    buf_str(o, ",\"nodes\":[");
+    for (size_t i = 0; i < rec->n_nodes; i++) {
+        buf_str(o, i ? "," : "");
+        write_node(o, rec, &rec->nodes[i]);
+    }
+    buf_str(o, "]}");
+}
+
+int ops_debug_json(struct ops_ring *d, const struct ops_query *q, char **out, size_t *len)
+{
+    struct ops_record **found;
+    size_t n;
+    struct buf o;
+
+    if (ops_ring_find(d, q, &found, &n) != 0)
+        return -ENOMEM;
+    buf_init(&o, 4096);
+    buf_str(&o, "{\"decisions\":[");
+    for (size_t i = 0; i < n; i++) {
+        buf_str(&o, i ? "," : "");
+        record_json(&o, found[i]);
+        ops_record_release(found[i]);
+    }
+    free(found);
+    buf_str(&o, "]}");
+    *out = buf_take(&o, len);
+    return *out != NULL ? 0 : -ENOMEM;
+}

@@ -1,0 +1,24 @@
+/*
+ * GET /debug/decisions: the decisions ring as JSON, newest first. Takes
+ * ?pod=NAMESPACE/NAME or ?pod=NAME, ?id=N and ?limit=N (server/http
+ * parses them with ops_debug_parse_count()).
+ */
+#ifndef SERVER_OPS_DEBUG_JSON_H
+#define SERVER_OPS_DEBUG_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/ops/ring.h"
+
+/* Parses a query count: 1 .. 2^63 in decimal. Returns 0 or -EINVAL. */
+int ops_debug_parse_count(const char *text, uint64_t *out);
+
+/*
+ * {"decisions":[...]} newest first: each with its pod, request, strategy
+ * and, per node, inputs, terms, value, score, verdict and influence.
+ * Writes a malloc'd buffer into *@out / *@len. Returns 0 or -ENOMEM.
+ */
+int ops_debug_json(struct ops_ring *d, const struct ops_query *q, char **out, size_t *len);
+
+#endif

@@ -1,0 +1,307 @@
+#include "server/ops/debug_page.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "base/buf.h"
+#include "server/ops/explain.h"
+
+#define BAR_UNIT   30  /* pixels per score point: a score of 10 is 300 px */
+#define NAME_WIDTH 210 /* the node-name column of the chart */
+#define ROW_HEIGHT 26
+#define RECENT_MAX 50 /* rows of the recent-decisions table */
+
+/* Appends @s with &, <, >, " and ' escaped: names and reasons come from
+ * requests. */
+static void html(struct buf *o, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        switch (*s) {
+        case '&':
+            buf_str(o, "&amp;");
+            break;
+        case '<':
+            buf_str(o, "&lt;");
+            break;
+        case '>':
+            buf_str(o, "&gt;");
+            break;
+        case '"':
+            buf_str(o, "&quot;");
+            break;
+        case '\'':
+            buf_str(o, "&#39;");
+            break;
+        default:
+            buf_raw(o, s, 1);
+        }
+    }
+}
+
+/* Appends printf output; our own numbers and names only (no escaping). */
+static void outf(struct buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void outf(struct buf *o, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        buf_raw(o, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* Percent-encodes @s for a query value. */
+static void url(struct buf *o, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '.' || c == '_' || c == '/')
+            buf_raw(o, s, 1);
+        else
+            outf(o, "%%%02X", c);
+    }
+}
+
+static const char style[] =
+    "<style>body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1a1a1a;max-width:72em}"
+    "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}"
+    "table{border-collapse:collapse;margin:.5em 0}"
+    "th,td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
+    "td:first-child{white-space:nowrap}"
+    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+    ".fail{color:#b42318}.muted{color:#666}code{font-size:.95em}"
+    "svg text{font:12px ui-monospace,monospace;fill:#1a1a1a}"
+    "svg .axis{stroke:#bbb}svg .fits{fill:#2f6fd0}svg .unfit{fill:#c9473d}"
+    "svg .unresolvable{fill:#8a1c14}</style>";
+
+/* One resource's inputs and term, as a table cell. */
+static void term_cell(struct buf *o, const struct ops_record *rec, const struct ops_record_node *n,
+                      int r)
+{
+    const struct score_term *t = &n->explain.term[r];
+    char alloc[32], used[32], pod[32];
+    buf_str(o, "<td>");
+    if (n->unknown) {
+        buf_str(o, "<span class=\"muted\">not in cluster state</span></td>");
+        return;
+    }
+    ops_amount(alloc, sizeof(alloc), r, t->alloc);
+    ops_amount(used, sizeof(used), r, t->used);
+    ops_amount(pod, sizeof(pod), r, t->pod);
+    outf(o, "alloc %s, used %s <span class=\"muted\">(%s)</span>, pod %s", alloc, used,
+         ops_used_from(n, r), pod);
+    if (t->skipped)
+        buf_str(o, " &rarr; <span class=\"muted\">left out</span>");
+    else if (rec->params.strategy == SCORE_BALANCED)
+        outf(o, " &rarr; fraction <b>%.4f</b>", t->fraction);
+    else
+        outf(o, " &rarr; term <b>%d</b>", t->value);
+    buf_str(o, "</td>");
+}
+
+/* How the node's value and score came about, in one line. */
+static void explain_line(struct buf *o, const struct ops_record *rec,
+                         const struct ops_record_node *n)
+{
+    char text[256];
+    ops_explain_text(rec, n, text, sizeof(text));
+    html(o, text);
+}
+
+static void chart(struct buf *o, const struct ops_record *rec)
+{
+    int width = NAME_WIDTH + BAR_UNIT * SCORE_MAX_SCORE + 120;
+    int height = ROW_HEIGHT * (int)rec->n_nodes + 30;
+    outf(o,
+         "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+         "role=\"img\" aria-label=\"score of each node, 0 to 10\">",
+         width, height);
+    for (int s = 0; s <= SCORE_MAX_SCORE; s += 2) {
+        int x = NAME_WIDTH + s * BAR_UNIT;
+        outf(o,
+             "<line class=\"axis\" x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%d\"/>"
+             "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>",
+             x, x, height - 22, x, height - 6, s);
+    }
+    for (size_t i = 0; i < rec->n_nodes; i++) {
+        const struct ops_record_node *n = &rec->nodes[i];
+        int y = (int)i * ROW_HEIGHT;
+        int score = n->explain.score;
+        buf_str(o, "<g class=\"node\" data-node=\"");
+        html(o, n->name);
+        outf(o, "\" data-score=\"%d\" data-value=\"%d\" data-verdict=\"%s\">", score,
+             n->explain.value, ops_verdict_name(n->verdict));
+        outf(o, "<text x=\"0\" y=\"%d\">", y + 17);
+        html(o, n->name);
+        outf(o,
+             "</text><rect class=\"bar %s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\">"
+             "<title>",
+             ops_verdict_name(n->verdict), NAME_WIDTH, y + 4, score * BAR_UNIT);
+        explain_line(o, rec, n);
+        outf(o, "</title></rect><text x=\"%d\" y=\"%d\">%d &#183; +%lld",
+             NAME_WIDTH + score * BAR_UNIT + 6, y + 17, score,
+             OPS_INFLUENCE(score, rec->scheduler_weight));
+        if (n->verdict != SCORE_FITS) {
+            buf_str(o, " &#183; ");
+            html(o, n->reason);
+        }
+        buf_str(o, "</text></g>");
+    }
+    buf_str(o, "</svg>");
+}
+
+static void terms_table(struct buf *o, const struct ops_record *rec)
+{
+    buf_str(o, "<table id=\"terms\"><tr><th>node</th><th>verdict</th><th>cpu</th>"
+               "<th>memory</th><th class=\"n\">value</th><th class=\"n\">score</th>"
+               "<th class=\"n\">influence</th><th>how</th></tr>");
+    for (size_t i = 0; i < rec->n_nodes; i++) {
+        const struct ops_record_node *n = &rec->nodes[i];
+        buf_str(o, "<tr data-node=\"");
+        html(o, n->name);
+        buf_str(o, "\"><td>");
+        html(o, n->name);
+        buf_str(o, n->verdict == SCORE_FITS ? "</td><td>fits" : "</td><td class=\"fail\">");
+        html(o, n->reason);
+        buf_str(o, "</td>");
+        term_cell(o, rec, n, SCORE_CPU);
+        term_cell(o, rec, n, SCORE_MEMORY);
+        outf(o, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%lld</td><td>",
+             n->explain.value, n->explain.score,
+             OPS_INFLUENCE(n->explain.score, rec->scheduler_weight));
+        explain_line(o, rec, n);
+        buf_str(o, "</td></tr>");
+    }
+    buf_str(o, "</table>");
+}
+
+static void decision_section(struct buf *o, const struct ops_record *rec)
+{
+    outf(o, "<h2 id=\"decision\" data-id=\"%llu\">Decision %llu: %s ", (unsigned long long)rec->id,
+         (unsigned long long)rec->id, ops_verb_name(rec->verb));
+    html(o, rec->pod_ns);
+    buf_str(o, "/");
+    html(o, rec->pod_name);
+    char cpu[32], mem[32], cpu_nz[32], mem_nz[32];
+    ops_amount(cpu, sizeof(cpu), SCORE_CPU, rec->request.real[SCORE_CPU]);
+    ops_amount(mem, sizeof(mem), SCORE_MEMORY, rec->request.real[SCORE_MEMORY]);
+    ops_amount(cpu_nz, sizeof(cpu_nz), SCORE_CPU, rec->request.non_zero[SCORE_CPU]);
+    ops_amount(mem_nz, sizeof(mem_nz), SCORE_MEMORY, rec->request.non_zero[SCORE_MEMORY]);
+    outf(o,
+         "</h2><p>answer <b>%s</b> &#183; %zu candidates, %zu fit &#183; pod requests cpu "
+         "%s, memory %s (scored as %s, %s) &#183; %.3f ms &#183; "
+         "<a href=\"/debug/decisions?id=%llu\">JSON</a></p>",
+         ops_answer_name(rec->answer), rec->candidates, rec->n_passed, cpu, mem, cpu_nz, mem_nz,
+         rec->seconds * 1e3, (unsigned long long)rec->id);
+    if (rec->n_nodes == 0) {
+        buf_str(o, "<p>Not scored: the answer passed every node with equal scores.</p>");
+        return;
+    }
+    outf(o,
+         "<p>Strategy <b>%s</b>, weights cpu %d, memory %d%s. Each bar is a node's score "
+         "(0&ndash;10), labelled <i>score &#183; points added</i>: kube-scheduler adds "
+         "score &times; weight %d &times; 10 to the node's total, at most %lld against %d "
+         "for its default plugins. Blue fits; red fails the filter (dark red: too big even "
+         "for the empty node). Hover a bar to see how it was computed.</p>",
+         score_strategy_name(rec->params.strategy), rec->params.weight[SCORE_CPU],
+         rec->params.weight[SCORE_MEMORY], rec->params.normalize ? ", normalised" : "",
+         rec->scheduler_weight, OPS_INFLUENCE(SCORE_MAX_SCORE, rec->scheduler_weight),
+         OPS_DEFAULT_PLUGINS_MAX);
+    chart(o, rec);
+    terms_table(o, rec);
+}
+
+static void recent_table(struct buf *o, struct ops_record **found, size_t n)
+{
+    buf_str(o, "<h2>Recent decisions</h2><table id=\"recent\"><tr><th class=\"n\">id</th>"
+               "<th>time (UTC)</th><th>verb</th><th>pod</th><th>answer</th>"
+               "<th class=\"n\">nodes</th><th class=\"n\">fit</th><th>best</th>"
+               "<th class=\"n\">ms</th></tr>");
+    for (size_t i = 0; i < n && i < RECENT_MAX; i++) {
+        const struct ops_record *rec = found[i];
+        char stamp[32];
+        struct tm tm;
+        gmtime_r(&rec->time.tv_sec, &tm);
+        strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
+        outf(o,
+             "<tr><td class=\"n\"><a href=\"/debug?id=%llu\">%llu</a></td><td>%s</td>"
+             "<td>%s</td><td><a href=\"/debug?pod=",
+             (unsigned long long)rec->id, (unsigned long long)rec->id, stamp,
+             ops_verb_name(rec->verb));
+        url(o, rec->pod_ns);
+        buf_str(o, "/");
+        url(o, rec->pod_name);
+        buf_str(o, "\">");
+        html(o, rec->pod_ns);
+        buf_str(o, "/");
+        html(o, rec->pod_name);
+        outf(o, "</a></td><td>%s</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td><td>",
+             ops_answer_name(rec->answer), rec->candidates, rec->n_passed);
+        if (rec->best >= 0) {
+            html(o, rec->nodes[rec->best].name);
+            outf(o, " (%d)", rec->nodes[rec->best].explain.score);
+        }
+        outf(o, "</td><td class=\"n\">%.3f</td></tr>", rec->seconds * 1e3);
+    }
+    buf_str(o, "</table>");
+}
+
+int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct cfg *cfg, char **out,
+                   size_t *len)
+{
+    struct ops_query list = {.pod = q->pod, .limit = q->limit ? q->limit : RECENT_MAX};
+    struct ops_record **found;
+    size_t n;
+    struct buf o;
+
+    if (ops_ring_find(d, &list, &found, &n) != 0)
+        return -ENOMEM;
+    /* The charted decision: ?id, else the newest listed. */
+    struct ops_record *shown = n > 0 ? found[0] : NULL, **by_id = NULL;
+    size_t n_id = 0;
+    if (q->id != 0) {
+        struct ops_query one = {.id = q->id};
+        if (ops_ring_find(d, &one, &by_id, &n_id) != 0)
+            n_id = 0;
+        shown = n_id > 0 ? by_id[0] : NULL;
+    }
+    buf_init(&o, 16384 + (shown != NULL ? shown->n_nodes * 1024 : 0));
+    buf_str(&o, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<title>cpu-extender decisions</title>");
+    buf_str(&o, style);
+    buf_str(&o, "</head><body><h1>cpu-extender decisions</h1>");
+    outf(&o,
+         "<p id=\"config\">mode <b>%s</b> &#183; strategy <b>%s</b> (cpu weight %d, memory "
+         "weight %d) &#183; scheduler weight %d &#183; ",
+         cfg_mode_name(cfg->mode), score_strategy_name(cfg->score.strategy),
+         cfg->score.weight[SCORE_CPU], cfg->score.weight[SCORE_MEMORY], cfg->scheduler_weight);
+    outf(&o, "keeping %d decisions &#183; <a href=\"/debug/decisions\">all as JSON</a></p>",
+         cfg->decisions_kept);
+    buf_str(&o, "<form method=\"get\" action=\"/debug\"><label>pod (namespace/name or name) "
+                "<input name=\"pod\" value=\"");
+    html(&o, q->pod != NULL ? q->pod : "");
+    buf_str(&o, "\"></label> <button>show</button></form>");
+    if (shown != NULL)
+        decision_section(&o, shown);
+    else if (q->id != 0)
+        outf(&o, "<p id=\"decision\">Decision %llu is no longer kept.</p>",
+             (unsigned long long)q->id);
+    else
+        buf_str(&o, "<p id=\"decision\">No decision recorded yet: send a filter or "
+                    "prioritize request.</p>");
+    recent_table(&o, found, n);
+    buf_str(&o, "</body></html>\n");
+    for (size_t i = 0; i < n; i++)
+        ops_record_release(found[i]);
+    for (size_t i = 0; i < n_id; i++)
+        ops_record_release(by_id[i]);
+    free(found);
+    free(by_id);
+    *out = buf_take(&o, len);
+    return *out != NULL ? 0 : -ENOMEM;
+}

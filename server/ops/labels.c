@@ -1,0 +1,33 @@
+#include "server/ops/labels.h"
+
+static const char *const verb_names[OPS_VERB_COUNT] = {"filter", "prioritize", "preempt", "bind"};
+static const char *const reason_names[OPS_REASON_COUNT] = {
+    [OPS_REASON_FITS] = "fits",
+    [OPS_REASON_UNKNOWN_NODE] = "unknown_node",
+    [OPS_REASON_INSUFFICIENT_CPU] = "insufficient_cpu",
+    [OPS_REASON_INSUFFICIENT_MEMORY] = "insufficient_memory",
+    [OPS_REASON_INSUFFICIENT_BOTH] = "insufficient_cpu_and_memory",
+    [OPS_REASON_STALE] = "stale_data",
+    [OPS_REASON_INVALID_NODE] = "invalid_node",
+};
+static const char *const answer_names[OPS_ANSWER_COUNT] = {
+    [OPS_ANSWER_SCORED] = "scored",
+    [OPS_ANSWER_SHADOW] = "shadow",
+    [OPS_ANSWER_PASSTHROUGH_MODE] = "passthrough_mode",
+    [OPS_ANSWER_PASSTHROUGH_SELECTOR] = "passthrough_selector",
+    [OPS_ANSWER_NEUTRAL_DEADLINE] = "neutral_deadline",
+};
+const char *ops_reason_name(enum ops_reason r)
+{
+    return reason_names[r];
+}
+
+const char *ops_answer_name(enum ops_answer a)
+{
+    return answer_names[a];
+}
+
+const char *ops_verb_name(enum ops_verb v)
+{
+    return verb_names[v];
+}

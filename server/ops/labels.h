@@ -1,0 +1,50 @@
+/*
+ * What the operations side counts and records a request by: the verb, what
+ * a filter or prioritize call answered, why a node passed or failed. They
+ * are label values of /metrics and fields of the log and /debug, so they
+ * live here, below the verbs that produce them.
+ */
+#ifndef SERVER_OPS_LABELS_H
+#define SERVER_OPS_LABELS_H
+
+enum ops_verb {
+    OPS_VERB_FILTER = 0,
+    OPS_VERB_PRIORITIZE,
+    OPS_VERB_PREEMPT,
+    OPS_VERB_BIND,
+    OPS_VERB_COUNT,
+};
+
+/* Why a node passed or failed a filter (the metric's reason label). */
+enum ops_reason {
+    OPS_REASON_FITS = 0,
+    OPS_REASON_UNKNOWN_NODE, /* not in the cluster state: passed, score 0 */
+    OPS_REASON_INSUFFICIENT_CPU,
+    OPS_REASON_INSUFFICIENT_MEMORY,
+    OPS_REASON_INSUFFICIENT_BOTH,
+    OPS_REASON_STALE,        /* stale used data under stalePolicy full (failed) or pass */
+    OPS_REASON_INVALID_NODE, /* unusable allocatable or annotations */
+    OPS_REASON_COUNT,
+};
+
+/* What a filter or prioritize call answered. */
+enum ops_answer {
+    OPS_ANSWER_SCORED = 0,           /* what scoring said (mode enforce) */
+    OPS_ANSWER_SHADOW,               /* scored and recorded; neutral answer */
+    OPS_ANSWER_PASSTHROUGH_MODE,     /* mode passthrough: neutral, not scored */
+    OPS_ANSWER_PASSTHROUGH_SELECTOR, /* the pod is outside the selector */
+    OPS_ANSWER_NEUTRAL_DEADLINE,     /* would have answered too late */
+    OPS_ANSWER_COUNT,
+};
+
+/* The label values: "fits", "unknown_node", "insufficient_cpu", ... */
+const char *ops_reason_name(enum ops_reason r);
+
+/* "scored", "shadow", "passthrough_mode", "passthrough_selector",
+ * "neutral_deadline". */
+const char *ops_answer_name(enum ops_answer a);
+
+/* "filter", "prioritize", "preempt" or "bind". */
+const char *ops_verb_name(enum ops_verb v);
+
+#endif

@@ -1,0 +1,288 @@
+#include "server/ops/metrics.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "version.h"
+
+static const char *const status_names[OPS_STATUS_COUNT] = {"200", "400", "413", "500", "other"};
+
+/* Upper bounds: from 0.1 ms (a NodeNames call) to 10 s (past any httpTimeout). */
+static const double duration_le[OPS_DURATION_BUCKETS] = {
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+};
+/* 1 KiB to 4 GiB by fours: a NodeNames body to the largest NodeList. */
+static const double bytes_le[OPS_BYTES_BUCKETS] = {
+    1024,    4096,     16384,    65536,     262144,     1048576,
+    4194304, 16777216, 67108864, 268435456, 1073741824, 4294967296,
+};
+static const double nodes_le[OPS_NODES_BUCKETS] = {1,   3,    10,   30,    100,
+                                                   300, 1000, 3000, 10000, 100000};
+
+/* Scores are 0..10, so the spread is too: one bucket per value. */
+#define SPREAD_BUCKETS 11
+static const double spread_le[SPREAD_BUCKETS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+
+void ops_metrics_init(struct ops_metrics *m)
+{
+    memset(m, 0, sizeof(*m));
+}
+
+static enum ops_status_class status_class(unsigned status)
+{
+    switch (status) {
+    case 200:
+        return OPS_STATUS_200;
+    case 400:
+        return OPS_STATUS_400;
+    case 413:
+        return OPS_STATUS_413;
+    case 500:
+        return OPS_STATUS_500;
+    default:
+        return OPS_STATUS_OTHER;
+    }
+}
+
+static size_t bucket_of(const double *le, size_t n, double v)
+{
+    size_t i = 0;
+    while (i < n && v > le[i])
+        i++;
+    return i; /* n: above the last bound, only in +Inf */
+}
+
+static void observe_n(struct ops_histogram_n *h, const double *le, size_t n, size_t v)
+{
+    size_t b = bucket_of(le, n, (double)v);
+    if (b < n)
+        atomic_fetch_add_explicit(&h->bucket[b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->sum, v, memory_order_relaxed);
+}
+
+void ops_metrics_request(struct ops_metrics *m, enum ops_verb verb, unsigned status, double seconds,
+                         size_t body_bytes, size_t nodes)
+{
+    enum ops_status_class c = status_class(status);
+    struct ops_histogram_d *d = &m->duration[verb][c];
+    size_t b = bucket_of(duration_le, OPS_DURATION_BUCKETS, seconds);
+
+    atomic_fetch_add_explicit(&m->requests[verb][c], 1, memory_order_relaxed);
+    if (b < OPS_DURATION_BUCKETS)
+        atomic_fetch_add_explicit(&d->bucket[b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&d->count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&d->sum_ns, (unsigned long long)(seconds * 1e9),
+                              memory_order_relaxed);
+    observe_n(&m->body_bytes[verb], bytes_le, OPS_BYTES_BUCKETS, body_bytes);
+    if (verb != OPS_VERB_BIND && c == OPS_STATUS_200)
+        observe_n(&m->nodes[verb], nodes_le, OPS_NODES_BUCKETS, nodes);
+}
+
+void ops_metrics_decision(struct ops_metrics *m, enum ops_verb verb, enum ops_answer answer,
+                          const size_t passed[OPS_REASON_COUNT],
+                          const size_t failed[OPS_REASON_COUNT], size_t stale, int spread)
+{
+    atomic_fetch_add_explicit(&m->answers[verb][answer], 1, memory_order_relaxed);
+    for (int r = 0; verb == OPS_VERB_FILTER && passed != NULL && r < OPS_REASON_COUNT; r++) {
+        if (passed[r] != 0)
+            atomic_fetch_add_explicit(&m->filter_decisions[0][r], passed[r], memory_order_relaxed);
+        if (failed[r] != 0)
+            atomic_fetch_add_explicit(&m->filter_decisions[1][r], failed[r], memory_order_relaxed);
+    }
+    if (stale != 0)
+        atomic_fetch_add_explicit(&m->stale_nodes, stale, memory_order_relaxed);
+    if (spread >= 0)
+        observe_n(&m->score_spread, spread_le, SPREAD_BUCKETS, (size_t)spread);
+}
+
+void ops_metrics_reload(struct ops_metrics *m, bool accepted)
+{
+    atomic_fetch_add_explicit(accepted ? &m->reloads_accepted : &m->reloads_rejected, 1,
+                              memory_order_relaxed);
+}
+
+static unsigned long long load(atomic_ullong *v)
+{
+    return atomic_load_explicit(v, memory_order_relaxed);
+}
+
+/* One histogram's lines. Buckets are read before the count, so a request
+ * recorded meanwhile can only make +Inf (the count) larger than the last
+ * bucket, never smaller: the series stays monotonic. */
+static void print_histogram(FILE *f, const char *name, const char *labels, atomic_ullong *bucket,
+                            const double *le, size_t n, unsigned long long count, double sum)
+{
+    unsigned long long cum = 0;
+    const char *sep = labels != NULL ? "," : "";
+    if (labels == NULL)
+        labels = "";
+    for (size_t i = 0; i < n; i++) {
+        cum += load(&bucket[i]);
+        fprintf(f, "%s_bucket{%s%sle=\"%.10g\"} %llu\n", name, labels, sep, le[i], cum);
+    }
+    if (count < cum)
+        count = cum;
+    fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, count);
+    if (labels[0] == '\0') {
+        fprintf(f, "%s_sum %.9g\n%s_count %llu\n", name, sum, name, count);
+        return;
+    }
+    fprintf(f, "%s_sum{%s} %.9g\n", name, labels, sum);
+    fprintf(f, "%s_count{%s} %llu\n", name, labels, count);
+}
+
+static void print_requests(FILE *f, struct ops_metrics *m)
+{
+    char labels[64];
+    fputs("# HELP cpu_extender_requests_total Extender verb requests answered, by verb and "
+          "HTTP status.\n# TYPE cpu_extender_requests_total counter\n",
+          f);
+    for (int v = 0; v < OPS_VERB_COUNT; v++)
+        for (int c = 0; c < OPS_STATUS_COUNT; c++)
+            fprintf(f, "cpu_extender_requests_total{verb=\"%s\",status=\"%s\"} %llu\n",
+                    ops_verb_name(v), status_names[c], load(&m->requests[v][c]));
+    fputs("# HELP cpu_extender_request_duration_seconds Time from a request's headers to its "
+          "answer.\n# TYPE cpu_extender_request_duration_seconds histogram\n",
+          f);
+    for (int v = 0; v < OPS_VERB_COUNT; v++) {
+        for (int c = 0; c < OPS_STATUS_COUNT; c++) {
+            struct ops_histogram_d *d = &m->duration[v][c];
+            unsigned long long count = load(&d->count);
+            if (count == 0)
+                continue; /* keep the page short: absent series read as 0 */
+            snprintf(labels, sizeof(labels), "verb=\"%s\",status=\"%s\"", ops_verb_name(v),
+                     status_names[c]);
+            print_histogram(f, "cpu_extender_request_duration_seconds", labels, d->bucket,
+                            duration_le, OPS_DURATION_BUCKETS, count,
+                            (double)load(&d->sum_ns) / 1e9);
+        }
+    }
+}
+
+static void print_sizes(FILE *f, struct ops_metrics *m)
+{
+    char labels[32];
+    fputs("# HELP cpu_extender_request_body_bytes Request body sizes.\n"
+          "# TYPE cpu_extender_request_body_bytes histogram\n",
+          f);
+    for (int v = 0; v < OPS_VERB_COUNT; v++) {
+        snprintf(labels, sizeof(labels), "verb=\"%s\"", ops_verb_name(v));
+        struct ops_histogram_n *h = &m->body_bytes[v];
+        unsigned long long count = load(&h->count);
+        print_histogram(f, "cpu_extender_request_body_bytes", labels, h->bucket, bytes_le,
+                        OPS_BYTES_BUCKETS, count, (double)load(&h->sum));
+    }
+    fputs("# HELP cpu_extender_request_nodes Candidate nodes per request.\n"
+          "# TYPE cpu_extender_request_nodes histogram\n",
+          f);
+    for (int v = 0; v < OPS_VERB_BIND; v++) {
+        snprintf(labels, sizeof(labels), "verb=\"%s\"", ops_verb_name(v));
+        struct ops_histogram_n *h = &m->nodes[v];
+        unsigned long long count = load(&h->count);
+        print_histogram(f, "cpu_extender_request_nodes", labels, h->bucket, nodes_le,
+                        OPS_NODES_BUCKETS, count, (double)load(&h->sum));
+    }
+}
+
+static void print_decisions(FILE *f, struct ops_metrics *m, size_t kept, size_t kept_bytes)
+{
+    fputs("# HELP cpu_extender_filter_decisions_total Node verdicts of filter calls, by result "
+          "and reason (computed verdicts: shadow mode included).\n"
+          "# TYPE cpu_extender_filter_decisions_total counter\n",
+          f);
+    for (int failed = 0; failed < 2; failed++)
+        for (int r = 0; r < OPS_REASON_COUNT; r++)
+            fprintf(f, "cpu_extender_filter_decisions_total{result=\"%s\",reason=\"%s\"} %llu\n",
+                    failed ? "failed" : "passed", ops_reason_name(r),
+                    load(&m->filter_decisions[failed][r]));
+    fputs("# HELP cpu_extender_prioritize_score_spread Highest minus lowest score of each "
+          "scored prioritize call (0: the extender had no preference).\n"
+          "# TYPE cpu_extender_prioritize_score_spread histogram\n",
+          f);
+    print_histogram(f, "cpu_extender_prioritize_score_spread", NULL, m->score_spread.bucket,
+                    spread_le, SPREAD_BUCKETS, load(&m->score_spread.count),
+                    (double)load(&m->score_spread.sum));
+    fprintf(f,
+            "# HELP cpu_extender_stale_nodes_total Node decisions made while the configured used "
+            "source was stale or missing (fallen back, rejected or passed unscored).\n"
+            "# TYPE cpu_extender_stale_nodes_total counter\n"
+            "cpu_extender_stale_nodes_total %llu\n",
+            load(&m->stale_nodes));
+    fputs("# HELP cpu_extender_answers_total Filter, prioritize and preempt answers by kind: "
+          "scored, shadow, passthrough_mode, passthrough_selector, neutral_deadline.\n"
+          "# TYPE cpu_extender_answers_total counter\n",
+          f);
+    for (int v = 0; v < OPS_VERB_BIND; v++)
+        for (int a = 0; a < OPS_ANSWER_COUNT; a++)
+            fprintf(f, "cpu_extender_answers_total{verb=\"%s\",kind=\"%s\"} %llu\n",
+                    ops_verb_name(v), ops_answer_name(a), load(&m->answers[v][a]));
+    fprintf(f,
+            "# HELP cpu_extender_decisions_kept Decisions held for /debug.\n"
+            "# TYPE cpu_extender_decisions_kept gauge\ncpu_extender_decisions_kept %zu\n"
+            "# HELP cpu_extender_decisions_kept_bytes Memory held by those decisions.\n"
+            "# TYPE cpu_extender_decisions_kept_bytes gauge\n"
+            "cpu_extender_decisions_kept_bytes %zu\n",
+            kept, kept_bytes);
+}
+
+static void print_cluster(FILE *f, const struct ops_cluster_gauges *g)
+{
+    fprintf(f,
+            "# HELP cpu_extender_unknown_nodes_total Node names in requests that the cluster "
+            "state did not know (passed with score 0).\n"
+            "# TYPE cpu_extender_unknown_nodes_total counter\n"
+            "cpu_extender_unknown_nodes_total %llu\n",
+            g->unknown_nodes);
+    if (!g->present)
+        return;
+    fprintf(f,
+            "# HELP cpu_extender_cluster_ready 1 once the first lists of nodes and pods are in.\n"
+            "# TYPE cpu_extender_cluster_ready gauge\ncpu_extender_cluster_ready %d\n"
+            "# HELP cpu_extender_cluster_nodes Node objects in the cluster state.\n"
+            "# TYPE cpu_extender_cluster_nodes gauge\ncpu_extender_cluster_nodes %zu\n"
+            "# HELP cpu_extender_cluster_pods Pods in the cluster state, any phase.\n"
+            "# TYPE cpu_extender_cluster_pods gauge\ncpu_extender_cluster_pods %zu\n",
+            g->ready ? 1 : 0, g->nodes, g->pods);
+    fprintf(f,
+            "# HELP cpu_extender_cpu_requested_ratio_cv Placement quality: coefficient of "
+            "variation of CPU requested / allocatable across nodes (0 = perfectly even).\n"
+            "# TYPE cpu_extender_cpu_requested_ratio_cv gauge\n"
+            "cpu_extender_cpu_requested_ratio_cv %.6f\n"
+            "# HELP cpu_extender_cpu_requested_ratio_mean Mean CPU requested / allocatable "
+            "across nodes.\n# TYPE cpu_extender_cpu_requested_ratio_mean gauge\n"
+            "cpu_extender_cpu_requested_ratio_mean %.6f\n",
+            g->cpu_ratio_cv, g->cpu_ratio_mean);
+}
+
+int ops_metrics_render(struct ops_metrics *m, const struct ops_cluster_gauges *cluster, size_t kept,
+                       size_t kept_bytes, char **out, size_t *len)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (f == NULL)
+        return -ENOMEM;
+    print_requests(f, m);
+    print_sizes(f, m);
+    print_decisions(f, m, kept, kept_bytes);
+    print_cluster(f, cluster);
+    fprintf(f,
+            "# HELP cpu_extender_config_reloads_total Configuration reloads (SIGHUP or a changed "
+            "file).\n# TYPE cpu_extender_config_reloads_total counter\n"
+            "cpu_extender_config_reloads_total{result=\"accepted\"} %llu\n"
+            "cpu_extender_config_reloads_total{result=\"rejected\"} %llu\n"
+            "# HELP cpu_extender_build_info The running version.\n"
+            "# TYPE cpu_extender_build_info gauge\n"
+            "cpu_extender_build_info{version=\"%s\"} 1\n",
+            load(&m->reloads_accepted), load(&m->reloads_rejected), CPU_EXTENDER_VERSION);
+    if (fclose(f) != 0 || text == NULL) {
+        free(text);
+        return -ENOMEM;
+    }
+    *out = text;
+    *len = n;
+    return 0;
+}

@@ -1,0 +1,115 @@
+/*
+ * GET /metrics: counters and histograms in the Prometheus text format
+ * (version 0.0.4), names cpu_extender_*, base units (seconds, bytes).
+ *
+ *   cpu_extender_requests_total{verb,status}          verb requests answered
+ *   cpu_extender_request_duration_seconds{verb,status} histogram, headers to answer
+ *   cpu_extender_request_body_bytes{verb}              histogram
+ *   cpu_extender_request_nodes{verb}                   histogram, candidates per answered request
+ *   cpu_extender_filter_decisions_total{result,reason}  node verdicts of filter calls
+ *   cpu_extender_prioritize_score_spread               histogram, max - min score per call
+ *   cpu_extender_stale_nodes_total                      node decisions made on stale used data
+ *   cpu_extender_answers_total{verb,kind}               scored, shadow, pass-through, neutral
+ *   cpu_extender_decisions_kept, _decisions_kept_bytes  the decisions ring
+ *   cpu_extender_cpu_requested_ratio_cv, _mean         placement quality (with a cluster)
+ *   cpu_extender_unknown_nodes_total                    names the cluster state did not know
+ *   cpu_extender_cluster_nodes, _cluster_pods           what the state holds (with a cluster)
+ *   cpu_extender_cluster_ready                          1 once the first lists are in
+ *   cpu_extender_config_reloads_total{result}           accepted / rejected
+ *   cpu_extender_build_info{version}                    always 1
+ *
+ * Every counter is a relaxed atomic: recording costs a few atomic adds and
+ * never takes a lock on the request path.
+ */
+#ifndef SERVER_OPS_METRICS_H
+#define SERVER_OPS_METRICS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "server/ops/labels.h"
+
+/* The statuses a verb answers; anything else is "other". */
+enum ops_status_class {
+    OPS_STATUS_200 = 0,
+    OPS_STATUS_400,
+    OPS_STATUS_413,
+    OPS_STATUS_500,
+    OPS_STATUS_OTHER,
+    OPS_STATUS_COUNT,
+};
+
+#define OPS_DURATION_BUCKETS 16
+#define OPS_BYTES_BUCKETS    12
+#define OPS_NODES_BUCKETS    10
+
+struct ops_histogram_d {
+    atomic_ullong bucket[OPS_DURATION_BUCKETS]; /* not cumulative; summed when printed */
+    atomic_ullong count;
+    atomic_ullong sum_ns;
+};
+
+struct ops_histogram_n {
+    atomic_ullong
+        bucket[OPS_BYTES_BUCKETS > OPS_NODES_BUCKETS ? OPS_BYTES_BUCKETS : OPS_NODES_BUCKETS];
+    atomic_ullong count;
+    atomic_ullong sum;
+};
+
+struct ops_metrics {
+    atomic_ullong requests[OPS_VERB_COUNT][OPS_STATUS_COUNT];
+    struct ops_histogram_d duration[OPS_VERB_COUNT][OPS_STATUS_COUNT];
+    struct ops_histogram_n body_bytes[OPS_VERB_COUNT];
+    struct ops_histogram_n nodes[OPS_VERB_COUNT];
+    atomic_ullong reloads_accepted, reloads_rejected;
+    atomic_ullong filter_decisions[2][OPS_REASON_COUNT]; /* [failed][reason] */
+    struct ops_histogram_n score_spread;
+    atomic_ullong stale_nodes;
+    atomic_ullong answers[OPS_VERB_COUNT][OPS_ANSWER_COUNT];
+};
+
+/* Zeroes @m. */
+void ops_metrics_init(struct ops_metrics *m);
+
+/*
+ * Records one answered verb request: @status, @seconds from its headers to
+ * its answer, @body_bytes received and @nodes candidates (recorded for 200
+ * answers of the verbs that have candidates: not bind). Thread-safe,
+ * lock-free.
+ */
+void ops_metrics_request(struct ops_metrics *m, enum ops_verb verb, unsigned status, double seconds,
+                         size_t body_bytes, size_t nodes);
+
+/*
+ * Records what one filter or prioritize call decided: its answer kind and,
+ * when nodes were scored, per node the verdict and reason (filter), the
+ * stale ones, and the score spread (prioritize, @spread >= 0).
+ * @failed[r] / @passed[r] count nodes per reason. Thread-safe, lock-free.
+ */
+void ops_metrics_decision(struct ops_metrics *m, enum ops_verb verb, enum ops_answer answer,
+                          const size_t passed[OPS_REASON_COUNT],
+                          const size_t failed[OPS_REASON_COUNT], size_t stale, int spread);
+
+/* Counts a configuration reload, accepted or rejected. Thread-safe. */
+void ops_metrics_reload(struct ops_metrics *m, bool accepted);
+
+/* What the cluster state looks like, read by the caller when /metrics is
+ * scraped (this module does not know the cluster). */
+struct ops_cluster_gauges {
+    bool present; /* false: request-only, only unknown_nodes is shown */
+    bool ready;
+    size_t nodes, pods;
+    unsigned long long unknown_nodes;
+    double cpu_ratio_cv, cpu_ratio_mean; /* placement quality */
+};
+
+/*
+ * Writes the exposition text into a malloc'd buffer (*@out, *@len): the
+ * counters of @m, the cluster gauges @cluster and the ring's size (@kept
+ * decisions in @kept_bytes). Returns 0 or -ENOMEM.
+ */
+int ops_metrics_render(struct ops_metrics *m, const struct ops_cluster_gauges *cluster, size_t kept,
+                       size_t kept_bytes, char **out, size_t *len);
+
+#endif

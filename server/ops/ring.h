@@ -1,0 +1,124 @@
+/*
+ * The decisions ring: the most recent filter and prioritize decisions with
+ * everything behind them (per node: inputs, terms, value, score, verdict,
+ * reason), for GET /debug and /debug/decisions. Bounded twice: at most
+ * decisions-kept records and decisions-max-bytes of memory; the oldest go
+ * first. A record is immutable once added and reference-counted, so a
+ * reader renders it outside the lock while requests keep adding.
+ */
+#ifndef SERVER_OPS_RING_H
+#define SERVER_OPS_RING_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "scoring/fit.h"
+#include "scoring/strategy.h"
+#include "scoring/used.h"
+#include "server/ops/labels.h"
+
+/* The sum of the maximum scores of kube-scheduler's default score plugins
+ * (v1 defaults: TaintToleration 3, NodeAffinity 2, NodeResourcesFit 1,
+ * PodTopologySpread 2, InterPodAffinity 2, NodeResourcesBalancedAllocation 1,
+ * ImageLocality 1; each plugin scores 0..100 times its weight). */
+#define OPS_DEFAULT_PLUGINS_MAX 1200
+
+/* What kube-scheduler adds to a node's total for an extender score:
+ * score * weight * (MaxNodeScore / MaxExtenderPriority). */
+#define OPS_INFLUENCE(score, weight) ((long long)(score) * (weight)*10)
+
+/* One node of a decision. */
+struct ops_record_node {
+    const char *name;   /* inside the record */
+    const char *reason; /* "" when the node fits */
+    enum score_verdict verdict;
+    enum ops_reason code;
+    bool unknown, from_state, forced_zero;
+    struct score_explain explain;
+    enum score_used_source source[SCORE_NRES];   /* where used came from (from_state) */
+    enum score_used_outcome outcome[SCORE_NRES]; /* fresh, fell back, stale */
+};
+
+struct ops_record {
+    uint64_t id;          /* 1, 2, ... in the order recorded */
+    struct timespec time; /* wall clock, when the answer was ready */
+    double seconds;       /* headers to answer */
+    enum ops_verb verb;   /* filter or prioritize */
+    enum ops_answer answer;
+    const char *pod_ns, *pod_name; /* inside the record */
+    struct score_pod_request request;
+    struct score_params params;
+    int scheduler_weight;
+    bool node_names_mode, with_cluster;
+    size_t candidates; /* nodes in the request */
+    size_t n_passed;   /* of them, passed by the filter as computed */
+    long best;         /* the fitting node with the highest score (then value), -1: none */
+    size_t n_nodes;
+    struct ops_record_node *nodes; /* n_nodes, or none for a pass-through answer */
+    size_t bytes;                  /* the record's whole allocation */
+    atomic_int refs;
+};
+
+struct ops_ring {
+    pthread_mutex_t lock;
+    struct ops_record **ring; /* cap slots; the newest at (head + count - 1) % cap */
+    size_t cap, head, count;
+    size_t bytes, max_bytes;
+    uint64_t next_id;
+};
+
+/* Starts an empty ring that keeps up to @kept decisions in @max_bytes.
+ * Returns 0 or -ENOMEM. */
+int ops_ring_init(struct ops_ring *d, int kept, long long max_bytes);
+
+/* Applies new bounds (a reload): the oldest decisions beyond them go.
+ * Returns 0 or -ENOMEM (the old bounds stay). Thread-safe. */
+int ops_ring_configure(struct ops_ring *d, int kept, long long max_bytes);
+
+/* Frees every record; no request may run any more. */
+void ops_ring_destroy(struct ops_ring *d);
+
+/*
+ * Allocates a record for @n_nodes nodes with room for @strings bytes of
+ * names (each name's length + 1, the pod's namespace and name included),
+ * zeroed, one reference held by the caller. NULL when memory ran out.
+ */
+struct ops_record *ops_record_new(size_t n_nodes, size_t strings);
+
+/* Copies @s into the record's string space; returns the copy. The caller
+ * sized that space with ops_record_new(). */
+const char *ops_record_strdup(struct ops_record *rec, const char *s);
+
+/*
+ * Gives @rec (and the caller's reference) to the ring and returns its id.
+ * A record larger than the byte bound, or any record when the ring keeps
+ * none, is dropped (id 0). Thread-safe.
+ */
+uint64_t ops_ring_add(struct ops_ring *d, struct ops_record *rec);
+
+/* Drops one reference; the last frees the record. */
+void ops_record_release(struct ops_record *rec);
+
+/* Which records a reader wants; zero fields match everything. */
+struct ops_query {
+    uint64_t id;     /* only this one */
+    const char *pod; /* "namespace/name", or "name" in any namespace */
+    uint64_t limit;  /* at most this many, newest first */
+};
+
+/*
+ * Takes references to the records matching @q, newest first, into a
+ * malloc'd array (*@out, *@n); release each and free the array.
+ * Returns 0 or -ENOMEM. Thread-safe.
+ */
+int ops_ring_find(struct ops_ring *d, const struct ops_query *q, struct ops_record ***out,
+                  size_t *n);
+
+/* How many records and bytes are kept. Thread-safe. */
+void ops_ring_usage(struct ops_ring *d, size_t *count, size_t *bytes);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * What every verb works with: the request's context going in and the reply
+ * coming out. The verbs decide (decode with server/codec, judge and score
+ * with scoring/, count and record with server/ops) and hand back a reply;
+ * they know no HTTP (server/http calls them) and no JSON beyond the codec's
+ * plain structs.
+ */
+#ifndef SERVER_VERBS_CONTEXT_H
+#define SERVER_VERBS_CONTEXT_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "base/err.h"
+#include "config/config.h"
+#include "server/cluster/cluster.h"
+#include "server/ops/access_log.h"
+#include "server/ops/metrics.h"
+#include "server/ops/ring.h"
+
+struct arena;
+
+/* What a verb works with besides its body. cfg and arena are required. */
+struct verb_ctx {
+    const struct cfg *cfg;
+    struct arena *arena;         /* the request's memory: decoding and scoring take from it */
+    struct cluster *cl;          /* NULL: request-only */
+    struct ops_metrics *metrics; /* NULL: decisions are not counted */
+    struct ops_ring *decisions;  /* NULL: decisions are not recorded */
+    struct timespec start;       /* CLOCK_MONOTONIC, when the headers arrived; zero: no deadline */
+};
+
+/* An answer: HTTP status and a malloc'd JSON body that the caller frees
+ * (NULL, with status 500, when memory ran out), and what the access log
+ * and the metrics say of the request. */
+struct verb_reply {
+    unsigned status;
+    char *body;
+    size_t len;
+    struct ops_request_facts facts;
+    char error[ERR_LEN]; /* the answer's Error text, "" for none */
+};
+
+#endif

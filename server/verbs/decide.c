@@ -1,0 +1,125 @@
+#include "server/verbs/decide.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "server/codec/args.h"
+#include "server/verbs/deadline.h"
+#include "server/verbs/record.h"
+#include "server/verbs/selector.h"
+
+/* Said once per process: in NodeNames mode without a cluster there is
+ * nothing to score. */
+static atomic_flag names_mode_logged = ATOMIC_FLAG_INIT;
+
+static bool is_stale(const struct verb_node *e)
+{
+    if (!e->from_state)
+        return false;
+    for (int r = 0; r < SCORE_NRES; r++)
+        if (e->used[r].outcome != SCORE_USED_FRESH)
+            return true;
+    return false;
+}
+
+/* Counts the decision: its kind, and for scored nodes verdicts by reason,
+ * stale nodes and the score spread. */
+static void count(const struct verb_ctx *ctx, enum ops_verb verb, const struct verb_outcome *d)
+{
+    size_t passed[OPS_REASON_COUNT] = {0}, failed[OPS_REASON_COUNT] = {0}, stale = 0;
+    int lo = SCORE_MAX_SCORE, hi = 0, spread = -1;
+
+    if (ctx->metrics == NULL)
+        return;
+    for (size_t i = 0; d->eval != NULL && i < d->args.n_nodes; i++) {
+        const struct verb_node *e = &d->eval[i];
+        if (e->verdict == SCORE_FITS)
+            passed[e->code]++;
+        else
+            failed[e->code]++;
+        stale += is_stale(e);
+        lo = e->explain.score < lo ? e->explain.score : lo;
+        hi = e->explain.score > hi ? e->explain.score : hi;
+    }
+    if (verb == OPS_VERB_PRIORITIZE && d->eval != NULL && d->args.n_nodes > 0)
+        spread = hi - lo;
+    ops_metrics_decision(ctx->metrics, verb, d->answer, passed, failed, stale, spread);
+}
+
+/* Chooses the answer and scores when it needs to; returns 0 or -ENOMEM. */
+static int choose(const struct verb_ctx *ctx, struct verb_outcome *d)
+{
+    const struct cfg *cfg = ctx->cfg;
+    struct verb_deadline dl;
+
+    d->answer = verb_answer_kind(cfg, &d->args.pod);
+    if (d->answer != OPS_ANSWER_SCORED && d->answer != OPS_ANSWER_SHADOW)
+        return 0;
+    verb_deadline_init(&dl, cfg, &ctx->start);
+    if (verb_deadline_would_miss(&dl, d->args.n_nodes)) {
+        d->answer = OPS_ANSWER_NEUTRAL_DEADLINE;
+        return 0;
+    }
+    d->eval = arena_alloc(ctx->arena, (d->args.n_nodes + 1) * sizeof(*d->eval));
+    if (d->eval == NULL)
+        return -ENOMEM;
+    struct timespec t0 = clock_mono();
+    int rc = verb_evaluate(ctx->arena, cfg, ctx->cl, &d->args, &dl, d->eval);
+    if (rc == -ETIMEDOUT) {
+        d->eval = NULL; /* incomplete: nothing of it is answered or kept */
+        d->answer = OPS_ANSWER_NEUTRAL_DEADLINE;
+        return 0;
+    }
+    if (rc != 0)
+        return rc;
+    verb_deadline_learn(d->args.n_nodes, clock_since(&t0));
+    return 0;
+}
+
+int verb_decide(const struct verb_ctx *ctx, enum ops_verb verb, const char *body, size_t len,
+                struct verb_outcome *d, struct ops_request_facts *facts, char *err)
+{
+    memset(d, 0, sizeof(*d));
+    d->best = -1;
+    int rc = codec_args_decode(ctx->arena, body, len, ctx->cfg, &d->args, err);
+    if (rc != 0)
+        return rc;
+    facts->pod_ns = d->args.pod.ns;
+    facts->pod_name = d->args.pod.name;
+    if (d->args.node_names_mode && ctx->cl == NULL && !atomic_flag_test_and_set(&names_mode_logged))
+        LOG(LOG_WARN, "NodeNames request: no cluster state, passing every node with score 0",
+            LOG_STR("hint", "set nodeCacheCapable: false so that requests carry the Node objects"));
+    if (choose(ctx, d) != 0) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    d->neutral = d->answer != OPS_ANSWER_SCORED;
+    d->passed = d->args.n_nodes;
+    if (d->eval != NULL) {
+        d->passed = 0;
+        for (size_t i = 0; i < d->args.n_nodes; i++)
+            d->passed += d->eval[i].verdict == SCORE_FITS;
+        /* The node the extender would have the pod on: the best that fits
+         * (prioritize scores the nodes its own filter rejects too). */
+        d->best = verb_best_node(d->eval, d->args.n_nodes);
+    }
+    count(ctx, verb, d);
+    facts->answer = d->answer;
+    facts->passed = d->passed;
+    facts->nodes = d->args.n_nodes;
+    if (d->best >= 0) {
+        facts->best = d->args.nodes[d->best].name;
+        facts->best_score = d->eval[d->best].explain.score;
+    }
+    if (ctx->decisions != NULL) {
+        bool timed = ctx->start.tv_sec != 0 || ctx->start.tv_nsec != 0;
+        struct ops_record *rec = verb_record(ctx, verb, d, timed ? clock_since(&ctx->start) : 0);
+        if (rec != NULL)
+            facts->decision = ops_ring_add(ctx->decisions, rec);
+    }
+    return 0;
+}

@@ -1,0 +1,185 @@
+#include "server/verbs/evaluate.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/clock.h"
+#include "scoring/best.h"
+
+int verb_state_node(const struct cfg *cfg, struct cluster *cl, double now, const char *name,
+                    const struct codec_node *req, struct verb_state *out)
+{
+    const struct score_used_limits lim = {
+        .requests_max_age = cfg->requests_max_age_seconds,
+        .usage_max_age = cfg->usage_max_age_seconds,
+        .policy = cfg->stale_policy,
+    };
+    struct kube_node_view view;
+
+    if (kube_state_view(cluster_state(cl), name, now, cfg->in_flight_seconds, &view) != 0) {
+        cluster_count_unknown(cl, name);
+        return -ENOENT;
+    }
+    memset(&out->node, 0, sizeof(out->node));
+    const int64_t *annotation = req != NULL ? req->res.used : view.annotation;
+    memcpy(out->node.alloc, req != NULL ? req->res.alloc : view.alloc, sizeof(out->node.alloc));
+    const char *invalid = req != NULL ? (req->invalid != NULL ? req->invalid : "") : view.invalid;
+    strncpy(out->invalid, invalid, sizeof(out->invalid) - 1);
+    out->invalid[sizeof(out->invalid) - 1] = '\0';
+    out->worst = SCORE_USED_FRESH;
+    for (int r = 0; r < SCORE_NRES; r++) {
+        const struct score_used_inputs in = {
+            .has_requests = view.pods_synced,
+            .req_real = view.req_real[r],
+            .req_non_zero = view.req_non_zero[r],
+            .req_age = view.requests_age,
+            .has_usage = view.has_usage,
+            .usage = view.usage[r],
+            .usage_age = view.usage_age,
+            .in_flight = view.in_flight[r],
+            .annotation = annotation[r],
+        };
+        struct score_used *u = &out->used[r];
+        score_used_resolve(cfg->used_source[r], &in, &lim, u);
+        out->node.used[r] = u->used_real;
+        out->node.used_non_zero[r] = u->used_non_zero;
+        if (u->outcome == SCORE_USED_STALE_FULL)
+            out->worst = SCORE_USED_STALE_FULL;
+        else if (u->outcome == SCORE_USED_STALE_PASS && out->worst != SCORE_USED_STALE_FULL)
+            out->worst = SCORE_USED_STALE_PASS;
+        else if (out->worst == SCORE_USED_FRESH)
+            out->worst = u->outcome;
+    }
+    return 0;
+}
+
+/* The reason of a node rejected for stale data: which resource, which source. */
+static const char *stale_reason(enum score_resource r, enum score_used_source s)
+{
+    static const char *const reasons[SCORE_NRES][4] = {
+        [SCORE_CPU] = {"Stale cpu data (requests)", "Stale cpu data (usage)",
+                       "Stale cpu data (max)", "Stale cpu data (annotation)"},
+        [SCORE_MEMORY] = {"Stale memory data (requests)", "Stale memory data (usage)",
+                          "Stale memory data (max)", "Stale memory data (annotation)"},
+    };
+    return reasons[r][s];
+}
+
+/* The verdict of score_fit on @e. */
+static void judge(const struct cfg *cfg, const struct score_node *node,
+                  const struct codec_args *args, struct verb_node *e)
+{
+    struct score_fit f = score_fit(cfg->score.threshold_percent, node, args->pod.request.real);
+    e->verdict = f.verdict;
+    e->reason = score_fit_reason(f.short_of);
+    e->code = f.verdict == SCORE_FITS                                ? OPS_REASON_FITS
+              : f.short_of == (1u << SCORE_CPU | 1u << SCORE_MEMORY) ? OPS_REASON_INSUFFICIENT_BOTH
+              : f.short_of == 1u << SCORE_CPU                        ? OPS_REASON_INSUFFICIENT_CPU
+                                              : OPS_REASON_INSUFFICIENT_MEMORY;
+}
+
+/* The node as the request describes it: allocatable and used annotation. */
+static void judge_from_request(const struct cfg *cfg, const struct codec_args *args,
+                               const struct codec_node *n, struct verb_node *e)
+{
+    if (n->invalid != NULL) {
+        e->verdict = SCORE_UNRESOLVABLE;
+        e->reason = n->invalid;
+        e->code = OPS_REASON_INVALID_NODE;
+        return;
+    }
+    judge(cfg, &n->res, args, e);
+    score_node_value(&cfg->score, &n->res, &args->pod.request, &e->explain);
+}
+
+/* The node as the cluster state knows it; allocatable and annotations come
+ * from the request's Node object when there is one. */
+static int judge_from_state(struct arena *a, const struct cfg *cfg, struct cluster *cl, double now,
+                            const struct codec_args *args, const struct codec_node *n,
+                            struct verb_node *e)
+{
+    struct verb_state st;
+
+    if (verb_state_node(cfg, cl, now, n->name, args->node_names_mode ? NULL : n, &st) != 0) {
+        e->unknown = true; /* passes with score 0, as without a cluster */
+        e->forced_zero = true;
+        e->code = OPS_REASON_UNKNOWN_NODE;
+        return 0;
+    }
+    e->from_state = true;
+    if (st.invalid[0] != '\0') {
+        e->verdict = SCORE_UNRESOLVABLE;
+        e->reason = arena_strndup(a, st.invalid, strlen(st.invalid));
+        e->code = OPS_REASON_INVALID_NODE;
+        e->forced_zero = true;
+        return e->reason != NULL ? 0 : -ENOMEM;
+    }
+    memcpy(e->used, st.used, sizeof(e->used));
+    score_node_value(&cfg->score, &st.node, &args->pod.request, &e->explain);
+    if (st.worst == SCORE_USED_STALE_FULL || st.worst == SCORE_USED_STALE_PASS) {
+        e->forced_zero = true;
+        e->code = OPS_REASON_STALE;
+        if (st.worst == SCORE_USED_STALE_FULL) {
+            enum score_resource r =
+                st.used[SCORE_CPU].outcome == SCORE_USED_STALE_FULL ? SCORE_CPU : SCORE_MEMORY;
+            e->verdict = SCORE_UNFIT;
+            e->reason = stale_reason(r, cfg->used_source[r]);
+        }
+        return 0;
+    }
+    judge(cfg, &st.node, args, e);
+    return 0;
+}
+
+long verb_best_node(const struct verb_node *eval, size_t n)
+{
+    struct score_best b;
+    score_best_init(&b);
+    for (size_t i = 0; i < n; i++)
+        if (eval[i].verdict == SCORE_FITS)
+            score_best_offer(&b, (long)i, &eval[i].explain);
+    return b.index;
+}
+
+/* Nodes scored between two looks at the clock: a few microseconds. */
+#define DEADLINE_STRIDE 256
+
+int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
+                  const struct codec_args *args, const struct verb_deadline *deadline,
+                  struct verb_node *eval)
+{
+    double now = cl != NULL ? clock_wall() : 0;
+
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        if (deadline != NULL && i % DEADLINE_STRIDE == DEADLINE_STRIDE - 1 &&
+            verb_deadline_passed(deadline))
+            return -ETIMEDOUT;
+        const struct codec_node *n = &args->nodes[i];
+        struct verb_node *e = &eval[i];
+        memset(e, 0, sizeof(*e));
+        e->reason = "";
+        e->explain.strategy = cfg->score.strategy;
+        if (cl != NULL) {
+            if (judge_from_state(a, cfg, cl, now, args, n, e) != 0)
+                return -ENOMEM;
+        } else if (!args->node_names_mode) {
+            judge_from_request(cfg, args, n, e);
+        } else {
+            e->forced_zero = true; /* nothing to judge by: pass, score 0 */
+        }
+        if (e->forced_zero)
+            e->explain.value = 0;
+    }
+    struct score_explain *ex = arena_alloc(a, (args->n_nodes + 1) * sizeof(*ex));
+    if (ex == NULL)
+        return -ENOMEM;
+    for (size_t i = 0; i < args->n_nodes; i++)
+        ex[i] = eval[i].explain;
+    score_finish(&cfg->score, ex, args->n_nodes);
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        bool zero = eval[i].forced_zero || eval[i].code == OPS_REASON_INVALID_NODE;
+        eval[i].explain.score = zero ? 0 : ex[i].score;
+    }
+    return 0;
+}

@@ -1,0 +1,74 @@
+/*
+ * Judging and scoring the candidate nodes of one request: the filter's
+ * verdict and the strategy's value and score per node, from the request
+ * alone or from the cluster state. Shared by filter, prioritize, preempt
+ * (verb_state_node) and `rank`.
+ */
+#ifndef SERVER_VERBS_EVALUATE_H
+#define SERVER_VERBS_EVALUATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/config.h"
+#include "scoring/fit.h"
+#include "scoring/strategy.h"
+#include "scoring/used.h"
+#include "server/cluster/cluster.h"
+#include "server/codec/types.h"
+#include "server/ops/labels.h"
+#include "server/verbs/deadline.h"
+
+struct arena;
+
+/* What scoring said about one node. */
+struct verb_node {
+    enum score_verdict verdict;
+    enum ops_reason code; /* the verdict's reason as a metric label */
+    const char *reason;   /* failure reason, "" when the node fits; static or in the arena */
+    struct score_explain explain;
+    bool unknown;     /* the cluster state has no such node: passed with score 0 */
+    bool from_state;  /* used[] came from the cluster state */
+    bool forced_zero; /* stale data under policy full or pass, or nothing to judge: score 0 */
+    struct score_used used[SCORE_NRES];
+};
+
+/* A node as the cluster state knows it. */
+struct verb_state {
+    struct score_node node; /* allocatable, and used by cfg's sources */
+    struct score_used used[SCORE_NRES];
+    enum score_used_outcome worst; /* stale-full before stale-pass before the others */
+    char invalid[128];             /* why allocatable is unusable, "" when usable */
+};
+
+/*
+ * Reads node @name from @cl's state at @now (wall clock) into @out, with
+ * allocatable and annotations from @req (the request's Node object: the
+ * scheduler's own snapshot) when not NULL, else from the state; what is
+ * used comes from the state under cfg's used sources and stale policy.
+ * Returns 0, or -ENOENT when the state has no such node (it is counted as
+ * unknown). Thread-safe.
+ */
+int verb_state_node(const struct cfg *cfg, struct cluster *cl, double now, const char *name,
+                    const struct codec_node *req, struct verb_state *out);
+
+/*
+ * Judges and scores every node of @args into @eval (args->n_nodes
+ * entries), taking what it needs from @a. With @deadline (may be NULL) it
+ * gives up once that has passed and returns -ETIMEDOUT (@eval is then
+ * incomplete); -ENOMEM; otherwise 0.
+ * With a cluster (@cl not NULL) what is used on each node comes from its
+ * state; a node it does not know passes with score 0. Without one, a Node
+ * object's used annotation is the only data, and in NodeNames mode every
+ * node passes with score 0. Every node gets a score, failing ones
+ * included, so that prioritize (which only sees nodes that passed) and
+ * rank agree.
+ */
+int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
+                  const struct codec_args *args, const struct verb_deadline *deadline,
+                  struct verb_node *eval);
+
+/* The best node of @eval that fits (scoring/best.h's rule), -1 for none. */
+long verb_best_node(const struct verb_node *eval, size_t n);
+
+#endif

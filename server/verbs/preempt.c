@@ -1,0 +1,99 @@
+#include "server/verbs/preempt.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "server/codec/answer.h"
+#include "server/codec/preempt_args.h"
+#include "server/verbs/evaluate.h"
+#include "server/verbs/reply.h"
+#include "server/verbs/selector.h"
+
+static atomic_flag no_state_logged = ATOMIC_FLAG_INIT;
+
+static int64_t sub_floor(int64_t a, int64_t b)
+{
+    return a > b ? a - b : 0;
+}
+
+/* Would the pod fit on @v->node once its victims are gone? */
+static bool keeps_node(const struct cfg *cfg, struct cluster *cl, double now,
+                       const struct codec_preempt_args *args, const struct codec_victims *v)
+{
+    struct verb_state st;
+
+    if (cl == NULL || verb_state_node(cfg, cl, now, v->node, NULL, &st) != 0)
+        return true; /* nothing to judge by: the in-tree plugins' choice stands */
+    if (st.invalid[0] != '\0' || st.worst == SCORE_USED_STALE_FULL)
+        return false;
+    if (st.worst == SCORE_USED_STALE_PASS)
+        return true;
+    for (size_t i = 0; i < v->n; i++) {
+        struct score_pod_request req = {0};
+        if (v->has_request)
+            req = v->request[i];
+        else if (kube_state_pod_request(cluster_state(cl), v->uids[i], v->node, req.real,
+                                        req.non_zero) != 0)
+            continue; /* not charged to this node in our view: nothing to take off */
+        for (int r = 0; r < SCORE_NRES; r++) {
+            st.node.used[r] = sub_floor(st.node.used[r], req.real[r]);
+            st.node.used_non_zero[r] = sub_floor(st.node.used_non_zero[r], req.non_zero[r]);
+        }
+    }
+    return score_fit(cfg->score.threshold_percent, &st.node, args->pod.request.real).verdict ==
+           SCORE_FITS;
+}
+
+void verb_preempt(const struct verb_ctx *ctx, const char *body, size_t len, struct verb_reply *out)
+{
+    const struct cfg *cfg = ctx->cfg;
+    char err[ERR_LEN];
+    struct codec_preempt_args args;
+    struct buf o;
+    size_t would_keep = 0;
+
+    verb_reply_init(out);
+    int rc = codec_preempt_decode(ctx->arena, body, len, cfg, &args, err);
+    if (rc != 0) {
+        verb_reply_error(out, rc == -ENOMEM ? 500 : 400, err);
+        return;
+    }
+    enum ops_answer answer = verb_answer_kind(cfg, &args.pod);
+    bool judge = answer == OPS_ANSWER_SCORED || answer == OPS_ANSWER_SHADOW;
+    if (ctx->cl == NULL && !atomic_flag_test_and_set(&no_state_logged))
+        LOG(LOG_WARN, "preempt without cluster state: every candidate is kept",
+            LOG_STR("hint", "give the service a cluster (--kubeconfig or in-cluster)"));
+    bool *keep = arena_calloc(ctx->arena, args.n_nodes + 1, sizeof(*keep));
+    if (keep == NULL) {
+        verb_reply_error(out, 500, "out of memory");
+        return;
+    }
+    double now = ctx->cl != NULL ? clock_wall() : 0;
+    size_t hint = 64;
+    for (size_t i = 0; i < args.n_nodes; i++) {
+        const struct codec_victims *v = &args.nodes[i];
+        hint += 64 + strlen(v->node) + 48 * v->n;
+        if (v->n == 0)
+            continue; /* never listed */
+        bool stays = !judge || keeps_node(cfg, ctx->cl, now, &args, v);
+        would_keep += stays;
+        keep[i] = stays || answer == OPS_ANSWER_SHADOW;
+    }
+    buf_init(&o, hint);
+    size_t kept = codec_answer_preempt(&o, &args, keep);
+    verb_reply_take(out, &o, 200);
+    out->facts.nodes = args.n_nodes;
+    out->facts.answer = answer;
+    out->facts.passed = would_keep;
+    out->facts.pod_ns = args.pod.ns;
+    out->facts.pod_name = args.pod.name;
+    if (ctx->metrics != NULL)
+        ops_metrics_decision(ctx->metrics, OPS_VERB_PREEMPT, answer, NULL, NULL, 0, -1);
+    LOG(LOG_DEBUG, "preempt", LOG_NSNAME("pod", args.pod.ns, args.pod.name),
+        LOG_UINT("candidates", args.n_nodes), LOG_UINT("kept", would_keep),
+        LOG_UINT("answered", kept));
+}

@@ -1,0 +1,49 @@
+#include "server/verbs/record.h"
+
+#include <string.h>
+#include <time.h>
+
+struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
+                               const struct verb_outcome *d, double seconds)
+{
+    const struct codec_args *a = &d->args;
+    size_t n = d->eval != NULL ? a->n_nodes : 0;
+    size_t strings = strlen(a->pod.ns) + strlen(a->pod.name) + 2;
+    for (size_t i = 0; i < n; i++)
+        strings += strlen(a->nodes[i].name) + strlen(d->eval[i].reason) + 2;
+
+    struct ops_record *rec = ops_record_new(n, strings);
+    if (rec == NULL)
+        return NULL;
+    clock_gettime(CLOCK_REALTIME, &rec->time);
+    rec->seconds = seconds;
+    rec->verb = verb;
+    rec->answer = d->answer;
+    rec->pod_ns = ops_record_strdup(rec, a->pod.ns);
+    rec->pod_name = ops_record_strdup(rec, a->pod.name);
+    rec->request = a->pod.request;
+    rec->params = ctx->cfg->score;
+    rec->scheduler_weight = ctx->cfg->scheduler_weight;
+    rec->node_names_mode = a->node_names_mode;
+    rec->with_cluster = ctx->cl != NULL;
+    rec->candidates = a->n_nodes;
+    rec->n_passed = d->passed;
+    rec->best = d->best;
+    for (size_t i = 0; i < n; i++) {
+        const struct verb_node *e = &d->eval[i];
+        struct ops_record_node *dn = &rec->nodes[i];
+        dn->name = ops_record_strdup(rec, a->nodes[i].name);
+        dn->reason = ops_record_strdup(rec, e->reason);
+        dn->verdict = e->verdict;
+        dn->code = e->code;
+        dn->unknown = e->unknown;
+        dn->from_state = e->from_state;
+        dn->forced_zero = e->forced_zero;
+        dn->explain = e->explain;
+        for (int r = 0; r < SCORE_NRES; r++) {
+            dn->source[r] = e->used[r].source;
+            dn->outcome[r] = e->used[r].outcome;
+        }
+    }
+    return rec;
+}
