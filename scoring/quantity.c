@@ -71,7 +71,9 @@ static bool suffix_is(const struct scanned *q, const char *name)
 }
 
 /* Maps the suffix to powers of ten and two, like quantitySuffixer.interpret.
- * Exponents outside int32 are refused: Go would silently truncate them. */
+ * The exponent range is [-INT32_MAX, INT32_MAX], what interpret accepts since
+ * kubernetes#141203: INT32_MIN is refused too, since ParseQuantity negates the
+ * exponent into an int32 inf.Scale, where -INT32_MIN does not fit. */
 static int interpret_suffix(const struct scanned *q, int64_t *exp10, int *exp2,
                             char err[SCORE_ERR_LEN])
 {
@@ -107,18 +109,12 @@ static int interpret_suffix(const struct scanned *q, int64_t *exp10, int *exp2,
         if (!is_digit(q->suffix[i]))
             goto bad_suffix;
         e = e * 10 + (q->suffix[i] - '0');
-        if (e > INT32_MAX + (int64_t)1) {
+        if (e > INT32_MAX) {
             snprintf(err, SCORE_ERR_LEN, "quantity exponent out of range");
             return -ERANGE;
         }
     }
-    if (negative)
-        e = -e;
-    if (e > INT32_MAX) {
-        snprintf(err, SCORE_ERR_LEN, "quantity exponent out of range");
-        return -ERANGE;
-    }
-    *exp10 = e;
+    *exp10 = negative ? -e : e;
     *exp2 = 0;
     return 0;
 

@@ -3,8 +3,9 @@
  * Value() = ceil(q) (SCORE_UNIT_BASE) or MilliValue() = ceil(q * 1000) (SCORE_UNIT_MILLI),
  * rounded away from zero. Expected values are worked out from the Kubernetes rules, not
  * from the code. Our deliberate differences from Go (absurd inputs only): -ERANGE when the
- * result does not fit int64 in the requested unit, when the exponent is outside int32 and
- * when the string is longer than SCORE_QUANTITY_MAX_LEN.
+ * result does not fit int64 in the requested unit (Go returns 0, wraps or saturates, or caps
+ * BinarySI at 2^63-1) and when the string is longer than SCORE_QUANTITY_MAX_LEN; an exponent
+ * outside [-(2^31-1), 2^31-1], which Go refuses too (ErrSuffix), is -ERANGE here.
  */
 #include <errno.h>
 #include <string.h>
@@ -97,14 +98,52 @@ static const struct vector vectors[] = {
     V("1e19", BASE, -ERANGE, 0),                          /* > 2^63-1 */
     V("9.223372036854775807e18", BASE, 0, INT64_MAX),     /* exactly 2^63-1 */
     V("9.223372036854775808e18", BASE, -ERANGE, 0),       /* 2^63 */
-    V("1e2147483647", BASE, -ERANGE, 0),                  /* int32 exponent, value too big */
-    V("1e-2147483647", BASE, 0, 1),                       /* int32 exponent, tiny -> 1n -> 1 */
-    V("1e-2147483647", MILLI, 0, 1),
+    /* Exponent bounds. quantitySuffixer.interpret accepts [-(2^31-1), 2^31-1]
+     * since kubernetes#141203 (before, it truncated the int64 it parsed to int32):
+     * -2^31 is refused as well, because ParseQuantity negates the exponent into
+     * an int32 inf.Scale. Both sides of both ends, with signs, leading zeros,
+     * fractions, both units and a zero mantissa. */
+    V("1e2147483647", BASE, -ERANGE, 0),                  /* accepted, value too big */
+    V("1e+2147483647", MILLI, -ERANGE, 0),
+    V("1E+0002147483647", BASE, -ERANGE, 0),              /* leading zeros, as ParseInt */
     V("0e2147483647", BASE, 0, 0),                        /* 0 * 10^(2^31-1) = 0 */
-    V("1e2147483648", BASE, -ERANGE, 0),                  /* exponent > INT32_MAX */
-    V("1e-2147483649", BASE, -ERANGE, 0),                 /* exponent < INT32_MIN */
-    V("1e4294967296", BASE, -ERANGE, 0),                  /* 2^32: Go truncates to e0 */
-    V("0e4294967296", BASE, -ERANGE, 0),                  /* exponent checked even for 0 */
+    V("0e+2147483647", MILLI, 0, 0),
+    V("1e2147483648", BASE, -ERANGE, 0),                  /* 2^31: refused */
+    V("0e2147483648", BASE, -ERANGE, 0),                  /* exponent checked even for 0 */
+    V("1e+02147483648", MILLI, -ERANGE, 0),
+    V("1e-2147483647", BASE, 0, 1),                       /* -(2^31-1): accepted, 1n -> 1 */
+    V("1e-2147483647", MILLI, 0, 1),
+    V("1E-02147483647", BASE, 0, 1),
+    V("-1e-2147483647", BASE, 0, -1),                     /* -1n, away from zero */
+    V("0e-2147483647", BASE, 0, 0),
+    V("1.5e-2147483647", MILLI, 0, 1),                    /* Go wraps its int32 scale here */
+    V("1E-2147483648", BASE, -ERANGE, 0),                 /* -2^31: refused (was read as 1n) */
+    V("1E-2147483648", MILLI, -ERANGE, 0),
+    V("1e-2147483648", BASE, -ERANGE, 0),
+    V("-1e-2147483648", BASE, -ERANGE, 0),
+    V("0e-2147483648", BASE, -ERANGE, 0),
+    V("1e-02147483648", MILLI, -ERANGE, 0),
+    V("1.5e-2147483648", MILLI, -ERANGE, 0),
+    V("1e-2147483649", BASE, -ERANGE, 0),                 /* below -2^31 */
+    V("1e4294967296", BASE, -ERANGE, 0),                  /* 2^32: Go used to truncate to e0 */
+    V("1e4294967297", BASE, -ERANGE, 0),                  /* quantity_overflow_test.go: was 1e1 */
+    V("0e4294967296", BASE, -ERANGE, 0),
+    V("1e9223372036854775807", BASE, -ERANGE, 0),         /* fits ParseInt, not int32 */
+    V("1e-9223372036854775808", BASE, -ERANGE, 0),
+    V("1e99999999999999999999", BASE, -ERANGE, 0),        /* beyond ParseInt */
+    V("1e00000000000000000000000003", BASE, 0, 1000),     /* 23 leading zeros: e3 */
+    /* Suffix and exponent do not combine: the exponent is the whole suffix. */
+    V("1Ke3", BASE, -EINVAL, 0),
+    V("1ke3", BASE, -EINVAL, 0),
+    V("1Kie3", BASE, -EINVAL, 0),
+    V("1me3", BASE, -EINVAL, 0),
+    V("1Ee3", BASE, -EINVAL, 0),                          /* ParseInt("e3") fails */
+    V("1eE3", BASE, -EINVAL, 0),
+    V("1e3k", BASE, -EINVAL, 0),                          /* letters after the digits */
+    V("1e3Ki", BASE, -EINVAL, 0),
+    V("1E+-3", BASE, -EINVAL, 0),                         /* one sign only */
+    V("1e-+3", BASE, -EINVAL, 0),
+    V("1E-", BASE, -EINVAL, 0),
     /* Fractions with binary suffixes: exact, then ceil. */
     V("1.5Gi", BASE, 0, 1610612736),                      /* 1536Mi */
     V("1.5Mi", BASE, 0, 1572864),                         /* 1536Ki */
