@@ -9,6 +9,7 @@
  * them. */
 struct scanned {
     bool negative;
+    bool has_digits; /* the number has at least one digit, even "0" */
     const char *num; /* integer digits, leading zeros stripped */
     size_t num_len;
     const char *frac; /* fraction digits */
@@ -53,16 +54,19 @@ static size_t scan_number(const char *s, size_t len, struct scanned *q)
         q->negative = s[pos] == '-';
         pos++;
     }
+    size_t start = pos;
     while (pos < len && s[pos] == '0')
         pos++;
     q->num = s + pos;
     pos = skip_digits(s, len, pos);
     q->num_len = (size_t)(s + pos - q->num);
+    q->has_digits = pos > start;
     if (pos < len && s[pos] == '.') {
         pos++;
         q->frac = s + pos;
         pos = skip_digits(s, len, pos);
         q->frac_len = (size_t)(s + pos - q->frac);
+        q->has_digits = q->has_digits || q->frac_len > 0;
     }
     return pos;
 }
@@ -147,6 +151,19 @@ static int interpret_suffix(const struct scanned *q, struct scale *sc, char err[
     }
     sc->exp2 = 0;
     return parse_exponent(q->suffix + 1, q->suffix_len - 1, &sc->exp10, err);
+}
+
+/* A number without any digit ("", "+", ".", "-.") is 0 on ParseQuantity's
+ * int64 fast path, but where the suffix sends it to inf.Dec the empty number
+ * does not parse (ErrNumeric): a power of ten below 10^-9 (the fast path
+ * needs scale >= Nano), or Pi and Ei (the binary fast path needs a precision
+ * 15 - 1 - exp2 * 3 / 10 - 1 >= 0, true up to Ti). */
+static int check_digitless(const struct scanned *q, const struct scale *sc, char err[SCORE_ERR_LEN])
+{
+    if (q->has_digits || (sc->exp10 >= -9 && sc->exp2 < 50))
+        return 0;
+    snprintf(err, SCORE_ERR_LEN, "quantity has no digits");
+    return -EINVAL;
 }
 
 /* Copies the significant digits D = num ++ frac, without leading or trailing
@@ -271,6 +288,8 @@ int score_quantity_parse(const char *s, size_t len, enum score_unit unit, int64_
         return -EINVAL;
     }
     rc = interpret_suffix(&q, &sc, err);
+    if (rc == 0)
+        rc = check_digitless(&q, &sc, err);
     if (rc != 0)
         return rc;
 

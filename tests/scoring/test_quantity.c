@@ -216,6 +216,36 @@ static const struct vector vectors[] = {
     V(".5", BASE, 0, 1),
     V(".5", MILLI, 0, 500),
     V("1.G", BASE, 0, 1000000000),                        /* "1." then G */
+    /* A number without any digit is 0 only on ParseQuantity's int64 fast path
+     * (scale >= -9, or a binary suffix up to Ti); on the inf.Dec path
+     * SetString("") fails with ErrNumeric. One digit, even "0", is enough. */
+    V("n", BASE, 0, 0),                                   /* scale -9: fast path */
+    V("e-9", MILLI, 0, 0),
+    V("E-09", BASE, 0, 0),
+    V(".E-9", BASE, 0, 0),
+    V("+.e-9", BASE, 0, 0),
+    V("e2147483647", BASE, 0, 0),
+    V("Ti", BASE, 0, 0),                                  /* precision 15-1-12-1 = 1 */
+    V(".Ti", BASE, 0, 0),
+    V("-Ti", MILLI, 0, 0),
+    V("e-10", BASE, -EINVAL, 0),                          /* scale -10: inf.Dec */
+    V("E-10", MILLI, -EINVAL, 0),
+    V("e-010", BASE, -EINVAL, 0),
+    V("-e-10", BASE, -EINVAL, 0),
+    V(".e-10", BASE, -EINVAL, 0),
+    V("-.e-10", BASE, -EINVAL, 0),
+    V("+.E-18", BASE, -EINVAL, 0),
+    V("e-2147483647", BASE, -EINVAL, 0),
+    V("Pi", BASE, -EINVAL, 0),                            /* precision 15-1-15-1 < 0 */
+    V("Ei", MILLI, -EINVAL, 0),
+    V("+Pi", BASE, -EINVAL, 0),
+    V(".Pi", BASE, -EINVAL, 0),
+    V("-Ei", BASE, -EINVAL, 0),
+    V("0e-10", BASE, 0, 0),                               /* "0" parses on either path */
+    V("0.e-10", BASE, 0, 0),
+    V(".0e-10", MILLI, 0, 0),
+    V("0Pi", BASE, 0, 0),
+    V(".0Ei", BASE, 0, 0),
     /* Go scanner quirks that fail. */
     V("1e", BASE, -EINVAL, 0),                            /* e needs digits */
     V("1K", BASE, -EINVAL, 0),                            /* only lower-case k */
