@@ -192,8 +192,9 @@ static size_t significant_digits(const struct scanned *q, char *buf, const char 
     return n;
 }
 
-/* Parses at most 19 digits into *out; fails if the number exceeds INT64_MAX. */
-static bool digits_to_int64(const char *d, size_t n, uint64_t *out)
+/* Parses at most 19 digits into *out; fails if the number exceeds @limit
+ * (at most 2^63, which 19 digits can exceed but not wrap). */
+static bool digits_to_uint64(const char *d, size_t n, uint64_t limit, uint64_t *out)
 {
     uint64_t v = 0;
     if (n > 19)
@@ -201,24 +202,24 @@ static bool digits_to_int64(const char *d, size_t n, uint64_t *out)
     for (size_t i = 0; i < n; i++)
         v = v * 10 + (uint64_t)(d[i] - '0');
     *out = v;
-    return v <= INT64_MAX;
+    return v <= limit;
 }
 
-static bool mul_checked(uint64_t a, uint64_t b, uint64_t *out)
+static bool mul_checked(uint64_t a, uint64_t b, uint64_t limit, uint64_t *out)
 {
-    return !__builtin_mul_overflow(a, b, out) && *out <= INT64_MAX;
+    return !__builtin_mul_overflow(a, b, out) && *out <= limit;
 }
 
-/* D * 10^k * 2^exp2 for k >= 0: an integer, exact or out of range. */
-static int scale_up(const char *d, size_t n, int64_t k, int exp2, uint64_t *out)
+/* D * 10^k * 2^exp2 for k >= 0: an integer, exact, or over @limit. */
+static int scale_up(const char *d, size_t n, int64_t k, int exp2, uint64_t limit, uint64_t *out)
 {
     uint64_t v;
-    if ((int64_t)n + k > 19 || !digits_to_int64(d, n, &v))
+    if ((int64_t)n + k > 19 || !digits_to_uint64(d, n, limit, &v))
         return -ERANGE;
     for (int64_t i = 0; i < k; i++)
-        if (!mul_checked(v, 10, &v))
+        if (!mul_checked(v, 10, limit, &v))
             return -ERANGE;
-    return mul_checked(v, (uint64_t)1 << exp2, out) ? 0 : -ERANGE;
+    return mul_checked(v, (uint64_t)1 << exp2, limit, out) ? 0 : -ERANGE;
 }
 
 /* ceil(0.f[0]f[1]...f[n-1] * 2^exp2): the fraction digits are multiplied in
@@ -242,12 +243,12 @@ static uint64_t ceil_fraction_times_pow2(char *f, size_t n, int exp2)
  * digits: the value is H * 2^exp2 + ceil(F / 10^m * 2^exp2). Only binary
  * suffixes have exp2 > 0, and their m is at most the fraction length, so F
  * fits in a 2 * SCORE_QUANTITY_MAX_LEN buffer. */
-static int scale_down(const char *d, size_t n, uint64_t m, int exp2, uint64_t *out)
+static int scale_down(const char *d, size_t n, uint64_t m, int exp2, uint64_t limit, uint64_t *out)
 {
     uint64_t h = 0, frac_part;
-    if (n > m && !digits_to_int64(d, n - (size_t)m, &h))
+    if (n > m && !digits_to_uint64(d, n - (size_t)m, limit, &h))
         return -ERANGE;
-    if (!mul_checked(h, (uint64_t)1 << exp2, &h))
+    if (!mul_checked(h, (uint64_t)1 << exp2, limit, &h))
         return -ERANGE;
     if (exp2 == 0) {
         frac_part = 1; /* F > 0: D has no trailing zero */
@@ -260,7 +261,7 @@ static int scale_down(const char *d, size_t n, uint64_t m, int exp2, uint64_t *o
             f[fn - from_d + i] = (char)(d[n - from_d + i] - '0');
         frac_part = ceil_fraction_times_pow2(f, fn, exp2);
     }
-    if (__builtin_add_overflow(h, frac_part, out) || *out > INT64_MAX)
+    if (__builtin_add_overflow(h, frac_part, out) || *out > limit)
         return -ERANGE;
     return 0;
 }
@@ -299,13 +300,19 @@ int score_quantity_parse(const char *s, size_t len, enum score_unit unit, int64_
         return 0;
     }
     int64_t k = sc.exp10 + (unit == SCORE_UNIT_MILLI ? 3 : 0);
-    rc = k >= 0 ? scale_up(d, n, k, sc.exp2, &result)
-                : scale_down(d, n, (uint64_t)-k, sc.exp2, &result);
+    /* int64 reaches -2^63, and Value() gives MinInt64 for it; but a binary
+     * value of that magnitude is one Go caps to -(2^63-1), refused here. */
+    uint64_t limit = q.negative && sc.exp2 == 0 ? (uint64_t)INT64_MAX + 1 : INT64_MAX;
+    rc = k >= 0 ? scale_up(d, n, k, sc.exp2, limit, &result)
+                : scale_down(d, n, (uint64_t)-k, sc.exp2, limit, &result);
     if (rc != 0) {
         snprintf(err, SCORE_ERR_LEN, "quantity does not fit in int64 %s",
                  unit == SCORE_UNIT_MILLI ? "millis" : "units");
         return rc;
     }
-    *out = q.negative ? -(int64_t)result : (int64_t)result;
+    if (q.negative)
+        *out = result > INT64_MAX ? INT64_MIN : -(int64_t)result;
+    else
+        *out = (int64_t)result;
     return 0;
 }

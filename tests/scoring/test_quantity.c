@@ -200,8 +200,17 @@ static const struct vector vectors[] = {
     V("-1n", BASE, 0, -1),
     V("-1Ki", BASE, 0, -1024),
     V("-9223372036854775807", BASE, 0, -INT64_MAX),
+    V("-9223372036854775808", BASE, 0, INT64_MIN),        /* -2^63 fits: Go gives MinInt64 */
+    V("-9223372036854775807.1", BASE, 0, INT64_MIN),      /* rounds away from zero to -2^63 */
+    V("-9.223372036854775808e18", BASE, 0, INT64_MIN),
+    V("-8Ei", BASE, -ERANGE, 0),                          /* -2^63, but Go caps BinarySI at -(2^63-1) */
     V("-9223372036854775809", BASE, -ERANGE, 0),
+    V("-9223372036854775807.0001", BASE, 0, INT64_MIN),
+    V("-9223372036854775808.0001", BASE, -ERANGE, 0),
     V("-9223372036854775.807", MILLI, 0, -INT64_MAX),
+    V("-9223372036854775.808", MILLI, 0, INT64_MIN),
+    V("-9223372036854775.8081", MILLI, -ERANGE, 0),
+    V("-9223372036854775808m", MILLI, 0, INT64_MIN),
     V("--1", BASE, -EINVAL, 0),                           /* suffix "-1" */
     V("+-1", BASE, -EINVAL, 0),
     V("1-", BASE, -EINVAL, 0),                            /* suffix "-" */
