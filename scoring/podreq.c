@@ -56,8 +56,9 @@ int score_pod_request(const struct score_pod *pod, struct score_pod_request *out
 {
     for (int r = 0; r < SCORE_NRES; r++) {
         if (request_of(pod, (enum score_resource)r, false, &out->real[r]) != 0 ||
-            request_of(pod, (enum score_resource)r, true, &out->non_zero[r]) != 0)
+            request_of(pod, (enum score_resource)r, true, &out->non_zero_scored[r]) != 0)
             return -ERANGE;
+        out->non_zero[r] = out->non_zero_scored[r];
     }
     return 0;
 }

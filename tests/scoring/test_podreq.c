@@ -35,6 +35,8 @@ static void check_request(const struct score_pod *pod, int64_t cpu, int64_t mem,
     ck_assert_int_eq(r.real[SCORE_MEMORY], mem);
     ck_assert_int_eq(r.non_zero[SCORE_CPU], nz_cpu);
     ck_assert_int_eq(r.non_zero[SCORE_MEMORY], nz_mem);
+    ck_assert_int_eq(r.non_zero_scored[SCORE_CPU], nz_cpu);
+    ck_assert_int_eq(r.non_zero_scored[SCORE_MEMORY], nz_mem);
 }
 
 START_TEST(test_no_containers)

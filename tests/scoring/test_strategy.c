@@ -26,7 +26,8 @@ static const struct score_node node_a_nonzero = {
 /* Requested (real) of node-a: pod A only. */
 static const struct score_node node_a_real = {
     .alloc = {4000, 8 * GI}, .used = {1000, 2 * GI}, .used_non_zero = {1000, 2 * GI}};
-static const struct score_pod_request pod = {.real = {2000, GI}, .non_zero = {2000, 1283457024LL}};
+static const struct score_pod_request pod = {
+    .real = {2000, GI}, .non_zero = {2000, 1283457024LL}, .non_zero_scored = {2000, 1283457024LL}};
 
 static int value_of(const struct score_params *p, const struct score_node *n)
 {
@@ -85,16 +86,16 @@ START_TEST(strategy_target_peaks_at_target)
     ck_assert_int_eq(value_of(&p, &node_a_nonzero), 47); /* (102+88)/4 */
 
     struct score_node at_target = {.alloc = {1000, 0}, .used = {400, 0}, .used_non_zero = {400, 0}};
-    struct score_pod_request r = {.non_zero = {200, 0}};
+    struct score_pod_request r = {.non_zero_scored = {200, 0}};
     struct score_explain ex;
     score_node_value(&p, &at_target, &r, &ex);
     ck_assert_int_eq(ex.value, 100); /* p = 60: t + (100-t)*60/60 */
     struct score_node over = {.alloc = {1000, 0}, .used = {900, 0}, .used_non_zero = {900, 0}};
-    r.non_zero[SCORE_CPU] = 200;
+    r.non_zero_scored[SCORE_CPU] = 200;
     score_node_value(&p, &over, &r, &ex);
     ck_assert_int_eq(ex.value, 0); /* p = 110 > 100 */
     struct score_node empty = {.alloc = {1000, 0}};
-    r.non_zero[SCORE_CPU] = 0;
+    r.non_zero_scored[SCORE_CPU] = 0;
     score_node_value(&p, &empty, &r, &ex);
     ck_assert_int_eq(ex.value, 60); /* p = 0: t */
 }
