@@ -241,6 +241,137 @@ START_TEST(test_pod_level_overrides_set_keys)
 }
 END_TEST
 
+/* Checks the three views: real, what a node is charged (NodeInfo) and what the
+ * pod being placed is scored with (calculatePodResourceRequest). */
+static void check_views(const struct score_pod *pod, int64_t cpu, int64_t mem, int64_t node_cpu,
+                        int64_t node_mem, int64_t scored_cpu, int64_t scored_mem)
+{
+    struct score_pod_request r;
+    ck_assert_int_eq(score_pod_request(pod, &r), 0);
+    ck_assert_int_eq(r.real[SCORE_CPU], cpu);
+    ck_assert_int_eq(r.real[SCORE_MEMORY], mem);
+    ck_assert_int_eq(r.non_zero[SCORE_CPU], node_cpu);
+    ck_assert_int_eq(r.non_zero[SCORE_MEMORY], node_mem);
+    ck_assert_int_eq(r.non_zero_scored[SCORE_CPU], scored_cpu);
+    ck_assert_int_eq(r.non_zero_scored[SCORE_MEMORY], scored_mem);
+}
+
+/* NodeInfo (pkg/scheduler/framework/types.go, PodInfo.CalculateResource): with
+ * pod-level requests, getNonMissingContainerRequests(requests, true) lists a
+ * default only for a key that PodRequests' result lacks, i.e. that no
+ * container, init container, pod-level request or overhead names; PodRequests
+ * then applies it per container. The scorer (resource_allocation.go,
+ * calculatePodResourceRequest) always passes both defaults. */
+START_TEST(test_node_view_pod_level_cpu_memory_missing_everywhere)
+{
+    /* Pod-level cpu 1; two containers without requests. Memory is missing from
+     * the pod as a whole: both views default it per container, 2 * 200Mi. */
+    const struct score_container c[] = {NONE, NONE};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c), .pod_level = CPU(1000)};
+    check_views(&pod, 1000, 0, 1000, 2 * 200 * MI, 1000, 2 * 200 * MI);
+}
+END_TEST
+
+START_TEST(test_node_view_pod_level_cpu_memory_in_one_container)
+{
+    /* Pod-level cpu 1; containers {memory 100Mi}, {}. The pod names memory, so
+     * the node is charged the real 100Mi; the scorer still defaults the second
+     * container: 100Mi + 200Mi = 300Mi. */
+    const struct score_container c[] = {MEM(100 * MI), NONE};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c), .pod_level = CPU(1000)};
+    check_views(&pod, 1000, 100 * MI, 1000, 100 * MI, 1000, 300 * MI);
+}
+END_TEST
+
+START_TEST(test_node_view_pod_level_memory_cpu_in_one_container)
+{
+    /* Pod-level memory 1Gi; containers {cpu 500m}, {}: node cpu 500 (real),
+     * scored 500 + 100 = 600; memory 1Gi from the pod level in all views. */
+    const struct score_container c[] = {CPU(500), NONE};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c), .pod_level = MEM(GI)};
+    check_views(&pod, 500, GI, 500, GI, 600, GI);
+}
+END_TEST
+
+START_TEST(test_node_view_pod_level_with_init_and_sidecar)
+{
+    /* Pod-level cpu 2; init: sidecar {memory 128Mi}, init {cpu 1};
+     * containers {}, {}. cpu is 2000 in every view (pod level).
+     * real memory: sum 0 + 0 + 128Mi; candidates 128Mi, 0 + 128Mi -> 128Mi.
+     * node: the sidecar names memory, so the real 128Mi.
+     * scored: containers 200Mi + 200Mi + sidecar 128Mi = 528Mi; candidates
+     *   sidecar 128Mi, init 200Mi + 128Mi = 328Mi -> 528Mi = 553648128. */
+    const struct score_container c[] = {NONE, NONE};
+    const struct score_container init[] = {
+        {.req = {0, 128 * MI}, .has = {false, true}, .restartable = true},
+        CPU(1000),
+    };
+    const struct score_pod pod = {.containers = c,
+                                  .n_containers = N(c),
+                                  .init_containers = init,
+                                  .n_init_containers = N(init),
+                                  .pod_level = CPU(2000)};
+    check_views(&pod, 2000, 128 * MI, 2000, 128 * MI, 2000, 553648128);
+}
+END_TEST
+
+START_TEST(test_node_view_pod_level_init_and_sidecar_without_memory)
+{
+    /* Pod-level cpu 2; init: sidecar {cpu 100m}, init {cpu 1}; containers {},
+     * {}. No part names memory: both views default every container.
+     * memory: sum 200 + 200 + sidecar 200 = 600Mi; candidates sidecar 200Mi,
+     * init 200 + 200 = 400Mi -> 600Mi = 629145600. */
+    const struct score_container c[] = {NONE, NONE};
+    const struct score_container init[] = {SIDECAR_CPU(100), CPU(1000)};
+    const struct score_pod pod = {.containers = c,
+                                  .n_containers = N(c),
+                                  .init_containers = init,
+                                  .n_init_containers = N(init),
+                                  .pod_level = CPU(2000)};
+    check_views(&pod, 2000, 0, 2000, 600 * MI, 2000, 600 * MI);
+}
+END_TEST
+
+START_TEST(test_node_view_overhead_and_zero_name_the_key)
+{
+    /* PodRequests adds the overhead before NodeInfo looks at the keys: pod-level
+     * cpu 1, a container without requests, overhead memory 64Mi -> node memory
+     * 64Mi; scored 200Mi + 64Mi = 264Mi. */
+    const struct score_container c[] = {NONE};
+    struct score_pod pod = {.containers = c,
+                            .n_containers = N(c),
+                            .pod_level = CPU(1000),
+                            .overhead = MEM(64 * MI)};
+    check_views(&pod, 1000, 64 * MI, 1000, 64 * MI, 1000, 264 * MI);
+
+    /* An explicit "0" names the key too: {memory 0}, {} -> node 0, scored 200Mi. */
+    const struct score_container z[] = {MEM(0), NONE};
+    const struct score_pod podz = {.containers = z, .n_containers = N(z), .pod_level = CPU(1000)};
+    check_views(&podz, 1000, 0, 1000, 0, 1000, 200 * MI);
+}
+END_TEST
+
+START_TEST(test_node_view_pod_level_hugepages_only)
+{
+    /* spec.resources.requests with hugepages-2Mi alone is pod-level requests
+     * (IsPodLevelRequestsSet): containers {cpu 500m}, {} -> node cpu 500 (the pod
+     * names cpu), memory 2 * 200Mi (it does not); scored 600 and 400Mi. */
+    const struct score_container c[] = {CPU(500), NONE};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c), .pod_level_set = true};
+    check_views(&pod, 500, 0, 500, 400 * MI, 600, 400 * MI);
+}
+END_TEST
+
+START_TEST(test_node_view_without_pod_level_defaults_per_container)
+{
+    /* Without pod-level requests NodeInfo passes both defaults, as the scorer
+     * does: {cpu 500m}, {} -> 600m and 2 * 200Mi in both views. */
+    const struct score_container c[] = {CPU(500), NONE};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c)};
+    check_views(&pod, 500, 0, 600, 400 * MI, 600, 400 * MI);
+}
+END_TEST
+
 START_TEST(test_boundary_no_overflow)
 {
     /* 2 * (2^62 - 1) = 2^63 - 2 still fits. */
@@ -303,6 +434,14 @@ Suite *podreq_suite(void)
     tcase_add_test(tc, test_sidecars_dominate);
     tcase_add_test(tc, test_overhead_after_max);
     tcase_add_test(tc, test_pod_level_overrides_set_keys);
+    tcase_add_test(tc, test_node_view_pod_level_cpu_memory_missing_everywhere);
+    tcase_add_test(tc, test_node_view_pod_level_cpu_memory_in_one_container);
+    tcase_add_test(tc, test_node_view_pod_level_memory_cpu_in_one_container);
+    tcase_add_test(tc, test_node_view_pod_level_with_init_and_sidecar);
+    tcase_add_test(tc, test_node_view_pod_level_init_and_sidecar_without_memory);
+    tcase_add_test(tc, test_node_view_overhead_and_zero_name_the_key);
+    tcase_add_test(tc, test_node_view_pod_level_hugepages_only);
+    tcase_add_test(tc, test_node_view_without_pod_level_defaults_per_container);
     tcase_add_test(tc, test_boundary_no_overflow);
     tcase_add_test(tc, test_overflow);
     suite_add_tcase(s, tc);
