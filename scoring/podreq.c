@@ -52,12 +52,38 @@ static int request_of(const struct score_pod *pod, enum score_resource r, bool n
     return 0;
 }
 
+static bool any_has(const struct score_container *c, size_t n, enum score_resource r)
+{
+    for (size_t i = 0; i < n; i++)
+        if (c[i].has[r])
+            return true;
+    return false;
+}
+
+/* Whether PodRequests' result holds the key: a container, init container,
+ * pod-level request or overhead names it, even with 0. */
+static bool pod_names(const struct score_pod *pod, enum score_resource r)
+{
+    return any_has(pod->containers, pod->n_containers, r) ||
+           any_has(pod->init_containers, pod->n_init_containers, r) || pod->pod_level.has[r] ||
+           pod->overhead.has[r];
+}
+
 int score_pod_request(const struct score_pod *pod, struct score_pod_request *out)
 {
+    bool pod_level =
+        pod->pod_level_set || pod->pod_level.has[SCORE_CPU] || pod->pod_level.has[SCORE_MEMORY];
+
     for (int r = 0; r < SCORE_NRES; r++) {
-        if (request_of(pod, (enum score_resource)r, false, &out->real[r]) != 0 ||
-            request_of(pod, (enum score_resource)r, true, &out->non_zero[r]) != 0)
+        enum score_resource res = (enum score_resource)r;
+        if (request_of(pod, res, false, &out->real[r]) != 0 ||
+            request_of(pod, res, true, &out->non_zero_scored[r]) != 0)
             return -ERANGE;
+        /* NodeInfo's getNonMissingContainerRequests: with pod-level requests,
+         * only a key the pod lacks altogether gets the default, and then every
+         * container lacks it, so the per-container sum is the one above. */
+        out->non_zero[r] =
+            pod_level && pod_names(pod, res) ? out->real[r] : out->non_zero_scored[r];
     }
     return 0;
 }

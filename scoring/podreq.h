@@ -14,11 +14,27 @@
 #define SCORE_DEFAULT_MILLI_CPU 100
 #define SCORE_DEFAULT_MEMORY    (200LL * 1024 * 1024)
 
-/* Both views of one pod's request: real for filtering and BalancedAllocation,
- * non_zero (defaults per container for absent keys) for the other strategies. */
+/* The views of one pod's request.
+ *
+ * real: PodRequests, no defaults. What the filter and BalancedAllocation
+ * use, for the pod being placed and for the pods on a node (Requested).
+ *
+ * non_zero: what the pod adds to its node's NonZeroRequested once it runs
+ * there (NodeInfo: PodInfo.CalculateResource). Without pod-level requests,
+ * every container (regular, init, sidecar) whose requests lack the key counts
+ * 100m / 200Mi. With pod-level requests (pod_level_set), a key is defaulted
+ * only if the pod as a whole lacks it: no container, init container, pod-level
+ * request or overhead names it; then every container gets the default (they
+ * all lack it). A key the pod has anywhere is charged as real.
+ *
+ * non_zero_scored: the pod being placed, as NodeResourcesFit's scorers take
+ * it (calculatePodResourceRequest: the per-container defaults always, then
+ * the pod-level override). Differs from non_zero only for a pod with
+ * pod-level requests whose containers name a key only in part. */
 struct score_pod_request {
     int64_t real[SCORE_NRES];
     int64_t non_zero[SCORE_NRES];
+    int64_t non_zero_scored[SCORE_NRES];
 };
 
 /*

@@ -31,7 +31,8 @@ enum score_unit {
  * Negative quantities round away from zero (int64Amount semantics); callers
  * that need non-negative values check the sign themselves.
  * Returns 0, or -EINVAL (not a quantity) / -ERANGE (does not fit int64, or an
- * exponent outside int32) with a reason in @err (SCORE_ERR_LEN bytes).
+ * exponent outside [-INT32_MAX, INT32_MAX]) with a reason in @err
+ * (SCORE_ERR_LEN bytes).
  * Thread-safe, no allocation.
  */
 int score_quantity_parse(const char *s, size_t len, enum score_unit unit, int64_t *out,

@@ -29,13 +29,18 @@ struct score_container {
 };
 
 /* What a pod asks for. Arrays are borrowed. pod_level is spec.resources.
- * requests and overhead is spec.overhead; has[] says which keys they set. */
+ * requests and overhead is spec.overhead; has[] says which keys they set.
+ * pod_level_set says spec.resources.requests holds a key that pod-level
+ * resources support (cpu, memory or hugepages-*, IsPodLevelRequestsSet);
+ * pod_level.has[] for cpu or memory implies it, so a decoder needs to set it
+ * only for a pod that sets hugepages-* alone. */
 struct score_pod {
     const struct score_container *containers;
     size_t n_containers;
     const struct score_container *init_containers;
     size_t n_init_containers;
     struct score_container pod_level;
+    bool pod_level_set;
     struct score_container overhead;
 };
 

@@ -81,7 +81,7 @@ static int balanced(const struct score_explain *ex)
 void score_node_value(const struct score_params *p, const struct score_node *node,
                       const struct score_pod_request *req, struct score_explain *out)
 {
-    const int64_t *pod = p->strategy == SCORE_BALANCED ? req->real : req->non_zero;
+    const int64_t *pod = p->strategy == SCORE_BALANCED ? req->real : req->non_zero_scored;
     int64_t weighted = 0, weights = 0;
 
     memset(out, 0, sizeof(*out));

@@ -2,8 +2,10 @@
  * score_pod_request against component-helpers resource.PodRequests: per resource
  * max(sum(containers) + sum(sidecars), max over init containers of (init + sidecars started
  * before it)), pod-level requests override the keys they set, then overhead is added.
- * non_zero charges 100m CPU / 200Mi memory per container (regular, init, sidecar) whose
- * requests lack the key; an explicit 0 stays 0.
+ * non_zero_scored (the pod being placed) charges 100m CPU / 200Mi memory per container
+ * (regular, init, sidecar) whose requests lack the key; an explicit 0 stays 0. non_zero (what
+ * a node is charged, NodeInfo) is the same without pod-level requests; with them, only a key
+ * the pod lacks altogether is defaulted.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -35,6 +37,8 @@ static void check_request(const struct score_pod *pod, int64_t cpu, int64_t mem,
     ck_assert_int_eq(r.real[SCORE_MEMORY], mem);
     ck_assert_int_eq(r.non_zero[SCORE_CPU], nz_cpu);
     ck_assert_int_eq(r.non_zero[SCORE_MEMORY], nz_mem);
+    ck_assert_int_eq(r.non_zero_scored[SCORE_CPU], nz_cpu);
+    ck_assert_int_eq(r.non_zero_scored[SCORE_MEMORY], nz_mem);
 }
 
 START_TEST(test_no_containers)
@@ -239,6 +243,135 @@ START_TEST(test_pod_level_overrides_set_keys)
 }
 END_TEST
 
+/* Checks the three views: real, what a node is charged (NodeInfo) and what the
+ * pod being placed is scored with (calculatePodResourceRequest). */
+static void check_views(const struct score_pod *pod, int64_t cpu, int64_t mem, int64_t node_cpu,
+                        int64_t node_mem, int64_t scored_cpu, int64_t scored_mem)
+{
+    struct score_pod_request r;
+    ck_assert_int_eq(score_pod_request(pod, &r), 0);
+    ck_assert_int_eq(r.real[SCORE_CPU], cpu);
+    ck_assert_int_eq(r.real[SCORE_MEMORY], mem);
+    ck_assert_int_eq(r.non_zero[SCORE_CPU], node_cpu);
+    ck_assert_int_eq(r.non_zero[SCORE_MEMORY], node_mem);
+    ck_assert_int_eq(r.non_zero_scored[SCORE_CPU], scored_cpu);
+    ck_assert_int_eq(r.non_zero_scored[SCORE_MEMORY], scored_mem);
+}
+
+/* NodeInfo (pkg/scheduler/framework/types.go, PodInfo.CalculateResource): with
+ * pod-level requests, getNonMissingContainerRequests(requests, true) lists a
+ * default only for a key that PodRequests' result lacks, i.e. that no
+ * container, init container, pod-level request or overhead names; PodRequests
+ * then applies it per container. The scorer (resource_allocation.go,
+ * calculatePodResourceRequest) always passes both defaults. */
+START_TEST(test_node_view_pod_level_cpu_memory_missing_everywhere)
+{
+    /* Pod-level cpu 1; two containers without requests. Memory is missing from
+     * the pod as a whole: both views default it per container, 2 * 200Mi. */
+    const struct score_container c[] = {NONE, NONE};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c), .pod_level = CPU(1000)};
+    check_views(&pod, 1000, 0, 1000, 2 * 200 * MI, 1000, 2 * 200 * MI);
+}
+END_TEST
+
+START_TEST(test_node_view_pod_level_cpu_memory_in_one_container)
+{
+    /* Pod-level cpu 1; containers {memory 100Mi}, {}. The pod names memory, so
+     * the node is charged the real 100Mi; the scorer still defaults the second
+     * container: 100Mi + 200Mi = 300Mi. */
+    const struct score_container c[] = {MEM(100 * MI), NONE};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c), .pod_level = CPU(1000)};
+    check_views(&pod, 1000, 100 * MI, 1000, 100 * MI, 1000, 300 * MI);
+}
+END_TEST
+
+START_TEST(test_node_view_pod_level_memory_cpu_in_one_container)
+{
+    /* Pod-level memory 1Gi; containers {cpu 500m}, {}: node cpu 500 (real),
+     * scored 500 + 100 = 600; memory 1Gi from the pod level in all views. */
+    const struct score_container c[] = {CPU(500), NONE};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c), .pod_level = MEM(GI)};
+    check_views(&pod, 500, GI, 500, GI, 600, GI);
+}
+END_TEST
+
+START_TEST(test_node_view_pod_level_with_init_and_sidecar)
+{
+    /* Pod-level cpu 2; init: sidecar {memory 128Mi}, init {cpu 1};
+     * containers {}, {}. cpu is 2000 in every view (pod level).
+     * real memory: sum 0 + 0 + 128Mi; candidates 128Mi, 0 + 128Mi -> 128Mi.
+     * node: the sidecar names memory, so the real 128Mi.
+     * scored: containers 200Mi + 200Mi + sidecar 128Mi = 528Mi; candidates
+     *   sidecar 128Mi, init 200Mi + 128Mi = 328Mi -> 528Mi = 553648128. */
+    const struct score_container c[] = {NONE, NONE};
+    const struct score_container init[] = {
+        {.req = {0, 128 * MI}, .has = {false, true}, .restartable = true},
+        CPU(1000),
+    };
+    const struct score_pod pod = {.containers = c,
+                                  .n_containers = N(c),
+                                  .init_containers = init,
+                                  .n_init_containers = N(init),
+                                  .pod_level = CPU(2000)};
+    check_views(&pod, 2000, 128 * MI, 2000, 128 * MI, 2000, 553648128);
+}
+END_TEST
+
+START_TEST(test_node_view_pod_level_init_and_sidecar_without_memory)
+{
+    /* Pod-level cpu 2; init: sidecar {cpu 100m}, init {cpu 1}; containers {},
+     * {}. No part names memory: both views default every container.
+     * memory: sum 200 + 200 + sidecar 200 = 600Mi; candidates sidecar 200Mi,
+     * init 200 + 200 = 400Mi -> 600Mi = 629145600. */
+    const struct score_container c[] = {NONE, NONE};
+    const struct score_container init[] = {SIDECAR_CPU(100), CPU(1000)};
+    const struct score_pod pod = {.containers = c,
+                                  .n_containers = N(c),
+                                  .init_containers = init,
+                                  .n_init_containers = N(init),
+                                  .pod_level = CPU(2000)};
+    check_views(&pod, 2000, 0, 2000, 600 * MI, 2000, 600 * MI);
+}
+END_TEST
+
+START_TEST(test_node_view_overhead_and_zero_name_the_key)
+{
+    /* PodRequests adds the overhead before NodeInfo looks at the keys: pod-level
+     * cpu 1, a container without requests, overhead memory 64Mi -> node memory
+     * 64Mi; scored 200Mi + 64Mi = 264Mi. */
+    const struct score_container c[] = {NONE};
+    struct score_pod pod = {
+        .containers = c, .n_containers = N(c), .pod_level = CPU(1000), .overhead = MEM(64 * MI)};
+    check_views(&pod, 1000, 64 * MI, 1000, 64 * MI, 1000, 264 * MI);
+
+    /* An explicit "0" names the key too: {memory 0}, {} -> node 0, scored 200Mi. */
+    const struct score_container z[] = {MEM(0), NONE};
+    const struct score_pod podz = {.containers = z, .n_containers = N(z), .pod_level = CPU(1000)};
+    check_views(&podz, 1000, 0, 1000, 0, 1000, 200 * MI);
+}
+END_TEST
+
+START_TEST(test_node_view_pod_level_hugepages_only)
+{
+    /* spec.resources.requests with hugepages-2Mi alone is pod-level requests
+     * (IsPodLevelRequestsSet): containers {cpu 500m}, {} -> node cpu 500 (the pod
+     * names cpu), memory 2 * 200Mi (it does not); scored 600 and 400Mi. */
+    const struct score_container c[] = {CPU(500), NONE};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c), .pod_level_set = true};
+    check_views(&pod, 500, 0, 500, 400 * MI, 600, 400 * MI);
+}
+END_TEST
+
+START_TEST(test_node_view_without_pod_level_defaults_per_container)
+{
+    /* Without pod-level requests NodeInfo passes both defaults, as the scorer
+     * does: {cpu 500m}, {} -> 600m and 2 * 200Mi in both views. */
+    const struct score_container c[] = {CPU(500), NONE};
+    const struct score_pod pod = {.containers = c, .n_containers = N(c)};
+    check_views(&pod, 500, 0, 600, 400 * MI, 600, 400 * MI);
+}
+END_TEST
+
 START_TEST(test_boundary_no_overflow)
 {
     /* 2 * (2^62 - 1) = 2^63 - 2 still fits. */
@@ -285,6 +418,154 @@ START_TEST(test_overflow)
 }
 END_TEST
 
+/* Upstream's tables, ported: the cases expressible with cpu and memory in spec
+ * (no status resources, no DRA, no hugepages or storage beyond noting that they
+ * leave cpu and memory alone). Pods are given as containers, init containers
+ * (S marks a sidecar), pod-level requests and overhead; cpu in millicores.
+ * ExcludeOverhead cases are ported with the overhead left out, which is what
+ * the option means. Expected values are upstream's. */
+#define UP_MAX 5
+struct ported_case {
+    const char *name;
+    struct score_container c[UP_MAX];
+    size_t nc;
+    struct score_container init[UP_MAX];
+    size_t ni;
+    struct score_container pod_level;
+    struct score_container overhead;
+    int64_t cpu, mem;
+};
+
+/* clang-format off */
+#define S(cpu, mem) SIDECAR(cpu, mem)
+#define SC(cpu) SIDECAR_CPU(cpu)
+static const struct ported_case pod_requests_cases[] = {
+    /* component-helpers resource/helpers_test.go TestPodRequestsAndLimits (getPod: one
+     * container and one init container with the same requests) */
+    {"just-limit-no-overhead", {NONE}, 1, {NONE}, 1, NONE, NONE, 0, 0},
+    {"just-overhead", {NONE}, 1, {NONE}, 1, NONE, BOTH(5000, 5), 5000, 5},
+    {"req-and-overhead", {BOTH(1000, 10)}, 1, {BOTH(1000, 10)}, 1, NONE, BOTH(5000, 5), 6000, 15},
+    {"all-req-lim-and-overhead", {BOTH(1000, 10)}, 1, {BOTH(1000, 10)}, 1, NONE, BOTH(5000, 5), 6000, 15},
+    {"req-some-lim-and-overhead", {BOTH(1000, 10)}, 1, {BOTH(1000, 10)}, 1, NONE, BOTH(5000, 5), 6000, 15},
+    /* TestPodRequestsAndLimitsWithoutOverhead (ExcludeOverhead) */
+    {"two container no overhead", {BOTH(1000, 5), BOTH(4000, 12)}, 2, {NONE}, 0, NONE, NONE, 5000, 17},
+    {"two container with overhead (excluded)", {BOTH(1000, 5), BOTH(4000, 12)}, 2, {NONE}, 0, NONE, NONE, 5000, 17},
+    {"two container, massive init", {BOTH(1000, 5), BOTH(4000, 12)}, 2,
+     {BOTH(1000, 5), BOTH(40000, 120)}, 2, NONE, NONE, 40000, 120},
+    /* TestPodResourceRequests, without UseStatusResources */
+    {"nil options, larger init container", {CPU(1000)}, 1, {CPU(4000)}, 1, NONE, NONE, 4000, 0},
+    {"nil options, larger containers", {CPU(2000), CPU(3000)}, 2, {CPU(2000)}, 1, NONE, NONE, 5000, 0},
+    {"pod overhead excluded", {CPU(2000), CPU(3000)}, 2, {CPU(2000)}, 1, NONE, NONE, 5000, 0},
+    {"pod overhead included", {CPU(2000), CPU(3000)}, 2, {CPU(2000)}, 1, NONE, BOTH(1000, GI), 6000, GI},
+    {"resized, infeasible, but don't use status", {CPU(4000)}, 1, {NONE}, 0, NONE, NONE, 4000, 0},
+    {"resized, restartable init container, infeasible, but don't use status", {NONE}, 0, {SC(4000)}, 1,
+     NONE, NONE, 4000, 0},
+    {"restartable init container", {CPU(1000)}, 1, {SC(1000)}, 1, NONE, NONE, 2000, 0},
+    {"multiple restartable init containers", {CPU(1000)}, 1,
+     {CPU(5000), SC(1000), SC(2000), SC(3000)}, 4, NONE, NONE, 7000, 0},
+    {"multiple restartable and regular init containers", {CPU(1000)}, 1,
+     {CPU(5000), SC(1000), SC(2000), CPU(5000), SC(3000)}, 5, NONE, NONE, 8000, 0},
+    {"restartable-init, init and regular", {CPU(100000)}, 1, {SC(10000), CPU(200000)}, 2, NONE, NONE,
+     210000, 0},
+    /* TestPodLevelResourceRequests, pod-level resources not skipped */
+    {"nil", {NONE}, 0, {NONE}, 0, NONE, NONE, 0, 0},
+    {"pod level memory resource", {NONE}, 0, {NONE}, 0, MEM(2 * MI), NONE, 0, 2 * MI},
+    {"pod level memory and container level cpu", {CPU(2)}, 1, {NONE}, 0, MEM(2 * MI), NONE, 2, 2 * MI},
+    {"pod level unsupported resources set at pod-level", {MEM(3 * MI)}, 1, {NONE}, 0, NONE, NONE, 0, 3 * MI},
+    {"only container level resources set", {BOTH(2, 3 * MI)}, 1, {NONE}, 0, NONE, NONE, 2, 3 * MI},
+    {"both container-level and pod-level resources set", {BOTH(2, 3 * MI)}, 1, {NONE}, 0,
+     BOTH(8, 6 * MI), NONE, 8, 6 * MI},
+    {"container-level resources and init container set", {BOTH(2, 3 * MI)}, 1, {BOTH(4, 5 * MI)}, 1,
+     NONE, NONE, 4, 5 * MI},
+    {"container-level resources and sidecar container set", {BOTH(2, 3 * MI)}, 1, {S(4, 5 * MI)}, 1,
+     NONE, NONE, 6, 8 * MI},
+    {"container-level resources, init and sidecar container set", {BOTH(2, 3 * MI)}, 1,
+     {S(4, 5 * MI), BOTH(8, 6 * MI)}, 2, NONE, NONE, 12, 11 * MI},
+    {"pod-level resources, container-level resources, init and sidecar container set",
+     {BOTH(2, 3 * MI)}, 1, {S(4, 5 * MI), BOTH(8, 6 * MI)}, 2, BOTH(18, 15 * MI), NONE, 18, 15 * MI},
+    {"pod-level resources, hugepage request/limit single page size", {NONE}, 0, {NONE}, 0,
+     MEM(10 * MI), NONE, 0, 10 * MI},
+    {"pod-level resources, hugepage request/limit multiple page sizes", {NONE}, 0, {NONE}, 0,
+     CPU(1000), NONE, 1000, 0},
+    {"pod-level resources, container-level resources, hugepage single page size", {NONE}, 1, {NONE}, 0,
+     CPU(1000), NONE, 1000, 0},
+    {"pod-level resources, container-level resources, hugepage multiple page sizes", {CPU(1000)}, 1,
+     {NONE}, 0, CPU(1000), NONE, 1000, 0},
+    {"pod-level resources, container-level resources, hugepage sizes between levels", {MEM(4 * MI)}, 1,
+     {NONE}, 0, CPU(1000), NONE, 1000, 4 * MI},
+    /* TestAggregateContainerRequestsAndLimits, requests, without status */
+    {"one container with limits", {NONE}, 1, {NONE}, 0, NONE, NONE, 0, 0},
+    {"two containers with limits", {NONE, NONE}, 2, {NONE}, 0, NONE, NONE, 0, 0},
+    {"one container with requests", {CPU(9000)}, 1, {NONE}, 0, NONE, NONE, 9000, 0},
+    {"two containers with requests", {CPU(9000), CPU(9000)}, 2, {NONE}, 0, NONE, NONE, 18000, 0},
+    {"regular and init containers with requests", {CPU(9000)}, 1, {CPU(9000)}, 1, NONE, NONE, 9000, 0},
+    {"regular, init and sidecar containers with requests", {CPU(9000)}, 1, {SC(8000), CPU(6000)}, 2,
+     NONE, NONE, 17000, 0},
+    {"regular and init containers with limits", {NONE}, 1, {NONE}, 1, NONE, NONE, 0, 0},
+    {"regular, init and sidecar containers with limits", {NONE}, 1,
+     {{.restartable = true}, NONE}, 2, NONE, NONE, 0, 0},
+};
+
+/* pkg/scheduler/framework/plugins/noderesources/resource_allocation_test.go
+ * TestResourceAllocationScorerCalculateRequests: calculatePodResourceRequest, the
+ * scorer's view of the pod being placed (non_zero_scored). */
+static const struct ported_case scorer_request_cases[] = {
+    {"overhead only", {NONE}, 0, {NONE}, 0, NONE, BOTH(1000, MI), 1000, MI},
+    {"1x requestless container", {NONE}, 1, {NONE}, 0, NONE, NONE, 100, 200 * MI},
+    {"2x requestless container", {NONE, NONE}, 2, {NONE}, 0, NONE, NONE, 200, 400 * MI},
+    {"request container + requestless container", {BOTH(1000, MI), NONE}, 2, {NONE}, 0, NONE, NONE,
+     1100, MI + 200 * MI},
+    {"container + requestless container + overhead", {BOTH(1000, MI), NONE}, 2, {NONE}, 0, NONE,
+     BOTH(1000, MI), 2100, 2 * MI + 200 * MI},
+    {"init container + container + requestless container + overhead", {BOTH(1000, MI), NONE}, 2,
+     {CPU(3000)}, 1, NONE, BOTH(1000, MI), 4000, 2 * MI + 200 * MI},
+    {"requestless init container + small init container + small container", {BOTH(3, 3)}, 1,
+     {NONE, BOTH(1, 1)}, 2, NONE, NONE, 100, 200 * MI},
+    {"requestless init container + small init container + small container + requestless container",
+     {BOTH(3, 3), NONE}, 2, {NONE, BOTH(1, 1)}, 2, NONE, NONE, 103, 3 + 200 * MI},
+};
+#undef S
+#undef SC
+/* clang-format on */
+
+static void ported_pod(const struct ported_case *t, struct score_pod *pod)
+{
+    *pod = (struct score_pod){.containers = t->c,
+                              .n_containers = t->nc,
+                              .init_containers = t->init,
+                              .n_init_containers = t->ni,
+                              .pod_level = t->pod_level,
+                              .overhead = t->overhead};
+}
+
+START_TEST(test_upstream_pod_requests)
+{
+    const struct ported_case *t = &pod_requests_cases[_i];
+    struct score_pod pod;
+    struct score_pod_request r;
+    ported_pod(t, &pod);
+    ck_assert_int_eq(score_pod_request(&pod, &r), 0);
+    ck_assert_msg(r.real[SCORE_CPU] == t->cpu && r.real[SCORE_MEMORY] == t->mem,
+                  "%s: cpu %lld memory %lld, want %lld %lld", t->name, (long long)r.real[SCORE_CPU],
+                  (long long)r.real[SCORE_MEMORY], (long long)t->cpu, (long long)t->mem);
+}
+END_TEST
+
+START_TEST(test_upstream_scorer_requests)
+{
+    const struct ported_case *t = &scorer_request_cases[_i];
+    struct score_pod pod;
+    struct score_pod_request r;
+    ported_pod(t, &pod);
+    ck_assert_int_eq(score_pod_request(&pod, &r), 0);
+    ck_assert_msg(r.non_zero_scored[SCORE_CPU] == t->cpu &&
+                      r.non_zero_scored[SCORE_MEMORY] == t->mem,
+                  "%s: cpu %lld memory %lld, want %lld %lld", t->name,
+                  (long long)r.non_zero_scored[SCORE_CPU],
+                  (long long)r.non_zero_scored[SCORE_MEMORY], (long long)t->cpu, (long long)t->mem);
+}
+END_TEST
+
 Suite *podreq_suite(void)
 {
     Suite *s = suite_create("podreq");
@@ -301,8 +582,18 @@ Suite *podreq_suite(void)
     tcase_add_test(tc, test_sidecars_dominate);
     tcase_add_test(tc, test_overhead_after_max);
     tcase_add_test(tc, test_pod_level_overrides_set_keys);
+    tcase_add_test(tc, test_node_view_pod_level_cpu_memory_missing_everywhere);
+    tcase_add_test(tc, test_node_view_pod_level_cpu_memory_in_one_container);
+    tcase_add_test(tc, test_node_view_pod_level_memory_cpu_in_one_container);
+    tcase_add_test(tc, test_node_view_pod_level_with_init_and_sidecar);
+    tcase_add_test(tc, test_node_view_pod_level_init_and_sidecar_without_memory);
+    tcase_add_test(tc, test_node_view_overhead_and_zero_name_the_key);
+    tcase_add_test(tc, test_node_view_pod_level_hugepages_only);
+    tcase_add_test(tc, test_node_view_without_pod_level_defaults_per_container);
     tcase_add_test(tc, test_boundary_no_overflow);
     tcase_add_test(tc, test_overflow);
+    tcase_add_loop_test(tc, test_upstream_pod_requests, 0, (int)N(pod_requests_cases));
+    tcase_add_loop_test(tc, test_upstream_scorer_requests, 0, (int)N(scorer_request_cases));
     suite_add_tcase(s, tc);
     return s;
 }

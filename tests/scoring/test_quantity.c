@@ -3,8 +3,9 @@
  * Value() = ceil(q) (SCORE_UNIT_BASE) or MilliValue() = ceil(q * 1000) (SCORE_UNIT_MILLI),
  * rounded away from zero. Expected values are worked out from the Kubernetes rules, not
  * from the code. Our deliberate differences from Go (absurd inputs only): -ERANGE when the
- * result does not fit int64 in the requested unit, when the exponent is outside int32 and
- * when the string is longer than SCORE_QUANTITY_MAX_LEN.
+ * result does not fit int64 in the requested unit (Go returns 0, wraps or saturates, or caps
+ * BinarySI at 2^63-1) and when the string is longer than SCORE_QUANTITY_MAX_LEN; an exponent
+ * outside [-(2^31-1), 2^31-1], which Go refuses too (ErrSuffix), is -ERANGE here.
  */
 #include <errno.h>
 #include <string.h>
@@ -97,14 +98,52 @@ static const struct vector vectors[] = {
     V("1e19", BASE, -ERANGE, 0),                          /* > 2^63-1 */
     V("9.223372036854775807e18", BASE, 0, INT64_MAX),     /* exactly 2^63-1 */
     V("9.223372036854775808e18", BASE, -ERANGE, 0),       /* 2^63 */
-    V("1e2147483647", BASE, -ERANGE, 0),                  /* int32 exponent, value too big */
-    V("1e-2147483647", BASE, 0, 1),                       /* int32 exponent, tiny -> 1n -> 1 */
-    V("1e-2147483647", MILLI, 0, 1),
+    /* Exponent bounds. quantitySuffixer.interpret accepts [-(2^31-1), 2^31-1]
+     * since kubernetes#141203 (before, it truncated the int64 it parsed to int32):
+     * -2^31 is refused as well, because ParseQuantity negates the exponent into
+     * an int32 inf.Scale. Both sides of both ends, with signs, leading zeros,
+     * fractions, both units and a zero mantissa. */
+    V("1e2147483647", BASE, -ERANGE, 0),                  /* accepted, value too big */
+    V("1e+2147483647", MILLI, -ERANGE, 0),
+    V("1E+0002147483647", BASE, -ERANGE, 0),              /* leading zeros, as ParseInt */
     V("0e2147483647", BASE, 0, 0),                        /* 0 * 10^(2^31-1) = 0 */
-    V("1e2147483648", BASE, -ERANGE, 0),                  /* exponent > INT32_MAX */
-    V("1e-2147483649", BASE, -ERANGE, 0),                 /* exponent < INT32_MIN */
-    V("1e4294967296", BASE, -ERANGE, 0),                  /* 2^32: Go truncates to e0 */
-    V("0e4294967296", BASE, -ERANGE, 0),                  /* exponent checked even for 0 */
+    V("0e+2147483647", MILLI, 0, 0),
+    V("1e2147483648", BASE, -ERANGE, 0),                  /* 2^31: refused */
+    V("0e2147483648", BASE, -ERANGE, 0),                  /* exponent checked even for 0 */
+    V("1e+02147483648", MILLI, -ERANGE, 0),
+    V("1e-2147483647", BASE, 0, 1),                       /* -(2^31-1): accepted, 1n -> 1 */
+    V("1e-2147483647", MILLI, 0, 1),
+    V("1E-02147483647", BASE, 0, 1),
+    V("-1e-2147483647", BASE, 0, -1),                     /* -1n, away from zero */
+    V("0e-2147483647", BASE, 0, 0),
+    V("1.5e-2147483647", MILLI, 0, 1),                    /* Go wraps its int32 scale here */
+    V("1E-2147483648", BASE, -ERANGE, 0),                 /* -2^31: refused (was read as 1n) */
+    V("1E-2147483648", MILLI, -ERANGE, 0),
+    V("1e-2147483648", BASE, -ERANGE, 0),
+    V("-1e-2147483648", BASE, -ERANGE, 0),
+    V("0e-2147483648", BASE, -ERANGE, 0),
+    V("1e-02147483648", MILLI, -ERANGE, 0),
+    V("1.5e-2147483648", MILLI, -ERANGE, 0),
+    V("1e-2147483649", BASE, -ERANGE, 0),                 /* below -2^31 */
+    V("1e4294967296", BASE, -ERANGE, 0),                  /* 2^32: Go used to truncate to e0 */
+    V("1e4294967297", BASE, -ERANGE, 0),                  /* quantity_overflow_test.go: was 1e1 */
+    V("0e4294967296", BASE, -ERANGE, 0),
+    V("1e9223372036854775807", BASE, -ERANGE, 0),         /* fits ParseInt, not int32 */
+    V("1e-9223372036854775808", BASE, -ERANGE, 0),
+    V("1e99999999999999999999", BASE, -ERANGE, 0),        /* beyond ParseInt */
+    V("1e00000000000000000000000003", BASE, 0, 1000),     /* 23 leading zeros: e3 */
+    /* Suffix and exponent do not combine: the exponent is the whole suffix. */
+    V("1Ke3", BASE, -EINVAL, 0),
+    V("1ke3", BASE, -EINVAL, 0),
+    V("1Kie3", BASE, -EINVAL, 0),
+    V("1me3", BASE, -EINVAL, 0),
+    V("1Ee3", BASE, -EINVAL, 0),                          /* ParseInt("e3") fails */
+    V("1eE3", BASE, -EINVAL, 0),
+    V("1e3k", BASE, -EINVAL, 0),                          /* letters after the digits */
+    V("1e3Ki", BASE, -EINVAL, 0),
+    V("1E+-3", BASE, -EINVAL, 0),                         /* one sign only */
+    V("1e-+3", BASE, -EINVAL, 0),
+    V("1E-", BASE, -EINVAL, 0),
     /* Fractions with binary suffixes: exact, then ceil. */
     V("1.5Gi", BASE, 0, 1610612736),                      /* 1536Mi */
     V("1.5Mi", BASE, 0, 1572864),                         /* 1536Ki */
@@ -161,8 +200,17 @@ static const struct vector vectors[] = {
     V("-1n", BASE, 0, -1),
     V("-1Ki", BASE, 0, -1024),
     V("-9223372036854775807", BASE, 0, -INT64_MAX),
+    V("-9223372036854775808", BASE, 0, INT64_MIN),        /* -2^63 fits: Go gives MinInt64 */
+    V("-9223372036854775807.1", BASE, 0, INT64_MIN),      /* rounds away from zero to -2^63 */
+    V("-9.223372036854775808e18", BASE, 0, INT64_MIN),
+    V("-8Ei", BASE, -ERANGE, 0),                          /* -2^63, but Go caps BinarySI at -(2^63-1) */
     V("-9223372036854775809", BASE, -ERANGE, 0),
+    V("-9223372036854775807.0001", BASE, 0, INT64_MIN),
+    V("-9223372036854775808.0001", BASE, -ERANGE, 0),
     V("-9223372036854775.807", MILLI, 0, -INT64_MAX),
+    V("-9223372036854775.808", MILLI, 0, INT64_MIN),
+    V("-9223372036854775.8081", MILLI, -ERANGE, 0),
+    V("-9223372036854775808m", MILLI, 0, INT64_MIN),
     V("--1", BASE, -EINVAL, 0),                           /* suffix "-1" */
     V("+-1", BASE, -EINVAL, 0),
     V("1-", BASE, -EINVAL, 0),                            /* suffix "-" */
@@ -177,6 +225,36 @@ static const struct vector vectors[] = {
     V(".5", BASE, 0, 1),
     V(".5", MILLI, 0, 500),
     V("1.G", BASE, 0, 1000000000),                        /* "1." then G */
+    /* A number without any digit is 0 only on ParseQuantity's int64 fast path
+     * (scale >= -9, or a binary suffix up to Ti); on the inf.Dec path
+     * SetString("") fails with ErrNumeric. One digit, even "0", is enough. */
+    V("n", BASE, 0, 0),                                   /* scale -9: fast path */
+    V("e-9", MILLI, 0, 0),
+    V("E-09", BASE, 0, 0),
+    V(".E-9", BASE, 0, 0),
+    V("+.e-9", BASE, 0, 0),
+    V("e2147483647", BASE, 0, 0),
+    V("Ti", BASE, 0, 0),                                  /* precision 15-1-12-1 = 1 */
+    V(".Ti", BASE, 0, 0),
+    V("-Ti", MILLI, 0, 0),
+    V("e-10", BASE, -EINVAL, 0),                          /* scale -10: inf.Dec */
+    V("E-10", MILLI, -EINVAL, 0),
+    V("e-010", BASE, -EINVAL, 0),
+    V("-e-10", BASE, -EINVAL, 0),
+    V(".e-10", BASE, -EINVAL, 0),
+    V("-.e-10", BASE, -EINVAL, 0),
+    V("+.E-18", BASE, -EINVAL, 0),
+    V("e-2147483647", BASE, -EINVAL, 0),
+    V("Pi", BASE, -EINVAL, 0),                            /* precision 15-1-15-1 < 0 */
+    V("Ei", MILLI, -EINVAL, 0),
+    V("+Pi", BASE, -EINVAL, 0),
+    V(".Pi", BASE, -EINVAL, 0),
+    V("-Ei", BASE, -EINVAL, 0),
+    V("0e-10", BASE, 0, 0),                               /* "0" parses on either path */
+    V("0.e-10", BASE, 0, 0),
+    V(".0e-10", MILLI, 0, 0),
+    V("0Pi", BASE, 0, 0),
+    V(".0Ei", BASE, 0, 0),
     /* Go scanner quirks that fail. */
     V("1e", BASE, -EINVAL, 0),                            /* e needs digits */
     V("1K", BASE, -EINVAL, 0),                            /* only lower-case k */
@@ -224,9 +302,862 @@ static const struct vector vectors[] = {
 
 #define N_VECTORS (sizeof(vectors) / sizeof(vectors[0]))
 
-START_TEST(test_vector)
+/* The tables of apimachinery's own tests, ported: kubernetes/apimachinery
+ * pkg/api/resource at master of 2026-07-23 (eed236c), quantity_overflow_test.go from
+ * kubernetes/kubernetes after kubernetes#141170 (2026-08). Expected values are upstream's
+ * expected Quantity, read through Value() (BASE) and MilliValue() (MILLI) = ceil, away
+ * from zero; where that does not fit int64 we refuse (-ERANGE) and Go caps or saturates. */
+/* clang-format off */
+static const struct vector upstream[] = {
+    /* quantity_test.go TestQuantityParse, table: each input, then "-" and "+" before it
+     * (the test does both); values are the expected Quantity's Value() and MilliValue(). */
+    V("0", BASE, 0, 0),
+    V("0", MILLI, 0, 0),
+    V("0n", BASE, 0, 0),
+    V("0n", MILLI, 0, 0),
+    V("0u", BASE, 0, 0),
+    V("0u", MILLI, 0, 0),
+    V("0m", BASE, 0, 0),
+    V("0m", MILLI, 0, 0),
+    V("0Ki", BASE, 0, 0),
+    V("0Ki", MILLI, 0, 0),
+    V("0k", BASE, 0, 0),
+    V("0k", MILLI, 0, 0),
+    V("0Mi", BASE, 0, 0),
+    V("0Mi", MILLI, 0, 0),
+    V("0M", BASE, 0, 0),
+    V("0M", MILLI, 0, 0),
+    V("0Gi", BASE, 0, 0),
+    V("0Gi", MILLI, 0, 0),
+    V("0G", BASE, 0, 0),
+    V("0G", MILLI, 0, 0),
+    V("0Ti", BASE, 0, 0),
+    V("0Ti", MILLI, 0, 0),
+    V("0T", BASE, 0, 0),
+    V("0T", MILLI, 0, 0),
+    V("1", BASE, 0, 1),
+    V("1", MILLI, 0, 1000),
+    V("1Ki", BASE, 0, 1024),
+    V("1Ki", MILLI, 0, 1024000),
+    V("8Ki", BASE, 0, 8192),
+    V("8Ki", MILLI, 0, 8192000),
+    V("7Mi", BASE, 0, 7340032),
+    V("7Mi", MILLI, 0, 7340032000),
+    V("6Gi", BASE, 0, 6442450944),
+    V("6Gi", MILLI, 0, 6442450944000),
+    V("5Ti", BASE, 0, 5497558138880),
+    V("5Ti", MILLI, 0, 5497558138880000),
+    V("4Pi", BASE, 0, 4503599627370496),
+    V("4Pi", MILLI, 0, 4503599627370496000),
+    V("3Ei", BASE, 0, 3458764513820540928),
+    V("3Ei", MILLI, -ERANGE, 0), /* > int64 */
+    V("10Ti", BASE, 0, 10995116277760),
+    V("10Ti", MILLI, 0, 10995116277760000),
+    V("100Ti", BASE, 0, 109951162777600),
+    V("100Ti", MILLI, 0, 109951162777600000),
+    V("5n", BASE, 0, 1),
+    V("5n", MILLI, 0, 1),
+    V("4u", BASE, 0, 1),
+    V("4u", MILLI, 0, 1),
+    V("3m", BASE, 0, 1),
+    V("3m", MILLI, 0, 3),
+    V("9", BASE, 0, 9),
+    V("9", MILLI, 0, 9000),
+    V("8k", BASE, 0, 8000),
+    V("8k", MILLI, 0, 8000000),
+    V("50k", BASE, 0, 50000),
+    V("50k", MILLI, 0, 50000000),
+    V("7M", BASE, 0, 7000000),
+    V("7M", MILLI, 0, 7000000000),
+    V("6G", BASE, 0, 6000000000),
+    V("6G", MILLI, 0, 6000000000000),
+    V("5T", BASE, 0, 5000000000000),
+    V("5T", MILLI, 0, 5000000000000000),
+    V("40T", BASE, 0, 40000000000000),
+    V("40T", MILLI, 0, 40000000000000000),
+    V("300T", BASE, 0, 300000000000000),
+    V("300T", MILLI, 0, 300000000000000000),
+    V("2P", BASE, 0, 2000000000000000),
+    V("2P", MILLI, 0, 2000000000000000000),
+    V("1E", BASE, 0, 1000000000000000000),
+    V("1E", MILLI, -ERANGE, 0), /* > int64 */
+    V("1E-3", BASE, 0, 1),
+    V("1E-3", MILLI, 0, 1),
+    V("1e3", BASE, 0, 1000),
+    V("1e3", MILLI, 0, 1000000),
+    V("1E6", BASE, 0, 1000000),
+    V("1E6", MILLI, 0, 1000000000),
+    V("1e9", BASE, 0, 1000000000),
+    V("1e9", MILLI, 0, 1000000000000),
+    V("1E12", BASE, 0, 1000000000000),
+    V("1E12", MILLI, 0, 1000000000000000),
+    V("1e15", BASE, 0, 1000000000000000),
+    V("1e15", MILLI, 0, 1000000000000000000),
+    V("1E18", BASE, 0, 1000000000000000000),
+    V("1E18", MILLI, -ERANGE, 0), /* > int64 */
+    V("1e14", BASE, 0, 100000000000000),
+    V("1e14", MILLI, 0, 100000000000000000),
+    V("1e13", BASE, 0, 10000000000000),
+    V("1e13", MILLI, 0, 10000000000000000),
+    V("1e3", BASE, 0, 1000),
+    V("1e3", MILLI, 0, 1000000),
+    V("100.035k", BASE, 0, 100035),
+    V("100.035k", MILLI, 0, 100035000),
+    V("0.001", BASE, 0, 1),
+    V("0.001", MILLI, 0, 1),
+    V("0.0005k", BASE, 0, 1),
+    V("0.0005k", MILLI, 0, 500),
+    V("0.005", BASE, 0, 1),
+    V("0.005", MILLI, 0, 5),
+    V("0.05", BASE, 0, 1),
+    V("0.05", MILLI, 0, 50),
+    V("0.5", BASE, 0, 1),
+    V("0.5", MILLI, 0, 500),
+    V("0.00050k", BASE, 0, 1),
+    V("0.00050k", MILLI, 0, 500),
+    V("0.00500", BASE, 0, 1),
+    V("0.00500", MILLI, 0, 5),
+    V("0.05000", BASE, 0, 1),
+    V("0.05000", MILLI, 0, 50),
+    V("0.50000", BASE, 0, 1),
+    V("0.50000", MILLI, 0, 500),
+    V("0.5e0", BASE, 0, 1),
+    V("0.5e0", MILLI, 0, 500),
+    V("0.5e-1", BASE, 0, 1),
+    V("0.5e-1", MILLI, 0, 50),
+    V("0.5e-2", BASE, 0, 1),
+    V("0.5e-2", MILLI, 0, 5),
+    V("0.5e0", BASE, 0, 1),
+    V("0.5e0", MILLI, 0, 500),
+    V("10.035M", BASE, 0, 10035000),
+    V("10.035M", MILLI, 0, 10035000000),
+    V("1.2e3", BASE, 0, 1200),
+    V("1.2e3", MILLI, 0, 1200000),
+    V("1.3E+6", BASE, 0, 1300000),
+    V("1.3E+6", MILLI, 0, 1300000000),
+    V("1.40e9", BASE, 0, 1400000000),
+    V("1.40e9", MILLI, 0, 1400000000000),
+    V("1.53E12", BASE, 0, 1530000000000),
+    V("1.53E12", MILLI, 0, 1530000000000000),
+    V("1.6e15", BASE, 0, 1600000000000000),
+    V("1.6e15", MILLI, 0, 1600000000000000000),
+    V("1.7E18", BASE, 0, 1700000000000000000),
+    V("1.7E18", MILLI, -ERANGE, 0), /* > int64 */
+    V("9.01", BASE, 0, 10),
+    V("9.01", MILLI, 0, 9010),
+    V("8.1k", BASE, 0, 8100),
+    V("8.1k", MILLI, 0, 8100000),
+    V("7.123456M", BASE, 0, 7123456),
+    V("7.123456M", MILLI, 0, 7123456000),
+    V("6.987654321G", BASE, 0, 6987654321),
+    V("6.987654321G", MILLI, 0, 6987654321000),
+    V("5.444T", BASE, 0, 5444000000000),
+    V("5.444T", MILLI, 0, 5444000000000000),
+    V("40.1T", BASE, 0, 40100000000000),
+    V("40.1T", MILLI, 0, 40100000000000000),
+    V("300.2T", BASE, 0, 300200000000000),
+    V("300.2T", MILLI, 0, 300200000000000000),
+    V("2.5P", BASE, 0, 2500000000000000),
+    V("2.5P", MILLI, 0, 2500000000000000000),
+    V("1.01E", BASE, 0, 1010000000000000000),
+    V("1.01E", MILLI, -ERANGE, 0), /* > int64 */
+    V("3.001n", BASE, 0, 1),
+    V("3.001n", MILLI, 0, 1),
+    V("1.1E-9", BASE, 0, 1),
+    V("1.1E-9", MILLI, 0, 1),
+    V("0.0000000001", BASE, 0, 1),
+    V("0.0000000001", MILLI, 0, 1),
+    V("0.0000000005", BASE, 0, 1),
+    V("0.0000000005", MILLI, 0, 1),
+    V("0.00000000050", BASE, 0, 1),
+    V("0.00000000050", MILLI, 0, 1),
+    V("0.5e-9", BASE, 0, 1),
+    V("0.5e-9", MILLI, 0, 1),
+    V("0.9n", BASE, 0, 1),
+    V("0.9n", MILLI, 0, 1),
+    V("0.00000012345", BASE, 0, 1),
+    V("0.00000012345", MILLI, 0, 1),
+    V("0.00000012354", BASE, 0, 1),
+    V("0.00000012354", MILLI, 0, 1),
+    V("9Ei", BASE, -ERANGE, 0), /* Go caps BinarySI at 2^63-1 */
+    V("9Ei", MILLI, -ERANGE, 0), /* Go caps BinarySI at 2^63-1 */
+    V("9223372036854775807Ki", BASE, -ERANGE, 0), /* Go caps BinarySI at 2^63-1 */
+    V("9223372036854775807Ki", MILLI, -ERANGE, 0), /* Go caps BinarySI at 2^63-1 */
+    V("12E", BASE, -ERANGE, 0), /* > int64 */
+    V("12E", MILLI, -ERANGE, 0), /* > int64 */
+    V("100.035Ki", BASE, 0, 102436),
+    V("100.035Ki", MILLI, 0, 102435840),
+    V("0.5Mi", BASE, 0, 524288),
+    V("0.5Mi", MILLI, 0, 524288000),
+    V("0.05Gi", BASE, 0, 53687092),
+    V("0.05Gi", MILLI, 0, 53687091200),
+    V("0.025Ti", BASE, 0, 27487790695),
+    V("0.025Ti", MILLI, 0, 27487790694400),
+    V("0.000000000001Ki", BASE, 0, 1),
+    V("0.000000000001Ki", MILLI, 0, 1),
+    V(".001", BASE, 0, 1),
+    V(".001", MILLI, 0, 1),
+    V(".0001k", BASE, 0, 1),
+    V(".0001k", MILLI, 0, 100),
+    V("1.", BASE, 0, 1),
+    V("1.", MILLI, 0, 1000),
+    V("1.G", BASE, 0, 1000000000),
+    V("1.G", MILLI, 0, 1000000000000),
+    V("-0", BASE, 0, 0),
+    V("-0", MILLI, 0, 0),
+    V("-0n", BASE, 0, 0),
+    V("-0n", MILLI, 0, 0),
+    V("-0u", BASE, 0, 0),
+    V("-0u", MILLI, 0, 0),
+    V("-0m", BASE, 0, 0),
+    V("-0m", MILLI, 0, 0),
+    V("-0Ki", BASE, 0, 0),
+    V("-0Ki", MILLI, 0, 0),
+    V("-0k", BASE, 0, 0),
+    V("-0k", MILLI, 0, 0),
+    V("-0Mi", BASE, 0, 0),
+    V("-0Mi", MILLI, 0, 0),
+    V("-0M", BASE, 0, 0),
+    V("-0M", MILLI, 0, 0),
+    V("-0Gi", BASE, 0, 0),
+    V("-0Gi", MILLI, 0, 0),
+    V("-0G", BASE, 0, 0),
+    V("-0G", MILLI, 0, 0),
+    V("-0Ti", BASE, 0, 0),
+    V("-0Ti", MILLI, 0, 0),
+    V("-0T", BASE, 0, 0),
+    V("-0T", MILLI, 0, 0),
+    V("-1", BASE, 0, -1),
+    V("-1", MILLI, 0, -1000),
+    V("-1Ki", BASE, 0, -1024),
+    V("-1Ki", MILLI, 0, -1024000),
+    V("-8Ki", BASE, 0, -8192),
+    V("-8Ki", MILLI, 0, -8192000),
+    V("-7Mi", BASE, 0, -7340032),
+    V("-7Mi", MILLI, 0, -7340032000),
+    V("-6Gi", BASE, 0, -6442450944),
+    V("-6Gi", MILLI, 0, -6442450944000),
+    V("-5Ti", BASE, 0, -5497558138880),
+    V("-5Ti", MILLI, 0, -5497558138880000),
+    V("-4Pi", BASE, 0, -4503599627370496),
+    V("-4Pi", MILLI, 0, -4503599627370496000),
+    V("-3Ei", BASE, 0, -3458764513820540928),
+    V("-3Ei", MILLI, -ERANGE, 0), /* > int64 */
+    V("-10Ti", BASE, 0, -10995116277760),
+    V("-10Ti", MILLI, 0, -10995116277760000),
+    V("-100Ti", BASE, 0, -109951162777600),
+    V("-100Ti", MILLI, 0, -109951162777600000),
+    V("-5n", BASE, 0, -1),
+    V("-5n", MILLI, 0, -1),
+    V("-4u", BASE, 0, -1),
+    V("-4u", MILLI, 0, -1),
+    V("-3m", BASE, 0, -1),
+    V("-3m", MILLI, 0, -3),
+    V("-9", BASE, 0, -9),
+    V("-9", MILLI, 0, -9000),
+    V("-8k", BASE, 0, -8000),
+    V("-8k", MILLI, 0, -8000000),
+    V("-50k", BASE, 0, -50000),
+    V("-50k", MILLI, 0, -50000000),
+    V("-7M", BASE, 0, -7000000),
+    V("-7M", MILLI, 0, -7000000000),
+    V("-6G", BASE, 0, -6000000000),
+    V("-6G", MILLI, 0, -6000000000000),
+    V("-5T", BASE, 0, -5000000000000),
+    V("-5T", MILLI, 0, -5000000000000000),
+    V("-40T", BASE, 0, -40000000000000),
+    V("-40T", MILLI, 0, -40000000000000000),
+    V("-300T", BASE, 0, -300000000000000),
+    V("-300T", MILLI, 0, -300000000000000000),
+    V("-2P", BASE, 0, -2000000000000000),
+    V("-2P", MILLI, 0, -2000000000000000000),
+    V("-1E", BASE, 0, -1000000000000000000),
+    V("-1E", MILLI, -ERANGE, 0), /* > int64 */
+    V("-1E-3", BASE, 0, -1),
+    V("-1E-3", MILLI, 0, -1),
+    V("-1e3", BASE, 0, -1000),
+    V("-1e3", MILLI, 0, -1000000),
+    V("-1E6", BASE, 0, -1000000),
+    V("-1E6", MILLI, 0, -1000000000),
+    V("-1e9", BASE, 0, -1000000000),
+    V("-1e9", MILLI, 0, -1000000000000),
+    V("-1E12", BASE, 0, -1000000000000),
+    V("-1E12", MILLI, 0, -1000000000000000),
+    V("-1e15", BASE, 0, -1000000000000000),
+    V("-1e15", MILLI, 0, -1000000000000000000),
+    V("-1E18", BASE, 0, -1000000000000000000),
+    V("-1E18", MILLI, -ERANGE, 0), /* > int64 */
+    V("-1e14", BASE, 0, -100000000000000),
+    V("-1e14", MILLI, 0, -100000000000000000),
+    V("-1e13", BASE, 0, -10000000000000),
+    V("-1e13", MILLI, 0, -10000000000000000),
+    V("-1e3", BASE, 0, -1000),
+    V("-1e3", MILLI, 0, -1000000),
+    V("-100.035k", BASE, 0, -100035),
+    V("-100.035k", MILLI, 0, -100035000),
+    V("-0.001", BASE, 0, -1),
+    V("-0.001", MILLI, 0, -1),
+    V("-0.0005k", BASE, 0, -1),
+    V("-0.0005k", MILLI, 0, -500),
+    V("-0.005", BASE, 0, -1),
+    V("-0.005", MILLI, 0, -5),
+    V("-0.05", BASE, 0, -1),
+    V("-0.05", MILLI, 0, -50),
+    V("-0.5", BASE, 0, -1),
+    V("-0.5", MILLI, 0, -500),
+    V("-0.00050k", BASE, 0, -1),
+    V("-0.00050k", MILLI, 0, -500),
+    V("-0.00500", BASE, 0, -1),
+    V("-0.00500", MILLI, 0, -5),
+    V("-0.05000", BASE, 0, -1),
+    V("-0.05000", MILLI, 0, -50),
+    V("-0.50000", BASE, 0, -1),
+    V("-0.50000", MILLI, 0, -500),
+    V("-0.5e0", BASE, 0, -1),
+    V("-0.5e0", MILLI, 0, -500),
+    V("-0.5e-1", BASE, 0, -1),
+    V("-0.5e-1", MILLI, 0, -50),
+    V("-0.5e-2", BASE, 0, -1),
+    V("-0.5e-2", MILLI, 0, -5),
+    V("-0.5e0", BASE, 0, -1),
+    V("-0.5e0", MILLI, 0, -500),
+    V("-10.035M", BASE, 0, -10035000),
+    V("-10.035M", MILLI, 0, -10035000000),
+    V("-1.2e3", BASE, 0, -1200),
+    V("-1.2e3", MILLI, 0, -1200000),
+    V("-1.3E+6", BASE, 0, -1300000),
+    V("-1.3E+6", MILLI, 0, -1300000000),
+    V("-1.40e9", BASE, 0, -1400000000),
+    V("-1.40e9", MILLI, 0, -1400000000000),
+    V("-1.53E12", BASE, 0, -1530000000000),
+    V("-1.53E12", MILLI, 0, -1530000000000000),
+    V("-1.6e15", BASE, 0, -1600000000000000),
+    V("-1.6e15", MILLI, 0, -1600000000000000000),
+    V("-1.7E18", BASE, 0, -1700000000000000000),
+    V("-1.7E18", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9.01", BASE, 0, -10),
+    V("-9.01", MILLI, 0, -9010),
+    V("-8.1k", BASE, 0, -8100),
+    V("-8.1k", MILLI, 0, -8100000),
+    V("-7.123456M", BASE, 0, -7123456),
+    V("-7.123456M", MILLI, 0, -7123456000),
+    V("-6.987654321G", BASE, 0, -6987654321),
+    V("-6.987654321G", MILLI, 0, -6987654321000),
+    V("-5.444T", BASE, 0, -5444000000000),
+    V("-5.444T", MILLI, 0, -5444000000000000),
+    V("-40.1T", BASE, 0, -40100000000000),
+    V("-40.1T", MILLI, 0, -40100000000000000),
+    V("-300.2T", BASE, 0, -300200000000000),
+    V("-300.2T", MILLI, 0, -300200000000000000),
+    V("-2.5P", BASE, 0, -2500000000000000),
+    V("-2.5P", MILLI, 0, -2500000000000000000),
+    V("-1.01E", BASE, 0, -1010000000000000000),
+    V("-1.01E", MILLI, -ERANGE, 0), /* > int64 */
+    V("-3.001n", BASE, 0, -1),
+    V("-3.001n", MILLI, 0, -1),
+    V("-1.1E-9", BASE, 0, -1),
+    V("-1.1E-9", MILLI, 0, -1),
+    V("-0.0000000001", BASE, 0, -1),
+    V("-0.0000000001", MILLI, 0, -1),
+    V("-0.0000000005", BASE, 0, -1),
+    V("-0.0000000005", MILLI, 0, -1),
+    V("-0.00000000050", BASE, 0, -1),
+    V("-0.00000000050", MILLI, 0, -1),
+    V("-0.5e-9", BASE, 0, -1),
+    V("-0.5e-9", MILLI, 0, -1),
+    V("-0.9n", BASE, 0, -1),
+    V("-0.9n", MILLI, 0, -1),
+    V("-0.00000012345", BASE, 0, -1),
+    V("-0.00000012345", MILLI, 0, -1),
+    V("-0.00000012354", BASE, 0, -1),
+    V("-0.00000012354", MILLI, 0, -1),
+    V("-9Ei", BASE, -ERANGE, 0), /* Go caps BinarySI at 2^63-1 */
+    V("-9Ei", MILLI, -ERANGE, 0), /* Go caps BinarySI at 2^63-1 */
+    V("-9223372036854775807Ki", BASE, -ERANGE, 0), /* Go caps BinarySI at 2^63-1 */
+    V("-9223372036854775807Ki", MILLI, -ERANGE, 0), /* Go caps BinarySI at 2^63-1 */
+    V("-12E", BASE, -ERANGE, 0), /* > int64 */
+    V("-12E", MILLI, -ERANGE, 0), /* > int64 */
+    V("-100.035Ki", BASE, 0, -102436),
+    V("-100.035Ki", MILLI, 0, -102435840),
+    V("-0.5Mi", BASE, 0, -524288),
+    V("-0.5Mi", MILLI, 0, -524288000),
+    V("-0.05Gi", BASE, 0, -53687092),
+    V("-0.05Gi", MILLI, 0, -53687091200),
+    V("-0.025Ti", BASE, 0, -27487790695),
+    V("-0.025Ti", MILLI, 0, -27487790694400),
+    V("-0.000000000001Ki", BASE, 0, -1),
+    V("-0.000000000001Ki", MILLI, 0, -1),
+    V("-.001", BASE, 0, -1),
+    V("-.001", MILLI, 0, -1),
+    V("-.0001k", BASE, 0, -1),
+    V("-.0001k", MILLI, 0, -100),
+    V("-1.", BASE, 0, -1),
+    V("-1.", MILLI, 0, -1000),
+    V("-1.G", BASE, 0, -1000000000),
+    V("-1.G", MILLI, 0, -1000000000000),
+    V("+0", BASE, 0, 0),
+    V("+0", MILLI, 0, 0),
+    V("+0n", BASE, 0, 0),
+    V("+0n", MILLI, 0, 0),
+    V("+0u", BASE, 0, 0),
+    V("+0u", MILLI, 0, 0),
+    V("+0m", BASE, 0, 0),
+    V("+0m", MILLI, 0, 0),
+    V("+0Ki", BASE, 0, 0),
+    V("+0Ki", MILLI, 0, 0),
+    V("+0k", BASE, 0, 0),
+    V("+0k", MILLI, 0, 0),
+    V("+0Mi", BASE, 0, 0),
+    V("+0Mi", MILLI, 0, 0),
+    V("+0M", BASE, 0, 0),
+    V("+0M", MILLI, 0, 0),
+    V("+0Gi", BASE, 0, 0),
+    V("+0Gi", MILLI, 0, 0),
+    V("+0G", BASE, 0, 0),
+    V("+0G", MILLI, 0, 0),
+    V("+0Ti", BASE, 0, 0),
+    V("+0Ti", MILLI, 0, 0),
+    V("+0T", BASE, 0, 0),
+    V("+0T", MILLI, 0, 0),
+    V("+1", BASE, 0, 1),
+    V("+1", MILLI, 0, 1000),
+    V("+1Ki", BASE, 0, 1024),
+    V("+1Ki", MILLI, 0, 1024000),
+    V("+8Ki", BASE, 0, 8192),
+    V("+8Ki", MILLI, 0, 8192000),
+    V("+7Mi", BASE, 0, 7340032),
+    V("+7Mi", MILLI, 0, 7340032000),
+    V("+6Gi", BASE, 0, 6442450944),
+    V("+6Gi", MILLI, 0, 6442450944000),
+    V("+5Ti", BASE, 0, 5497558138880),
+    V("+5Ti", MILLI, 0, 5497558138880000),
+    V("+4Pi", BASE, 0, 4503599627370496),
+    V("+4Pi", MILLI, 0, 4503599627370496000),
+    V("+3Ei", BASE, 0, 3458764513820540928),
+    V("+3Ei", MILLI, -ERANGE, 0), /* > int64 */
+    V("+10Ti", BASE, 0, 10995116277760),
+    V("+10Ti", MILLI, 0, 10995116277760000),
+    V("+100Ti", BASE, 0, 109951162777600),
+    V("+100Ti", MILLI, 0, 109951162777600000),
+    V("+5n", BASE, 0, 1),
+    V("+5n", MILLI, 0, 1),
+    V("+4u", BASE, 0, 1),
+    V("+4u", MILLI, 0, 1),
+    V("+3m", BASE, 0, 1),
+    V("+3m", MILLI, 0, 3),
+    V("+9", BASE, 0, 9),
+    V("+9", MILLI, 0, 9000),
+    V("+8k", BASE, 0, 8000),
+    V("+8k", MILLI, 0, 8000000),
+    V("+50k", BASE, 0, 50000),
+    V("+50k", MILLI, 0, 50000000),
+    V("+7M", BASE, 0, 7000000),
+    V("+7M", MILLI, 0, 7000000000),
+    V("+6G", BASE, 0, 6000000000),
+    V("+6G", MILLI, 0, 6000000000000),
+    V("+5T", BASE, 0, 5000000000000),
+    V("+5T", MILLI, 0, 5000000000000000),
+    V("+40T", BASE, 0, 40000000000000),
+    V("+40T", MILLI, 0, 40000000000000000),
+    V("+300T", BASE, 0, 300000000000000),
+    V("+300T", MILLI, 0, 300000000000000000),
+    V("+2P", BASE, 0, 2000000000000000),
+    V("+2P", MILLI, 0, 2000000000000000000),
+    V("+1E", BASE, 0, 1000000000000000000),
+    V("+1E", MILLI, -ERANGE, 0), /* > int64 */
+    V("+1E-3", BASE, 0, 1),
+    V("+1E-3", MILLI, 0, 1),
+    V("+1e3", BASE, 0, 1000),
+    V("+1e3", MILLI, 0, 1000000),
+    V("+1E6", BASE, 0, 1000000),
+    V("+1E6", MILLI, 0, 1000000000),
+    V("+1e9", BASE, 0, 1000000000),
+    V("+1e9", MILLI, 0, 1000000000000),
+    V("+1E12", BASE, 0, 1000000000000),
+    V("+1E12", MILLI, 0, 1000000000000000),
+    V("+1e15", BASE, 0, 1000000000000000),
+    V("+1e15", MILLI, 0, 1000000000000000000),
+    V("+1E18", BASE, 0, 1000000000000000000),
+    V("+1E18", MILLI, -ERANGE, 0), /* > int64 */
+    V("+1e14", BASE, 0, 100000000000000),
+    V("+1e14", MILLI, 0, 100000000000000000),
+    V("+1e13", BASE, 0, 10000000000000),
+    V("+1e13", MILLI, 0, 10000000000000000),
+    V("+1e3", BASE, 0, 1000),
+    V("+1e3", MILLI, 0, 1000000),
+    V("+100.035k", BASE, 0, 100035),
+    V("+100.035k", MILLI, 0, 100035000),
+    V("+0.001", BASE, 0, 1),
+    V("+0.001", MILLI, 0, 1),
+    V("+0.0005k", BASE, 0, 1),
+    V("+0.0005k", MILLI, 0, 500),
+    V("+0.005", BASE, 0, 1),
+    V("+0.005", MILLI, 0, 5),
+    V("+0.05", BASE, 0, 1),
+    V("+0.05", MILLI, 0, 50),
+    V("+0.5", BASE, 0, 1),
+    V("+0.5", MILLI, 0, 500),
+    V("+0.00050k", BASE, 0, 1),
+    V("+0.00050k", MILLI, 0, 500),
+    V("+0.00500", BASE, 0, 1),
+    V("+0.00500", MILLI, 0, 5),
+    V("+0.05000", BASE, 0, 1),
+    V("+0.05000", MILLI, 0, 50),
+    V("+0.50000", BASE, 0, 1),
+    V("+0.50000", MILLI, 0, 500),
+    V("+0.5e0", BASE, 0, 1),
+    V("+0.5e0", MILLI, 0, 500),
+    V("+0.5e-1", BASE, 0, 1),
+    V("+0.5e-1", MILLI, 0, 50),
+    V("+0.5e-2", BASE, 0, 1),
+    V("+0.5e-2", MILLI, 0, 5),
+    V("+0.5e0", BASE, 0, 1),
+    V("+0.5e0", MILLI, 0, 500),
+    V("+10.035M", BASE, 0, 10035000),
+    V("+10.035M", MILLI, 0, 10035000000),
+    V("+1.2e3", BASE, 0, 1200),
+    V("+1.2e3", MILLI, 0, 1200000),
+    V("+1.3E+6", BASE, 0, 1300000),
+    V("+1.3E+6", MILLI, 0, 1300000000),
+    V("+1.40e9", BASE, 0, 1400000000),
+    V("+1.40e9", MILLI, 0, 1400000000000),
+    V("+1.53E12", BASE, 0, 1530000000000),
+    V("+1.53E12", MILLI, 0, 1530000000000000),
+    V("+1.6e15", BASE, 0, 1600000000000000),
+    V("+1.6e15", MILLI, 0, 1600000000000000000),
+    V("+1.7E18", BASE, 0, 1700000000000000000),
+    V("+1.7E18", MILLI, -ERANGE, 0), /* > int64 */
+    V("+9.01", BASE, 0, 10),
+    V("+9.01", MILLI, 0, 9010),
+    V("+8.1k", BASE, 0, 8100),
+    V("+8.1k", MILLI, 0, 8100000),
+    V("+7.123456M", BASE, 0, 7123456),
+    V("+7.123456M", MILLI, 0, 7123456000),
+    V("+6.987654321G", BASE, 0, 6987654321),
+    V("+6.987654321G", MILLI, 0, 6987654321000),
+    V("+5.444T", BASE, 0, 5444000000000),
+    V("+5.444T", MILLI, 0, 5444000000000000),
+    V("+40.1T", BASE, 0, 40100000000000),
+    V("+40.1T", MILLI, 0, 40100000000000000),
+    V("+300.2T", BASE, 0, 300200000000000),
+    V("+300.2T", MILLI, 0, 300200000000000000),
+    V("+2.5P", BASE, 0, 2500000000000000),
+    V("+2.5P", MILLI, 0, 2500000000000000000),
+    V("+1.01E", BASE, 0, 1010000000000000000),
+    V("+1.01E", MILLI, -ERANGE, 0), /* > int64 */
+    V("+3.001n", BASE, 0, 1),
+    V("+3.001n", MILLI, 0, 1),
+    V("+1.1E-9", BASE, 0, 1),
+    V("+1.1E-9", MILLI, 0, 1),
+    V("+0.0000000001", BASE, 0, 1),
+    V("+0.0000000001", MILLI, 0, 1),
+    V("+0.0000000005", BASE, 0, 1),
+    V("+0.0000000005", MILLI, 0, 1),
+    V("+0.00000000050", BASE, 0, 1),
+    V("+0.00000000050", MILLI, 0, 1),
+    V("+0.5e-9", BASE, 0, 1),
+    V("+0.5e-9", MILLI, 0, 1),
+    V("+0.9n", BASE, 0, 1),
+    V("+0.9n", MILLI, 0, 1),
+    V("+0.00000012345", BASE, 0, 1),
+    V("+0.00000012345", MILLI, 0, 1),
+    V("+0.00000012354", BASE, 0, 1),
+    V("+0.00000012354", MILLI, 0, 1),
+    V("+9Ei", BASE, -ERANGE, 0), /* Go caps BinarySI at 2^63-1 */
+    V("+9Ei", MILLI, -ERANGE, 0), /* Go caps BinarySI at 2^63-1 */
+    V("+9223372036854775807Ki", BASE, -ERANGE, 0), /* Go caps BinarySI at 2^63-1 */
+    V("+9223372036854775807Ki", MILLI, -ERANGE, 0), /* Go caps BinarySI at 2^63-1 */
+    V("+12E", BASE, -ERANGE, 0), /* > int64 */
+    V("+12E", MILLI, -ERANGE, 0), /* > int64 */
+    V("+100.035Ki", BASE, 0, 102436),
+    V("+100.035Ki", MILLI, 0, 102435840),
+    V("+0.5Mi", BASE, 0, 524288),
+    V("+0.5Mi", MILLI, 0, 524288000),
+    V("+0.05Gi", BASE, 0, 53687092),
+    V("+0.05Gi", MILLI, 0, 53687091200),
+    V("+0.025Ti", BASE, 0, 27487790695),
+    V("+0.025Ti", MILLI, 0, 27487790694400),
+    V("+0.000000000001Ki", BASE, 0, 1),
+    V("+0.000000000001Ki", MILLI, 0, 1),
+    V("+.001", BASE, 0, 1),
+    V("+.001", MILLI, 0, 1),
+    V("+.0001k", BASE, 0, 1),
+    V("+.0001k", MILLI, 0, 100),
+    V("+1.", BASE, 0, 1),
+    V("+1.", MILLI, 0, 1000),
+    V("+1.G", BASE, 0, 1000000000),
+    V("+1.G", MILLI, 0, 1000000000000),
+    /* quantity_test.go TestQuantityParse, invalid. */
+    V("1.1.M", BASE, -EINVAL, 0),
+    V("1+1.0M", BASE, -EINVAL, 0),
+    V("0.1mi", BASE, -EINVAL, 0),
+    V("0.1am", BASE, -EINVAL, 0),
+    V("aoeu", BASE, -EINVAL, 0),
+    V(".5i", BASE, -EINVAL, 0),
+    V("1i", BASE, -EINVAL, 0),
+    V("-3.01i", BASE, -EINVAL, 0),
+    V("-3.01e-", BASE, -EINVAL, 0),
+    V(" 1", BASE, -EINVAL, 0),
+    V("1 ", BASE, -EINVAL, 0),
+    /* quantity_test.go TestParseQuantity: 18 to 20 digits around the int64 limits, values
+     * from wantAsDec. */
+    V("-999999999999999999", BASE, 0, -999999999999999999),
+    V("-999999999999999999", MILLI, -ERANGE, 0), /* > int64 */
+    V("999999999999999999", BASE, 0, 999999999999999999),
+    V("999999999999999999", MILLI, -ERANGE, 0), /* > int64 */
+    V("-999999999999999999.0", BASE, 0, -999999999999999999),
+    V("-999999999999999999.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("999999999999999999.0", BASE, 0, 999999999999999999),
+    V("999999999999999999.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("-999999999999999999.1", BASE, 0, -1000000000000000000),
+    V("-999999999999999999.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("999999999999999999.1", BASE, 0, 1000000000000000000),
+    V("999999999999999999.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9999999999999999999", BASE, -ERANGE, 0), /* > int64 */
+    V("-9999999999999999999", MILLI, -ERANGE, 0), /* > int64 */
+    V("9999999999999999999", BASE, -ERANGE, 0), /* > int64 */
+    V("9999999999999999999", MILLI, -ERANGE, 0), /* > int64 */
+    V("-1E", BASE, 0, -1000000000000000000),
+    V("-1E", MILLI, -ERANGE, 0), /* > int64 */
+    V("1E", BASE, 0, 1000000000000000000),
+    V("1E", MILLI, -ERANGE, 0), /* > int64 */
+    V("-1000000000000000000", BASE, 0, -1000000000000000000),
+    V("-1000000000000000000", MILLI, -ERANGE, 0), /* > int64 */
+    V("1000000000000000000", BASE, 0, 1000000000000000000),
+    V("1000000000000000000", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9999999999999999999.0", BASE, -ERANGE, 0), /* > int64 */
+    V("-9999999999999999999.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("9999999999999999999.0", BASE, -ERANGE, 0), /* > int64 */
+    V("9999999999999999999.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("-1.0E", BASE, 0, -1000000000000000000),
+    V("-1.0E", MILLI, -ERANGE, 0), /* > int64 */
+    V("1.0E", BASE, 0, 1000000000000000000),
+    V("1.0E", MILLI, -ERANGE, 0), /* > int64 */
+    V("-1000000000000000000.0", BASE, 0, -1000000000000000000),
+    V("-1000000000000000000.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("1000000000000000000.0", BASE, 0, 1000000000000000000),
+    V("1000000000000000000.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9999999999999999999000m", BASE, -ERANGE, 0), /* > int64 */
+    V("-9999999999999999999000m", MILLI, -ERANGE, 0), /* > int64 */
+    V("9999999999999999999000m", BASE, -ERANGE, 0), /* > int64 */
+    V("9999999999999999999000m", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9999999999999999999.1", BASE, -ERANGE, 0), /* > int64 */
+    V("-9999999999999999999.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("9999999999999999999.1", BASE, -ERANGE, 0), /* > int64 */
+    V("9999999999999999999.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("-1.0000000000000000001E", BASE, 0, -1000000000000000001),
+    V("-1.0000000000000000001E", MILLI, -ERANGE, 0), /* > int64 */
+    V("1.0000000000000000001E", BASE, 0, 1000000000000000001),
+    V("1.0000000000000000001E", MILLI, -ERANGE, 0), /* > int64 */
+    V("-1000000000000000000.1", BASE, 0, -1000000000000000001),
+    V("-1000000000000000000.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("1000000000000000000.1", BASE, 0, 1000000000000000001),
+    V("1000000000000000000.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("-1.000000000000000001E", BASE, 0, -1000000000000000001),
+    V("-1.000000000000000001E", MILLI, -ERANGE, 0), /* > int64 */
+    V("1.000000000000000001E", BASE, 0, 1000000000000000001),
+    V("1.000000000000000001E", MILLI, -ERANGE, 0), /* > int64 */
+    V("-1000000000000000001", BASE, 0, -1000000000000000001),
+    V("-1000000000000000001", MILLI, -ERANGE, 0), /* > int64 */
+    V("1000000000000000001", BASE, 0, 1000000000000000001),
+    V("1000000000000000001", MILLI, -ERANGE, 0), /* > int64 */
+    V("-10E", BASE, -ERANGE, 0), /* > int64 */
+    V("-10E", MILLI, -ERANGE, 0), /* > int64 */
+    V("10E", BASE, -ERANGE, 0), /* > int64 */
+    V("10E", MILLI, -ERANGE, 0), /* > int64 */
+    V("-10000000000000000000", BASE, -ERANGE, 0), /* > int64 */
+    V("-10000000000000000000", MILLI, -ERANGE, 0), /* > int64 */
+    V("10000000000000000000", BASE, -ERANGE, 0), /* > int64 */
+    V("10000000000000000000", MILLI, -ERANGE, 0), /* > int64 */
+    V("-10.0E", BASE, -ERANGE, 0), /* > int64 */
+    V("-10.0E", MILLI, -ERANGE, 0), /* > int64 */
+    V("10.0E", BASE, -ERANGE, 0), /* > int64 */
+    V("10.0E", MILLI, -ERANGE, 0), /* > int64 */
+    V("-10000000000000000000.0", BASE, -ERANGE, 0), /* > int64 */
+    V("-10000000000000000000.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("10000000000000000000.0", BASE, -ERANGE, 0), /* > int64 */
+    V("10000000000000000000.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("-10000000000000000000000m", BASE, -ERANGE, 0), /* > int64 */
+    V("-10000000000000000000000m", MILLI, -ERANGE, 0), /* > int64 */
+    V("10000000000000000000000m", BASE, -ERANGE, 0), /* > int64 */
+    V("10000000000000000000000m", MILLI, -ERANGE, 0), /* > int64 */
+    V("-10.0000000000000000001E", BASE, -ERANGE, 0), /* > int64 */
+    V("-10.0000000000000000001E", MILLI, -ERANGE, 0), /* > int64 */
+    V("10.0000000000000000001E", BASE, -ERANGE, 0), /* > int64 */
+    V("10.0000000000000000001E", MILLI, -ERANGE, 0), /* > int64 */
+    V("-10000000000000000000.1", BASE, -ERANGE, 0), /* > int64 */
+    V("-10000000000000000000.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("10000000000000000000.1", BASE, -ERANGE, 0), /* > int64 */
+    V("10000000000000000000.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("-10.000000000000000001E", BASE, -ERANGE, 0), /* > int64 */
+    V("-10.000000000000000001E", MILLI, -ERANGE, 0), /* > int64 */
+    V("10.000000000000000001E", BASE, -ERANGE, 0), /* > int64 */
+    V("10.000000000000000001E", MILLI, -ERANGE, 0), /* > int64 */
+    V("-10000000000000000001", BASE, -ERANGE, 0), /* > int64 */
+    V("-10000000000000000001", MILLI, -ERANGE, 0), /* > int64 */
+    V("10000000000000000001", BASE, -ERANGE, 0), /* > int64 */
+    V("10000000000000000001", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775809", BASE, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775809", MILLI, -ERANGE, 0), /* > int64 */
+    V("9223372036854775806", BASE, 0, 9223372036854775806),
+    V("9223372036854775806", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775809.0", BASE, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775809.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("9223372036854775806.0", BASE, 0, 9223372036854775806),
+    V("9223372036854775806.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775809000m", BASE, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775809000m", MILLI, -ERANGE, 0), /* > int64 */
+    V("9223372036854775806000m", BASE, 0, 9223372036854775806),
+    V("9223372036854775806000m", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775809.1", BASE, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775809.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("9223372036854775806.1", BASE, 0, INT64_MAX),
+    V("9223372036854775806.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775808", BASE, 0, INT64_MIN),
+    V("-9223372036854775808", MILLI, -ERANGE, 0), /* > int64 */
+    V("9223372036854775807", BASE, 0, INT64_MAX),
+    V("9223372036854775807", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775808.0", BASE, 0, INT64_MIN),
+    V("-9223372036854775808.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("9223372036854775807.0", BASE, 0, INT64_MAX),
+    V("9223372036854775807.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775808000m", BASE, 0, INT64_MIN),
+    V("-9223372036854775808000m", MILLI, -ERANGE, 0), /* > int64 */
+    V("9223372036854775807000m", BASE, 0, INT64_MAX),
+    V("9223372036854775807000m", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775808.1", BASE, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775808.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("9223372036854775807.1", BASE, -ERANGE, 0), /* > int64 */
+    V("9223372036854775807.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775807", BASE, 0, -INT64_MAX),
+    V("-9223372036854775807", MILLI, -ERANGE, 0), /* > int64 */
+    V("9223372036854775808", BASE, -ERANGE, 0), /* > int64 */
+    V("9223372036854775808", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775807.0", BASE, 0, -INT64_MAX),
+    V("-9223372036854775807.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("9223372036854775808.0", BASE, -ERANGE, 0), /* > int64 */
+    V("9223372036854775808.0", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775807000m", BASE, 0, -INT64_MAX),
+    V("-9223372036854775807000m", MILLI, -ERANGE, 0), /* > int64 */
+    V("9223372036854775808000m", BASE, -ERANGE, 0), /* > int64 */
+    V("9223372036854775808000m", MILLI, -ERANGE, 0), /* > int64 */
+    V("-9223372036854775807.1", BASE, 0, INT64_MIN),
+    V("-9223372036854775807.1", MILLI, -ERANGE, 0), /* > int64 */
+    V("9223372036854775808.1", BASE, -ERANGE, 0), /* > int64 */
+    V("9223372036854775808.1", MILLI, -ERANGE, 0), /* > int64 */
+    /* quantity_test.go TestQuantityParseEmit: the value of the canonical form. */
+    V("1Ki", BASE, 0, 1024), /* = 1Ki */
+    V("1Ki", MILLI, 0, 1024000), /* = 1Ki */
+    V("1Mi", BASE, 0, 1048576), /* = 1Mi */
+    V("1Mi", MILLI, 0, 1048576000), /* = 1Mi */
+    V("1Gi", BASE, 0, 1073741824), /* = 1Gi */
+    V("1Gi", MILLI, 0, 1073741824000), /* = 1Gi */
+    V("1024Mi", BASE, 0, 1073741824), /* = 1Gi */
+    V("1024Mi", MILLI, 0, 1073741824000), /* = 1Gi */
+    V("1000M", BASE, 0, 1000000000), /* = 1G */
+    V("1000M", MILLI, 0, 1000000000000), /* = 1G */
+    V(".001Ki", BASE, 0, 2), /* = 1024m */
+    V(".001Ki", MILLI, 0, 1024), /* = 1024m */
+    V(".000001Ki", BASE, 0, 1), /* = 1024u */
+    V(".000001Ki", MILLI, 0, 2), /* = 1024u */
+    V(".000000001Ki", BASE, 0, 1), /* = 1024n */
+    V(".000000001Ki", MILLI, 0, 1), /* = 1024n */
+    V(".000000000001Ki", BASE, 0, 1), /* = 2n */
+    V(".000000000001Ki", MILLI, 0, 1), /* = 2n */
+    V("-1Ki", BASE, 0, -1024), /* = -1Ki */
+    V("-1Ki", MILLI, 0, -1024000), /* = -1Ki */
+    V("-1Mi", BASE, 0, -1048576), /* = -1Mi */
+    V("-1Mi", MILLI, 0, -1048576000), /* = -1Mi */
+    V("-1Gi", BASE, 0, -1073741824), /* = -1Gi */
+    V("-1Gi", MILLI, 0, -1073741824000), /* = -1Gi */
+    V("-1024Mi", BASE, 0, -1073741824), /* = -1Gi */
+    V("-1024Mi", MILLI, 0, -1073741824000), /* = -1Gi */
+    V("-1000M", BASE, 0, -1000000000), /* = -1G */
+    V("-1000M", MILLI, 0, -1000000000000), /* = -1G */
+    V("-.001Ki", BASE, 0, -2), /* = -1024m */
+    V("-.001Ki", MILLI, 0, -1024), /* = -1024m */
+    V("-.000001Ki", BASE, 0, -1), /* = -1024u */
+    V("-.000001Ki", MILLI, 0, -2), /* = -1024u */
+    V("-.000000001Ki", BASE, 0, -1), /* = -1024n */
+    V("-.000000001Ki", MILLI, 0, -1), /* = -1024n */
+    V("-.000000000001Ki", BASE, 0, -1), /* = -2n */
+    V("-.000000000001Ki", MILLI, 0, -1), /* = -2n */
+    /* quantity_test.go TestParseQuantityString: the value of num.denom * suffix. */
+    V("0.025Ti", BASE, 0, 27487790695),
+    V("0.025Ti", MILLI, 0, 27487790694400),
+    V("1.025Ti", BASE, 0, 1126999418471),
+    V("1.025Ti", MILLI, 0, 1126999418470400),
+    V("-1.025Ti", BASE, 0, -1126999418471),
+    V("-1.025Ti", MILLI, 0, -1126999418470400),
+    V(".", BASE, 0, 0),
+    V(".", MILLI, 0, 0),
+    V("-.", BASE, 0, 0),
+    V("-.", MILLI, 0, 0),
+    V("1E-3", BASE, 0, 1),
+    V("1E-3", MILLI, 0, 1),
+    /* quantity_overflow_test.go quantityAccessorCases, the rows loaded with MustParse (Go's
+     * wantValue / wantMilli where they fit; where they do not, Go caps or saturates and we
+     * refuse) and quantityParseErrorCases. */
+    V("9223372036854775807", BASE, 0, INT64_MAX),
+    V("9223372036854775807", MILLI, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("1E", BASE, 0, 1000000000000000000),
+    V("1E", MILLI, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("8Ei", BASE, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("8Ei", MILLI, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("-8Ei", BASE, -ERANGE, 0), /* Go: -9223372036854775807 (capped or saturated) */
+    V("-8Ei", MILLI, -ERANGE, 0), /* Go: -9223372036854775808 (capped or saturated) */
+    V("20Ei", BASE, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("20Ei", MILLI, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("-20Ei", BASE, -ERANGE, 0), /* Go: -9223372036854775807 (capped or saturated) */
+    V("-20Ei", MILLI, -ERANGE, 0), /* Go: -9223372036854775808 (capped or saturated) */
+    V("9223372036854775808", BASE, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("9223372036854775808", MILLI, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("18446744073709551616", BASE, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("18446744073709551616", MILLI, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("100E", BASE, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("100E", MILLI, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("1000E", BASE, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("1000E", MILLI, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("5000E", BASE, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("5000E", MILLI, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("1e100", BASE, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("1e100", MILLI, -ERANGE, 0), /* Go: 9223372036854775807 (capped or saturated) */
+    V("-9223372036854775808", BASE, 0, INT64_MIN),
+    V("-9223372036854775808", MILLI, -ERANGE, 0), /* Go: -9223372036854775808 (capped or saturated) */
+    V("-9223372036854775807", BASE, 0, -INT64_MAX),
+    V("-9223372036854775807", MILLI, -ERANGE, 0), /* Go: -9223372036854775808 (capped or saturated) */
+    V("-1e30", BASE, -ERANGE, 0), /* Go: -9223372036854775808 (capped or saturated) */
+    V("-1e30", MILLI, -ERANGE, 0), /* Go: -9223372036854775808 (capped or saturated) */
+    V("-100E", BASE, -ERANGE, 0), /* Go: -9223372036854775808 (capped or saturated) */
+    V("-100E", MILLI, -ERANGE, 0), /* Go: -9223372036854775808 (capped or saturated) */
+    V("-1000E", BASE, -ERANGE, 0), /* Go: -9223372036854775808 (capped or saturated) */
+    V("-1000E", MILLI, -ERANGE, 0), /* Go: -9223372036854775808 (capped or saturated) */
+    V("-9.5Gi", BASE, 0, -10200547328),
+    V("-9.5Gi", MILLI, 0, -10200547328000),
+    V("-9.5000000001Gi", BASE, 0, -10200547329),
+    V("-9.5000000001Gi", MILLI, 0, -10200547328108),
+    V("1e4294967297", BASE, -ERANGE, 0), /* parseErrorCases: refused since kubernetes#141203 */
+    /* quantity_example_test.go ExampleMustParse. */
+    V("5Gi", BASE, 0, 5368709120),
+    V("5Gi", MILLI, 0, 5368709120000),
+    V("5G", BASE, 0, 5000000000),
+    V("5G", MILLI, 0, 5000000000000),
+    V("5300m", BASE, 0, 6),
+    V("5300m", MILLI, 0, 5300),
+    V("5.4", BASE, 0, 6),
+    V("5.4", MILLI, 0, 5400),
+    /* quantity_test.go TestQuantityRoundUp: RoundUp(0) is Value(), RoundUp(-3) MilliValue(). */
+    V("9.01", BASE, 0, 10),
+    V("9.01", MILLI, 0, 9010),
+    V("-9.01", BASE, 0, -10),
+    V("-9.01", MILLI, 0, -9010),
+};
+/* clang-format on */
+
+#define N_UPSTREAM (sizeof(upstream) / sizeof(upstream[0]))
+
+static void check_vector(const struct vector *v)
 {
-    const struct vector *v = &vectors[_i];
     char err[SCORE_ERR_LEN];
     memset(err, 0, sizeof(err));
     int64_t out = 0x5a5a5a5a;
@@ -242,6 +1173,17 @@ START_TEST(test_vector)
         ck_assert_msg(err[0] != '\0', "\"%.40s\": no reason in err", v->s);
         ck_assert_msg(memchr(err, '\0', sizeof(err)) != NULL, "\"%.40s\": err unterminated", v->s);
     }
+}
+
+START_TEST(test_vector)
+{
+    check_vector(&vectors[_i]);
+}
+END_TEST
+
+START_TEST(test_upstream_vector)
+{
+    check_vector(&upstream[_i]);
 }
 END_TEST
 
@@ -269,6 +1211,7 @@ Suite *quantity_suite(void)
     Suite *s = suite_create("quantity");
     TCase *tc = tcase_create("quantity");
     tcase_add_loop_test(tc, test_vector, 0, (int)N_VECTORS);
+    tcase_add_loop_test(tc, test_upstream_vector, 0, (int)N_UPSTREAM);
     tcase_add_test(tc, test_len_bounds);
     suite_add_tcase(s, tc);
     return s;
