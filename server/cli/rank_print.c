@@ -52,8 +52,8 @@ void cli_rank_print(FILE *out, const struct cfg *cfg, const struct ops_record *r
     const struct score_pod_request *req = &rec->request;
     ops_amount(cpu, sizeof(cpu), SCORE_CPU, req->real[SCORE_CPU]);
     ops_amount(mem, sizeof(mem), SCORE_MEMORY, req->real[SCORE_MEMORY]);
-    ops_amount(cpu_nz, sizeof(cpu_nz), SCORE_CPU, req->non_zero[SCORE_CPU]);
-    ops_amount(mem_nz, sizeof(mem_nz), SCORE_MEMORY, req->non_zero[SCORE_MEMORY]);
+    ops_amount(cpu_nz, sizeof(cpu_nz), SCORE_CPU, req->non_zero_scored[SCORE_CPU]);
+    ops_amount(mem_nz, sizeof(mem_nz), SCORE_MEMORY, req->non_zero_scored[SCORE_MEMORY]);
     fprintf(out, "pod %s/%s requests cpu %s, memory %s (scored as %s, %s)\n", rec->pod_ns,
             rec->pod_name, cpu, mem, cpu_nz, mem_nz);
     fprintf(out,

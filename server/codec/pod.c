@@ -147,6 +147,22 @@ static int metadata(struct arena *a, const cJSON *pod, struct codec_pod *out, ch
     return labels(a, meta, out, err);
 }
 
+/* Does spec.resources.requests name a resource that pod-level resources
+ * cover (cpu, memory or hugepages-*)? Then the pod's request is the
+ * pod-level one, even where it names neither cpu nor memory. */
+static bool has_pod_level_key(const cJSON *requests)
+{
+    const cJSON *item;
+    cJSON_ArrayForEach(item, requests)
+    {
+        if (item->string != NULL &&
+            (strcmp(item->string, "cpu") == 0 || strcmp(item->string, "memory") == 0 ||
+             strncmp(item->string, "hugepages-", 10) == 0))
+            return true;
+    }
+    return false;
+}
+
 static int priority(const cJSON *spec, struct codec_pod *out, char *err)
 {
     const cJSON *prio = codec_json_member(spec, "priority");
@@ -195,9 +211,10 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
         err_set(err, "Pod.spec.resources: want an object");
         return -EINVAL;
     }
-    if (codec_resource_list(codec_json_member(resources, "requests"), &p.pod_level,
-                            "Pod.spec.resources.requests", err) != 0)
+    const cJSON *pod_requests = codec_json_member(resources, "requests");
+    if (codec_resource_list(pod_requests, &p.pod_level, "Pod.spec.resources.requests", err) != 0)
         return -EINVAL;
+    p.pod_level_set = has_pod_level_key(pod_requests);
     if (score_pod_request(&p, &out->request) != 0) {
         err_set(err, "Pod: total request does not fit in int64");
         return -EINVAL;

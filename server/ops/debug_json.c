@@ -109,8 +109,8 @@ static void record_json(struct buf *o, const struct ops_record *rec)
     member_str(o, "name", rec->pod_name);
     member_int(o, "cpuMillis", rec->request.real[SCORE_CPU]);
     member_int(o, "memoryBytes", rec->request.real[SCORE_MEMORY]);
-    member_int(o, "cpuMillisForScoring", rec->request.non_zero[SCORE_CPU]);
-    member_int(o, "memoryBytesForScoring", rec->request.non_zero[SCORE_MEMORY]);
+    member_int(o, "cpuMillisForScoring", rec->request.non_zero_scored[SCORE_CPU]);
+    member_int(o, "memoryBytesForScoring", rec->request.non_zero_scored[SCORE_MEMORY]);
     buf_str(o, "}");
     member_str(o, "strategy", score_strategy_name(rec->params.strategy));
     buf_str(o, ",\"weights\":{\"cpu\":");

@@ -190,8 +190,8 @@ static void decision_section(struct buf *o, const struct ops_record *rec)
     char cpu[32], mem[32], cpu_nz[32], mem_nz[32];
     ops_amount(cpu, sizeof(cpu), SCORE_CPU, rec->request.real[SCORE_CPU]);
     ops_amount(mem, sizeof(mem), SCORE_MEMORY, rec->request.real[SCORE_MEMORY]);
-    ops_amount(cpu_nz, sizeof(cpu_nz), SCORE_CPU, rec->request.non_zero[SCORE_CPU]);
-    ops_amount(mem_nz, sizeof(mem_nz), SCORE_MEMORY, rec->request.non_zero[SCORE_MEMORY]);
+    ops_amount(cpu_nz, sizeof(cpu_nz), SCORE_CPU, rec->request.non_zero_scored[SCORE_CPU]);
+    ops_amount(mem_nz, sizeof(mem_nz), SCORE_MEMORY, rec->request.non_zero_scored[SCORE_MEMORY]);
     outf(o,
          "</h2><p>answer <b>%s</b> &#183; %zu candidates, %zu fit &#183; pod requests cpu "
          "%s, memory %s (scored as %s, %s) &#183; %.3f ms &#183; "

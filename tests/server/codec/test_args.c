@@ -199,6 +199,26 @@ START_TEST(codec_sidecar_overhead_and_pod_level)
 }
 END_TEST
 
+/* A pod-level request of hugepages alone still makes the pod a pod-level
+ * one for the node's sums (upstream IsPodLevelRequestsSet): memory is
+ * named by a container, so no container gets the 200Mi default: 100Mi, not
+ * 100Mi + 200Mi. The pod being scored keeps the per-container defaults. */
+START_TEST(codec_pod_level_hugepages_alone_counts_as_pod_level)
+{
+    struct codec_args a;
+    char err[ERR_LEN];
+    ck_assert_int_eq(
+        decode("{\"Pod\":{\"spec\":{\"containers\":["
+               "{\"resources\":{\"requests\":{\"memory\":\"100Mi\"}}},{\"resources\":{}}],"
+               "\"resources\":{\"requests\":{\"hugepages-2Mi\":\"4Mi\"}}}},\"NodeNames\":[\"x\"]}",
+               &a, err),
+        0);
+    ck_assert_int_eq(a.pod.request.real[SCORE_MEMORY], 100 * MI);
+    ck_assert_int_eq(a.pod.request.non_zero[SCORE_MEMORY], 100 * MI);
+    ck_assert_int_eq(a.pod.request.non_zero_scored[SCORE_MEMORY], 300 * MI);
+}
+END_TEST
+
 START_TEST(codec_node_problems_stay_on_the_node)
 {
     struct codec_args a;
@@ -287,6 +307,7 @@ Suite *codec_suite(void)
     tcase_add_test(tc, codec_keys_fold_case_and_last_duplicate_wins);
     tcase_add_test(tc, codec_quantity_strings_are_trimmed_and_null_is_zero);
     tcase_add_test(tc, codec_sidecar_overhead_and_pod_level);
+    tcase_add_test(tc, codec_pod_level_hugepages_alone_counts_as_pod_level);
     tcase_add_test(tc, codec_node_problems_stay_on_the_node);
     tcase_add_test(tc, codec_preempt_duplicate_nodes_keep_the_last);
     tcase_add_test(tc, codec_out_of_memory_is_not_malformed_json);
