@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/err.h"
 #include "base/file.h"
 #include "config/options.h"
 
@@ -27,11 +28,11 @@ int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name
     cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
     if (root == NULL) {
         size_t off = end != NULL && end >= text ? (size_t)(end - text) : 0;
-        snprintf(err, ERR_LEN, "config file %s: not valid JSON (near byte %zu)", name, off);
+        err_set(err, "config file %s: not valid JSON (near byte %zu)", name, off);
         return -EINVAL;
     }
     if (!cJSON_IsObject(root)) {
-        snprintf(err, ERR_LEN, "config file %s: want a JSON object", name);
+        err_set(err, "config file %s: want a JSON object", name);
         goto out_delete;
     }
     const cJSON *item;
@@ -39,11 +40,11 @@ int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name
     {
         const struct cfg_opt *o = cfg_opt_by_key(item->string);
         if (o == NULL) {
-            snprintf(err, ERR_LEN, "config file %s: unknown field \"%.64s\"", name, item->string);
+            err_set(err, "config file %s: unknown field \"%s\"", name, item->string);
             goto out_delete;
         }
         if (cfg_opt_set_json(c, o, item, why, sizeof(why)) != 0) {
-            snprintf(err, ERR_LEN, "config file %s: field \"%s\": %s", name, item->string, why);
+            err_set(err, "config file %s: field \"%s\": %s", name, item->string, why);
             goto out_delete;
         }
     }
@@ -114,35 +115,35 @@ static int validate(struct cfg *c, char *err)
     for (int r = 0; r < SCORE_NRES; r++)
         weights += c->score.weight[r];
     if (weights == 0) {
-        snprintf(err, ERR_LEN, "cpu-weight and memory-weight: at least one must be above 0");
+        err_set(err, "cpu-weight and memory-weight: at least one must be above 0");
         return -EINVAL;
     }
     if ((c->tls_cert[0] == '\0') != (c->tls_key[0] == '\0')) {
-        snprintf(err, ERR_LEN, "tls-cert and tls-key: give both or neither");
+        err_set(err, "tls-cert and tls-key: give both or neither");
         return -EINVAL;
     }
     if (c->client_ca[0] != '\0' && c->tls_cert[0] == '\0') {
-        snprintf(err, ERR_LEN, "client-ca needs tls-cert and tls-key (mTLS is TLS)");
+        err_set(err, "client-ca needs tls-cert and tls-key (mTLS is TLS)");
         return -EINVAL;
     }
     if (c->per_ip_connection_limit > c->connection_limit) {
-        snprintf(err, ERR_LEN, "per-ip-connection-limit (%d) must not exceed connection-limit (%d)",
-                 c->per_ip_connection_limit, c->connection_limit);
+        err_set(err, "per-ip-connection-limit (%d) must not exceed connection-limit (%d)",
+                c->per_ip_connection_limit, c->connection_limit);
         return -EINVAL;
     }
     if (!list_ok(c->select_namespaces, false)) {
-        snprintf(err, ERR_LEN, "select-namespaces: want NAMESPACE[,NAMESPACE...]");
+        err_set(err, "select-namespaces: want NAMESPACE[,NAMESPACE...]");
         return -EINVAL;
     }
     if (!list_ok(c->select_labels, true)) {
-        snprintf(err, ERR_LEN, "select-labels: want KEY=VALUE[,KEY=VALUE...]");
+        err_set(err, "select-labels: want KEY=VALUE[,KEY=VALUE...]");
         return -EINVAL;
     }
     if (c->select_priority_min > c->select_priority_max) {
-        snprintf(err, ERR_LEN,
-                 "select-priority-min (%lld) must not exceed "
-                 "select-priority-max (%lld)",
-                 c->select_priority_min, c->select_priority_max);
+        err_set(err,
+                "select-priority-min (%lld) must not exceed "
+                "select-priority-max (%lld)",
+                c->select_priority_min, c->select_priority_max);
         return -EINVAL;
     }
     compute_hash(c);
@@ -222,11 +223,11 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
         if (o == NULL && is_service_link(*e, name_len))
             continue;
         if (o == NULL) {
-            snprintf(err, ERR_LEN, "environment: unknown variable %.*s", (int)name_len, *e);
+            err_set(err, "environment: unknown variable %.*s", (int)name_len, *e);
             return -EINVAL;
         }
         if (cfg_opt_set_text(c, o, eq + 1, why, sizeof(why)) != 0) {
-            snprintf(err, ERR_LEN, "environment: %s=\"%s\": %s", env, eq + 1, why);
+            err_set(err, "environment: %s=\"%s\": %s", env, eq + 1, why);
             return -EINVAL;
         }
     }
@@ -235,7 +236,7 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
         const char *a = argv[i], *value;
         if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
             if (*n_positional >= max_positional) {
-                snprintf(err, ERR_LEN, "unexpected argument \"%s\" (see --help)", a);
+                err_set(err, "unexpected argument \"%s\" (see --help)", a);
                 return -EINVAL;
             }
             positional[(*n_positional)++] = i;
@@ -246,17 +247,17 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
         const struct cfg_opt *o = cfg_opt_by_flag(name, len);
         bool is_config = len == 6 && strncmp(name, "config", 6) == 0;
         if (o == NULL && !is_config) {
-            snprintf(err, ERR_LEN, "unknown flag --%.*s (see --help)", (int)len, name);
+            err_set(err, "unknown flag --%.*s (see --help)", (int)len, name);
             return -EINVAL;
         }
         if (flag_value(o, argc, argv, &i, eq, &value) != 0) {
-            snprintf(err, ERR_LEN, "flag --%.*s needs a value", (int)len, name);
+            err_set(err, "flag --%.*s needs a value", (int)len, name);
             return -EINVAL;
         }
         if (is_config)
             continue;
         if (cfg_opt_set_text(c, o, value, why, sizeof(why)) != 0) {
-            snprintf(err, ERR_LEN, "flag --%s=\"%s\": %s", cfg_opt_flag(o), value, why);
+            err_set(err, "flag --%s=\"%s\": %s", cfg_opt_flag(o), value, why);
             return -EINVAL;
         }
     }

@@ -57,8 +57,7 @@ int kube_client_new(const struct kube_target *t, struct kube_client **out, char 
 {
     *out = NULL;
     if (strncmp(t->server, "https://", 8) != 0 && strncmp(t->server, "http://", 7) != 0) {
-        snprintf(err, ERR_LEN, "%.300s: server \"%.100s\" is not an http(s) URL", t->source,
-                 t->server);
+        err_set(err, "%s: server \"%s\" is not an http(s) URL", t->source, t->server);
         return -EINVAL;
     }
     struct kube_client *c = calloc(1, sizeof(*c));
@@ -73,7 +72,7 @@ int kube_client_new(const struct kube_target *t, struct kube_client **out, char 
     if (rc != 0) {
         kube_target_destroy(&c->t);
         free(c);
-        snprintf(err, ERR_LEN, "kube client: %s", strerror(rc));
+        err_set(err, "kube client: %s", strerror(rc));
         return -rc;
     }
     snprintf(c->user_agent, sizeof(c->user_agent), "cpu-extender/%s", CPU_EXTENDER_VERSION);
@@ -84,7 +83,7 @@ out_free_client:
     kube_target_destroy(&c->t);
     free(c);
 out_nomem:
-    snprintf(err, ERR_LEN, "kube client: out of memory");
+    err_set(err, "kube client: out of memory");
     return -ENOMEM;
 }
 
@@ -247,7 +246,7 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
 
     memset(out, 0, sizeof(*out));
     if (path[0] != '/') {
-        snprintf(err, ERR_LEN, "%s %.200s: path must begin with '/'", method, path);
+        err_set(err, "%s %s: path must begin with '/'", method, path);
         return -EINVAL;
     }
     for (int attempt = 0;; attempt++) {
@@ -266,7 +265,7 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
         return rc;
     }
     if (x->buf == NULL && kube_xfer_append(x, "", 0) != 0) {
-        snprintf(err, ERR_LEN, "out of memory");
+        err_set(err, "out of memory");
         return -ENOMEM;
     }
     out->body = x->buf;

@@ -38,8 +38,7 @@ int kube_discover(const char *kubeconfig, char **envp, const char *incluster_dir
         if (n > 0 && (size_t)n < sizeof(path) && stat(path, &st) == 0)
             return load_named(path, t, err);
     }
-    snprintf(err, ERR_LEN,
-             "no cluster: no --kubeconfig, no KUBECONFIG and not in a cluster "
-             "(KUBERNETES_SERVICE_HOST is not set)");
+    err_set(err, "no cluster: no --kubeconfig, no KUBECONFIG and not in a cluster "
+                 "(KUBERNETES_SERVICE_HOST is not set)");
     return -ENOENT;
 }

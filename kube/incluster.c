@@ -27,11 +27,11 @@ static int check_readable(const char *what, const char *path, char *err)
 {
     struct stat st;
     if (stat(path, &st) == -1 || access(path, R_OK) == -1) {
-        snprintf(err, ERR_LEN, "in-cluster: %s %s: %s", what, path, strerror(errno));
+        err_set(err, "in-cluster: %s %s: %s", what, path, strerror(errno));
         return -EINVAL;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, ERR_LEN, "in-cluster: %s %s: not a regular file", what, path);
+        err_set(err, "in-cluster: %s %s: not a regular file", what, path);
         return -EINVAL;
     }
     return 0;
@@ -46,21 +46,21 @@ int kube_load_incluster(char **envp, const char *dir, struct kube_target *t, cha
 
     memset(t, 0, sizeof(*t));
     if (host == NULL || host[0] == '\0') {
-        snprintf(err, ERR_LEN, "in-cluster: KUBERNETES_SERVICE_HOST is not set");
+        err_set(err, "in-cluster: KUBERNETES_SERVICE_HOST is not set");
         return -ENOENT;
     }
     if (!is_valid_host(host)) {
-        snprintf(err, ERR_LEN, "in-cluster: KUBERNETES_SERVICE_HOST=%.64s: not a host", host);
+        err_set(err, "in-cluster: KUBERNETES_SERVICE_HOST=%s: not a host", host);
         return -EINVAL;
     }
     if (port == NULL || port[0] == '\0') {
-        snprintf(err, ERR_LEN, "in-cluster: KUBERNETES_SERVICE_PORT is not set");
+        err_set(err, "in-cluster: KUBERNETES_SERVICE_PORT is not set");
         return -EINVAL;
     }
     errno = 0;
     long p = strtol(port, &end, 10);
     if (errno != 0 || *end != '\0' || p < 1 || p > 65535) {
-        snprintf(err, ERR_LEN, "in-cluster: KUBERNETES_SERVICE_PORT=%.16s: not a port", port);
+        err_set(err, "in-cluster: KUBERNETES_SERVICE_PORT=%s: not a port", port);
         return -EINVAL;
     }
     /* An IPv6 literal needs brackets in a URL. */
@@ -68,14 +68,14 @@ int kube_load_incluster(char **envp, const char *dir, struct kube_target *t, cha
     int n = snprintf(t->server, sizeof(t->server), "https://%s%s%s:%ld", v6 ? "[" : "", host,
                      v6 ? "]" : "", p);
     if (n < 0 || (size_t)n >= sizeof(t->server)) {
-        snprintf(err, ERR_LEN, "in-cluster: KUBERNETES_SERVICE_HOST too long");
+        err_set(err, "in-cluster: KUBERNETES_SERVICE_HOST too long");
         rc = -EINVAL;
         goto out_destroy;
     }
     snprintf(t->source, sizeof(t->source), "in-cluster");
     n = snprintf(t->token_file, sizeof(t->token_file), "%s/token", dir);
     if (n < 0 || (size_t)n >= sizeof(t->token_file) - 4) {
-        snprintf(err, ERR_LEN, "in-cluster: %.64s...: path too long", dir);
+        err_set(err, "in-cluster: %s...: path too long", dir);
         rc = -EINVAL;
         goto out_destroy;
     }

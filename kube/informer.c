@@ -10,6 +10,7 @@
  * exponential backoff. The thread parses with cJSON on plain malloc (it has
  * no arena attached), so trees are freed with cJSON_Delete.
  */
+#include "base/err.h"
 #include "kube/informer.h"
 
 #include <errno.h>
@@ -431,12 +432,12 @@ int kube_informer_start(struct kube_client *c, const struct kube_informer_params
         p->page_limit < 1 || p->watch_seconds < 1 || p->request_timeout < 1 ||
         p->backoff_initial_ms < 1 || p->backoff_max_ms < p->backoff_initial_ms ||
         ops->on_object == NULL) {
-        snprintf(err, ERR_LEN, "informer %.64s: invalid parameters", name);
+        err_set(err, "informer %s: invalid parameters", name);
         return -EINVAL;
     }
     struct kube_informer *inf = calloc(1, sizeof(*inf));
     if (inf == NULL) {
-        snprintf(err, ERR_LEN, "informer %.64s: out of memory", name);
+        err_set(err, "informer %s: out of memory", name);
         return -ENOMEM;
     }
     inf->c = c;
@@ -480,7 +481,7 @@ out_destroy_cond:
     pthread_cond_destroy(&inf->wake);
 out_free:
     free(inf);
-    snprintf(err, ERR_LEN, "informer %.64s: %s", name, strerror(rc));
+    err_set(err, "informer %s: %s", name, strerror(rc));
     return -rc;
 }
 

@@ -85,33 +85,32 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, ch
     const char *n = c->name;
 
     if (c->unsupported != NULL) {
-        snprintf(err, ERR_LEN, "kubeconfig %s: clusters[%.64s].cluster.%s: not supported", f, n,
-                 c->unsupported);
+        err_set(err, "kubeconfig %s: clusters[%s].cluster.%s: not supported", f, n, c->unsupported);
         return -EINVAL;
     }
     if (c->server == NULL || c->server[0] == '\0') {
-        snprintf(err, ERR_LEN, "kubeconfig %s: clusters[%.64s].cluster.server: missing", f, n);
+        err_set(err, "kubeconfig %s: clusters[%s].cluster.server: missing", f, n);
         return -EINVAL;
     }
     if (check_server(c->server, t->server, sizeof(t->server)) != 0) {
-        snprintf(err, ERR_LEN,
-                 "kubeconfig %s: clusters[%.64s].cluster.server: want an https:// URL, not "
-                 "\"%.100s\"",
-                 f, n, c->server);
+        err_set(err,
+                "kubeconfig %s: clusters[%s].cluster.server: want an https:// URL, not "
+                "\"%s\"",
+                f, n, c->server);
         return -EINVAL;
     }
     if (c->ca_file != NULL && c->ca_pem != NULL) {
-        snprintf(err, ERR_LEN,
-                 "kubeconfig %s: clusters[%.64s].cluster: both certificate-authority and "
-                 "certificate-authority-data are set",
-                 f, n);
+        err_set(err,
+                "kubeconfig %s: clusters[%s].cluster: both certificate-authority and "
+                "certificate-authority-data are set",
+                f, n);
         return -EINVAL;
     }
     if (c->insecure && (c->ca_file != NULL || c->ca_pem != NULL)) {
-        snprintf(err, ERR_LEN,
-                 "kubeconfig %s: clusters[%.64s].cluster: insecure-skip-tls-verify with a "
-                 "certificate authority is not allowed",
-                 f, n);
+        err_set(err,
+                "kubeconfig %s: clusters[%s].cluster: insecure-skip-tls-verify with a "
+                "certificate authority is not allowed",
+                f, n);
         return -EINVAL;
     }
     if (c->ca_file != NULL) {
@@ -121,8 +120,8 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, ch
             rc = -EINVAL;
         }
         if (rc != 0) {
-            snprintf(err, ERR_LEN,
-                     "kubeconfig %s: clusters[%.64s].cluster.certificate-authority: %s", f, n, why);
+            err_set(err, "kubeconfig %s: clusters[%s].cluster.certificate-authority: %s", f, n,
+                    why);
             return rc;
         }
     }
@@ -135,7 +134,7 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, ch
     return 0;
 
 out_nomem:
-    snprintf(err, ERR_LEN, "kubeconfig %s: out of memory", f);
+    err_set(err, "kubeconfig %s: out of memory", f);
     return -ENOMEM;
 }
 
@@ -150,8 +149,7 @@ static int user_file(const struct kc_user *u, const char *field, const char *pat
         rc = -EINVAL;
     }
     if (rc != 0)
-        snprintf(err, ERR_LEN, "kubeconfig %s: users[%.64s].user.%s: %s", u->file, u->name, field,
-                 why);
+        err_set(err, "kubeconfig %s: users[%s].user.%s: %s", u->file, u->name, field, why);
     return rc;
 }
 
@@ -162,29 +160,28 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
     int rc;
 
     if (u->unsupported != NULL) {
-        snprintf(err, ERR_LEN, "kubeconfig %s: users[%.64s].user.%s: %s (user \"%.64s\")", f, n,
-                 u->unsupported, u->why, n);
+        err_set(err, "kubeconfig %s: users[%s].user.%s: %s (user \"%s\")", f, n, u->unsupported,
+                u->why, n);
         return -EINVAL;
     }
     if (u->cert_file != NULL && u->cert_pem != NULL) {
-        snprintf(err, ERR_LEN,
-                 "kubeconfig %s: users[%.64s].user: both client-certificate and "
-                 "client-certificate-data are set",
-                 f, n);
+        err_set(err,
+                "kubeconfig %s: users[%s].user: both client-certificate and "
+                "client-certificate-data are set",
+                f, n);
         return -EINVAL;
     }
     if (u->key_file != NULL && u->key_pem != NULL) {
-        snprintf(err, ERR_LEN,
-                 "kubeconfig %s: users[%.64s].user: both client-key and client-key-data are set", f,
-                 n);
+        err_set(err, "kubeconfig %s: users[%s].user: both client-key and client-key-data are set",
+                f, n);
         return -EINVAL;
     }
     bool has_cert = u->cert_file != NULL || u->cert_pem != NULL;
     bool has_key = u->key_file != NULL || u->key_pem != NULL;
     if (has_cert != has_key) {
-        snprintf(err, ERR_LEN, "kubeconfig %s: users[%.64s].user: %s without %s", f, n,
-                 has_cert ? "a client certificate" : "a client key",
-                 has_cert ? "a client key" : "a client certificate");
+        err_set(err, "kubeconfig %s: users[%s].user: %s without %s", f, n,
+                has_cert ? "a client certificate" : "a client key",
+                has_cert ? "a client key" : "a client certificate");
         return -EINVAL;
     }
     /* client-go: a tokenFile is read (and re-read) when no token is set;
@@ -195,8 +192,7 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
             return rc;
     } else if (u->token != NULL && u->token[0] != '\0') {
         if (!is_valid_token(u->token)) {
-            snprintf(err, ERR_LEN,
-                     "kubeconfig %s: users[%.64s].user.token: spaces or control characters", f, n);
+            err_set(err, "kubeconfig %s: users[%s].user.token: spaces or control characters", f, n);
             return -EINVAL;
         }
         t->token = strdup(u->token);
@@ -227,7 +223,7 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
     return 0;
 
 out_nomem:
-    snprintf(err, ERR_LEN, "kubeconfig %s: out of memory", f);
+    err_set(err, "kubeconfig %s: out of memory", f);
     return -ENOMEM;
 }
 
@@ -243,27 +239,26 @@ static int kc_resolve(const struct kc_config *m, const char *src, const char *co
 
     const char *name = context != NULL && context[0] != '\0' ? context : m->current_context;
     if (name == NULL) {
-        snprintf(err, ERR_LEN, "kubeconfig %s: current-context is not set", src);
+        err_set(err, "kubeconfig %s: current-context is not set", src);
         return -EINVAL;
     }
     for (size_t i = 0; i < m->n_contexts && x == NULL; i++)
         if (strcmp(m->contexts[i].name, name) == 0)
             x = &m->contexts[i];
     if (x == NULL) {
-        snprintf(err, ERR_LEN, "kubeconfig %s: context \"%.64s\" not found", src, name);
+        err_set(err, "kubeconfig %s: context \"%s\" not found", src, name);
         return -EINVAL;
     }
     if (x->cluster == NULL || x->cluster[0] == '\0') {
-        snprintf(err, ERR_LEN, "kubeconfig %s: contexts[%.64s].context.cluster: missing", x->file,
-                 x->name);
+        err_set(err, "kubeconfig %s: contexts[%s].context.cluster: missing", x->file, x->name);
         return -EINVAL;
     }
     for (size_t i = 0; i < m->n_clusters && c == NULL; i++)
         if (strcmp(m->clusters[i].name, x->cluster) == 0)
             c = &m->clusters[i];
     if (c == NULL) {
-        snprintf(err, ERR_LEN, "kubeconfig %s: cluster \"%.64s\" (of context \"%.64s\") not found",
-                 src, x->cluster, x->name);
+        err_set(err, "kubeconfig %s: cluster \"%s\" (of context \"%s\") not found", src, x->cluster,
+                x->name);
         return -EINVAL;
     }
     /* No user is anonymous access, as in client-go. */
@@ -272,8 +267,8 @@ static int kc_resolve(const struct kc_config *m, const char *src, const char *co
             if (strcmp(m->users[i].name, x->user) == 0)
                 u = &m->users[i];
         if (u == NULL) {
-            snprintf(err, ERR_LEN, "kubeconfig %s: user \"%.64s\" (of context \"%.64s\") not found",
-                     src, x->user, x->name);
+            err_set(err, "kubeconfig %s: user \"%s\" (of context \"%s\") not found", src, x->user,
+                    x->name);
             return -EINVAL;
         }
     }
@@ -353,7 +348,7 @@ int kube_load_kubeconfig(const char *path, const char *context, struct kube_targ
             continue;
         }
         if (l >= sizeof(file)) {
-            snprintf(err, ERR_LEN, "kubeconfig %.*s...: path too long", 64, p);
+            err_set(err, "kubeconfig %.*s...: path too long", 64, p);
             rc = -EINVAL;
             break;
         }
@@ -369,14 +364,14 @@ int kube_load_kubeconfig(const char *path, const char *context, struct kube_targ
             break;
         rc = dir_of(file, dir);
         if (rc != 0)
-            snprintf(err, ERR_LEN, "kubeconfig %.300s: directory: %s", file, strerror(-rc));
+            err_set(err, "kubeconfig %s: directory: %s", file, strerror(-rc));
         else
             rc = kube_kc_parse(&m, text, len, file, dir, err);
         free(text);
         loaded++;
     }
     if (rc == 0 && loaded == 0) {
-        snprintf(err, ERR_LEN, "kubeconfig %.256s: no such file", path);
+        err_set(err, "kubeconfig %s: no such file", path);
         rc = -ENOENT;
     }
     if (rc == 0)

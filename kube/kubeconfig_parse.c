@@ -506,6 +506,6 @@ out_delete_parser:
     return rc;
 
 out_nomem:
-    snprintf(err, ERR_LEN, "kubeconfig %s: out of memory", name);
+    err_set(err, "kubeconfig %s: out of memory", name);
     return -ENOMEM;
 }

@@ -95,7 +95,7 @@ static int scan(const char *s, size_t len, struct scanned *q)
  * interpret accepts since kubernetes#141203: INT32_MIN is refused too, since
  * ParseQuantity negates the exponent into an int32 inf.Scale, where
  * -INT32_MIN does not fit. */
-static int parse_exponent(const char *s, size_t n, int64_t *out, char err[SCORE_ERR_LEN])
+static int parse_exponent(const char *s, size_t n, int64_t *out, const char **why)
 {
     size_t i = 0;
     bool negative = false;
@@ -112,7 +112,7 @@ static int parse_exponent(const char *s, size_t n, int64_t *out, char err[SCORE_
             goto bad_exponent;
         e = e * 10 + (s[i] - '0');
         if (e > INT32_MAX) {
-            snprintf(err, SCORE_ERR_LEN, "quantity exponent out of range");
+            *why = "quantity exponent out of range";
             return -ERANGE;
         }
     }
@@ -120,13 +120,13 @@ static int parse_exponent(const char *s, size_t n, int64_t *out, char err[SCORE_
     return 0;
 
 bad_exponent:
-    snprintf(err, SCORE_ERR_LEN, "unknown quantity suffix");
+    *why = "unknown quantity suffix";
     return -EINVAL;
 }
 
 /* Maps the suffix to powers of ten and two, like quantitySuffixer.interpret:
  * the SI tables first ("E" alone is exa), then e/E and an exponent. */
-static int interpret_suffix(const struct scanned *q, struct scale *sc, char err[SCORE_ERR_LEN])
+static int interpret_suffix(const struct scanned *q, struct scale *sc, const char **why)
 {
     static const struct {
         const char *name;
@@ -146,11 +146,11 @@ static int interpret_suffix(const struct scanned *q, struct scale *sc, char err[
         }
     }
     if (q->suffix_len < 2 || (q->suffix[0] != 'e' && q->suffix[0] != 'E')) {
-        snprintf(err, SCORE_ERR_LEN, "unknown quantity suffix");
+        *why = "unknown quantity suffix";
         return -EINVAL;
     }
     sc->exp2 = 0;
-    return parse_exponent(q->suffix + 1, q->suffix_len - 1, &sc->exp10, err);
+    return parse_exponent(q->suffix + 1, q->suffix_len - 1, &sc->exp10, why);
 }
 
 /* A number without any digit ("", "+", ".", "-.") is 0 on ParseQuantity's
@@ -158,11 +158,11 @@ static int interpret_suffix(const struct scanned *q, struct scale *sc, char err[
  * does not parse (ErrNumeric): a power of ten below 10^-9 (the fast path
  * needs scale >= Nano), or Pi and Ei (the binary fast path needs a precision
  * 15 - 1 - exp2 * 3 / 10 - 1 >= 0, true up to Ti). */
-static int check_digitless(const struct scanned *q, const struct scale *sc, char err[SCORE_ERR_LEN])
+static int check_digitless(const struct scanned *q, const struct scale *sc, const char **why)
 {
     if (q->has_digits || (sc->exp10 >= -9 && sc->exp2 < 50))
         return 0;
-    snprintf(err, SCORE_ERR_LEN, "quantity has no digits");
+    *why = "quantity has no digits";
     return -EINVAL;
 }
 
@@ -267,7 +267,7 @@ static int scale_down(const char *d, size_t n, uint64_t m, int exp2, uint64_t li
 }
 
 int score_quantity_parse(const char *s, size_t len, enum score_unit unit, int64_t *out,
-                         char err[SCORE_ERR_LEN])
+                         const char **why)
 {
     struct scanned q;
     struct scale sc = {0};
@@ -277,20 +277,20 @@ int score_quantity_parse(const char *s, size_t len, enum score_unit unit, int64_
     int rc;
 
     if (len == 0) {
-        snprintf(err, SCORE_ERR_LEN, "empty quantity");
+        *why = "empty quantity";
         return -EINVAL;
     }
     if (len > SCORE_QUANTITY_MAX_LEN) {
-        snprintf(err, SCORE_ERR_LEN, "quantity longer than %d bytes", SCORE_QUANTITY_MAX_LEN);
+        *why = "quantity longer than " SCORE_QUANTITY_MAX_TEXT " bytes";
         return -ERANGE;
     }
     if (scan(s, len, &q) != 0) {
-        snprintf(err, SCORE_ERR_LEN, "quantity does not match [+-]digits[.digits][suffix]");
+        *why = "quantity does not match [+-]digits[.digits][suffix]";
         return -EINVAL;
     }
-    rc = interpret_suffix(&q, &sc, err);
+    rc = interpret_suffix(&q, &sc, why);
     if (rc == 0)
-        rc = check_digitless(&q, &sc, err);
+        rc = check_digitless(&q, &sc, why);
     if (rc != 0)
         return rc;
 
@@ -306,8 +306,8 @@ int score_quantity_parse(const char *s, size_t len, enum score_unit unit, int64_
     rc = k >= 0 ? scale_up(d, n, k, sc.exp2, limit, &result)
                 : scale_down(d, n, (uint64_t)-k, sc.exp2, limit, &result);
     if (rc != 0) {
-        snprintf(err, SCORE_ERR_LEN, "quantity does not fit in int64 %s",
-                 unit == SCORE_UNIT_MILLI ? "millis" : "units");
+        *why = unit == SCORE_UNIT_MILLI ? "quantity does not fit in int64 millis"
+                                        : "quantity does not fit in int64 units";
         return rc;
     }
     if (q.negative)

@@ -13,12 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Longest reason written into an err buffer, including the NUL. */
-#define SCORE_ERR_LEN 128
-
 /* Quantity strings longer than this are rejected. Canonical quantities are
  * under 30 bytes; the cap keeps the exact arithmetic on a stack buffer. */
-#define SCORE_QUANTITY_MAX_LEN 256
+#define SCORE_QUANTITY_MAX_LEN  256
+#define SCORE_QUANTITY_MAX_TEXT "256"
 
 enum score_unit {
     SCORE_UNIT_BASE = 0, /* Value(): bytes, pods, ... */
@@ -31,11 +29,11 @@ enum score_unit {
  * Negative quantities round away from zero (int64Amount semantics); callers
  * that need non-negative values check the sign themselves.
  * Returns 0, or -EINVAL (not a quantity) / -ERANGE (does not fit int64, or an
- * exponent outside [-INT32_MAX, INT32_MAX]) with a reason in @err
- * (SCORE_ERR_LEN bytes).
+ * exponent outside [-INT32_MAX, INT32_MAX]) with a static reason in
+ * *@why.
  * Thread-safe, no allocation.
  */
 int score_quantity_parse(const char *s, size_t len, enum score_unit unit, int64_t *out,
-                         char err[SCORE_ERR_LEN]);
+                         const char **why);
 
 #endif

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/err.h"
 #include "server/cli/args.h"
 
 #define PROBE_TIMEOUT_MS 2000
@@ -83,20 +84,20 @@ static int probe(const struct cfg *cfg, bool ready, char *err)
     size_t got = 0;
 
     if (cfg_listen_split(cfg->listen, host, &port) != 0 || port == 0) {
-        snprintf(err, ERR_LEN, "listen %s: need a fixed port to probe", cfg->listen);
+        err_set(err, "listen %s: need a fixed port to probe", cfg->listen);
         return -EINVAL;
     }
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += PROBE_TIMEOUT_MS / 1000;
     fd = connect_to(probe_host(host), port, &deadline);
     if (fd < 0) {
-        snprintf(err, ERR_LEN, "cannot connect to %s", cfg->listen);
+        err_set(err, "cannot connect to %s", cfg->listen);
         return -ECONNREFUSED;
     }
     int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
                      ready ? "/readyz" : "/healthz", cfg->listen);
     if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
-        snprintf(err, ERR_LEN, "cannot send the probe to %s", cfg->listen);
+        err_set(err, "cannot send the probe to %s", cfg->listen);
         close(fd);
         return -EIO;
     }
@@ -109,14 +110,13 @@ static int probe(const struct cfg *cfg, bool ready, char *err)
     close(fd);
     resp[got] = '\0';
     if (sscanf(resp, "HTTP/1.%*d %d", &status) != 1) {
-        snprintf(err, ERR_LEN, "no HTTP answer from %s within %d ms", cfg->listen,
-                 PROBE_TIMEOUT_MS);
+        err_set(err, "no HTTP answer from %s within %d ms", cfg->listen, PROBE_TIMEOUT_MS);
         return -ETIMEDOUT;
     }
     if (status != 200) {
         const char *body = strstr(resp, "\r\n\r\n");
-        snprintf(err, ERR_LEN, "%s answered %d %s", ready ? "/readyz" : "/healthz", status,
-                 body ? body + 4 : "");
+        err_set(err, "%s answered %d %s", ready ? "/readyz" : "/healthz", status,
+                body ? body + 4 : "");
         return -EAGAIN;
     }
     return 0;

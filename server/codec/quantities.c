@@ -31,7 +31,11 @@ int codec_quantity(const cJSON *v, enum score_unit unit, int64_t *out, char *why
     }
     while (len > 0 && isspace((unsigned char)s[len - 1]))
         len--;
-    return score_quantity_parse(s, len, unit, out, why);
+    const char *reason = "";
+    int rc = score_quantity_parse(s, len, unit, out, &reason);
+    if (rc != 0)
+        err_set(why, "%s", reason);
+    return rc;
 }
 
 int codec_quantities(const cJSON *list, int64_t out[SCORE_NRES], char *err)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/err.h"
 #include "base/file.h"
 #include "base/log.h"
 
@@ -71,8 +72,8 @@ static struct tls_gen *gen_load(char *err)
     gnutls_datum_t kd = {(unsigned char *)key, (unsigned int)strlen(key)};
     rc = gnutls_x509_crt_list_import2(&crts, &n, &cd, GNUTLS_X509_FMT_PEM, 0);
     if (rc < 0 || n == 0) {
-        snprintf(err, ERR_LEN, "%s: no PEM certificate (%s)", cert_path,
-                 rc < 0 ? gnutls_strerror(rc) : "empty");
+        err_set(err, "%s: no PEM certificate (%s)", cert_path,
+                rc < 0 ? gnutls_strerror(rc) : "empty");
         goto out_fail;
     }
     g->pcerts = calloc(n, sizeof(*g->pcerts));
@@ -81,14 +82,14 @@ static struct tls_gen *gen_load(char *err)
     for (unsigned int i = 0; i < n; i++) {
         rc = gnutls_pcert_import_x509(&g->pcerts[i], crts[i], 0);
         if (rc < 0) {
-            snprintf(err, ERR_LEN, "%s: %s", cert_path, gnutls_strerror(rc));
+            err_set(err, "%s: %s", cert_path, gnutls_strerror(rc));
             goto out_fail;
         }
         g->n_pcerts++;
     }
     if (gnutls_privkey_init(&g->key) < 0 ||
         (rc = gnutls_privkey_import_x509_raw(g->key, &kd, GNUTLS_X509_FMT_PEM, NULL, 0)) < 0) {
-        snprintf(err, ERR_LEN, "%s: not a PEM private key", key_path);
+        err_set(err, "%s: not a PEM private key", key_path);
         goto out_fail;
     }
     /* A key that does not match the certificate would fail every handshake:
@@ -102,8 +103,7 @@ static struct tls_gen *gen_load(char *err)
         rc = gnutls_pubkey_get_key_id(pub, 0, key_id, &key_id_len);
     gnutls_pubkey_deinit(pub);
     if (rc < 0 || cert_id_len != key_id_len || memcmp(cert_id, key_id, key_id_len) != 0) {
-        snprintf(err, ERR_LEN, "%.200s does not match the certificate in %.200s", key_path,
-                 cert_path);
+        err_set(err, "%s does not match the certificate in %s", key_path, cert_path);
         goto out_fail;
     }
     for (unsigned int i = 0; i < n; i++)

@@ -1158,11 +1158,10 @@ static const struct vector upstream[] = {
 
 static void check_vector(const struct vector *v)
 {
-    char err[SCORE_ERR_LEN];
-    memset(err, 0, sizeof(err));
+    const char *err = "";
     int64_t out = 0x5a5a5a5a;
 
-    int rc = score_quantity_parse(v->s, v->len, v->unit, &out, err);
+    int rc = score_quantity_parse(v->s, v->len, v->unit, &out, &err);
 
     ck_assert_msg(rc == v->rc, "\"%.40s\" (len %zu, %s): rc %d, want %d (err \"%s\")", v->s, v->len,
                   v->unit == MILLI ? "milli" : "base", rc, v->rc, err);
@@ -1171,7 +1170,6 @@ static void check_vector(const struct vector *v)
                       v->unit == MILLI ? "milli" : "base", (long long)out, (long long)v->value);
     } else {
         ck_assert_msg(err[0] != '\0', "\"%.40s\": no reason in err", v->s);
-        ck_assert_msg(memchr(err, '\0', sizeof(err)) != NULL, "\"%.40s\": err unterminated", v->s);
     }
 }
 
@@ -1190,18 +1188,18 @@ END_TEST
 /* Only len bytes are read: no NUL terminator needed, trailing bytes ignored. */
 START_TEST(test_len_bounds)
 {
-    char err[SCORE_ERR_LEN] = "";
+    const char *err = "";
     int64_t out = -1;
     const char buf[4] = {'1', '2', '3', '4'}; /* not NUL-terminated */
 
-    ck_assert_int_eq(score_quantity_parse(buf, 2, SCORE_UNIT_BASE, &out, err), 0);
+    ck_assert_int_eq(score_quantity_parse(buf, 2, SCORE_UNIT_BASE, &out, &err), 0);
     ck_assert_int_eq(out, 12);
-    ck_assert_int_eq(score_quantity_parse(buf, sizeof(buf), SCORE_UNIT_MILLI, &out, err), 0);
+    ck_assert_int_eq(score_quantity_parse(buf, sizeof(buf), SCORE_UNIT_MILLI, &out, &err), 0);
     ck_assert_int_eq(out, 1234000);
-    ck_assert_int_eq(score_quantity_parse("500mx", 4, SCORE_UNIT_MILLI, &out, err), 0);
+    ck_assert_int_eq(score_quantity_parse("500mx", 4, SCORE_UNIT_MILLI, &out, &err), 0);
     ck_assert_int_eq(out, 500);
-    ck_assert_int_eq(score_quantity_parse("1Kix", 2, SCORE_UNIT_BASE, &out, err), -EINVAL);
-    ck_assert_int_eq(score_quantity_parse("1", 0, SCORE_UNIT_BASE, &out, err), -EINVAL);
+    ck_assert_int_eq(score_quantity_parse("1Kix", 2, SCORE_UNIT_BASE, &out, &err), -EINVAL);
+    ck_assert_int_eq(score_quantity_parse("1", 0, SCORE_UNIT_BASE, &out, &err), -EINVAL);
     ck_assert_str_ne(err, "");
 }
 END_TEST
