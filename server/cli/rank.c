@@ -13,7 +13,7 @@
 #include "server/cli/args.h"
 #include "server/cli/rank_print.h"
 #include "server/codec/args.h"
-#include "server/codec/node.h"
+#include "server/codec/nodelist.h"
 #include "server/codec/json.h"
 #include "server/codec/manifest.h"
 #include "server/codec/pod.h"
@@ -70,26 +70,28 @@ out_nomem:
     return -ENOMEM;
 }
 
-/* The pod of @pod_path and the nodes of @nodes_path (or of @cl) in @a. */
+/* The pod of @pod_path and the nodes of @nodes_path (its bytes kept in
+ * @nodes: the decoded nodes point into them) or of @cl, in @a. */
 static int read_args(struct arena *a, const struct cfg *cfg, struct cluster *cl,
                      const char *nodes_path, const char *pod_path, const struct input *pod,
-                     struct codec_args *args, char *err)
+                     struct input *nodes, struct codec_args *args, char *err)
 {
-    struct input nodes = {0};
-    int rc = 0;
+    int rc;
 
-    if (cl == NULL && (rc = read_input(a, cfg, nodes_path, &nodes, err)) != 0)
+    if (cl == NULL && (rc = file_read(nodes_path, (size_t)cfg->max_body_bytes, &nodes->text,
+                                      &nodes->len, err)) != 0)
         return rc;
     if ((rc = codec_pod_decode(a, pod->json, &args->pod, err)) != 0) {
         err_prefix(err, "%s: ", pod_path);
-        goto out_free;
+        return rc;
     }
+    if (cl != NULL)
+        return nodes_of_cluster(a, cl, args, err);
     /* kubectl prints a List (items) for `get nodes` and a bare Node for
      * `get node NAME`: both are taken. */
-    rc = cl != NULL ? nodes_of_cluster(a, cl, args, err)
-                    : codec_nodes_decode(a, nodes.json, true, "nodes", cfg, args, err);
-out_free:
-    free(nodes.text);
+    struct codec_pod keep = args->pod;
+    rc = codec_nodelist_decode(a, nodes->text, nodes->len, cfg, nodes_path, args, err);
+    args->pod = keep;
     return rc;
 }
 
@@ -101,7 +103,7 @@ static int rank(const struct cfg *cfg, struct cluster *cl, const char *nodes_pat
                 const char *pod_path, FILE *table, FILE *manifest, char *err)
 {
     struct arena *a = arena_acquire();
-    struct input pod = {0};
+    struct input pod = {0}, nodes = {0};
     struct verb_outcome d = {.answer = OPS_ANSWER_SCORED, .best = -1};
     int rc = -ENOMEM;
 
@@ -110,7 +112,7 @@ static int rank(const struct cfg *cfg, struct cluster *cl, const char *nodes_pat
         return rc;
     }
     if ((rc = read_input(a, cfg, pod_path, &pod, err)) != 0 ||
-        (rc = read_args(a, cfg, cl, nodes_path, pod_path, &pod, &d.args, err)) != 0)
+        (rc = read_args(a, cfg, cl, nodes_path, pod_path, &pod, &nodes, &d.args, err)) != 0)
         goto out_release;
     rc = -ENOMEM;
     err_set(err, "out of memory");
@@ -143,6 +145,7 @@ static int rank(const struct cfg *cfg, struct cluster *cl, const char *nodes_pat
 
 out_release:
     free(pod.text);
+    free(nodes.text);
     arena_release(a);
     return rc;
 }

@@ -1,11 +1,11 @@
 #include "server/codec/answer.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
-#include "base/arena.h"
 #include "base/err.h"
-#include "server/codec/span.h"
+#include "server/codec/scan.h"
 
 void codec_error_text(const char *msg, char *out)
 {
@@ -28,62 +28,40 @@ void codec_answer_bind_ok(struct buf *o)
     buf_str(o, "{\"Error\":\"\"}");
 }
 
-/* Copies a NodeList member other than "items" as it came. */
-static void copy_member(void *ctx, struct codec_span key, struct codec_span value)
-{
-    struct buf *o = ctx;
-    if (codec_span_key_is(key, "items", false))
-        return;
-    buf_raw(o, key.p, key.len);
-    buf_str(o, ":");
-    buf_raw(o, value.p, value.len);
-    buf_str(o, ",");
-}
-
 static bool passes(const struct codec_node_answer *ans, size_t i)
 {
     return ans == NULL || ans[i].verdict == SCORE_FITS;
 }
 
 /* {"Nodes":{<the request's members>,"items":[<passing nodes, byte for
- * byte>]},"NodeNames":null. The spans come from a pass of their own: they
- * take the last "Nodes" and "items" as the decoder does. */
-static int write_node_list(struct arena *a, struct buf *o, const char *body, size_t len,
-                           const struct codec_args *args, const struct codec_node_answer *ans)
+ * byte>]},"NodeNames":null, from the spans the decoder kept. */
+static void write_node_list(struct buf *o, const struct codec_args *args,
+                            const struct codec_node_answer *ans)
 {
-    struct codec_node_list_spans spans = {.max_elements = args->n_nodes};
     bool metadata = false;
-
-    spans.elements = arena_calloc(a, args->n_nodes + 1, sizeof(*spans.elements));
-    if (spans.elements == NULL)
-        return -ENOMEM;
-    codec_span_node_list(body, len, &spans);
-    if (!spans.found || spans.n_elements != args->n_nodes)
-        return -EPROTO;
     buf_str(o, "{\"Nodes\":{");
-    if (spans.overflow) {
-        codec_span_members(spans.list, copy_member, o);
-        struct codec_span ignored;
-        metadata = codec_span_member(spans.list, "metadata", false, &ignored);
-    } else {
-        for (size_t i = 0; i < spans.n_members; i++) {
-            copy_member(o, spans.keys[i], spans.values[i]);
-            metadata = metadata || codec_span_key_is(spans.keys[i], "metadata", false);
-        }
+    for (size_t i = 0; i < args->n_list_members; i++) {
+        const struct codec_member *m = &args->list_members[i];
+        struct codec_str key = {m->key.p + 1, m->key.len - 2,
+                                memchr(m->key.p, '\\', m->key.len) != NULL};
+        metadata = metadata || codec_str_is(key, "metadata", false);
+        buf_raw(o, m->key.p, m->key.len);
+        buf_str(o, ":");
+        buf_raw(o, m->value.p, m->value.len);
+        buf_str(o, ",");
     }
     if (!metadata)
         buf_str(o, "\"metadata\":{},");
     buf_str(o, "\"items\":[");
     const char *sep = "";
-    for (size_t i = 0; i < spans.n_elements; i++) {
+    for (size_t i = 0; i < args->n_nodes; i++) {
         if (!passes(ans, i))
             continue;
         buf_str(o, sep);
-        buf_raw(o, spans.elements[i].p, spans.elements[i].len);
+        buf_raw(o, args->nodes[i].json.p, args->nodes[i].json.len);
         sep = ",";
     }
     buf_str(o, "]},\"NodeNames\":null");
-    return 0;
 }
 
 static void write_node_names(struct buf *o, const struct codec_args *args,
@@ -121,20 +99,16 @@ static void write_failed(struct buf *o, const char *name, const struct codec_arg
     buf_str(o, "}");
 }
 
-int codec_answer_filter(struct arena *a, struct buf *o, const char *body, size_t len,
-                        const struct codec_args *args, const struct codec_node_answer *ans)
+void codec_answer_filter(struct buf *o, const struct codec_args *args,
+                         const struct codec_node_answer *ans)
 {
-    if (args->node_names_mode) {
+    if (args->node_names_mode)
         write_node_names(o, args, ans);
-    } else {
-        int rc = write_node_list(a, o, body, len, args, ans);
-        if (rc != 0)
-            return rc;
-    }
+    else
+        write_node_list(o, args, ans);
     write_failed(o, "FailedNodes", args, ans, SCORE_UNFIT);
     write_failed(o, "FailedAndUnresolvableNodes", args, ans, SCORE_UNRESOLVABLE);
     buf_str(o, ",\"Error\":\"\"}");
-    return 0;
 }
 
 void codec_answer_prioritize(struct buf *o, const struct codec_args *args,

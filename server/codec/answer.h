@@ -12,8 +12,6 @@
 #include "base/buf.h"
 #include "server/codec/types.h"
 
-struct arena;
-
 /* Copies @msg into @out (ERR_LEN) as an Error text kube-scheduler can
  * show: it passes Error to fmt.Errorf as a format, so no '%' may reach it
  * ('#' instead). */
@@ -26,16 +24,14 @@ void codec_answer_error(struct buf *o, const char *text);
 void codec_answer_bind_ok(struct buf *o);
 
 /*
- * ExtenderFilterResult for @args: with a NodeList the passing Node objects
- * byte for byte from @body (@len bytes; kube-scheduler uses the returned
- * objects from then on), with NodeNames the passing names; FailedNodes and
- * FailedAndUnresolvableNodes with their reasons. @ans holds one answer per
- * node; NULL passes every node. The node spans take memory from @a.
- * Returns 0, or -EPROTO when the body's node
- * spans do not match the decoded nodes (they always should), -ENOMEM.
+ * ExtenderFilterResult for @args: with a NodeList its members and the
+ * passing Node objects byte for byte as the decoder found them in the body
+ * (kube-scheduler uses the returned objects from then on), with NodeNames
+ * the passing names; FailedNodes and FailedAndUnresolvableNodes with their
+ * reasons. @ans holds one answer per node; NULL passes every node.
  */
-int codec_answer_filter(struct arena *a, struct buf *o, const char *body, size_t len,
-                        const struct codec_args *args, const struct codec_node_answer *ans);
+void codec_answer_filter(struct buf *o, const struct codec_args *args,
+                         const struct codec_node_answer *ans);
 
 /* HostPriorityList: every node of @args with its score from @ans (NULL: 0). */
 void codec_answer_prioritize(struct buf *o, const struct codec_args *args,

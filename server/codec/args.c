@@ -5,59 +5,169 @@
 
 #include "base/arena.h"
 #include "base/err.h"
+#include "server/codec/ints.h"
 #include "server/codec/json.h"
-#include "server/codec/node.h"
+#include "server/codec/nodelist.h"
 #include "server/codec/pod.h"
 
-static int decode_node_names(struct arena *a, const cJSON *names, const struct cfg *cfg,
-                             struct codec_args *out, char *err)
-{
-    const cJSON *item;
-    size_t i = 0;
+/* What the last of each top-level member said. */
+enum member_kind {
+    M_ABSENT = 0, /* or null */
+    M_SET,
+};
 
-    if (!cJSON_IsArray(names)) {
-        err_set(err, "NodeNames: want an array of strings");
+struct top {
+    enum member_kind pod, nodes, names;
+    bool pod_twice; /* two non-empty Pod objects: Go would merge them */
+    bool pod_wrong; /* a Pod that is no object: Go keeps that error to the end */
+    struct codec_span pod_json;
+    struct codec_list_scan nodes_scan; /* a repeated "Nodes" merges into it */
+    struct codec_args names_args;      /* NodeNames, kept apart until the last member says which */
+    struct codec_fault nodes_fault, names_fault;
+};
+
+/* Is @v "{}" (white space allowed inside)? Go decoding a second Pod into
+ * an empty one gets the second. */
+static bool empty_object(struct codec_span v)
+{
+    size_t i = 1;
+    if (v.len == 0 || v.p[0] != '{')
+        return false;
+    while (i < v.len && (v.p[i] == ' ' || v.p[i] == '\t' || v.p[i] == '\n' || v.p[i] == '\r'))
+        i++;
+    return i < v.len && v.p[i] == '}';
+}
+
+/* One top-level member of ExtenderArgs, keys matched as Go matches the
+ * untagged fields (case folded), duplicates read as Go reads them: null
+ * clears, a later NodeNames replaces, a later Nodes merges (nodelist.h).
+ * A Pod given twice, both non-empty, is refused: Go would merge the two
+ * field by field, a mix no client means. */
+static int top_member(struct arena *a, struct codec_scan *s, struct codec_str key,
+                      const struct cfg *cfg, struct codec_args *out, struct top *t)
+{
+    char c = codec_scan_peek(s);
+    if (codec_str_is(key, "Pod", true)) {
+        t->pod_twice =
+            (t->pod_twice || (t->pod == M_SET && !empty_object(t->pod_json))) && c != 'n';
+        t->pod_wrong = t->pod_wrong || (c != '{' && c != 'n');
+        t->pod = c == 'n' ? M_ABSENT : M_SET;
+        t->pod_json.p = s->p;
+        int rc = codec_scan_skip(s);
+        t->pod_json.len = (size_t)(s->p - t->pod_json.p);
+        return rc;
+    }
+    bool nodes = codec_str_is(key, "Nodes", true);
+    if (!nodes && !codec_str_is(key, "NodeNames", true))
+        return codec_scan_skip(s);
+    enum member_kind *kind = nodes ? &t->nodes : &t->names;
+    struct codec_fault *f = nodes ? &t->nodes_fault : &t->names_fault;
+    f->rc = 0;
+    if (c == 'n') {
+        *kind = M_ABSENT;
+        if (nodes)
+            codec_list_scan_reset(&t->nodes_scan, out); /* a nil *NodeList */
+        return codec_scan_skip(s);
+    }
+    *kind = M_SET;
+    return nodes ? codec_nodelist_scan(a, s, cfg, false, "Nodes", out, &t->nodes_scan, f)
+                 : codec_names_scan(a, s, cfg, &t->names_args, f);
+}
+
+/* The pod of the request, parsed in the arena (the scanner validated it):
+ * its integers checked as Go reads them, then decoded. */
+static int decode_pod(struct arena *a, const struct top *t, struct codec_pod *out, char *err)
+{
+    static const struct codec_int_path priority = {.names = {"spec", "priority"},
+                                                   .depth = 2,
+                                                   .fold = 3,
+                                                   .min = INT32_MIN,
+                                                   .max = INT32_MAX,
+                                                   .what =
+                                                       "Pod.spec.priority: want a 32-bit integer"};
+    cJSON *pod;
+    size_t at;
+
+    if (t->pod_wrong) {
+        err_set(err, "Pod: want an object");
         return -EINVAL;
     }
-    size_t n = (size_t)cJSON_GetArraySize(names);
-    int rc = codec_nodes_alloc(a, n, cfg, out, err);
-    if (rc != 0)
-        return rc;
-    cJSON_ArrayForEach(item, names)
-    {
-        if (!cJSON_IsString(item)) {
-            err_set(err, "NodeNames[%zu]: want a string", i);
-            return -EINVAL;
-        }
-        out->nodes[i] = (struct codec_node){.name = item->valuestring};
-        i++;
+    if (t->pod_twice) {
+        err_set(err, "Pod: given twice");
+        return -EINVAL;
     }
-    out->n_nodes = n;
-    out->node_names_mode = true;
-    return 0;
+    if (t->pod == M_ABSENT) {
+        memset(out, 0, sizeof(*out));
+        out->ns = out->name = out->uid = out->node_name = out->phase = "";
+        err_set(err, "Pod: missing");
+        return -EINVAL;
+    }
+    int rc = codec_json_tree(a, t->pod_json.p, t->pod_json.len, &pod, &at);
+    if (rc != 0) {
+        err_set(err, rc == -ENOMEM ? "out of memory" : "Pod: malformed JSON at byte %zu", at);
+        return rc;
+    }
+    if ((rc = codec_pod_decode(a, pod, out, err)) != 0)
+        return rc;
+    return codec_ints_check(t->pod_json.p, t->pod_json.len, &priority, err);
 }
 
 int codec_args_decode(struct arena *a, const char *body, size_t len, const struct cfg *cfg,
                       struct codec_args *out, char *err)
 {
-    cJSON *root;
+    struct codec_scan s;
+    struct top t;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if ((rc = codec_json_parse(a, body, len, "ExtenderArgs", &root, err)) != 0)
+    memset(&t, 0, sizeof(t));
+    if (len == 0) {
+        err_set(err, "empty body: want ExtenderArgs JSON");
+        return -EINVAL;
+    }
+    codec_scan_init(&s, body, len);
+    if (codec_scan_peek(&s) != '{') {
+        if (codec_scan_skip(&s) == 0 && codec_scan_end(&s) == 0)
+            codec_scan_fail(&s, CODEC_SCAN_SYNTAX, "want a JSON object (ExtenderArgs)");
+    } else if (codec_scan_object(&s) == 0) {
+        for (bool first = true;; first = false) {
+            struct codec_str key;
+            bool more;
+            if (codec_scan_member(&s, first, &key, &more) != 0 || !more)
+                break;
+            if (top_member(a, &s, key, cfg, out, &t) != 0)
+                break;
+        }
+        codec_scan_end(&s);
+    }
+    if (s.why != NULL) {
+        if (strncmp(s.why, "want a JSON object", 18) == 0)
+            err_set(err, "%s", s.why);
+        else
+            codec_scan_error(&s, err);
+        return -EINVAL;
+    }
+    if ((rc = decode_pod(a, &t, &out->pod, err)) != 0)
         return rc;
-    const cJSON *nodes = codec_json_member_folded(root, "Nodes");
-    const cJSON *names = codec_json_member_folded(root, "NodeNames");
-    if ((rc = codec_pod_member(a, root, &out->pod, err)) != 0)
-        return rc;
-    if (nodes != NULL && names != NULL) {
+    if (t.nodes != M_ABSENT && t.names != M_ABSENT) {
         err_set(err, "both Nodes and NodeNames are set: want exactly one");
         return -EINVAL;
     }
-    if (nodes != NULL)
-        return codec_nodes_decode(a, nodes, false, "Nodes", cfg, out, err);
-    if (names != NULL)
-        return decode_node_names(a, names, cfg, out, err);
-    err_set(err, "neither Nodes nor NodeNames is set");
-    return -EINVAL;
+    const struct codec_fault *f = t.nodes != M_ABSENT ? &t.nodes_fault : &t.names_fault;
+    if (t.nodes == M_ABSENT && t.names == M_ABSENT) {
+        err_set(err, "neither Nodes nor NodeNames is set");
+        return -EINVAL;
+    }
+    if (f->rc != 0) {
+        memcpy(err, f->err, ERR_LEN);
+        return f->rc;
+    }
+    if (t.names != M_ABSENT) {
+        out->nodes = t.names_args.nodes;
+        out->n_nodes = t.names_args.n_nodes;
+        out->list_members = NULL;
+        out->n_list_members = 0;
+        out->node_names_mode = true;
+    }
+    return 0;
 }

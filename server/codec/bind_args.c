@@ -10,7 +10,7 @@
 /* A name that is safe as a URL path segment. */
 static int path_name(const cJSON *root, const char *key, bool required, const char **out, char *err)
 {
-    const cJSON *v = codec_json_member_folded(root, key);
+    const cJSON *v = codec_json_field(root, key);
     *out = "";
     if (v == NULL && !required)
         return 0;

@@ -8,7 +8,7 @@
 
 #include "base/arena.h"
 #include "base/err.h"
-#include "server/codec/bytes.h"
+#include "server/codec/scan.h"
 
 /* The arena cJSON allocates from on this thread during codec_json_parse(),
  * and whether an allocation failed there. */
@@ -45,7 +45,8 @@ int codec_json_tree(struct arena *a, const char *body, size_t len, cJSON **out, 
 
     bound = a;
     bound_failed = false;
-    *out = cJSON_ParseWithLengthOpts(body, len + 1, &end, 1);
+    /* The length is the value's own: it may stand inside a larger body. */
+    *out = cJSON_ParseWithLengthOpts(body, len, &end, 0);
     bound = NULL;
     if (bound_failed)
         return -ENOMEM;
@@ -67,8 +68,11 @@ int codec_json_parse(struct arena *a, const char *body, size_t len, const char *
         err_set(err, "empty body: want %s JSON", what);
         return -EINVAL;
     }
-    if (codec_check_bytes(body, len, err) != 0)
+    struct codec_scan s;
+    if (codec_scan_validate(body, len, &s) != 0) {
+        codec_scan_error(&s, err);
         return -EINVAL;
+    }
     int rc = codec_json_tree(a, body, len, &root, &at);
     if (rc == -ENOMEM) {
         err_set(err, "out of memory");
@@ -93,7 +97,8 @@ static cJSON *member(const cJSON *obj, const char *key, bool fold)
     cJSON_ArrayForEach(item, obj)
     {
         if (item->string != NULL &&
-            (fold ? strcasecmp(item->string, key) : strcmp(item->string, key)) == 0)
+            (fold ? codec_name_folds(item->string, strlen(item->string), key)
+                  : strcmp(item->string, key) == 0))
             found = item;
     }
     return cJSON_IsNull(found) ? NULL : found;
@@ -104,7 +109,7 @@ cJSON *codec_json_member(const cJSON *obj, const char *key)
     return member(obj, key, false);
 }
 
-cJSON *codec_json_member_folded(const cJSON *obj, const char *key)
+cJSON *codec_json_field(const cJSON *obj, const char *key)
 {
     return member(obj, key, true);
 }

@@ -13,13 +13,13 @@
 /* A member that must be an object when present. */
 static int object_member(const cJSON *obj, const char *key, const cJSON **out)
 {
-    *out = codec_json_member(obj, key);
+    *out = codec_json_field(obj, key);
     return *out == NULL || cJSON_IsObject(*out) ? 0 : -EINVAL;
 }
 
 static const char *string_or_empty(const cJSON *obj, const char *key)
 {
-    const cJSON *v = codec_json_member(obj, key);
+    const cJSON *v = codec_json_field(obj, key);
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
@@ -38,9 +38,9 @@ static int container(const cJSON *c, const char *path, struct score_container *o
         return -EINVAL;
     }
     snprintf(list, sizeof(list), "%s.resources.requests", path);
-    if (codec_resource_list(codec_json_member(resources, "requests"), out, list, err) != 0)
+    if (codec_resource_list(codec_json_field(resources, "requests"), out, list, err) != 0)
         return -EINVAL;
-    policy = codec_json_member(c, "restartPolicy");
+    policy = codec_json_field(c, "restartPolicy");
     if (policy != NULL && !cJSON_IsString(policy)) {
         err_set(err, "%s.restartPolicy: want a string", path);
         return -EINVAL;
@@ -52,7 +52,7 @@ static int container(const cJSON *c, const char *path, struct score_container *o
 static int container_list(struct arena *a, const cJSON *spec, const char *key,
                           const struct score_container **out, size_t *n, char *err)
 {
-    const cJSON *list = codec_json_member(spec, key), *c;
+    const cJSON *list = codec_json_field(spec, key), *c;
     char path[64];
     size_t i = 0;
 
@@ -135,7 +135,7 @@ static int metadata(struct arena *a, const cJSON *pod, struct codec_pod *out, ch
         return -EINVAL;
     }
     for (const char *const *k = (const char *const[]){"name", "namespace", NULL}; *k; k++) {
-        const cJSON *v = codec_json_member(meta, *k);
+        const cJSON *v = codec_json_field(meta, *k);
         if (v != NULL && !cJSON_IsString(v)) {
             err_set(err, "Pod.metadata.%s: want a string", *k);
             return -EINVAL;
@@ -165,7 +165,7 @@ static bool has_pod_level_key(const cJSON *requests)
 
 static int priority(const cJSON *spec, struct codec_pod *out, char *err)
 {
-    const cJSON *prio = codec_json_member(spec, "priority");
+    const cJSON *prio = codec_json_field(spec, "priority");
     /* Range first: converting an out-of-range double is undefined. */
     if (prio != NULL && (!cJSON_IsNumber(prio) ||
                          !(prio->valuedouble >= INT32_MIN && prio->valuedouble <= INT32_MAX) ||
@@ -199,19 +199,19 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
     out->node_name = string_or_empty(spec, "nodeName");
     if (priority(spec, out, err) != 0)
         return -EINVAL;
-    out->phase = string_or_empty(codec_json_member(pod, "status"), "phase");
+    out->phase = string_or_empty(codec_json_field(pod, "status"), "phase");
     if ((rc = container_list(a, spec, "containers", &p.containers, &p.n_containers, err)) != 0 ||
         (rc = container_list(a, spec, "initContainers", &p.init_containers, &p.n_init_containers,
                              err)) != 0)
         return rc;
-    if (codec_resource_list(codec_json_member(spec, "overhead"), &p.overhead, "Pod.spec.overhead",
+    if (codec_resource_list(codec_json_field(spec, "overhead"), &p.overhead, "Pod.spec.overhead",
                             err) != 0)
         return -EINVAL;
     if (object_member(spec, "resources", &resources) != 0) {
         err_set(err, "Pod.spec.resources: want an object");
         return -EINVAL;
     }
-    const cJSON *pod_requests = codec_json_member(resources, "requests");
+    const cJSON *pod_requests = codec_json_field(resources, "requests");
     if (codec_resource_list(pod_requests, &p.pod_level, "Pod.spec.resources.requests", err) != 0)
         return -EINVAL;
     p.pod_level_set = has_pod_level_key(pod_requests);
@@ -224,7 +224,7 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
 
 int codec_pod_member(struct arena *a, const cJSON *root, struct codec_pod *out, char *err)
 {
-    const cJSON *pod = codec_json_member_folded(root, "Pod");
+    const cJSON *pod = codec_json_field(root, "Pod");
     if (pod == NULL) {
         memset(out, 0, sizeof(*out));
         out->ns = out->name = out->uid = out->node_name = out->phase = "";

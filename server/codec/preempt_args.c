@@ -6,6 +6,7 @@
 
 #include "base/arena.h"
 #include "base/err.h"
+#include "server/codec/ints.h"
 #include "server/codec/json.h"
 #include "server/codec/pod.h"
 
@@ -13,8 +14,8 @@
 static int decode_victims(struct arena *a, const cJSON *v, bool meta, struct codec_victims *out,
                           char *err)
 {
-    const cJSON *pods = codec_json_member_folded(v, "Pods"), *p;
-    const cJSON *pdb = codec_json_member_folded(v, "NumPDBViolations");
+    const cJSON *pods = codec_json_field(v, "Pods"), *p;
+    const cJSON *pdb = codec_json_field(v, "NumPDBViolations");
     size_t i = 0;
 
     if (!cJSON_IsObject(v)) {
@@ -45,7 +46,7 @@ static int decode_victims(struct arena *a, const cJSON *v, bool meta, struct cod
     {
         const cJSON *uid;
         if (meta) {
-            uid = codec_json_member_folded(p, "UID");
+            uid = codec_json_field(p, "UID");
         } else {
             struct codec_pod pod;
             int rc = codec_pod_decode(a, p, &pod, err);
@@ -54,7 +55,7 @@ static int decode_victims(struct arena *a, const cJSON *v, bool meta, struct cod
                 return rc;
             }
             out->request[i] = pod.request;
-            uid = codec_json_member(codec_json_member(p, "metadata"), "uid");
+            uid = codec_json_field(codec_json_field(p, "metadata"), "uid");
         }
         if (!cJSON_IsString(uid) || uid->valuestring[0] == '\0') {
             err_set(err, "victim %zu on node %s: no UID", i, out->node);
@@ -138,6 +139,38 @@ static int decode_map(struct arena *a, const cJSON *map, bool meta, const struct
     return 0;
 }
 
+/* The integers of the request as Go reads them (ints.h): the pod's
+ * priority, each node's NumPDBViolations (an int64 count). */
+static int check_integers(const char *body, size_t len, char *err)
+{
+    static const struct codec_int_path paths[] = {
+        {.names = {"Pod", "spec", "priority"},
+         .depth = 3,
+         .fold = 7,
+         .min = INT32_MIN,
+         .max = INT32_MAX,
+         .what = "Pod.spec.priority: want a 32-bit integer"},
+        {.names = {"NodeNameToVictims", "*", "NumPDBViolations"},
+         .depth = 3,
+         .fold = 5,
+         .min = 0,
+         .max = 1000000000000000LL,
+         .what = "NumPDBViolations: want a count"},
+        {.names = {"NodeNameToMetaVictims", "*", "NumPDBViolations"},
+         .depth = 3,
+         .fold = 5,
+         .min = 0,
+         .max = 1000000000000000LL,
+         .what = "NumPDBViolations: want a count"},
+    };
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+        int rc = codec_ints_check(body, len, &paths[i], err);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 int codec_preempt_decode(struct arena *a, const char *body, size_t len, const struct cfg *cfg,
                          struct codec_preempt_args *out, char *err)
 {
@@ -149,16 +182,18 @@ int codec_preempt_decode(struct arena *a, const char *body, size_t len, const st
         return rc;
     if ((rc = codec_pod_member(a, root, &out->pod, err)) != 0)
         return rc;
-    const cJSON *map = codec_json_member_folded(root, "NodeNameToMetaVictims");
+    const cJSON *map = codec_json_field(root, "NodeNameToMetaVictims");
     out->meta_form = map != NULL;
     if (map == NULL)
-        map = codec_json_member_folded(root, "NodeNameToVictims");
+        map = codec_json_field(root, "NodeNameToVictims");
     if (map == NULL)
-        return 0; /* no candidates: the answer is an empty map */
+        return check_integers(body, len, err); /* no candidates: an empty map */
     if (!cJSON_IsObject(map)) {
         err_set(err, "%s: want an object",
                 out->meta_form ? "NodeNameToMetaVictims" : "NodeNameToVictims");
         return -EINVAL;
     }
-    return decode_map(a, map, out->meta_form, cfg, out, err);
+    if ((rc = decode_map(a, map, out->meta_form, cfg, out, err)) != 0)
+        return rc;
+    return check_integers(body, len, err);
 }

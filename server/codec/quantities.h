@@ -10,7 +10,15 @@
 
 #include <cjson/cJSON.h>
 
+#include "scoring/quantity.h"
 #include "scoring/resources.h"
+
+/* Parses the quantity text @p (@len bytes, as it stands between the
+ * quotes) as Quantity.UnmarshalJSON does: strings.TrimSpace (Unicode
+ * white space included), then ParseQuantity. Returns 0 or -EINVAL / -ERANGE
+ * with a static reason in *@why. */
+int codec_quantity_text(const char *p, size_t len, enum score_unit unit, int64_t *out,
+                        const char **why);
 
 /* The unit a resource is counted in: millicores for cpu, bytes for memory. */
 enum score_unit codec_unit_of(enum score_resource r);

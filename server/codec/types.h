@@ -8,10 +8,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "scoring/fit.h"
 #include "scoring/podreq.h"
 #include "scoring/resources.h"
+#include "server/codec/scan.h"
 
 /* One pod label. */
 struct codec_label {
@@ -37,7 +39,14 @@ struct codec_pod {
 struct codec_node {
     const char *name;
     struct score_node res;
-    const char *invalid; /* why the node's data is unusable (a fixed text), or NULL */
+    int64_t pods;           /* status.allocatable.pods, -1 when absent or unusable */
+    const char *invalid;    /* why the node's data is unusable (a fixed text), or NULL */
+    struct codec_span json; /* the Node object as received (NodeList requests) */
+};
+
+/* A member of an object as received: the key with its quotes, the value. */
+struct codec_member {
+    struct codec_span key, value;
 };
 
 /* ExtenderArgs: the request of filter and prioritize. */
@@ -46,6 +55,10 @@ struct codec_args {
     bool node_names_mode; /* NodeNames was sent (nodeCacheCapable: true) */
     struct codec_node *nodes;
     size_t n_nodes;
+    /* With a NodeList: its members other than "items", in order, for the
+     * filter answer, which sends them back as they came. */
+    struct codec_member *list_members;
+    size_t n_list_members;
 };
 
 /* One candidate node of a preemption and the victims kube-scheduler chose

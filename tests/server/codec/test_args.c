@@ -159,9 +159,30 @@ START_TEST(codec_keys_fold_case_and_last_duplicate_wins)
                             &a, err),
                      0);
     ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 250);
-    /* keys inside Kubernetes objects are exact: "Spec" is not "spec" */
+    /* struct fields fold inside the objects too, as encoding/json matches
+     * them ("Spec" is spec, U+017F folds to "s"); map keys do not ("CPU"
+     * is another resource) */
     ck_assert_int_eq(decode("{\"Pod\":{\"Spec\":{\"containers\":3}},\"NodeNames\":[]}", &a, err),
+                     -EINVAL);
+    ck_assert_str_eq(err, "Pod.spec.containers: want an array");
+    ck_assert_int_eq(decode("{\"Pod\":{\"\xc5\xbfpec\":{\"containers\":[{\"re\xc5\xbfources\":"
+                            "{\"requests\":{\"CPU\":\"1\",\"memory\":\"1Ki\"}}}]}},"
+                            "\"NodeNames\":[\"x\"]}",
+                            &a, err),
                      0);
+    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 0);
+    ck_assert_int_eq(a.pod.request.real[SCORE_MEMORY], 1024);
+    /* two Pod objects: Go would merge them; refused */
+    ck_assert_int_eq(
+        decode("{\"Pod\":{\"spec\":{}},\"pod\":{\"metadata\":{}},\"NodeNames\":[]}", &a, err),
+        -EINVAL);
+    ck_assert_str_eq(err, "Pod: given twice");
+    /* into an empty one, the second is what Go reads */
+    ck_assert_int_eq(
+        decode("{\"Pod\":{ },\"pod\":{\"metadata\":{\"name\":\"p\"}},\"NodeNames\":[]}", &a, err),
+        0);
+    ck_assert_str_eq(a.pod.name, "p");
+    ck_assert_int_eq(decode("{\"Pod\":null,\"pod\":{},\"NodeNames\":[]}", &a, err), 0);
 }
 END_TEST
 

@@ -50,6 +50,33 @@ START_TEST(verbs_filter_keeps_nodelist_metadata_and_drops_duplicates)
 }
 END_TEST
 
+/* "Nodes" twice: Go decodes the second into the first, so the first's
+ * metadata stays and the items are the second's; the answer sends both
+ * members back, which kube-scheduler reads the same way. */
+START_TEST(verbs_filter_repeated_nodes_merge_as_go_reads_them)
+{
+    struct verb_reply r;
+    run(verb_filter,
+        "{\"Pod\":{},\"Nodes\":{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]},"
+        "\"nodes\":{\"kind\":\"NodeList\",\"items\":[{\"metadata\":{\"name\":\"a\"}}]}}",
+        &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "{\"Nodes\":{\"metadata\":{\"resourceVersion\":\"7\"},\"kind\":"
+                             "\"NodeList\",\"items\":[{\"metadata\":{\"name\":\"a\"}}]},"
+                             "\"NodeNames\":null,\"FailedNodes\":{},"
+                             "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    free(r.body);
+    run(verb_filter,
+        "{\"Pod\":{},\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"a\"}}]},\"Nodes\":null,"
+        "\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"b\"}}]}}",
+        &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"name\":\"b\""));
+    ck_assert_ptr_null(strstr(r.body, "\"name\":\"a\""));
+    free(r.body);
+}
+END_TEST
+
 START_TEST(verbs_filter_without_nodelist_metadata_adds_empty_one)
 {
     struct verb_reply r;
@@ -178,6 +205,7 @@ Suite *verbs_suite(void)
     tcase_add_checked_fixture(tc, arena_fixture_setup, arena_fixture_teardown);
     tcase_add_test(tc, verbs_error_never_carries_percent);
     tcase_add_test(tc, verbs_filter_keeps_nodelist_metadata_and_drops_duplicates);
+    tcase_add_test(tc, verbs_filter_repeated_nodes_merge_as_go_reads_them);
     tcase_add_test(tc, verbs_filter_without_nodelist_metadata_adds_empty_one);
     tcase_add_test(tc, verbs_prioritize_answers_every_input_node_once);
     tcase_add_test(tc, verbs_filter_echoes_node_bytes_exactly);

@@ -1,0 +1,84 @@
+/*
+ * NodeLists and NodeNames read by the scanner (scan.h), at memory speed:
+ * of a Node object only what scoring reads is taken (metadata.name, the
+ * configured used-annotations, status.allocatable cpu, memory and pods)
+ * and the object's byte span (the filter answer copies passing nodes
+ * verbatim); everything else (images, managedFields, conditions, the other
+ * annotations) is validated and passed over without an allocation. Per node
+ * one fixed record and its name.
+ *
+ * The rules are those of codec_node_decode() on a cJSON tree, which the
+ * informers use: the last of duplicate keys wins, null is absent, bad
+ * capacity data makes the node unusable with a fixed reason, a node without
+ * a name fails the request. tests/fuzz/fuzz_nodes.c holds the two to the
+ * same answers.
+ *
+ * A fault that is the request's (a node without a name, more than
+ * max-nodes, items not an array) is kept in the fault and the walk goes on,
+ * so that a malformed body further on is reported first, as a parser that
+ * reads the whole body before decoding would.
+ */
+#ifndef SERVER_CODEC_NODELIST_H
+#define SERVER_CODEC_NODELIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "config/config.h"
+#include "server/codec/scan.h"
+#include "server/codec/types.h"
+
+struct arena;
+
+/* The first fault of a decoding that is not the body's grammar. */
+struct codec_fault {
+    int rc; /* 0, -EINVAL, -E2BIG or -ENOMEM */
+    char err[ERR_LEN];
+};
+
+/* Records a fault unless one is kept already. */
+void codec_fault_set(struct codec_fault *f, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * What a NodeList read so far holds, kept across a repeated "Nodes": Go
+ * decodes the second object into the first, so its members add to the
+ * first's and its "items" replace the earlier ones, but for one case
+ * refused as "given twice": two non-empty lists, which Go would merge node
+ * by node. Zero it before the first "Nodes"; a null "Nodes" zeroes it again
+ * (codec_list_scan_reset()).
+ */
+struct codec_list_scan {
+    size_t node_cap, member_cap;     /* room in out->nodes and out->list_members */
+    size_t items_len;                /* elements in the current "items" */
+    struct codec_fault items_fault;  /* the current "items"' */
+    struct codec_fault twice, other; /* kept from the first "Nodes" on */
+};
+
+/* A null NodeList: no nodes, no members, no faults; the arrays' room kept. */
+void codec_list_scan_reset(struct codec_list_scan *ls, struct codec_args *out);
+
+/*
+ * Reads the NodeList object at the scan point (or, with @single_ok, a bare
+ * Node object: what `kubectl get node NAME -o json` prints) into
+ * out->nodes, out->n_nodes and out->list_members, in @a, naming the field
+ * @what in messages ("Nodes" for requests), merging into what @ls holds.
+ * Returns 0 or -EINVAL (the scanner's fault, in @s); the request's faults
+ * go to @f.
+ */
+int codec_nodelist_scan(struct arena *a, struct codec_scan *s, const struct cfg *cfg,
+                        bool single_ok, const char *what, struct codec_args *out,
+                        struct codec_list_scan *ls, struct codec_fault *f);
+
+/* Reads the NodeNames array at the scan point into out->nodes (names
+ * only). As codec_nodelist_scan. */
+int codec_names_scan(struct arena *a, struct codec_scan *s, const struct cfg *cfg,
+                     struct codec_args *out, struct codec_fault *f);
+
+/* The whole of @body (@len bytes) as a NodeList or one Node (`rank
+ * --nodes`, `simulate`): 0, or -EINVAL / -E2BIG / -ENOMEM with @err. */
+int codec_nodelist_decode(struct arena *a, const char *body, size_t len, const struct cfg *cfg,
+                          const char *what, struct codec_args *out, char *err);
+
+#endif
