@@ -11,21 +11,23 @@
 # New corpus entries go to build/fuzz/scratch/<name>/ (the committed corpus
 # tests/fuzz/corpus/<name>/ is only read); crashes to build/fuzz/crashes/.
 
-FUZZ_TARGETS ?= args quantity config kubeconfig watch
+FUZZ_TARGETS ?= args nodes quantity config kubeconfig watch
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   ?=
 FUZZ_CC      ?= clang
 FUZZ_B        = build/fuzz
 FUZZ_SRC      = tests/fuzz
-FUZZ_ALL      = args quantity config kubeconfig watch
+FUZZ_ALL      = args nodes quantity config kubeconfig watch
 
 # Per target: longest input and dictionary.
 FUZZ_MAXLEN_args     = 4096
+FUZZ_MAXLEN_nodes    = 4096
 FUZZ_MAXLEN_quantity = 64
 FUZZ_MAXLEN_config   = 4096
 FUZZ_MAXLEN_kubeconfig = 4096
 FUZZ_MAXLEN_watch    = 8192
 FUZZ_DICT_args       = -dict=$(FUZZ_SRC)/json.dict
+FUZZ_DICT_nodes      = -dict=$(FUZZ_SRC)/json.dict
 FUZZ_DICT_config     = -dict=$(FUZZ_SRC)/json.dict
 FUZZ_DICT_kubeconfig = -dict=$(FUZZ_SRC)/kubeconfig.dict
 FUZZ_DICT_watch      = -dict=$(FUZZ_SRC)/watch.dict
@@ -68,6 +70,7 @@ fuzz: fuzz-build
 	    $(FUZZ_B)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -timeout=10 \
 	        -artifact_prefix=$(FUZZ_B)/crashes/$$t- $(FUZZ_FLAGS) \
 	        $$(case $$t in args) echo "-max_len=$(FUZZ_MAXLEN_args) $(FUZZ_DICT_args)";; \
+	            nodes) echo "-max_len=$(FUZZ_MAXLEN_nodes) $(FUZZ_DICT_nodes)";; \
 	            quantity) echo "-max_len=$(FUZZ_MAXLEN_quantity)";; \
 	            config) echo "-max_len=$(FUZZ_MAXLEN_config) $(FUZZ_DICT_config)";; \
 	            kubeconfig) echo "-max_len=$(FUZZ_MAXLEN_kubeconfig) $(FUZZ_DICT_kubeconfig)";; \
