@@ -108,6 +108,7 @@ ALL_TESTS=(
     t_informer_watch_resumes
     t_informer_410_continue
     t_informer_apiserver_restart
+    t_wire_shapes
     t_scores_from_cluster_state
     t_bind
     t_readyz_follows
