@@ -208,8 +208,7 @@ int main(int argc, char **argv)
         return 2;
     if (kube_global_init() != 0)
         return 2;
-    if (kube_load_kubeconfig(kubeconfig, NULL, &t, err) != 0 ||
-        kube_client_new(&t, &c, err) != 0 ||
+    if (kube_load_kubeconfig(kubeconfig, NULL, &t, err) != 0 || kube_client_new(&t, &c, err) != 0 ||
         kube_informer_start(c, &params, &ops, &probe, &inf, err) != 0) {
         fprintf(stderr, "cluster-informer-probe: %s\n", err);
         goto out_free;

@@ -150,7 +150,7 @@ k8s_build_tree() {
     # shellcheck disable=SC2086
     go build -o "$work/bin/" -ldflags "$ld" $pkgs || k8s_die "go build failed"
     echo "$K8S_RECIPE" >"$work/bin/.recipe"
-    echo "$(basename "$dsc" .dsc)" >"$work/bin/.source"
+    basename "$dsc" .dsc >"$work/bin/.source"
     mv "$work/bin" "$K8S_BIN"
     [ "${K8S_TEST_KEEP_BUILD:-0}" = 1 ] || rm -rf "$work"
     k8s_log "built in $((SECONDS - t0)) s: $K8S_BINS"
@@ -323,8 +323,7 @@ k8s_alive() { kill -0 "${K8S_PIDS[$1]:-0}" 2>/dev/null; }
 # Both start functions try again on new ports when a port was taken
 # between k8s_free_port and the bind.
 k8s_start_etcd() {
-    local try
-    for try in 1 2 3; do
+    for _ in 1 2 3; do
         k8s_start_etcd_once && return 0
         grep -q "address already in use" "$K8S_DIR/logs/etcd.log" || break
         k8s_log "etcd: a port was taken, new ports"
@@ -367,8 +366,7 @@ EOF
 }
 
 k8s_start_apiserver() {
-    local try
-    for try in 1 2 3; do
+    for _ in 1 2 3; do
         k8s_start_apiserver_once "$@" && return 0
         tail -n 5 "$K8S_DIR/logs/kube-apiserver.log" | grep -q "address already in use" || break
         k8s_log "kube-apiserver: port $K8S_API_PORT was taken, a new one"

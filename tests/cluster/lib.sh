@@ -1,10 +1,10 @@
+# shellcheck shell=bash
 # Helpers of the real-cluster suite (sourced by tests/cluster/run.sh after
 # k8s.sh): assertions, requests to the API server, nodes and pods, and the
 # extender and kube-scheduler processes. Every wait has a deadline.
 
 # ---- assertions ----
 
-T_CUR=""    # the test running
 T_FAILS=0   # its failed checks
 T_CHECKS=0  # its checks
 

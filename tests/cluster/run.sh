@@ -22,7 +22,9 @@ shift
 # the others are read by name.
 MANIFEST_DIR=manifests
 RBAC_YAML=$MANIFEST_DIR/rbac.yaml
+# shellcheck disable=SC2034 # read by t_scheduler.sh
 SCHEDULER_CONFIG_YAML=$MANIFEST_DIR/scheduler-config.yaml
+# shellcheck disable=SC2034 # read by t_manifests.sh
 KUBEADM_PATCH_YAML=$MANIFEST_DIR/kubeadm/kube-scheduler+strategic.yaml
 
 EXT=$B/cpu-extender
@@ -156,7 +158,7 @@ for t in "${TESTS[@]}"; do
         suite_setup || { echo "run.sh: setup failed" >&2; exit 1; }
         SETUP_DONE=1
     fi
-    T_CUR=$t T_FAILS=0 T_CHECKS=0
+    T_FAILS=0 T_CHECKS=0
     t_start=$SECONDS
     echo "== $t"
     "$t"

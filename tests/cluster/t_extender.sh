@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The cpu-extender binary against the real API server: scores from the
 # cluster state of pods created through the API, bind, and /readyz. The
 # extender runs in-cluster with the token of the manifests' account

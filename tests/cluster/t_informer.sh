@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # kube/informer.c against the real API server, through
 # cluster-informer-probe (one informer, every callback printed with its
 # time) and the audit log (every request it made, with the answer's status).
@@ -229,7 +230,7 @@ t_informer_410_continue() {
 # resourceVersion first, relist only if the server answers 410, and end
 # with the server's view either way.
 t_informer_apiserver_restart() {
-    local m last_rv resume rc
+    local m last_rv resume
     mk_node ar-keep 2 4Gi && mk_node ar-gone 2 4Gi || return 1
     probe_start probe-ar /api/v1/nodes
     probe_wait probe-ar 10 '.cb == "list_end"' || { fail "no first list"; return 1; }

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Every object in the manifests, created in a server-side dry run
 # (?dryRun=All: admission and validation run, nothing is stored).
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # RBAC: the manifests' grants are sufficient (the extender becomes ready,
 # scores and binds with the service-account token alone) and least
 # privilege (the token is refused what the manifests do not grant). Writes

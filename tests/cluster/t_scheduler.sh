@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A real kube-scheduler 1.20.2 with cpu-extender as its extender. Each
 # test's KubeSchedulerConfiguration is built from $SCHEDULER_CONFIG_YAML:
 # its leaderElection, profiles and extenders stanza, in

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The shapes of the real API server's answers that kube/informer.c and
 # the bind code read, recorded from kube-apiserver 1.20.2 (and compared,
 # in the report of issue 11, with tests/support/fake_apiserver.c).
