@@ -108,7 +108,7 @@ k8s_build() {
 
 k8s_build_tree() {
     local t0=$SECONDS work="$K8S_CACHE/build" dsc tree
-    k8s_log "building Kubernetes $K8S_VERSION into $K8S_BIN (about 8 minutes on 2 cores)"
+    k8s_log "building Kubernetes $K8S_VERSION into $K8S_BIN (about 6 minutes on 2 cores)"
     rm -rf "$work" "$K8S_BIN" "$K8S_CACHE/build.log"
     mkdir -p "$work"
     dsc=$(k8s_fetch_source "$work") || exit 1

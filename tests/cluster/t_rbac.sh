@@ -111,6 +111,14 @@ t_rbac_least_privilege() {
     can "read the authentication ConfigMap" "$s" 200 \
         GET /api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication
     can "list CSI drivers (ClusterRole cpu-extender-scheduler)" "$s" 200 GET /apis/storage.k8s.io/v1/csidrivers
+    # system:kube-scheduler grants get/update on the lease named
+    # kube-scheduler: the main scheduler's. The second scheduler's account
+    # could take the default scheduler's leadership; no narrower bootstrap
+    # role exists. Leases are created on update: with no such lease here
+    # the dry run answers 201 (update and create are both granted).
+    can "update the default scheduler's lease kube-system/kube-scheduler (system:kube-scheduler)" "$s" "200 201" \
+        PUT "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler?dryRun=All" \
+        '{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kube-scheduler","namespace":"kube-system"}}'
 
     can "list secrets" "$s" 403 GET /api/v1/secrets
     api GET /api/v1/namespaces/kube-system/serviceaccounts/cpu-extender-scheduler
