@@ -214,8 +214,8 @@ t_bind() {
 t_readyz_follows() {
     local m n_before
     mk_node rz-keep 2 4Gi && mk_node rz-gone 2 4Gi || return 1
-    # Started while the API server is down. (kube-apiserver 1.20 waits up
-    # to 60 s for open watches to end after SIGTERM: 5 s, then SIGKILL.)
+    # Started while the API server is down. (kube-apiserver does not exit
+    # on SIGTERM while clients hold watches open: 5 s, then SIGKILL.)
     k8s_stop kube-apiserver 5
     ext_start ext-rz "$T/sa/scheduler" || return 1
     ext GET /readyz
