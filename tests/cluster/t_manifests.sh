@@ -1,0 +1,162 @@
+# shellcheck shell=bash
+# Every object in the manifests, created in a server-side dry run
+# (?dryRun=All: admission and validation run, nothing is stored).
+
+declare -A DISCOVERY=() # "group/version" -> the discovery document, "" when not served
+
+# resource_of APIVERSION KIND: prints "NAME NAMESPACED" for the kind from
+# the server's discovery; fails when the group/version is not served.
+resource_of() {
+    local gv=$1 kind=$2 path
+    if [ -z "${DISCOVERY[$gv]+set}" ]; then
+        case "$gv" in
+        v1) path=/api/v1 ;;
+        *) path=/apis/$gv ;;
+        esac
+        api GET "$path"
+        if [ "$CODE" = 200 ]; then DISCOVERY[$gv]=$RESP; else DISCOVERY[$gv]=""; fi
+    fi
+    [ -n "${DISCOVERY[$gv]}" ] || return 1
+    jq -er --arg k "$kind" '.resources[] | select(.kind == $k and (.name | contains("/") | not)) |
+        "\(.name) \(.namespaced)"' <<<"${DISCOVERY[$gv]}"
+}
+
+# The versions of a group the server serves, for a skip's reason.
+served_versions() {
+    api GET "/apis/${1%/*}"
+    [ "$CODE" = 200 ] && jq -r '[.versions[].groupVersion] | join(", ")' <<<"$RESP" || echo none
+}
+
+# dropped_fields IN OUT: the leaf paths of IN that OUT does not hold with
+# the same value. The 1.20 API server drops fields it does not know without
+# an error (strict field validation came in 1.25), so acceptance alone
+# would not show a field too new for it.
+dropped_fields() {
+    jq -rn --argjson a "$1" --argjson b "$2" \
+        '[$a | paths(scalars) as $p | select(($b | getpath($p)) != ($a | getpath($p))) |
+          $p | map(tostring) | join(".")] | join(" ")'
+}
+
+# collection_of JSON: the path of the object's collection
+# (/apis/GROUP/VERSION[/namespaces/NS]/RESOURCE); fails when the server does
+# not serve its group/version.
+collection_of() {
+    local obj=$1 gv kind ns res namespaced path
+    gv=$(jq -r .apiVersion <<<"$obj")
+    kind=$(jq -r .kind <<<"$obj")
+    ns=$(jq -r '.metadata.namespace // "default"' <<<"$obj")
+    read -r res namespaced < <(resource_of "$gv" "$kind") || return 1
+    case "$gv" in
+    v1) path=/api/v1 ;;
+    *) path=/apis/$gv ;;
+    esac
+    [ "$namespaced" = true ] && path="$path/namespaces/$ns"
+    echo "$path/$res"
+}
+
+# create_object JSON: creates it for real (201).
+create_object() {
+    local path
+    path=$(collection_of "$1") || { fail "$(jq -r '"\(.kind)/\(.metadata.name)"' <<<"$1"): not served"; return 1; }
+    must POST "$path" "$1" 201
+}
+
+# dry_run_create WHAT JSON: POST JSON to its collection with dryRun=All;
+# the object must be accepted (201) with every field kept.
+dry_run_create() {
+    local what=$1 obj=$2 gv kind name path
+    gv=$(jq -r .apiVersion <<<"$obj")
+    kind=$(jq -r .kind <<<"$obj")
+    name=$(jq -r .metadata.name <<<"$obj")
+    if ! path=$(collection_of "$obj"); then
+        SKIPPED+=("$what $kind/$name: $gv is not served by kube-apiserver v$K8S_VERSION (it serves $(served_versions "$gv"))")
+        info "skipped $what $kind/$name: $gv not served"
+        return 0
+    fi
+    api POST "$path?dryRun=All" "$obj"
+    if [ "$CODE" != 201 ]; then
+        fail "$what $kind/$name: dry run answered $CODE: $(jq -r '.message // .' <<<"$RESP" | head -c 600)"
+        return 0
+    fi
+    local dropped
+    dropped=$(dropped_fields "$obj" "$RESP")
+    if [ -n "$dropped" ]; then
+        fail "$what $kind/$name: accepted, but the server dropped or changed: $dropped"
+    else
+        ok "$what $kind/$name: accepted, every field kept"
+    fi
+    # Nothing was stored: a dry run must leave no trace.
+    api GET "$path/$name"
+    check_eq "$kind/$name not stored by the dry run" 404 "$CODE"
+}
+
+# The Pod kubeadm v1.20 writes to /etc/kubernetes/manifests/kube-scheduler.yaml
+# (cmd/kubeadm/app/phases/controlplane/manifests.go and staticpod utils of
+# that release, default ClusterConfiguration), as the base the kubeadm patch
+# is merged into.
+kubeadm_scheduler_pod() {
+    cat <<'EOF'
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"kube-scheduler","namespace":"kube-system",
+ "labels":{"component":"kube-scheduler","tier":"control-plane"}},
+ "spec":{"containers":[{"name":"kube-scheduler","image":"k8s.gcr.io/kube-scheduler:v1.20.2",
+   "imagePullPolicy":"IfNotPresent",
+   "command":["kube-scheduler","--authentication-kubeconfig=/etc/kubernetes/scheduler.conf",
+     "--authorization-kubeconfig=/etc/kubernetes/scheduler.conf","--bind-address=127.0.0.1",
+     "--kubeconfig=/etc/kubernetes/scheduler.conf","--leader-elect=true","--port=0"],
+   "livenessProbe":{"failureThreshold":8,"httpGet":{"host":"127.0.0.1","path":"/healthz","port":10259,"scheme":"HTTPS"},
+     "initialDelaySeconds":10,"periodSeconds":10,"timeoutSeconds":15},
+   "startupProbe":{"failureThreshold":24,"httpGet":{"host":"127.0.0.1","path":"/healthz","port":10259,"scheme":"HTTPS"},
+     "initialDelaySeconds":10,"periodSeconds":10,"timeoutSeconds":15},
+   "resources":{"requests":{"cpu":"100m"}},
+   "volumeMounts":[{"mountPath":"/etc/kubernetes/scheduler.conf","name":"kubeconfig","readOnly":true}]}],
+  "hostNetwork":true,"priorityClassName":"system-node-critical",
+  "volumes":[{"hostPath":{"path":"/etc/kubernetes/scheduler.conf","type":"FileOrCreate"},"name":"kubeconfig"}]}}
+EOF
+}
+
+t_manifests_dry_run() {
+    SKIPPED=()
+    local f doc kind n=0
+    while read -r f; do
+        while read -r doc; do
+            n=$((n + 1))
+            kind=$(jq -r .kind <<<"$doc")
+            if [ "$kind" = KubeSchedulerConfiguration ]; then
+                SKIPPED+=("$f: KubeSchedulerConfiguration $(jq -r .apiVersion <<<"$doc") is kube-scheduler's --config, not an API object (the t_scheduler_* tests run kube-scheduler with its extenders stanza)")
+                continue
+            fi
+            if [ "$f" = "$KUBEADM_PATCH_YAML" ]; then
+                # A strategic-merge patch, not a whole Pod: merged into
+                # kubeadm's Pod by the same code kubeadm uses (kubectl
+                # patch --local, strategic), then the result is dry-run.
+                local merged
+                kubeadm_scheduler_pod >"$T/kubeadm-base.json"
+                if ! merged=$("$K8S_BIN/kubectl" --kubeconfig "$K8S_ADMIN_KUBECONFIG" patch --local \
+                    -f "$T/kubeadm-base.json" --type strategic -p "$doc" -o json 2>&1); then
+                    fail "$f: kubectl patch --local --type strategic: $merged"
+                    continue
+                fi
+                merged=$(jq -c . <<<"$merged")
+                check_eq "$f: the kube-scheduler container keeps kubeadm's image" \
+                    k8s.gcr.io/kube-scheduler:v1.20.2 \
+                    "$(jq -r '.spec.containers[] | select(.name == "kube-scheduler") | .image' <<<"$merged")"
+                check_eq "$f: the patch's command replaces kubeadm's" \
+                    "$(jq -c '.spec.containers[] | select(.name == "kube-scheduler") | .command' <<<"$doc")" \
+                    "$(jq -c '.spec.containers[] | select(.name == "kube-scheduler") | .command' <<<"$merged")"
+                check_eq "$f: volumes after the merge" "cpu-extender-config cpu-extender-kubeconfig kubeconfig" \
+                    "$(jq -r '[.spec.volumes[].name] | sort | join(" ")' <<<"$merged")"
+                # Every field of the patch is in the merged Pod (the
+                # command lists are replaced, so they compare equal too).
+                local missing
+                missing=$(dropped_fields "$doc" "$merged")
+                check_eq "$f: fields of the patch missing from the merged Pod" "" "$missing"
+                dry_run_create "$f (merged into kubeadm's Pod)" "$merged"
+                continue
+            fi
+            dry_run_create "$f" "$doc"
+        done < <("$Y2J" "$f")
+    done < <(find "$MANIFEST_DIR" -name '*.yaml' | LC_ALL=C sort)
+    check "manifests read: $n documents" [ "$n" -gt 0 ]
+    local s
+    for s in "${SKIPPED[@]}"; do info "skipped: $s"; done
+}
