@@ -105,7 +105,7 @@ $(B)/cluster-informer-probe: $(B)/obj/tests/cluster/informer_probe.o $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS)
 
 $(B)/cluster-yaml2json: $(B)/obj/tests/cluster/yaml2json.o $(B)/obj/tests/support/yaml_doc.o \
-                        $(B)/obj/tests/support/fixtures.o
+                        $(B)/obj/tests/support/fixtures.o $(B)/obj/base/file.o $(B)/obj/base/err.o
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
 
 # The replay benchmark: generated and captured bodies against the release

@@ -32,8 +32,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/err.h"
 #include "kube/client.h"
 #include "kube/informer.h"
+#include "kube/kubeconfig.h"
+#include "kube/target.h"
 
 #define PAUSE_MAX_SECONDS 120
 
@@ -178,7 +181,7 @@ int main(int argc, char **argv)
     struct kube_target t = {0};
     struct kube_client *c = NULL;
     struct kube_informer *inf = NULL;
-    char err[KUBE_ERR_LEN];
+    char err[ERR_LEN];
     int rc = 2;
 
     for (int i = 1; i + 1 < argc; i += 2) {
