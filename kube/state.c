@@ -31,7 +31,7 @@ struct snode {
     bool present;    /* a Node object exists (else only pods refer to it) */
     int64_t alloc[SCORE_NRES];
     int64_t annotation[SCORE_NRES];
-    char *invalid;
+    const char *invalid; /* a static text (kube_node_info) */
     int64_t req_real[SCORE_NRES];
     int64_t req_non_zero[SCORE_NRES];
     size_t n_pods;
@@ -153,7 +153,6 @@ static void *entry_new(size_t size, const char *key)
 static void free_node(struct snode *n)
 {
     free(n->placed);
-    free(n->invalid);
     free(n);
 }
 
@@ -167,7 +166,17 @@ struct kube_state *kube_state_new(void)
     struct kube_state *st = calloc(1, sizeof(*st));
     if (st == NULL)
         return NULL;
-    if (pthread_rwlock_init(&st->lock, NULL) != 0) {
+    /* Writers first: request threads read all the time, and the informer
+     * must not wait behind a stream of them (readers hold the lock for at
+     * most KUBE_VIEW_BATCH lookups at a time). */
+    pthread_rwlockattr_t attr;
+    int rc = pthread_rwlockattr_init(&attr);
+    if (rc == 0)
+        rc = pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    if (rc == 0)
+        rc = pthread_rwlock_init(&st->lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
+    if (rc != 0) {
         free(st);
         return NULL;
     }
@@ -315,13 +324,7 @@ int kube_state_node_put(struct kube_state *st, const struct kube_node_info *info
     struct snode *n = node_entry(st, info->name);
     if (n == NULL)
         goto out_unlock;
-    char *invalid = info->invalid != NULL ? strdup(info->invalid) : NULL;
-    if (info->invalid != NULL && invalid == NULL) {
-        node_maybe_drop(st, n);
-        goto out_unlock;
-    }
-    free(n->invalid);
-    n->invalid = invalid;
+    n->invalid = info->invalid;
     memcpy(n->alloc, info->alloc, sizeof(n->alloc));
     memcpy(n->annotation, info->annotation, sizeof(n->annotation));
     n->present = true;
@@ -481,19 +484,13 @@ void kube_state_pods_health(struct kube_state *st, bool in_sync, double now)
     pthread_rwlock_unlock(&st->lock);
 }
 
-int kube_state_view(struct kube_state *st, const char *name, double now, int in_flight_seconds,
-                    struct kube_node_view *out)
+/* What the state knows of node @n at @now into *@out. Under the lock. */
+static void view_of(const struct kube_state *st, const struct snode *n, double now,
+                    int in_flight_seconds, struct kube_node_view *out)
 {
-    int rc = -ENOENT;
-    memset(out, 0, sizeof(*out));
-    pthread_rwlock_rdlock(&st->lock);
-    const struct snode *n = (const struct snode *)(const void *)table_find(&st->nodes, name);
-    if (n == NULL || !n->present)
-        goto out_unlock;
     memcpy(out->alloc, n->alloc, sizeof(out->alloc));
     memcpy(out->annotation, n->annotation, sizeof(out->annotation));
-    if (n->invalid != NULL)
-        snprintf(out->invalid, sizeof(out->invalid), "%s", n->invalid);
+    out->invalid = n->invalid;
     memcpy(out->req_real, n->req_real, sizeof(out->req_real));
     memcpy(out->req_non_zero, n->req_non_zero, sizeof(out->req_non_zero));
     out->n_pods = n->n_pods;
@@ -502,6 +499,8 @@ int kube_state_view(struct kube_state *st, const char *name, double now, int in_
     out->has_usage = n->has_usage;
     memcpy(out->usage, n->usage, sizeof(out->usage));
     out->usage_age = n->has_usage ? now - n->usage_time : 0;
+    memset(out->in_flight, 0, sizeof(out->in_flight));
+    out->n_in_flight = 0;
     /* A pod placed after the sample's window began is not (fully) in it. */
     double window_start = n->has_usage ? n->usage_time - n->usage_window : 0;
     for (size_t i = 0; i < n->n_placed; i++) {
@@ -512,10 +511,40 @@ int kube_state_view(struct kube_state *st, const char *name, double now, int in_
             out->in_flight[r] = add_sat(out->in_flight[r], pl->non_zero[r]);
         out->n_in_flight++;
     }
-    rc = 0;
-out_unlock:
+}
+
+/* The node @name if its Node object is known. Under the lock. */
+static const struct snode *known_node(const struct kube_state *st, const char *name)
+{
+    const struct snode *n = (const struct snode *)(const void *)table_find(&st->nodes, name);
+    return n != NULL && n->present ? n : NULL;
+}
+
+int kube_state_view(struct kube_state *st, const char *name, double now, int in_flight_seconds,
+                    struct kube_node_view *out)
+{
+    pthread_rwlock_rdlock(&st->lock);
+    const struct snode *n = known_node(st, name);
+    if (n != NULL)
+        view_of(st, n, now, in_flight_seconds, out);
     pthread_rwlock_unlock(&st->lock);
-    return rc;
+    return n != NULL ? 0 : -ENOENT;
+}
+
+void kube_state_view_many(struct kube_state *st, const char *const *names, size_t n, double now,
+                          int in_flight_seconds, struct kube_node_view *out, bool *found)
+{
+    for (size_t i = 0; i < n; i += KUBE_VIEW_BATCH) {
+        size_t stop = n - i < KUBE_VIEW_BATCH ? n : i + KUBE_VIEW_BATCH;
+        pthread_rwlock_rdlock(&st->lock);
+        for (size_t k = i; k < stop; k++) {
+            const struct snode *node = known_node(st, names[k]);
+            found[k] = node != NULL;
+            if (node != NULL)
+                view_of(st, node, now, in_flight_seconds, &out[k]);
+        }
+        pthread_rwlock_unlock(&st->lock);
+    }
 }
 
 int kube_state_pod_request(struct kube_state *st, const char *uid, const char *node,

@@ -7,37 +7,32 @@
 #include "base/clock.h"
 #include "scoring/best.h"
 
-int verb_state_node(const struct cfg *cfg, struct cluster *cl, double now, const char *name,
-                    const struct codec_node *req, struct verb_state *out)
+/* The node of @view under cfg's used sources and stale policy, with
+ * allocatable and annotations from @req when not NULL. */
+static void state_from_view(const struct cfg *cfg, const struct kube_node_view *view,
+                            const struct codec_node *req, struct verb_state *out)
 {
     const struct score_used_limits lim = {
         .requests_max_age = cfg->requests_max_age_seconds,
         .usage_max_age = cfg->usage_max_age_seconds,
         .policy = cfg->stale_policy,
     };
-    struct kube_node_view view;
-
-    if (kube_state_view(cluster_state(cl), name, now, cfg->in_flight_seconds, &view) != 0) {
-        cluster_count_unknown(cl, name);
-        return -ENOENT;
-    }
+    const struct kube_node_view v = *view;
     memset(&out->node, 0, sizeof(out->node));
-    const int64_t *annotation = req != NULL ? req->res.used : view.annotation;
-    memcpy(out->node.alloc, req != NULL ? req->res.alloc : view.alloc, sizeof(out->node.alloc));
-    const char *invalid = req != NULL ? (req->invalid != NULL ? req->invalid : "") : view.invalid;
-    strncpy(out->invalid, invalid, sizeof(out->invalid) - 1);
-    out->invalid[sizeof(out->invalid) - 1] = '\0';
+    const int64_t *annotation = req != NULL ? req->res.used : v.annotation;
+    memcpy(out->node.alloc, req != NULL ? req->res.alloc : v.alloc, sizeof(out->node.alloc));
+    out->invalid = req != NULL ? req->invalid : v.invalid;
     out->worst = SCORE_USED_FRESH;
     for (int r = 0; r < SCORE_NRES; r++) {
         const struct score_used_inputs in = {
-            .has_requests = view.pods_synced,
-            .req_real = view.req_real[r],
-            .req_non_zero = view.req_non_zero[r],
-            .req_age = view.requests_age,
-            .has_usage = view.has_usage,
-            .usage = view.usage[r],
-            .usage_age = view.usage_age,
-            .in_flight = view.in_flight[r],
+            .has_requests = v.pods_synced,
+            .req_real = v.req_real[r],
+            .req_non_zero = v.req_non_zero[r],
+            .req_age = v.requests_age,
+            .has_usage = v.has_usage,
+            .usage = v.usage[r],
+            .usage_age = v.usage_age,
+            .in_flight = v.in_flight[r],
             .annotation = annotation[r],
         };
         struct score_used *u = &out->used[r];
@@ -51,6 +46,18 @@ int verb_state_node(const struct cfg *cfg, struct cluster *cl, double now, const
         else if (out->worst == SCORE_USED_FRESH)
             out->worst = u->outcome;
     }
+}
+
+int verb_state_node(const struct cfg *cfg, struct cluster *cl, double now, const char *name,
+                    const struct codec_node *req, struct verb_state *out)
+{
+    struct kube_node_view view;
+
+    if (kube_state_view(cluster_state(cl), name, now, cfg->in_flight_seconds, &view) != 0) {
+        cluster_count_unknown(cl, name);
+        return -ENOENT;
+    }
+    state_from_view(cfg, &view, req, out);
     return 0;
 }
 
@@ -93,27 +100,30 @@ static void judge_from_request(const struct cfg *cfg, const struct codec_args *a
     score_node_value(&cfg->score, &n->res, &args->pod.request, &e->explain);
 }
 
-/* The node as the cluster state knows it; allocatable and annotations come
- * from the request's Node object when there is one. */
-static int judge_from_state(struct arena *a, const struct cfg *cfg, struct cluster *cl, double now,
-                            const struct codec_args *args, const struct codec_node *n,
-                            struct verb_node *e)
+/* The node as the cluster state knows it (@view, NULL when it does not);
+ * allocatable and annotations come from the request's Node object when
+ * there is one. */
+static void judge_from_state(const struct cfg *cfg, struct cluster *cl,
+                             const struct kube_node_view *view, const struct codec_args *args,
+                             const struct codec_node *n, struct verb_node *e)
 {
     struct verb_state st;
 
-    if (verb_state_node(cfg, cl, now, n->name, args->node_names_mode ? NULL : n, &st) != 0) {
+    if (view == NULL) {
+        cluster_count_unknown(cl, n->name);
         e->unknown = true; /* passes with score 0, as without a cluster */
         e->forced_zero = true;
         e->code = OPS_REASON_UNKNOWN_NODE;
-        return 0;
+        return;
     }
+    state_from_view(cfg, view, args->node_names_mode ? NULL : n, &st);
     e->from_state = true;
-    if (st.invalid[0] != '\0') {
+    if (st.invalid != NULL) {
         e->verdict = SCORE_UNRESOLVABLE;
-        e->reason = arena_strndup(a, st.invalid, strlen(st.invalid));
+        e->reason = st.invalid;
         e->code = OPS_REASON_INVALID_NODE;
         e->forced_zero = true;
-        return e->reason != NULL ? 0 : -ENOMEM;
+        return;
     }
     memcpy(e->used, st.used, sizeof(e->used));
     score_node_value(&cfg->score, &st.node, &args->pod.request, &e->explain);
@@ -126,10 +136,9 @@ static int judge_from_state(struct arena *a, const struct cfg *cfg, struct clust
             e->verdict = SCORE_UNFIT;
             e->reason = stale_reason(r, cfg->used_source[r]);
         }
-        return 0;
+        return;
     }
     judge(cfg, &st.node, args, e);
-    return 0;
 }
 
 long verb_best_node(const struct verb_node *eval, size_t n)
@@ -145,11 +154,25 @@ long verb_best_node(const struct verb_node *eval, size_t n)
 /* Nodes scored between two looks at the clock: a few microseconds. */
 #define DEADLINE_STRIDE 256
 
+/* The state's views of the nodes [@i, @i + @n) of @args, one lock for
+ * them all (kube_state_view_many). */
+static void views_of(struct cluster *cl, const struct cfg *cfg, double now,
+                     const struct codec_args *args, size_t i, size_t n,
+                     struct kube_node_view *views, bool *found)
+{
+    const char *names[KUBE_VIEW_BATCH];
+    for (size_t k = 0; k < n; k++)
+        names[k] = args->nodes[i + k].name;
+    kube_state_view_many(cluster_state(cl), names, n, now, cfg->in_flight_seconds, views, found);
+}
+
 int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
                   const struct codec_args *args, const struct verb_deadline *deadline,
                   struct verb_node *eval)
 {
     double now = cl != NULL ? clock_wall() : 0;
+    struct kube_node_view views[KUBE_VIEW_BATCH];
+    bool found[KUBE_VIEW_BATCH];
 
     for (size_t i = 0; i < args->n_nodes; i++) {
         if (deadline != NULL && i % DEADLINE_STRIDE == DEADLINE_STRIDE - 1 &&
@@ -157,12 +180,16 @@ int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
             return -ETIMEDOUT;
         const struct codec_node *n = &args->nodes[i];
         struct verb_node *e = &eval[i];
+        size_t k = i % KUBE_VIEW_BATCH;
+        if (cl != NULL && k == 0)
+            views_of(cl, cfg, now, args, i,
+                     args->n_nodes - i < KUBE_VIEW_BATCH ? args->n_nodes - i : KUBE_VIEW_BATCH,
+                     views, found);
         memset(e, 0, sizeof(*e));
         e->reason = "";
         e->explain.strategy = cfg->score.strategy;
         if (cl != NULL) {
-            if (judge_from_state(a, cfg, cl, now, args, n, e) != 0)
-                return -ENOMEM;
+            judge_from_state(cfg, cl, found[k] ? &views[k] : NULL, args, n, e);
         } else if (!args->node_names_mode) {
             judge_from_request(cfg, args, n, e);
         } else {

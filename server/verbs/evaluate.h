@@ -38,7 +38,7 @@ struct verb_state {
     struct score_node node; /* allocatable, and used by cfg's sources */
     struct score_used used[SCORE_NRES];
     enum score_used_outcome worst; /* stale-full before stale-pass before the others */
-    char invalid[128];             /* why allocatable is unusable, "" when usable */
+    const char *invalid;           /* why allocatable is unusable (static), NULL when usable */
 };
 
 /*

@@ -28,7 +28,7 @@ static bool keeps_node(const struct cfg *cfg, struct cluster *cl, double now,
 
     if (cl == NULL || verb_state_node(cfg, cl, now, v->node, NULL, &st) != 0)
         return true; /* nothing to judge by: the in-tree plugins' choice stands */
-    if (st.invalid[0] != '\0' || st.worst == SCORE_USED_STALE_FULL)
+    if (st.invalid != NULL || st.worst == SCORE_USED_STALE_FULL)
         return false;
     if (st.worst == SCORE_USED_STALE_PASS)
         return true;
