@@ -165,9 +165,11 @@ static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *
     rq->route = http_route_of(rq->cfg, url);
     /* mTLS: everything but the probes (kubelet has no client certificate;
      * they reveal nothing) needs a verified client. */
-    if (s->mtls && rq->route != HTTP_ROUTE_HEALTHZ && rq->route != HTTP_ROUTE_READYZ &&
-        !http_tls_client_verified(conn))
-        return http_send_error(conn, MHD_HTTP_FORBIDDEN, "client certificate required", NULL);
+    if (s->mtls && rq->route != HTTP_ROUTE_HEALTHZ && rq->route != HTTP_ROUTE_READYZ) {
+        const char *refusal = http_tls_client_refusal(conn);
+        if (refusal != NULL)
+            return http_send_error(conn, MHD_HTTP_FORBIDDEN, refusal, NULL);
+    }
     if (http_is_verb_route(rq->route))
         rq->method_ok = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
     else
