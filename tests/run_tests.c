@@ -42,6 +42,7 @@ int main(void)
         deadline_suite,
         evaluate_suite,
         limits_suite,
+        target_suite,
     };
     codec_json_install_hooks(); /* as the binary does */
     SRunner *sr = srunner_create(suites[0]());

@@ -37,6 +37,7 @@ Suite *selector_suite(void);
 Suite *deadline_suite(void);
 Suite *evaluate_suite(void);
 Suite *limits_suite(void);
+Suite *target_suite(void);
 Suite *manifests_suite(void);
 
 #endif

@@ -95,7 +95,7 @@ static int start_daemon(struct http_server *s, const struct cfg *cfg,
 {
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG | (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-    struct MHD_OptionItem opts[16];
+    struct MHD_OptionItem opts[24];
     size_t n = 0;
     char *trust = NULL;
 
@@ -106,6 +106,7 @@ static int start_daemon(struct http_server *s, const struct cfg *cfg,
     OPT(MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout_seconds, NULL);
     OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL);
     OPT(MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)http_on_completed, NULL);
+    OPT(MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)http_on_uri, NULL);
     if (cfg->tls_cert[0] != '\0') {
         flags |= MHD_USE_TLS;
         /* One-argument options take their argument from ptr_value. */

@@ -14,6 +14,7 @@
 #include "server/http/limits.h"
 #include "server/http/respond.h"
 #include "server/http/server.h"
+#include "server/http/target.h"
 #include "server/http/tls.h"
 #include "server/ops/access_log.h"
 #include "server/verbs/bind.h"
@@ -154,15 +155,26 @@ static enum MHD_Result serve_final(struct http_server *s, struct MHD_Connection 
     return http_serve_get(s, conn, rq);
 }
 
+/* A request refused at its head: logged, answered and the connection
+ * closed, so that nothing after the head is read as a request. */
+static enum MHD_Result refuse(struct MHD_Connection *conn, unsigned status, const char *why)
+{
+    LOG(LOG_WARN, "request refused", LOG_UINT("status", status), LOG_STR("error", why));
+    return http_send_refusal(conn, status, why, NULL);
+}
+
 /* The first call of a request: its headers are in. */
 static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *conn,
-                                  const char *url, const char *method, struct http_request *rq)
+                                  const char *method, struct http_request *rq)
 {
     unsigned long long length = 0;
 
+    rq->started = true;
     rq->cfg = cfg_live_acquire(&s->live);
     rq->start = clock_mono();
-    rq->route = http_route_of(rq->cfg, url);
+    if (rq->target_refusal != NULL)
+        return refuse(conn, MHD_HTTP_BAD_REQUEST, rq->target_refusal);
+    rq->route = http_route_of(rq->cfg, rq->path);
     /* mTLS: everything but the probes (kubelet has no client certificate;
      * they reveal nothing) needs a verified client. */
     if (s->mtls && rq->route != HTTP_ROUTE_HEALTHZ && rq->route != HTTP_ROUTE_READYZ) {
@@ -198,14 +210,12 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
     struct http_server *s = cls;
     struct http_request *rq = *req_cls;
     (void)version;
+    (void)url; /* decoded by libmicrohttpd, cut at a %00: rq->path instead */
 
-    if (rq == NULL) {
-        rq = calloc(1, sizeof(*rq));
-        if (rq == NULL)
-            return MHD_NO;
-        *req_cls = rq; /* from here on, http_on_completed frees it on every path */
-        return on_headers(s, conn, url, method, rq);
-    }
+    if (rq == NULL)
+        return MHD_NO; /* http_on_uri found no memory */
+    if (!rq->started)
+        return on_headers(s, conn, method, rq);
     if (*upload_data_size != 0) {
         /* The idle timeout (above kube-scheduler's 90 s keep-alive) resets
          * on every byte; a body dripping in is cut at this total deadline. */
@@ -219,6 +229,20 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
         return MHD_YES;
     }
     return serve_final(s, conn, rq);
+}
+
+void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    (void)conn;
+    struct http_request *rq = calloc(1, sizeof(*rq));
+    if (rq == NULL)
+        return NULL;
+    if (uri == NULL)
+        uri = "";
+    rq->target_len = strlen(uri);
+    rq->target_refusal = http_target_read(uri, rq->path);
+    return rq; /* from here on, http_on_completed frees it on every path */
 }
 
 void http_on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
