@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "server/http/endpoints.h"
+#include "server/http/head.h"
 #include "server/http/limits.h"
 #include "server/http/respond.h"
 #include "server/http/server.h"
@@ -163,15 +164,22 @@ static enum MHD_Result refuse(struct MHD_Connection *conn, unsigned status, cons
     return http_send_refusal(conn, status, why, NULL);
 }
 
-/* The first call of a request: its headers are in. */
+/* The first call of a request: its headers are in. @url and @version
+ * still show where libmicrohttpd found the target and the version. */
 static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *conn,
-                                  const char *method, struct http_request *rq)
+                                  const char *url, const char *method, const char *version,
+                                  struct http_request *rq)
 {
     unsigned long long length = 0;
+    struct http_head h;
+    unsigned status;
 
     rq->started = true;
     rq->cfg = cfg_live_acquire(&s->live);
     rq->start = clock_mono();
+    const char *why = http_head_read(conn, method, url, version, rq->target_len, &h, &status);
+    if (why != NULL)
+        return refuse(conn, status, why);
     if (rq->target_refusal != NULL)
         return refuse(conn, MHD_HTTP_BAD_REQUEST, rq->target_refusal);
     rq->route = http_route_of(rq->cfg, rq->path);
@@ -209,13 +217,13 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
 {
     struct http_server *s = cls;
     struct http_request *rq = *req_cls;
-    (void)version;
-    (void)url; /* decoded by libmicrohttpd, cut at a %00: rq->path instead */
+    /* @url is decoded by libmicrohttpd and cut at a %00: rq->path instead;
+     * the pointer still shows where the target was (http_head_read). */
 
     if (rq == NULL)
         return MHD_NO; /* http_on_uri found no memory */
     if (!rq->started)
-        return on_headers(s, conn, method, rq);
+        return on_headers(s, conn, url, method, version, rq);
     if (*upload_data_size != 0) {
         /* The idle timeout (above kube-scheduler's 90 s keep-alive) resets
          * on every byte; a body dripping in is cut at this total deadline. */
