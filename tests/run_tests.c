@@ -43,6 +43,7 @@ int main(void)
         evaluate_suite,
         limits_suite,
         target_suite,
+        slots_suite,
     };
     codec_json_install_hooks(); /* as the binary does */
     SRunner *sr = srunner_create(suites[0]());

@@ -38,6 +38,7 @@ Suite *deadline_suite(void);
 Suite *evaluate_suite(void);
 Suite *limits_suite(void);
 Suite *target_suite(void);
+Suite *slots_suite(void);
 Suite *manifests_suite(void);
 
 #endif

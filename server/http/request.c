@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "server/http/endpoints.h"
+#include "server/http/guard.h"
 #include "server/http/head.h"
 #include "server/http/limits.h"
 #include "server/http/respond.h"
@@ -226,6 +227,7 @@ static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *
     unsigned status;
 
     rq->started = true;
+    http_guard_headers_done(s->guard, conn);
     rq->cfg = cfg_live_acquire(&s->live);
     rq->start = clock_mono();
     const char *why = http_head_read(conn, method, url, version, rq->target_len, &h, &status);
@@ -282,6 +284,7 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
         *upload_data_size = 0;
         return MHD_YES;
     }
+    http_guard_body_done(s->guard, conn);
     return serve_final(s, conn, rq);
 }
 
@@ -302,10 +305,10 @@ void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 void http_on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
                        enum MHD_RequestTerminationCode toe)
 {
+    struct http_server *s = cls;
     struct http_request *rq = *req_cls;
-    (void)cls;
-    (void)conn;
     (void)toe;
+    http_guard_request_done(s->guard, conn);
     if (rq == NULL)
         return;
     arena_release(rq->arena); /* a request cut short still holds it */

@@ -23,7 +23,8 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
                                 const char *method, const char *version, const char *upload_data,
                                 size_t *upload_data_size, void **req_cls);
 
-/* MHD_OPTION_NOTIFY_COMPLETED: frees what the request held, on every path. */
+/* MHD_OPTION_NOTIFY_COMPLETED (@cls: the struct http_server): frees what
+ * the request held, on every path, and tells the guard. */
 void http_on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
                        enum MHD_RequestTerminationCode toe);
 

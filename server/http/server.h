@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "config/live.h"
 #include "server/cluster/cluster.h"
+#include "server/http/guard.h"
 #include "server/http/routes.h"
 #include "server/http/target.h"
 #include "server/ops/metrics.h"
@@ -32,6 +33,7 @@ struct http_server {
     struct cluster *cluster; /* borrowed; NULL: request-only */
     struct ops_metrics metrics;
     struct ops_ring decisions; /* recorded while debug endpoints are on */
+    struct http_guard *guard;  /* request deadlines and slots (guard.h) */
 };
 
 /* Per-request state, from the request line (http_on_uri) to
