@@ -74,7 +74,7 @@ static int server_new(const struct cfg *cfg, struct cluster *cluster, struct htt
     /* The per-IP limit is the guard's, not libmicrohttpd's: it can make
      * room where libmicrohttpd would refuse (http_guard_accept). */
     if (http_guard_start(cfg->connection_limit, cfg->per_ip_connection_limit,
-                         cfg->request_timeout_seconds, &s->guard) != 0)
+                         cfg->request_timeout_seconds, &s->metrics, &s->guard) != 0)
         goto out_destroy_ring;
     *out = s;
     return 0;

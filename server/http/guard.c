@@ -89,14 +89,14 @@ static void *watchdog(void *arg)
 }
 
 int http_guard_start(int connection_limit, int per_ip_limit, int request_timeout_seconds,
-                     struct http_guard **out)
+                     struct ops_metrics *metrics, struct http_guard **out)
 {
     struct http_guard *g = calloc(1, sizeof(*g));
     int rc;
 
     if (g == NULL)
         return -ENOMEM;
-    rc = http_slots_init(&g->slots, connection_limit, per_ip_limit);
+    rc = http_slots_init(&g->slots, connection_limit, per_ip_limit, metrics);
     if (rc != 0)
         goto out_free;
     atomic_init(&g->request_timeout_seconds, request_timeout_seconds);

@@ -29,15 +29,19 @@
 
 #include <microhttpd.h>
 
+#include "server/ops/metrics.h"
+
 struct http_guard;
 
 /*
  * Starts the watchdog for at most @connection_limit connections, at most
  * @per_ip_limit of them from one address, and the request deadline
- * @request_timeout_seconds. Returns 0 and the guard in *@out, or -errno.
+ * @request_timeout_seconds; what it cuts or refuses is counted in
+ * @metrics (borrowed, must outlive the guard). Returns 0 and the guard in
+ * *@out, or -errno.
  */
 int http_guard_start(int connection_limit, int per_ip_limit, int request_timeout_seconds,
-                     struct http_guard **out);
+                     struct ops_metrics *metrics, struct http_guard **out);
 
 /* A new request deadline, from the next watchdog look on. Thread-safe. */
 void http_guard_set_request_timeout(struct http_guard *g, int seconds);

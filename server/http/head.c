@@ -1,5 +1,6 @@
 #include "server/http/head.h"
 
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 
@@ -109,29 +110,38 @@ static void head_ends(struct http_head *h)
         refuse(h, NUL);
 }
 
-const char *http_head_read(struct MHD_Connection *conn, const char *method, const char *url,
-                           const char *version, size_t target_len, struct http_head *h,
-                           unsigned *status)
+int http_head_read(struct MHD_Connection *conn, const char *method, const char *url,
+                   const char *version, size_t target_len, struct http_head *h,
+                   struct http_refusal *r)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     size_t m = strlen(method);
 
     memset(h, 0, sizeof(*h));
-    *status = MHD_HTTP_BAD_REQUEST;
-    if (ci == NULL)
-        return "malformed request head";
+    *r = (struct http_refusal){OPS_REFUSAL_HEAD_SYNTAX, MHD_HTTP_BAD_REQUEST, NULL};
+    if (ci == NULL) {
+        r->why = "malformed request head";
+        return -EPROTO;
+    }
     h->lo = method;
     h->hi = method + ci->header_size;
     /* METHOD SP target SP HTTP/1.x: a NUL in the method or the target, or
      * a second space, leaves these apart (Go: "malformed HTTP request"). */
-    if (m == 0 || url != method + m + 1 || version != url + target_len + 1 || strlen(version) != 8)
-        return "malformed request line: want METHOD SP target SP HTTP/1.x";
+    if (m == 0 || url != method + m + 1 || version != url + target_len + 1 ||
+        strlen(version) != 8) {
+        r->why = "malformed request line: want METHOD SP target SP HTTP/1.x";
+        return -EPROTO;
+    }
     h->eol = version + 8;
     MHD_get_connection_values_n(conn, MHD_HEADER_KIND, on_header, h);
     head_ends(h);
-    if (h->why != NULL)
-        return h->why;
+    if (h->why != NULL) {
+        r->why = h->why;
+        return -EPROTO;
+    }
     h->framing.http11 = strcmp(version, MHD_HTTP_VERSION_1_0) != 0;
-    return http_framing_refusal(&h->framing, status);
+    r->reason = OPS_REFUSAL_HEAD_FRAMING;
+    r->why = http_framing_refusal(&h->framing, &r->status);
+    return r->why != NULL ? -EPROTO : 0;
 }

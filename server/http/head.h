@@ -27,6 +27,7 @@
 #include <microhttpd.h>
 
 #include "server/http/limits.h"
+#include "server/http/refuse.h"
 
 struct http_head {
     struct http_framing framing;
@@ -43,13 +44,14 @@ struct http_head {
  * Walks the head of the request on @conn, whose request line libmicrohttpd
  * split into @method, @url and @version (the handler's arguments, still
  * pointing into its read buffer) and whose target was @target_len bytes as
- * received. Fills @h and returns NULL, or why the head is refused (a
- * static text) with its status in *@status: 400 for a line that is not
- * what libmicrohttpd made of it, an invalid header, or framing
- * (http_framing_refusal: 501 for an unsupported Transfer-Encoding).
+ * received. Fills @h and returns 0, or -EPROTO with why the head is
+ * refused in @r: OPS_REFUSAL_HEAD_SYNTAX (400) for a line that is not what
+ * libmicrohttpd made of it or an invalid header, OPS_REFUSAL_HEAD_FRAMING
+ * for framing (http_framing_refusal: 400, or 501 for an unsupported
+ * Transfer-Encoding).
  */
-const char *http_head_read(struct MHD_Connection *conn, const char *method, const char *url,
-                           const char *version, size_t target_len, struct http_head *h,
-                           unsigned *status);
+int http_head_read(struct MHD_Connection *conn, const char *method, const char *url,
+                   const char *version, size_t target_len, struct http_head *h,
+                   struct http_refusal *r);
 
 #endif

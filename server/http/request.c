@@ -14,6 +14,7 @@
 #include "server/http/guard.h"
 #include "server/http/head.h"
 #include "server/http/limits.h"
+#include "server/http/refuse.h"
 #include "server/http/respond.h"
 #include "server/http/server.h"
 #include "server/http/target.h"
@@ -167,33 +168,6 @@ static enum MHD_Result serve_final(struct http_server *s, struct MHD_Connection 
     return http_serve_get(s, conn, rq);
 }
 
-/* A request refused at its head: logged, answered and the connection
- * closed, so that nothing after the head is read as a request. */
-static enum MHD_Result refuse(struct MHD_Connection *conn, unsigned status, const char *why)
-{
-    LOG(LOG_WARN, "request refused", LOG_UINT("status", status), LOG_STR("error", why));
-    return http_send_refusal(conn, status, why, NULL);
-}
-
-/* 415 for a compressed body: nothing decodes it (kube-scheduler never
- * compresses requests), and read as JSON it would give a misleading parse
- * error. The encoding is named when it is a plain word. */
-static enum MHD_Result refuse_encoding(struct MHD_Connection *conn, const char *enc, size_t n)
-{
-    char msg[128];
-    bool word = n > 0 && n <= 32;
-    for (size_t i = 0; i < n && word; i++)
-        word = (enc[i] >= 'a' && enc[i] <= 'z') || (enc[i] >= 'A' && enc[i] <= 'Z') ||
-               (enc[i] >= '0' && enc[i] <= '9') || enc[i] == '-' || enc[i] == '.' || enc[i] == '_';
-    if (word)
-        snprintf(msg, sizeof(msg),
-                 "Content-Encoding %.*s is not supported: send the body uncompressed", (int)n, enc);
-    else
-        snprintf(msg, sizeof(msg),
-                 "this Content-Encoding is not supported: send the body uncompressed");
-    return refuse(conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, msg);
-}
-
 /* The first call of a verb request routed and allowed: its encoding and
  * length checked, its body buffer set up. */
 static enum MHD_Result on_verb_headers(struct http_server *s, struct MHD_Connection *conn,
@@ -202,7 +176,7 @@ static enum MHD_Result on_verb_headers(struct http_server *s, struct MHD_Connect
     unsigned long long length = 0;
 
     if (h->content_encoding != NULL)
-        return refuse_encoding(conn, h->content_encoding, h->content_encoding_len);
+        return http_refuse_encoding(s, conn, rq, h->content_encoding, h->content_encoding_len);
     /* Refuse an announced oversize body before it is sent; MHD then closes
      * the connection instead of reading it. */
     const char *cl =
@@ -224,24 +198,26 @@ static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *
                                   struct http_request *rq)
 {
     struct http_head h;
-    unsigned status;
+    struct http_refusal r;
 
     rq->started = true;
     http_guard_headers_done(s->guard, conn);
     rq->cfg = cfg_live_acquire(&s->live);
     rq->start = clock_mono();
-    const char *why = http_head_read(conn, method, url, version, rq->target_len, &h, &status);
-    if (why != NULL)
-        return refuse(conn, status, why);
-    if (rq->target_refusal != NULL)
-        return refuse(conn, MHD_HTTP_BAD_REQUEST, rq->target_refusal);
+    if (http_head_read(conn, method, url, version, rq->target_len, &h, &r) != 0)
+        return http_refuse(s, conn, rq, &r, true);
+    if (rq->target_refusal != NULL) {
+        r = (struct http_refusal){OPS_REFUSAL_TARGET, MHD_HTTP_BAD_REQUEST, rq->target_refusal};
+        return http_refuse(s, conn, rq, &r, true);
+    }
     rq->route = http_route_of(rq->cfg, rq->path);
     /* mTLS: everything but the probes (kubelet has no client certificate;
      * they reveal nothing) needs a verified client. */
     if (s->mtls && rq->route != HTTP_ROUTE_HEALTHZ && rq->route != HTTP_ROUTE_READYZ) {
-        const char *refusal = http_tls_client_refusal(conn);
-        if (refusal != NULL)
-            return http_send_error(conn, MHD_HTTP_FORBIDDEN, refusal, NULL);
+        r = (struct http_refusal){OPS_REFUSAL_CLIENT_CERTIFICATE, MHD_HTTP_FORBIDDEN,
+                                  http_tls_client_refusal(conn)};
+        if (r.why != NULL)
+            return http_refuse(s, conn, rq, &r, false);
     }
     if (http_is_verb_route(rq->route))
         rq->method_ok = strcmp(method, MHD_HTTP_METHOD_POST) == 0;

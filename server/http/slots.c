@@ -1,15 +1,13 @@
 #include "server/http/slots.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/log.h"
+#include "server/ops/access_log.h"
 
 /* TCP_INFO's last-received time has the kernel's tick as its grain. */
 #define RECV_SLACK 0.01
@@ -23,9 +21,8 @@ struct http_slot {
     struct http_slot *prev, *next;
 };
 
-static const char *const phase_names[] = {"headers", "body", "answer", "idle"};
-
-int http_slots_init(struct http_slots *s, int connection_limit, int per_ip_limit)
+int http_slots_init(struct http_slots *s, int connection_limit, int per_ip_limit,
+                    struct ops_metrics *metrics)
 {
     int rc = pthread_mutex_init(&s->lock, NULL);
     if (rc != 0)
@@ -33,6 +30,7 @@ int http_slots_init(struct http_slots *s, int connection_limit, int per_ip_limit
     s->head = NULL;
     s->connection_limit = connection_limit;
     s->per_ip_limit = per_ip_limit;
+    s->metrics = metrics;
     return 0;
 }
 
@@ -60,27 +58,16 @@ static bool is_same_ip(const struct sockaddr *a, const struct sockaddr *b)
     return false;
 }
 
-static const char *ip_text(const struct sockaddr_storage *ss, char *buf, size_t n)
-{
-    const void *a = ss->ss_family == AF_INET6
-                        ? (const void *)&((const struct sockaddr_in6 *)(const void *)ss)->sin6_addr
-                        : (const void *)&((const struct sockaddr_in *)(const void *)ss)->sin_addr;
-    if (inet_ntop(ss->ss_family, a, buf, (socklen_t)n) == NULL)
-        snprintf(buf, n, "?");
-    return buf;
-}
-
 /* With the lock held. The descriptor is still open: libmicrohttpd closes
  * it only after NOTIFY_CLOSED, which takes the lock to remove the entry;
  * its thread then reads end-of-file and closes the connection as usual. */
-static void cut(struct http_slot *c, double now, const char *msg)
+static void cut(struct http_slots *s, struct http_slot *c, double now, enum ops_refusal reason,
+                const char *why)
 {
-    char ip[INET6_ADDRSTRLEN];
     c->cut = true;
     shutdown(c->fd, SHUT_RDWR);
-    LOG(LOG_WARN, msg, LOG_STR("phase", phase_names[c->phase]),
-        LOG_INT("waitedMs", (long long)((now - c->since) * 1000)),
-        LOG_STR("client", ip_text(&c->addr, ip, sizeof(ip))));
+    ops_metrics_refused(s->metrics, reason);
+    ops_access_log_refused(reason, 0, why, (const struct sockaddr *)&c->addr, now - c->since);
 }
 
 static bool is_incomplete(const struct http_slot *c)
@@ -105,7 +92,10 @@ static bool evict_oldest(struct http_slots *s, const struct sockaddr *from, doub
     }
     if (best == NULL)
         return false;
-    cut(best, now, "connection closed to make room: slots full of incomplete requests");
+    cut(s, best, now, OPS_REFUSAL_EVICTED,
+        best->phase == HTTP_PHASE_HEAD
+            ? "closed to make room, slots full of incomplete requests: headers not complete"
+            : "closed to make room, slots full of incomplete requests: body not complete");
     return true;
 }
 
@@ -122,8 +112,14 @@ int http_slots_admit(struct http_slots *s, const struct sockaddr *addr, double n
 {
     int rc = 0;
     pthread_mutex_lock(&s->lock);
-    if (count_live(s, addr) >= s->per_ip_limit && !evict_oldest(s, addr, now))
+    if (count_live(s, addr) >= s->per_ip_limit && !evict_oldest(s, addr, now)) {
         rc = -EBUSY; /* all of that address's slots hold requests in progress */
+        ops_metrics_refused(s->metrics, OPS_REFUSAL_PER_IP_LIMIT);
+        ops_access_log_refused(OPS_REFUSAL_PER_IP_LIMIT, 0,
+                               "connection refused: its address is at its connection limit "
+                               "with requests in progress",
+                               addr, 0);
+    }
     if (rc == 0 && count_live(s, NULL) + 1 >= s->connection_limit)
         evict_oldest(s, NULL, now);
     pthread_mutex_unlock(&s->lock);
@@ -198,13 +194,11 @@ void http_slots_tick(struct http_slots *s, double now, double deadline)
         if (c->phase == HTTP_PHASE_IDLE)
             notice_new_request(c, now);
         if (c->phase == HTTP_PHASE_HEAD && now - c->since > deadline)
-            cut(c, now,
-                "request headers not complete within the request timeout, "
-                "connection closed");
+            cut(s, c, now, OPS_REFUSAL_HEADERS_TIMEOUT,
+                "request headers not complete within the request timeout, connection closed");
         else if (c->phase == HTTP_PHASE_BODY && now - c->since > deadline)
-            cut(c, now,
-                "request body not complete within the request timeout, "
-                "connection closed");
+            cut(s, c, now, OPS_REFUSAL_BODY_TIMEOUT,
+                "request body not complete within the request timeout, connection closed");
     }
     /* Full, and the last accept could make no room (nothing was old enough
      * then): make it now, so the backlog moves. */

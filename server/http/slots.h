@@ -12,6 +12,8 @@
 #include <pthread.h>
 #include <sys/socket.h>
 
+#include "server/ops/metrics.h"
+
 enum http_phase {
     HTTP_PHASE_HEAD = 0, /* waiting for a request's headers (TLS handshake included) */
     HTTP_PHASE_BODY,     /* headers in, body not complete */
@@ -25,6 +27,7 @@ struct http_slots {
     pthread_mutex_t lock; /* guards the list and every entry in it */
     struct http_slot *head;
     int connection_limit, per_ip_limit;
+    struct ops_metrics *metrics; /* borrowed: every cut and refusal is counted there */
 };
 
 /* An incomplete request younger than this (seconds) is never closed to
@@ -33,8 +36,11 @@ struct http_slots {
 #define HTTP_SLOTS_EVICT_MIN_AGE 0.5
 
 /* Sets up @s for at most @connection_limit connections, at most
- * @per_ip_limit of them from one address. Returns 0 or -errno. */
-int http_slots_init(struct http_slots *s, int connection_limit, int per_ip_limit);
+ * @per_ip_limit of them from one address, counting what it cuts or
+ * refuses in @metrics (cpu_extender_http_refused_total, borrowed) and
+ * logging it (ops_access_log_refused). Returns 0 or -errno. */
+int http_slots_init(struct http_slots *s, int connection_limit, int per_ip_limit,
+                    struct ops_metrics *metrics);
 
 /* Frees every entry left and the lock (no other thread may use @s). */
 void http_slots_destroy(struct http_slots *s);

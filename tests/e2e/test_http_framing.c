@@ -38,6 +38,7 @@
 #include "tests/suites.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/http_client.h"
+#include "tests/support/metrics_scrape.h"
 #include "tests/support/server_proc.h"
 #include "tests/support/test_certs.h"
 
@@ -852,6 +853,160 @@ START_TEST(idle_keep_alive_connection_outlives_the_request_deadline)
 }
 END_TEST
 
+/* ---- refusals counted and logged ------------------------------------ */
+
+/* Sends @raw on a new connection from @from and wants one answer @status
+ * and the connection closed. */
+static void refused_once(int port, const char *from, const char *raw, size_t len, int status)
+{
+    struct peer p;
+    struct answers a;
+    ck_assert_int_eq(peer_open(&p, from, port, false), 0);
+    ck_assert_int_eq(peer_send(&p, raw, len), 0);
+    read_answers(&p, &a, 2000);
+    ck_assert_msg(a.n == 1 && a.status[0] == status && a.closed, "%.40s: %s", raw,
+                  a.n > 0 ? a.head[0] : "no answer");
+    answers_free(&a);
+    peer_close(&p);
+}
+
+/* The "request refused" log lines with @reason: how many, and that each
+ * has @status (0: none), @error in its error and @client. */
+static int refusal_lines(const struct server_proc *s, const char *reason, int status,
+                         const char *error, const char *client)
+{
+    cJSON *lines = server_log_lines(s), *l;
+    int n = 0;
+    cJSON_ArrayForEach(l, lines)
+    {
+        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(l, "msg");
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(l, "reason");
+        if (strcmp(msg->valuestring, "request refused") != 0 || !cJSON_IsString(r) ||
+            strcmp(r->valuestring, reason) != 0)
+            continue;
+        n++;
+        char *text = cJSON_PrintUnformatted(l);
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(l, "status");
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(l, "error");
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(l, "client");
+        ck_assert_msg(strcmp(cJSON_GetObjectItemCaseSensitive(l, "level")->valuestring, "warn") ==
+                          0,
+                      "%s", text);
+        ck_assert_msg(status == 0 ? st == NULL : (cJSON_IsNumber(st) && st->valueint == status),
+                      "status: %s", text);
+        ck_assert_msg(cJSON_IsString(e) && strstr(e->valuestring, error) != NULL, "error: %s",
+                      text);
+        ck_assert_msg(cJSON_IsString(c) && strcmp(c->valuestring, client) == 0, "client: %s", text);
+        ck_assert_msg(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(l, "durationSeconds")),
+                      "durationSeconds: %s", text);
+        free(text);
+    }
+    cJSON_Delete(lines);
+    return n;
+}
+
+/* Every refusal at the head and every request cut at the deadline is one
+ * count of its reason and one warn line; none is a verb request. */
+START_TEST(refusals_at_the_head_and_cuts_are_counted_and_logged)
+{
+    static const char two_lengths[] = FILTER "Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}";
+    static const char bare_lf[] = "GET /healthz HTTP/1.1\nHost: x\n\n";
+    static const char nul_path[] = HEAD("GET", "/healthz%00") "\r\n";
+    static const char gzip[] = FILTER "Content-Encoding: gzip\r\nContent-Length: 2\r\n\r\n{}";
+    static const char stalled[] = FILTER "Content-Length: 100\r\n\r\n{\"Pod\":";
+    struct server_proc srv;
+    struct peer silent, body;
+
+    start(&srv, false, deadline_1s);
+    refused_once(srv.port, NULL, RAW(two_lengths), 400);
+    refused_once(srv.port, NULL, RAW(bare_lf), 400);
+    refused_once(srv.port, NULL, RAW(nul_path), 400);
+    refused_once(srv.port, NULL, RAW(gzip), 415);
+    ck_assert_int_eq(peer_open(&silent, "127.0.0.3", srv.port, false), 0);
+    ck_assert_int_eq(peer_open(&body, "127.0.0.3", srv.port, false), 0);
+    ck_assert_int_eq(peer_send(&body, RAW(stalled)), 0);
+    ck_assert(peer_closed_within(&silent, 3000));
+    ck_assert(peer_closed_within(&body, 3000));
+    peer_close(&silent);
+    peer_close(&body);
+
+    static const struct {
+        const char *reason;
+        double want;
+    } counts[] = {
+        {"head_syntax", 1},
+        {"head_framing", 1},
+        {"target", 1},
+        {"content_encoding", 1},
+        {"client_certificate", 0},
+        {"headers_timeout", 1},
+        {"body_timeout", 1},
+        {"evicted", 0},
+        {"per_ip_limit", 0},
+    };
+    char *m = metrics_get(srv.port); /* one scrape for all: no slots held by earlier ones */
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+        char series[128];
+        snprintf(series, sizeof(series), "cpu_extender_http_refused_total{reason=\"%s\"}",
+                 counts[i].reason);
+        double got = metrics_must(m, series);
+        ck_assert_msg(got == counts[i].want, "%s: %g, want %g", counts[i].reason, got,
+                      counts[i].want);
+    }
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_requests_total{verb=\"filter\",status=\"400\"}"), 0);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_requests_total{verb=\"filter\",status=\"other\"}"), 0);
+    free(m);
+    ck_assert_int_eq(
+        refusal_lines(&srv, "head_framing", 400, "more than one Content-Length", "127.0.0.1"), 1);
+    ck_assert_int_eq(refusal_lines(&srv, "head_syntax", 400, "bare LF", "127.0.0.1"), 1);
+    ck_assert_int_eq(refusal_lines(&srv, "target", 400, "control character", "127.0.0.1"), 1);
+    ck_assert_int_eq(refusal_lines(&srv, "content_encoding", 415, "gzip", "127.0.0.1"), 1);
+    ck_assert_int_eq(refusal_lines(&srv, "headers_timeout", 0, "headers not complete", "127.0.0.3"),
+                     1);
+    ck_assert_int_eq(refusal_lines(&srv, "body_timeout", 0, "body not complete", "127.0.0.3"), 1);
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
+/* An address at its limit (2 here) with requests younger than half a
+ * second is refused, counted and logged; half a second later the oldest
+ * makes room, counted and logged as evicted. */
+START_TEST(refusals_for_full_slots_are_counted_and_logged)
+{
+    const char *const args[] = {"--per-ip-connection-limit", "2", NULL};
+    struct server_proc srv;
+    struct peer p[4];
+
+    start(&srv, false, args);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(peer_open(&p[i], "127.0.0.2", srv.port, false), 0);
+        ck_assert_int_eq(peer_send(&p[i], slow_head, 10), 0);
+    }
+    ck_assert_int_eq(peer_open(&p[2], "127.0.0.2", srv.port, false), 0);
+    ck_assert_msg(peer_closed_within(&p[2], 1000), "third connection from 127.0.0.2 kept");
+    usleep(600 * 1000);
+    ck_assert_int_eq(peer_open(&p[3], "127.0.0.2", srv.port, false), 0);
+    ck_assert_msg(peer_closed_within(&p[0], 1000), "the oldest request did not make room");
+    ck_assert_msg(!peer_closed_within(&p[3], 300), "the newcomer was not kept");
+    /* One scrape: with a limit of 2 from 127.0.0.1 too, scrapes whose
+     * close the server has not seen yet would hold both (idle, never cut). */
+    char *m = metrics_get(srv.port);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_http_refused_total{reason=\"per_ip_limit\"}"),
+                        1);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_http_refused_total{reason=\"evicted\"}"), 1);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_http_refused_total{reason=\"headers_timeout\"}"), 0);
+    free(m);
+    for (int i = 0; i < 4; i++)
+        peer_close(&p[i]);
+    ck_assert_int_eq(refusal_lines(&srv, "per_ip_limit", 0, "connection limit", "127.0.0.2"), 1);
+    ck_assert_int_eq(refusal_lines(&srv, "evicted", 0, "headers not complete", "127.0.0.2"), 1);
+    ck_assert_int_eq(server_stop(&srv), 0);
+}
+END_TEST
+
 /* ---- slots ------------------------------------------------------------ */
 
 #define SLOW_MAX 64
@@ -997,6 +1152,13 @@ Suite *http_framing_suite(void)
     tcase_add_checked_fixture(tls, ignore_sigpipe, NULL);
     tcase_add_loop_test(tls, framing_table_tls, 0, rows);
     suite_add_tcase(s, tls);
+
+    TCase *counted = tcase_create("refusals");
+    tcase_set_timeout(counted, 30);
+    tcase_add_checked_fixture(counted, ignore_sigpipe, NULL);
+    tcase_add_test(counted, refusals_at_the_head_and_cuts_are_counted_and_logged);
+    tcase_add_test(counted, refusals_for_full_slots_are_counted_and_logged);
+    suite_add_tcase(s, counted);
 
     TCase *slow = tcase_create("slow_clients");
     tcase_set_timeout(slow, 30);

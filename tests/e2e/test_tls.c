@@ -180,6 +180,15 @@ START_TEST(tls_client_certificate_refusals_say_why)
                           cases[i].cert, out);
         }
     }
+    /* each of the four refusals is counted once, by a fixed reason */
+    static char metrics[32768];
+    snprintf(opts, sizeof(opts), "--cacert %s/ca.pem --cert %s/client.pem --key %s/client.key", pki,
+             pki, pki);
+    curl_body(s.port, opts, "/metrics", metrics, sizeof(metrics));
+    ck_assert_msg(
+        strstr(metrics, "\ncpu_extender_http_refused_total{reason=\"client_certificate\"} "
+                        "4\n") != NULL,
+        "%.*s", 200, strstr(metrics, "http_refused") ? strstr(metrics, "http_refused") : metrics);
     ck_assert_int_eq(server_stop(&s), 0);
 }
 END_TEST

@@ -3,15 +3,27 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "server/http/slots.h"
+#include "server/ops/metrics.h"
 #include "tests/suites.h"
 
-#define MAX_CONNS 8
+static struct ops_metrics metrics;
+
+static void reset_metrics(void)
+{
+    ops_metrics_init(&metrics);
+}
+
+static unsigned long long refused(enum ops_refusal r)
+{
+    return atomic_load(&metrics.refused[r]);
+}
 
 /* One tracked connection: the server's end is in the slots, the test
  * keeps the client's end to see whether it was cut. */
@@ -69,7 +81,7 @@ START_TEST(slots_incomplete_requests_are_cut_at_the_deadline)
 {
     struct http_slots s;
     struct conn c[4];
-    ck_assert_int_eq(http_slots_init(&s, 64, 32), 0);
+    ck_assert_int_eq(http_slots_init(&s, 64, 32, &metrics), 0);
     for (int i = 0; i < 4; i++)
         open_conn(&s, &c[i], "10.0.0.1", 0);
     http_slots_set_phase(&s, c[1].slot, HTTP_PHASE_BODY, 0.5);
@@ -86,6 +98,9 @@ START_TEST(slots_incomplete_requests_are_cut_at_the_deadline)
     http_slots_tick(&s, 1000, 1.0);
     ck_assert(!is_cut(&c[2]));
     ck_assert(!is_cut(&c[3]));
+    ck_assert_uint_eq(refused(OPS_REFUSAL_HEADERS_TIMEOUT), 1);
+    ck_assert_uint_eq(refused(OPS_REFUSAL_BODY_TIMEOUT), 1);
+    ck_assert_uint_eq(refused(OPS_REFUSAL_EVICTED), 0);
     close_conns(&s, c, 4);
 }
 END_TEST
@@ -97,7 +112,7 @@ START_TEST(slots_per_ip_limit_makes_room_from_the_same_address)
 {
     struct http_slots s;
     struct conn c[4];
-    ck_assert_int_eq(http_slots_init(&s, 64, 3), 0);
+    ck_assert_int_eq(http_slots_init(&s, 64, 3, &metrics), 0);
     open_conn(&s, &c[0], "10.0.0.9", 0); /* another address, older than all */
     open_conn(&s, &c[1], "10.0.0.1", 0.1);
     open_conn(&s, &c[2], "10.0.0.1", 0.2);
@@ -113,6 +128,9 @@ START_TEST(slots_per_ip_limit_makes_room_from_the_same_address)
     /* the cut one no longer counts: room without another cut */
     ck_assert_int_eq(admit(&s, "10.0.0.1", 0.66), 0);
     ck_assert(!is_cut(&c[2]));
+    ck_assert_uint_eq(refused(OPS_REFUSAL_PER_IP_LIMIT), 1);
+    ck_assert_uint_eq(refused(OPS_REFUSAL_EVICTED), 1);
+    ck_assert_uint_eq(refused(OPS_REFUSAL_HEADERS_TIMEOUT), 0);
     close_conns(&s, c, 4);
 }
 END_TEST
@@ -123,7 +141,7 @@ START_TEST(slots_last_slot_makes_room_headers_first)
 {
     struct http_slots s;
     struct conn c[3];
-    ck_assert_int_eq(http_slots_init(&s, 4, 4), 0);
+    ck_assert_int_eq(http_slots_init(&s, 4, 4, &metrics), 0);
     open_conn(&s, &c[0], "10.0.0.1", 0);
     http_slots_set_phase(&s, c[0].slot, HTTP_PHASE_BODY, 0); /* oldest, but a body */
     open_conn(&s, &c[1], "10.0.0.2", 0.3);
@@ -131,6 +149,8 @@ START_TEST(slots_last_slot_makes_room_headers_first)
     ck_assert_int_eq(admit(&s, "10.0.0.4", 1.0), 0); /* 3 + 1 = 4: the last slot */
     ck_assert(is_cut(&c[2]));
     ck_assert(!is_cut(&c[0]) && !is_cut(&c[1]));
+    ck_assert_uint_eq(refused(OPS_REFUSAL_EVICTED), 1);
+    ck_assert_uint_eq(refused(OPS_REFUSAL_PER_IP_LIMIT), 0);
     close_conns(&s, c, 3);
 }
 END_TEST
@@ -141,7 +161,7 @@ START_TEST(slots_full_slots_make_room_at_the_tick)
 {
     struct http_slots s;
     struct conn c[2];
-    ck_assert_int_eq(http_slots_init(&s, 2, 2), 0);
+    ck_assert_int_eq(http_slots_init(&s, 2, 2, &metrics), 0);
     open_conn(&s, &c[0], "10.0.0.1", 0);
     open_conn(&s, &c[1], "10.0.0.2", 0.2);
     http_slots_tick(&s, 0.4, 30);
@@ -151,6 +171,7 @@ START_TEST(slots_full_slots_make_room_at_the_tick)
     ck_assert(!is_cut(&c[1]));
     http_slots_tick(&s, 0.8, 30); /* one slot free now: nothing more */
     ck_assert(!is_cut(&c[1]));
+    ck_assert_uint_eq(refused(OPS_REFUSAL_EVICTED), 1);
     close_conns(&s, c, 2);
 }
 END_TEST
@@ -159,6 +180,7 @@ Suite *slots_suite(void)
 {
     Suite *s = suite_create("slots");
     TCase *tc = tcase_create("slots");
+    tcase_add_checked_fixture(tc, reset_metrics, NULL);
     tcase_add_test(tc, slots_incomplete_requests_are_cut_at_the_deadline);
     tcase_add_test(tc, slots_per_ip_limit_makes_room_from_the_same_address);
     tcase_add_test(tc, slots_last_slot_makes_room_headers_first);
