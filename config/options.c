@@ -84,8 +84,8 @@ static const struct cfg_opt opts[] = {
     {"idle-timeout-seconds", OPT_INT, OFF(idle_timeout_seconds), 1, 86400,
      "close a connection idle this long (keep above kube-scheduler's 90 s)"},
     {"request-timeout-seconds", OPT_INT, OFF(request_timeout_seconds), 1, 3600,
-     "close a connection whose request body is still incomplete this long after its headers "
-     "(checked as body bytes arrive; a silent client is closed by the idle timeout)"},
+     "close a connection whose request headers (TLS handshake included) are incomplete this "
+     "long after the request began, or whose body is this long after its headers"},
     {"drain-seconds", OPT_INT, OFF(drain_seconds), 0, 300,
      "on SIGTERM, let requests in flight finish for up to this long"},
     {"tls-cert", OPT_STRING, OFF(tls_cert), 0, 0,

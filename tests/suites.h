@@ -16,6 +16,7 @@ Suite *ints_suite(void);
 Suite *verbs_suite(void);
 Suite *e2e_suite(void);
 Suite *bad_input_suite(void);
+Suite *http_framing_suite(void);
 Suite *tls_suite(void);
 Suite *kubeconfig_suite(void);
 Suite *fake_apiserver_suite(void);
@@ -38,6 +39,8 @@ Suite *selector_suite(void);
 Suite *deadline_suite(void);
 Suite *evaluate_suite(void);
 Suite *limits_suite(void);
+Suite *target_suite(void);
+Suite *slots_suite(void);
 Suite *manifests_suite(void);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "server/http/guard.h"
 #include "server/http/request.h"
 #include "server/http/server.h"
 #include "server/http/tls.h"
@@ -70,9 +71,16 @@ static int server_new(const struct cfg *cfg, struct cluster *cluster, struct htt
     atomic_init(&s->ready, true);
     s->cluster = cluster;
     ops_metrics_init(&s->metrics);
+    /* The per-IP limit is the guard's, not libmicrohttpd's: it can make
+     * room where libmicrohttpd would refuse (http_guard_accept). */
+    if (http_guard_start(cfg->connection_limit, cfg->per_ip_connection_limit,
+                         cfg->request_timeout_seconds, &s->metrics, &s->guard) != 0)
+        goto out_destroy_ring;
     *out = s;
     return 0;
 
+out_destroy_ring:
+    ops_ring_destroy(&s->decisions);
 out_destroy_live:
     cfg_live_destroy(&s->live);
 out_free:
@@ -84,6 +92,7 @@ out_nomem:
 
 static void server_free(struct http_server *s)
 {
+    http_guard_stop(s->guard); /* after MHD_stop_daemon: no connection left */
     ops_ring_destroy(&s->decisions);
     cfg_live_destroy(&s->live);
     free(s);
@@ -95,17 +104,18 @@ static int start_daemon(struct http_server *s, const struct cfg *cfg,
 {
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG | (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-    struct MHD_OptionItem opts[16];
+    struct MHD_OptionItem opts[24];
     size_t n = 0;
     char *trust = NULL;
 
 #define OPT(o, v, p) (opts[n++] = (struct MHD_OptionItem){(o), (intptr_t)(v), (p)})
     OPT(MHD_OPTION_SOCK_ADDR, 0, (void *)(uintptr_t)ss);
     OPT(MHD_OPTION_CONNECTION_LIMIT, cfg->connection_limit, NULL);
-    OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->per_ip_connection_limit, NULL);
+    OPT(MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)http_guard_notify, s->guard);
     OPT(MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout_seconds, NULL);
     OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL);
-    OPT(MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)http_on_completed, NULL);
+    OPT(MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)http_on_completed, s);
+    OPT(MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)http_on_uri, NULL);
     if (cfg->tls_cert[0] != '\0') {
         flags |= MHD_USE_TLS;
         /* One-argument options take their argument from ptr_value. */
@@ -121,9 +131,9 @@ static int start_daemon(struct http_server *s, const struct cfg *cfg,
     }
     OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
-    s->daemon =
-        MHD_start_daemon(flags, 0, NULL, NULL, http_on_request, s, MHD_OPTION_EXTERNAL_LOGGER,
-                         http_on_mhd_log, NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+    s->daemon = MHD_start_daemon(flags, 0, http_guard_accept, s->guard, http_on_request, s,
+                                 MHD_OPTION_EXTERNAL_LOGGER, http_on_mhd_log, NULL,
+                                 MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     free(trust);
     if (s->daemon == NULL) {
         err_set(err,
@@ -212,6 +222,7 @@ int http_reload(struct http_server *s, const struct cfg *next)
             LOG_STR("listen", s->listen));
     if (cfg_live_swap(&s->live, next) != 0)
         return -ENOMEM;
+    http_guard_set_request_timeout(s->guard, next->request_timeout_seconds);
     /* With the debug endpoints off nothing is recorded: keep nothing. */
     int kept = next->debug_endpoints ? next->decisions_kept : 0;
     if (ops_ring_configure(&s->decisions, kept, next->decisions_max_bytes) != 0)

@@ -11,9 +11,13 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "server/http/endpoints.h"
+#include "server/http/guard.h"
+#include "server/http/head.h"
 #include "server/http/limits.h"
+#include "server/http/refuse.h"
 #include "server/http/respond.h"
 #include "server/http/server.h"
+#include "server/http/target.h"
 #include "server/http/tls.h"
 #include "server/ops/access_log.h"
 #include "server/verbs/bind.h"
@@ -139,14 +143,24 @@ static enum MHD_Result serve_refused(struct http_server *s, struct MHD_Connectio
     return http_send_owned(conn, reply.status, "application/json", reply.body, reply.len);
 }
 
+/* The 404 or 405 of a request that routes nowhere; @close for one
+ * answered before its body, which is then never read. */
+static enum MHD_Result send_unrouted(struct MHD_Connection *conn, const struct http_request *rq,
+                                     bool close)
+{
+    enum MHD_Result (*answer)(struct MHD_Connection *, unsigned, const char *, const char *) =
+        close ? http_send_refusal : http_send_error;
+    if (rq->route == HTTP_ROUTE_NOT_FOUND)
+        return answer(conn, MHD_HTTP_NOT_FOUND, "no such path", NULL);
+    return answer(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed",
+                  http_is_verb_route(rq->route) ? "POST" : "GET, HEAD");
+}
+
 static enum MHD_Result serve_final(struct http_server *s, struct MHD_Connection *conn,
                                    struct http_request *rq)
 {
-    if (rq->route == HTTP_ROUTE_NOT_FOUND)
-        return http_send_error(conn, MHD_HTTP_NOT_FOUND, "no such path", NULL);
-    if (!rq->method_ok)
-        return http_send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed",
-                               http_is_verb_route(rq->route) ? "POST" : "GET, HEAD");
+    if (rq->route == HTTP_ROUTE_NOT_FOUND || !rq->method_ok)
+        return send_unrouted(conn, rq, false);
     if (rq->too_large)
         return serve_refused(s, conn, rq, MHD_HTTP_CONTENT_TOO_LARGE);
     if (http_is_verb_route(rq->route))
@@ -154,27 +168,15 @@ static enum MHD_Result serve_final(struct http_server *s, struct MHD_Connection 
     return http_serve_get(s, conn, rq);
 }
 
-/* The first call of a request: its headers are in. */
-static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *conn,
-                                  const char *url, const char *method, struct http_request *rq)
+/* The first call of a verb request routed and allowed: its encoding and
+ * length checked, its body buffer set up. */
+static enum MHD_Result on_verb_headers(struct http_server *s, struct MHD_Connection *conn,
+                                       struct http_request *rq, const struct http_head *h)
 {
     unsigned long long length = 0;
 
-    rq->cfg = cfg_live_acquire(&s->live);
-    rq->start = clock_mono();
-    rq->route = http_route_of(rq->cfg, url);
-    /* mTLS: everything but the probes (kubelet has no client certificate;
-     * they reveal nothing) needs a verified client. */
-    if (s->mtls && rq->route != HTTP_ROUTE_HEALTHZ && rq->route != HTTP_ROUTE_READYZ &&
-        !http_tls_client_verified(conn))
-        return http_send_error(conn, MHD_HTTP_FORBIDDEN, "client certificate required", NULL);
-    if (http_is_verb_route(rq->route))
-        rq->method_ok = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
-    else
-        rq->method_ok =
-            strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
-    if (!http_is_verb_route(rq->route) || !rq->method_ok)
-        return MHD_YES;
+    if (h->content_encoding != NULL)
+        return http_refuse_encoding(s, conn, rq, h->content_encoding, h->content_encoding_len);
     /* Refuse an announced oversize body before it is sent; MHD then closes
      * the connection instead of reading it. */
     const char *cl =
@@ -189,43 +191,95 @@ static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *
     return MHD_YES;
 }
 
+/* The first call of a request: its headers are in. @url and @version
+ * still show where libmicrohttpd found the target and the version. */
+static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *conn,
+                                  const char *url, const char *method, const char *version,
+                                  struct http_request *rq)
+{
+    struct http_head h;
+    struct http_refusal r;
+
+    rq->started = true;
+    http_guard_headers_done(s->guard, conn);
+    rq->cfg = cfg_live_acquire(&s->live);
+    rq->start = clock_mono();
+    if (http_head_read(conn, method, url, version, rq->target_len, &h, &r) != 0)
+        return http_refuse(s, conn, rq, &r, true);
+    if (rq->target_refusal != NULL) {
+        r = (struct http_refusal){OPS_REFUSAL_TARGET, MHD_HTTP_BAD_REQUEST, rq->target_refusal};
+        return http_refuse(s, conn, rq, &r, true);
+    }
+    rq->route = http_route_of(rq->cfg, rq->path);
+    /* mTLS: everything but the probes (kubelet has no client certificate;
+     * they reveal nothing) needs a verified client. */
+    if (s->mtls && rq->route != HTTP_ROUTE_HEALTHZ && rq->route != HTTP_ROUTE_READYZ) {
+        r = (struct http_refusal){OPS_REFUSAL_CLIENT_CERTIFICATE, MHD_HTTP_FORBIDDEN,
+                                  http_tls_client_refusal(conn)};
+        if (r.why != NULL)
+            return http_refuse(s, conn, rq, &r, false);
+    }
+    if (http_is_verb_route(rq->route))
+        rq->method_ok = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+    else
+        rq->method_ok =
+            strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    /* A client that waits for 100 Continue gets the 404 or 405 now:
+     * libmicrohttpd sends 100 Continue for any request the first call
+     * leaves unanswered, inviting a body nobody wants (Go's server answers
+     * without 100 and closes alike). */
+    if (h.expect_continue && (rq->route == HTTP_ROUTE_NOT_FOUND || !rq->method_ok))
+        return send_unrouted(conn, rq, true);
+    if (!http_is_verb_route(rq->route) || !rq->method_ok)
+        return MHD_YES;
+    return on_verb_headers(s, conn, rq, &h);
+}
+
 enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                 const char *method, const char *version, const char *upload_data,
                                 size_t *upload_data_size, void **req_cls)
 {
     struct http_server *s = cls;
     struct http_request *rq = *req_cls;
-    (void)version;
+    /* @url is decoded by libmicrohttpd and cut at a %00: rq->path instead;
+     * the pointer still shows where the target was (http_head_read). */
 
-    if (rq == NULL) {
-        rq = calloc(1, sizeof(*rq));
-        if (rq == NULL)
-            return MHD_NO;
-        *req_cls = rq; /* from here on, http_on_completed frees it on every path */
-        return on_headers(s, conn, url, method, rq);
-    }
+    if (rq == NULL)
+        return MHD_NO; /* http_on_uri found no memory */
+    if (!rq->started)
+        return on_headers(s, conn, url, method, version, rq);
     if (*upload_data_size != 0) {
-        /* The idle timeout (above kube-scheduler's 90 s keep-alive) resets
-         * on every byte; a body dripping in is cut at this total deadline. */
-        if (clock_since(&rq->start) > rq->cfg->request_timeout_seconds) {
-            LOG(LOG_WARN, "request body too slow, connection closed", LOG_UINT("received", rq->len),
-                LOG_INT("seconds", rq->cfg->request_timeout_seconds));
-            return MHD_NO;
-        }
+        /* A body dripping in is the guard's: its watchdog cuts it at the
+         * request deadline from the headers, bytes arriving or not. */
         take_chunk(rq, upload_data, *upload_data_size);
         *upload_data_size = 0;
         return MHD_YES;
     }
+    http_guard_body_done(s->guard, conn);
     return serve_final(s, conn, rq);
+}
+
+void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    (void)conn;
+    struct http_request *rq = calloc(1, sizeof(*rq));
+    if (rq == NULL)
+        return NULL;
+    if (uri == NULL)
+        uri = "";
+    rq->target_len = strlen(uri);
+    rq->target_refusal = http_target_read(uri, rq->path);
+    return rq; /* from here on, http_on_completed frees it on every path */
 }
 
 void http_on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
                        enum MHD_RequestTerminationCode toe)
 {
+    struct http_server *s = cls;
     struct http_request *rq = *req_cls;
-    (void)cls;
-    (void)conn;
     (void)toe;
+    http_guard_request_done(s->guard, conn);
     if (rq == NULL)
         return;
     arena_release(rq->arena); /* a request cut short still holds it */

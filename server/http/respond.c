@@ -1,12 +1,13 @@
 #include "server/http/respond.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum MHD_Result http_send_json(struct MHD_Connection *conn, unsigned status, const char *body,
-                               size_t len, const char *allow)
+static enum MHD_Result send_json(struct MHD_Connection *conn, unsigned status, const char *body,
+                                 size_t len, const char *allow, bool close)
 {
     struct MHD_Response *r =
         MHD_create_response_from_buffer(len, (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
@@ -15,9 +16,17 @@ enum MHD_Result http_send_json(struct MHD_Connection *conn, unsigned status, con
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
     if (allow != NULL)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    if (close)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(conn, status, r);
     MHD_destroy_response(r);
     return ret;
+}
+
+enum MHD_Result http_send_json(struct MHD_Connection *conn, unsigned status, const char *body,
+                               size_t len, const char *allow)
+{
+    return send_json(conn, status, body, len, allow, false);
 }
 
 enum MHD_Result http_send_owned(struct MHD_Connection *conn, unsigned status, const char *type,
@@ -46,4 +55,12 @@ enum MHD_Result http_send_error(struct MHD_Connection *conn, unsigned status, co
     char body[512];
     int n = snprintf(body, sizeof(body), "{\"Error\":\"%s\"}", msg);
     return http_send_json(conn, status, body, (size_t)n, allow);
+}
+
+enum MHD_Result http_send_refusal(struct MHD_Connection *conn, unsigned status, const char *msg,
+                                  const char *allow)
+{
+    char body[512];
+    int n = snprintf(body, sizeof(body), "{\"Error\":\"%s\"}", msg);
+    return send_json(conn, status, body, (size_t)n, allow, true);
 }

@@ -22,4 +22,10 @@ enum MHD_Result http_send_owned(struct MHD_Connection *conn, unsigned status, co
 enum MHD_Result http_send_error(struct MHD_Connection *conn, unsigned status, const char *msg,
                                 const char *allow);
 
+/* The same with "Connection: close": for a request refused at its head,
+ * since what follows the head cannot be trusted to be where the next
+ * request starts, and a body nobody reads is not waited for. */
+enum MHD_Result http_send_refusal(struct MHD_Connection *conn, unsigned status, const char *msg,
+                                  const char *allow);
+
 #endif

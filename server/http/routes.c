@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#define PATH_MAX_LEN 1024
+#include "server/http/target.h"
 
 bool http_is_verb_route(enum http_route r)
 {
@@ -12,21 +12,21 @@ bool http_is_verb_route(enum http_route r)
 
 /* Collapses repeated slashes: kube-scheduler joins urlPrefix and verb with
  * "/" and a verb written "/filter" yields "//filter". */
-static void normalize_path(const char *url, char out[PATH_MAX_LEN])
+static void normalize_path(const char *url, char out[HTTP_PATH_MAX])
 {
     size_t j = 0;
-    for (size_t i = 0; url[i] != '\0' && j + 1 < PATH_MAX_LEN; i++)
+    for (size_t i = 0; url[i] != '\0' && j + 1 < HTTP_PATH_MAX; i++)
         if (url[i] != '/' || j == 0 || out[j - 1] != '/')
             out[j++] = url[i];
     out[j] = '\0';
 }
 
-enum http_route http_route_of(const struct cfg *cfg, const char *url)
+enum http_route http_route_of(const struct cfg *cfg, const char *decoded_path)
 {
-    char path[PATH_MAX_LEN];
+    char path[HTTP_PATH_MAX];
     size_t plen = strlen(cfg->prefix);
 
-    normalize_path(url, path);
+    normalize_path(decoded_path, path);
     if (strncmp(path, cfg->prefix, plen) == 0) {
         if (strcmp(path + plen, "/filter") == 0)
             return HTTP_ROUTE_FILTER;

@@ -21,10 +21,11 @@ enum http_route {
     HTTP_ROUTE_DEBUG_DECISIONS,
 };
 
-/* The route of @url under cfg->prefix. Repeated slashes collapse
- * (kube-scheduler joins urlPrefix and verb with "/", and a verb written
- * "/filter" yields "//filter"); the query string is not part of @url. */
-enum http_route http_route_of(const struct cfg *cfg, const char *url);
+/* The route of @decoded_path (http_target_read's, without the query)
+ * under cfg->prefix. Repeated slashes collapse (kube-scheduler joins
+ * urlPrefix and verb with "/", and a verb written "/filter" yields
+ * "//filter"). */
+enum http_route http_route_of(const struct cfg *cfg, const char *decoded_path);
 
 /* Is @r one of the four verbs (POST)? */
 bool http_is_verb_route(enum http_route r);

@@ -16,7 +16,9 @@
 #include "config/config.h"
 #include "config/live.h"
 #include "server/cluster/cluster.h"
+#include "server/http/guard.h"
 #include "server/http/routes.h"
+#include "server/http/target.h"
 #include "server/ops/metrics.h"
 #include "server/ops/ring.h"
 
@@ -31,14 +33,20 @@ struct http_server {
     struct cluster *cluster; /* borrowed; NULL: request-only */
     struct ops_metrics metrics;
     struct ops_ring decisions; /* recorded while debug endpoints are on */
+    struct http_guard *guard;  /* request deadlines and slots (guard.h) */
 };
 
-/* Per-request state, from the first handler call to NOTIFY_COMPLETED. A
+/* Per-request state, from the request line (http_on_uri) to
+ * NOTIFY_COMPLETED. A
  * verb request holds an arena from its headers on: the body is read into
  * it and parsed in it, and all of it goes in one arena_release(). */
 struct http_request {
-    const struct cfg *cfg; /* a reference for the request's whole life */
-    struct timespec start; /* when the headers arrived */
+    const struct cfg *cfg;      /* a reference for the request's whole life */
+    struct timespec start;      /* when the headers arrived */
+    bool started;               /* the access handler has seen the headers */
+    size_t target_len;          /* the request-target's length as received */
+    const char *target_refusal; /* why the target is refused, or NULL */
+    char path[HTTP_PATH_MAX];   /* the target's path, decoded; "" if longer */
     enum http_route route;
     bool method_ok;
     bool too_large;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,7 +192,7 @@ int http_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_c
     return 0;
 }
 
-bool http_tls_client_verified(struct MHD_Connection *conn)
+const char *http_tls_client_refusal(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
@@ -200,8 +201,28 @@ bool http_tls_client_verified(struct MHD_Connection *conn)
     /* The chain must verify and the certificate be meant for TLS clients. */
     gnutls_typed_vdata_st purpose = {.type = GNUTLS_DT_KEY_PURPOSE_OID,
                                      .data = (unsigned char *)(uintptr_t)GNUTLS_KP_TLS_WWW_CLIENT};
-    return s != NULL && gnutls_certificate_get_peers(s, &n) != NULL && n > 0 &&
-           gnutls_certificate_verify_peers(s, &purpose, 1, &status) == 0 && status == 0;
+    if (s == NULL || gnutls_certificate_get_peers(s, &n) == NULL || n == 0)
+        return "client certificate required";
+    if (gnutls_certificate_verify_peers(s, &purpose, 1, &status) != 0)
+        return "client certificate does not verify";
+    if (status == 0)
+        return NULL;
+    /* The first reason that holds, the issuer first: a certificate from
+     * another CA is that, whatever its dates say. */
+    if (status & GNUTLS_CERT_SIGNER_NOT_FOUND)
+        return "client certificate not issued by the trusted client CA";
+    if (status & (GNUTLS_CERT_SIGNATURE_FAILURE | GNUTLS_CERT_SIGNER_NOT_CA |
+                  GNUTLS_CERT_INSECURE_ALGORITHM))
+        return "client certificate signature does not verify";
+    if (status & GNUTLS_CERT_EXPIRED)
+        return "client certificate expired";
+    if (status & GNUTLS_CERT_NOT_ACTIVATED)
+        return "client certificate not valid yet";
+    if (status & GNUTLS_CERT_PURPOSE_MISMATCH)
+        return "client certificate not for client authentication (extended key usage)";
+    if (status & GNUTLS_CERT_REVOKED)
+        return "client certificate revoked";
+    return "client certificate does not verify";
 }
 
 void http_tls_destroy(void)

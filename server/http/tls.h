@@ -10,8 +10,6 @@
 #ifndef SERVER_HTTP_TLS_H
 #define SERVER_HTTP_TLS_H
 
-#include <stdbool.h>
-
 #include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
@@ -36,9 +34,11 @@ int http_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_c
                            gnutls_pcert_st **pcert, unsigned int *pcert_length,
                            gnutls_privkey_t *privkey);
 
-/* True when the client of @conn presented a certificate that verifies
- * against the trusted client CA (MHD_OPTION_HTTPS_MEM_TRUST). */
-bool http_tls_client_verified(struct MHD_Connection *conn);
+/* NULL when the client of @conn presented a certificate that verifies
+ * against the trusted client CA (MHD_OPTION_HTTPS_MEM_TRUST) and is meant
+ * for client authentication; else why not, a static text for the 403's
+ * Error ("client certificate required" only when none was sent). */
+const char *http_tls_client_refusal(struct MHD_Connection *conn);
 
 /* Reads a whole PEM file (at most 1 MiB) into a malloc'd string (for the
  * trusted CA), or NULL with a message in @err (ERR_LEN). */

@@ -1,5 +1,9 @@
 #include "server/ops/access_log.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+
 #include "base/log.h"
 
 #define MAX_FIELDS 14
@@ -33,4 +37,36 @@ void ops_access_log(enum ops_verb verb, unsigned status, const struct ops_reques
     if (level == LOG_WARN)
         l[n++] = LOG_STR("error", error);
     log_write(level, "request", l, n);
+}
+
+/* The address of @sa as text, "" for none or another family. */
+static const char *client_text(const struct sockaddr *sa, char *buf, size_t n)
+{
+    const void *a = NULL;
+    buf[0] = '\0';
+    if (sa != NULL && sa->sa_family == AF_INET)
+        a = &((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+    else if (sa != NULL && sa->sa_family == AF_INET6)
+        a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+    if (a != NULL && inet_ntop(sa->sa_family, a, buf, (socklen_t)n) == NULL)
+        buf[0] = '\0';
+    return buf;
+}
+
+void ops_access_log_refused(enum ops_refusal reason, unsigned status, const char *error,
+                            const struct sockaddr *client, double seconds)
+{
+    char ip[INET6_ADDRSTRLEN];
+    struct log_field l[5];
+    size_t n = 0;
+
+    if (!log_enabled(LOG_WARN))
+        return;
+    l[n++] = LOG_STR("reason", ops_refusal_name(reason));
+    if (status != 0)
+        l[n++] = LOG_UINT("status", status);
+    l[n++] = LOG_STR("error", error);
+    l[n++] = LOG_STR("client", client_text(client, ip, sizeof(ip)));
+    l[n++] = LOG_SECONDS("durationSeconds", seconds);
+    log_write(LOG_WARN, "request refused", l, n);
 }

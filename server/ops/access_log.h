@@ -7,12 +7,16 @@
  *   answer, decision, status, durationSeconds, bodyBytes, and error when the
  *   answer carries one (any non-200, and a bind that failed: a 200); bind
  *   writes node instead of the node fields
+ *
+ * and one line per request refused before a verb saw it (msg "request
+ * refused", always at warn).
  */
 #ifndef SERVER_OPS_ACCESS_LOG_H
 #define SERVER_OPS_ACCESS_LOG_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "server/ops/labels.h"
 
@@ -32,5 +36,16 @@ struct ops_request_facts {
  * @error ("" for none) after @seconds, its body @body_bytes long. */
 void ops_access_log(enum ops_verb verb, unsigned status, const struct ops_request_facts *f,
                     const char *error, double seconds, size_t body_bytes);
+
+/*
+ * Logs, at warn and with msg "request refused", a request refused at its
+ * head with @status and the Error text @error, or (@status 0: no answer)
+ * a request cut or a connection not accepted, saying why in @error (a
+ * static text): reason (ops_refusal_name), status, error, client (the
+ * address of @client, when not NULL), durationSeconds (@seconds: from the
+ * request's start, or from its last phase for a cut, to the refusal).
+ */
+void ops_access_log_refused(enum ops_refusal reason, unsigned status, const char *error,
+                            const struct sockaddr *client, double seconds);
 
 #endif

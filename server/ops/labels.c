@@ -17,6 +17,18 @@ static const char *const answer_names[OPS_ANSWER_COUNT] = {
     [OPS_ANSWER_PASSTHROUGH_SELECTOR] = "passthrough_selector",
     [OPS_ANSWER_NEUTRAL_DEADLINE] = "neutral_deadline",
 };
+static const char *const refusal_names[OPS_REFUSAL_COUNT] = {
+    [OPS_REFUSAL_HEAD_SYNTAX] = "head_syntax",
+    [OPS_REFUSAL_HEAD_FRAMING] = "head_framing",
+    [OPS_REFUSAL_TARGET] = "target",
+    [OPS_REFUSAL_CONTENT_ENCODING] = "content_encoding",
+    [OPS_REFUSAL_CLIENT_CERTIFICATE] = "client_certificate",
+    [OPS_REFUSAL_HEADERS_TIMEOUT] = "headers_timeout",
+    [OPS_REFUSAL_BODY_TIMEOUT] = "body_timeout",
+    [OPS_REFUSAL_EVICTED] = "evicted",
+    [OPS_REFUSAL_PER_IP_LIMIT] = "per_ip_limit",
+};
+
 const char *ops_reason_name(enum ops_reason r)
 {
     return reason_names[r];
@@ -30,4 +42,9 @@ const char *ops_answer_name(enum ops_answer a)
 const char *ops_verb_name(enum ops_verb v)
 {
     return verb_names[v];
+}
+
+const char *ops_refusal_name(enum ops_refusal r)
+{
+    return refusal_names[r];
 }

@@ -1,6 +1,7 @@
 /*
  * What the operations side counts and records a request by: the verb, what
- * a filter or prioritize call answered, why a node passed or failed. They
+ * a filter or prioritize call answered, why a node passed or failed, why
+ * a request was refused at the door. They
  * are label values of /metrics and fields of the log and /debug, so they
  * live here, below the verbs that produce them.
  */
@@ -37,12 +38,34 @@ enum ops_answer {
     OPS_ANSWER_COUNT,
 };
 
+/* Why a request was refused before its body was read, or cut before it
+ * completed (the reason label of cpu_extender_http_refused_total). A
+ * fixed set: nothing of the client's input becomes a label. */
+enum ops_refusal {
+    OPS_REFUSAL_HEAD_SYNTAX =
+        0,                    /* 400: bare LF, folding, NUL, request line, header name or value */
+    OPS_REFUSAL_HEAD_FRAMING, /* 400/501: Host, Content-Length, Transfer-Encoding read two ways */
+    OPS_REFUSAL_TARGET,       /* 400: control character, space or bad escape in the target */
+    OPS_REFUSAL_CONTENT_ENCODING,   /* 415: a compressed body */
+    OPS_REFUSAL_CLIENT_CERTIFICATE, /* 403: none, or one that does not verify (mTLS) */
+    OPS_REFUSAL_HEADERS_TIMEOUT,    /* cut: headers (TLS handshake included) past the deadline */
+    OPS_REFUSAL_BODY_TIMEOUT,       /* cut: body past the deadline */
+    OPS_REFUSAL_EVICTED,            /* closed to make room: slots full of incomplete requests */
+    OPS_REFUSAL_PER_IP_LIMIT,       /* not accepted: its address's slots all in progress */
+    OPS_REFUSAL_COUNT,
+};
+
 /* The label values: "fits", "unknown_node", "insufficient_cpu", ... */
 const char *ops_reason_name(enum ops_reason r);
 
 /* "scored", "shadow", "passthrough_mode", "passthrough_selector",
  * "neutral_deadline". */
 const char *ops_answer_name(enum ops_answer a);
+
+/* "head_syntax", "head_framing", "target", "content_encoding",
+ * "client_certificate", "headers_timeout", "body_timeout", "evicted",
+ * "per_ip_limit". */
+const char *ops_refusal_name(enum ops_refusal r);
 
 /* "filter", "prioritize", "preempt" or "bind". */
 const char *ops_verb_name(enum ops_verb v);

@@ -98,6 +98,11 @@ void ops_metrics_decision(struct ops_metrics *m, enum ops_verb verb, enum ops_an
         observe_n(&m->score_spread, spread_le, SPREAD_BUCKETS, (size_t)spread);
 }
 
+void ops_metrics_refused(struct ops_metrics *m, enum ops_refusal reason)
+{
+    atomic_fetch_add_explicit(&m->refused[reason], 1, memory_order_relaxed);
+}
+
 void ops_metrics_reload(struct ops_metrics *m, bool accepted)
 {
     atomic_fetch_add_explicit(accepted ? &m->reloads_accepted : &m->reloads_rejected, 1,
@@ -160,6 +165,17 @@ static void print_requests(FILE *f, struct ops_metrics *m)
                             (double)load(&d->sum_ns) / 1e9);
         }
     }
+}
+
+static void print_refused(FILE *f, struct ops_metrics *m)
+{
+    fputs("# HELP cpu_extender_http_refused_total Requests refused at their head (before any "
+          "body was read), requests cut before they completed, and connections not accepted, "
+          "by reason.\n# TYPE cpu_extender_http_refused_total counter\n",
+          f);
+    for (int r = 0; r < OPS_REFUSAL_COUNT; r++)
+        fprintf(f, "cpu_extender_http_refused_total{reason=\"%s\"} %llu\n", ops_refusal_name(r),
+                load(&m->refused[r]));
 }
 
 static void print_sizes(FILE *f, struct ops_metrics *m)
@@ -266,6 +282,7 @@ int ops_metrics_render(struct ops_metrics *m, const struct ops_cluster_gauges *c
     if (f == NULL)
         return -ENOMEM;
     print_requests(f, m);
+    print_refused(f, m);
     print_sizes(f, m);
     print_decisions(f, m, kept, kept_bytes);
     print_cluster(f, cluster);

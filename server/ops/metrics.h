@@ -15,6 +15,7 @@
  *   cpu_extender_unknown_nodes_total                    names the cluster state did not know
  *   cpu_extender_cluster_nodes, _cluster_pods           what the state holds (with a cluster)
  *   cpu_extender_cluster_ready                          1 once the first lists are in
+ *   cpu_extender_http_refused_total{reason}             refused at the head, or cut unfinished
  *   cpu_extender_config_reloads_total{result}           accepted / rejected
  *   cpu_extender_build_info{version}                    always 1
  *
@@ -67,6 +68,7 @@ struct ops_metrics {
     struct ops_histogram_n score_spread;
     atomic_ullong stale_nodes;
     atomic_ullong answers[OPS_VERB_COUNT][OPS_ANSWER_COUNT];
+    atomic_ullong refused[OPS_REFUSAL_COUNT];
 };
 
 /* Zeroes @m. */
@@ -90,6 +92,11 @@ void ops_metrics_request(struct ops_metrics *m, enum ops_verb verb, unsigned sta
 void ops_metrics_decision(struct ops_metrics *m, enum ops_verb verb, enum ops_answer answer,
                           const size_t passed[OPS_REASON_COUNT],
                           const size_t failed[OPS_REASON_COUNT], size_t stale, int spread);
+
+/* Counts a request refused before its body was read, a request cut before
+ * it completed, or a connection not accepted, by @reason. Thread-safe,
+ * lock-free. */
+void ops_metrics_refused(struct ops_metrics *m, enum ops_refusal reason);
 
 /* Counts a configuration reload, accepted or rejected. Thread-safe. */
 void ops_metrics_reload(struct ops_metrics *m, bool accepted);

@@ -36,6 +36,21 @@ static void curl(int port, const char *opts, const char *path, char *out, size_t
     pclose(p);
 }
 
+/* The same, printing the body and then the status after a newline:
+ * @out holds "BODY\nSTATUS". */
+static void curl_body(int port, const char *opts, const char *path, char *out, size_t n)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd),
+             "curl -s -o - -w '\\n%%{http_code}' --max-time 5 %s https://127.0.0.1:%d%s", opts,
+             port, path);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t got = fread(out, 1, n - 1, p);
+    out[got] = '\0';
+    pclose(p);
+}
+
 static void start_tls(struct server_proc *s, int mtls)
 {
     static char cert[96], key[96], ca[96];
@@ -129,6 +144,55 @@ START_TEST(tls_client_certificates_are_verified)
 }
 END_TEST
 
+/* A refused client certificate gets a 403 whose Error says why: none sent,
+ * another CA, expired, not meant for client authentication. A client
+ * that sent one must not be told it sent none. */
+START_TEST(tls_client_certificate_refusals_say_why)
+{
+    static const struct {
+        const char *cert; /* NULL: none */
+        const char *status_and_error;
+    } cases[] = {
+        {NULL, "{\"Error\":\"client certificate required\"}\n403"},
+        {"other-client", "not issued by the trusted client CA"},
+        {"expired-client", "expired"},
+        {"server", "not for client authentication"},
+        {"client", "\n200"},
+    };
+    struct server_proc s;
+    char out[1024], opts[512];
+    start_tls(&s, 1);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (cases[i].cert == NULL)
+            snprintf(opts, sizeof(opts), "--cacert %s/ca.pem", pki);
+        else
+            snprintf(opts, sizeof(opts), "--cacert %s/ca.pem --cert %s/%s.pem --key %s/%s.key", pki,
+                     pki, cases[i].cert, pki, cases[i].cert);
+        curl_body(s.port, opts, "/version", out, sizeof(out));
+        ck_assert_msg(strstr(out, cases[i].status_and_error) != NULL, "%s: %s, want %s",
+                      cases[i].cert ? cases[i].cert : "no certificate", out,
+                      cases[i].status_and_error);
+        if (cases[i].cert != NULL && strcmp(cases[i].cert, "client") != 0) {
+            ck_assert_msg(strstr(out, "\n403") != NULL, "%s: %s", cases[i].cert, out);
+            ck_assert_msg(strstr(out, "\"Error\":\"client certificate") != NULL, "%s: %s",
+                          cases[i].cert, out);
+            ck_assert_msg(strstr(out, "required") == NULL, "%s: told none was sent: %s",
+                          cases[i].cert, out);
+        }
+    }
+    /* each of the four refusals is counted once, by a fixed reason */
+    static char metrics[32768];
+    snprintf(opts, sizeof(opts), "--cacert %s/ca.pem --cert %s/client.pem --key %s/client.key", pki,
+             pki, pki);
+    curl_body(s.port, opts, "/metrics", metrics, sizeof(metrics));
+    ck_assert_msg(
+        strstr(metrics, "\ncpu_extender_http_refused_total{reason=\"client_certificate\"} "
+                        "4\n") != NULL,
+        "%.*s", 200, strstr(metrics, "http_refused") ? strstr(metrics, "http_refused") : metrics);
+    ck_assert_int_eq(server_stop(&s), 0);
+}
+END_TEST
+
 START_TEST(tls_certificate_is_reloaded_when_its_files_change)
 {
     struct server_proc s;
@@ -185,6 +249,7 @@ Suite *tls_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, tls_serves_https_tls12_and_up_only);
     tcase_add_test(tc, tls_client_certificates_are_verified);
+    tcase_add_test(tc, tls_client_certificate_refusals_say_why);
     tcase_add_test(tc, tls_certificate_is_reloaded_when_its_files_change);
     tcase_add_test(tc, tls_bad_settings_stop_the_start);
     suite_add_tcase(s, tc);

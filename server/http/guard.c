@@ -1,0 +1,130 @@
+#include "server/http/guard.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "base/clock.h"
+#include "server/http/slots.h"
+
+/* How often the watchdog looks: the deadline is kept to within this. */
+#define TICK_MS 100
+
+struct http_guard {
+    struct http_slots slots;
+    atomic_int request_timeout_seconds;
+    atomic_bool stop;
+    pthread_t watchdog;
+};
+
+static double now_seconds(void)
+{
+    struct timespec t = clock_mono();
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+enum MHD_Result http_guard_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    struct http_guard *g = cls;
+    (void)addrlen;
+    return http_slots_admit(&g->slots, addr, now_seconds()) == 0 ? MHD_YES : MHD_NO;
+}
+
+void http_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                       enum MHD_ConnectionNotificationCode code)
+{
+    struct http_guard *g = cls;
+
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (*socket_context != NULL)
+            http_slots_remove(&g->slots, *socket_context);
+        *socket_context = NULL;
+        return;
+    }
+    const union MHD_ConnectionInfo *fd =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *addr =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (fd == NULL || addr == NULL || addr->client_addr == NULL)
+        return; /* untracked: served, but never cut */
+    *socket_context = http_slots_add(&g->slots, fd->connect_fd, addr->client_addr, now_seconds());
+}
+
+static void set_phase(struct http_guard *g, struct MHD_Connection *conn, enum http_phase phase)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct http_slot *c = ci != NULL ? ci->socket_context : NULL;
+    if (c != NULL)
+        http_slots_set_phase(&g->slots, c, phase, now_seconds());
+}
+
+void http_guard_headers_done(struct http_guard *g, struct MHD_Connection *conn)
+{
+    set_phase(g, conn, HTTP_PHASE_BODY);
+}
+
+void http_guard_body_done(struct http_guard *g, struct MHD_Connection *conn)
+{
+    set_phase(g, conn, HTTP_PHASE_BUSY);
+}
+
+void http_guard_request_done(struct http_guard *g, struct MHD_Connection *conn)
+{
+    set_phase(g, conn, HTTP_PHASE_IDLE);
+}
+
+static void *watchdog(void *arg)
+{
+    struct http_guard *g = arg;
+    const struct timespec tick = {0, TICK_MS * 1000 * 1000};
+    while (!atomic_load(&g->stop)) {
+        nanosleep(&tick, NULL);
+        http_slots_tick(&g->slots, now_seconds(), atomic_load(&g->request_timeout_seconds));
+    }
+    return NULL;
+}
+
+int http_guard_start(int connection_limit, int per_ip_limit, int request_timeout_seconds,
+                     struct ops_metrics *metrics, struct http_guard **out)
+{
+    struct http_guard *g = calloc(1, sizeof(*g));
+    int rc;
+
+    if (g == NULL)
+        return -ENOMEM;
+    rc = http_slots_init(&g->slots, connection_limit, per_ip_limit, metrics);
+    if (rc != 0)
+        goto out_free;
+    atomic_init(&g->request_timeout_seconds, request_timeout_seconds);
+    atomic_init(&g->stop, false);
+    rc = -pthread_create(&g->watchdog, NULL, watchdog, g);
+    if (rc != 0)
+        goto out_destroy_slots;
+    *out = g;
+    return 0;
+
+out_destroy_slots:
+    http_slots_destroy(&g->slots);
+out_free:
+    free(g);
+    return rc;
+}
+
+void http_guard_set_request_timeout(struct http_guard *g, int seconds)
+{
+    atomic_store(&g->request_timeout_seconds, seconds);
+}
+
+void http_guard_stop(struct http_guard *g)
+{
+    if (g == NULL)
+        return;
+    atomic_store(&g->stop, true);
+    pthread_join(g->watchdog, NULL);
+    http_slots_destroy(&g->slots);
+    free(g);
+}

@@ -1,0 +1,69 @@
+/*
+ * Connection slots for requests that finish (issue 14, availability).
+ *
+ * libmicrohttpd's only clock on a connection is an inactivity timeout,
+ * reset by every byte: a client that sends a header byte every half
+ * second, or a TLS handshake that stops after its ClientHello, keeps its
+ * slot until the idle timeout (120 s) or forever, and a few dozen of them
+ * fill the per-IP and total limits, leaving kube-scheduler and the
+ * kubelet's /healthz nothing. The guard follows every connection
+ * (MHD_OPTION_NOTIFY_CONNECTION) through the phases of its requests
+ * (slots.h) and, from a watchdog thread every 100 ms:
+ *
+ *   - cuts a request whose headers (TLS handshake included) are not
+ *     complete within the request deadline of the request's first byte
+ *     (of the connection's accept, for its first request), or whose body
+ *     is not complete within the deadline of its headers;
+ *   - when a new connection would fill the last slot, or an address is at
+ *     its per-IP limit, closes the incomplete request that has waited the
+ *     longest (at least half a second) to make room; only when there is
+ *     none is the new connection refused (per IP) or left in the backlog
+ *     (total), as before.
+ *
+ * Idle keep-alive connections and requests being answered are never cut.
+ */
+#ifndef SERVER_HTTP_GUARD_H
+#define SERVER_HTTP_GUARD_H
+
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "server/ops/metrics.h"
+
+struct http_guard;
+
+/*
+ * Starts the watchdog for at most @connection_limit connections, at most
+ * @per_ip_limit of them from one address, and the request deadline
+ * @request_timeout_seconds; what it cuts or refuses is counted in
+ * @metrics (borrowed, must outlive the guard). Returns 0 and the guard in
+ * *@out, or -errno.
+ */
+int http_guard_start(int connection_limit, int per_ip_limit, int request_timeout_seconds,
+                     struct ops_metrics *metrics, struct http_guard **out);
+
+/* A new request deadline, from the next watchdog look on. Thread-safe. */
+void http_guard_set_request_timeout(struct http_guard *g, int seconds);
+
+/* Stops the watchdog and frees @g (NULL is fine); call after
+ * MHD_stop_daemon, which notified every connection closed. */
+void http_guard_stop(struct http_guard *g);
+
+/* MHD_AcceptPolicyCallback (@cls: the guard): the per-IP limit, and room
+ * made when the slots are nearly full (http_slots_admit). */
+enum MHD_Result http_guard_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen);
+
+/* MHD_NotifyConnectionCallback (@cls: the guard): a connection is tracked
+ * from its start to its close. */
+void http_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                       enum MHD_ConnectionNotificationCode code);
+
+/* The request on @conn: its headers are complete (the access handler's
+ * first call), its body is complete (the final call), it was answered or
+ * ended (NOTIFY_COMPLETED). Thread-safe. */
+void http_guard_headers_done(struct http_guard *g, struct MHD_Connection *conn);
+void http_guard_body_done(struct http_guard *g, struct MHD_Connection *conn);
+void http_guard_request_done(struct http_guard *g, struct MHD_Connection *conn);
+
+#endif

@@ -1,0 +1,208 @@
+#include "server/http/slots.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/ops/access_log.h"
+
+/* TCP_INFO's last-received time has the kernel's tick as its grain. */
+#define RECV_SLACK 0.01
+
+struct http_slot {
+    int fd;
+    struct sockaddr_storage addr;
+    enum http_phase phase;
+    double since; /* when the phase began (HEAD: the request's first byte, at most) */
+    bool cut;     /* shut down; gone once removed */
+    struct http_slot *prev, *next;
+};
+
+int http_slots_init(struct http_slots *s, int connection_limit, int per_ip_limit,
+                    struct ops_metrics *metrics)
+{
+    int rc = pthread_mutex_init(&s->lock, NULL);
+    if (rc != 0)
+        return -rc;
+    s->head = NULL;
+    s->connection_limit = connection_limit;
+    s->per_ip_limit = per_ip_limit;
+    s->metrics = metrics;
+    return 0;
+}
+
+void http_slots_destroy(struct http_slots *s)
+{
+    while (s->head != NULL) {
+        struct http_slot *next = s->head->next;
+        free(s->head);
+        s->head = next;
+    }
+    pthread_mutex_destroy(&s->lock);
+}
+
+static bool is_same_ip(const struct sockaddr *a, const struct sockaddr *b)
+{
+    if (a->sa_family != b->sa_family)
+        return false;
+    if (a->sa_family == AF_INET)
+        return ((const struct sockaddr_in *)(const void *)a)->sin_addr.s_addr ==
+               ((const struct sockaddr_in *)(const void *)b)->sin_addr.s_addr;
+    if (a->sa_family == AF_INET6)
+        return memcmp(&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr,
+                      &((const struct sockaddr_in6 *)(const void *)b)->sin6_addr,
+                      sizeof(struct in6_addr)) == 0;
+    return false;
+}
+
+/* With the lock held. The descriptor is still open: libmicrohttpd closes
+ * it only after NOTIFY_CLOSED, which takes the lock to remove the entry;
+ * its thread then reads end-of-file and closes the connection as usual. */
+static void cut(struct http_slots *s, struct http_slot *c, double now, enum ops_refusal reason,
+                const char *why)
+{
+    c->cut = true;
+    shutdown(c->fd, SHUT_RDWR);
+    ops_metrics_refused(s->metrics, reason);
+    ops_access_log_refused(reason, 0, why, (const struct sockaddr *)&c->addr, now - c->since);
+}
+
+static bool is_incomplete(const struct http_slot *c)
+{
+    return !c->cut && (c->phase == HTTP_PHASE_HEAD || c->phase == HTTP_PHASE_BODY);
+}
+
+/* With the lock held: closes the incomplete request (headers before
+ * bodies) that has waited longest, from @from only when not NULL.
+ * Returns whether one was closed. */
+static bool evict_oldest(struct http_slots *s, const struct sockaddr *from, double now)
+{
+    struct http_slot *best = NULL;
+    for (struct http_slot *c = s->head; c != NULL; c = c->next) {
+        if (!is_incomplete(c) || now - c->since < HTTP_SLOTS_EVICT_MIN_AGE)
+            continue;
+        if (from != NULL && !is_same_ip((const struct sockaddr *)&c->addr, from))
+            continue;
+        if (best == NULL || c->phase < best->phase ||
+            (c->phase == best->phase && c->since < best->since))
+            best = c;
+    }
+    if (best == NULL)
+        return false;
+    cut(s, best, now, OPS_REFUSAL_EVICTED,
+        best->phase == HTTP_PHASE_HEAD
+            ? "closed to make room, slots full of incomplete requests: headers not complete"
+            : "closed to make room, slots full of incomplete requests: body not complete");
+    return true;
+}
+
+/* With the lock held: the connections not cut, from @from (NULL: all). */
+static int count_live(const struct http_slots *s, const struct sockaddr *from)
+{
+    int n = 0;
+    for (const struct http_slot *c = s->head; c != NULL; c = c->next)
+        n += !c->cut && (from == NULL || is_same_ip((const struct sockaddr *)&c->addr, from));
+    return n;
+}
+
+int http_slots_admit(struct http_slots *s, const struct sockaddr *addr, double now)
+{
+    int rc = 0;
+    pthread_mutex_lock(&s->lock);
+    if (count_live(s, addr) >= s->per_ip_limit && !evict_oldest(s, addr, now)) {
+        rc = -EBUSY; /* all of that address's slots hold requests in progress */
+        ops_metrics_refused(s->metrics, OPS_REFUSAL_PER_IP_LIMIT);
+        ops_access_log_refused(OPS_REFUSAL_PER_IP_LIMIT, 0,
+                               "connection refused: its address is at its connection limit "
+                               "with requests in progress",
+                               addr, 0);
+    }
+    if (rc == 0 && count_live(s, NULL) + 1 >= s->connection_limit)
+        evict_oldest(s, NULL, now);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+struct http_slot *http_slots_add(struct http_slots *s, int fd, const struct sockaddr *addr,
+                                 double now)
+{
+    struct http_slot *c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return NULL;
+    c->fd = fd;
+    memcpy(&c->addr, addr,
+           addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+    c->phase = HTTP_PHASE_HEAD;
+    c->since = now;
+    pthread_mutex_lock(&s->lock);
+    c->next = s->head;
+    if (s->head != NULL)
+        s->head->prev = c;
+    s->head = c;
+    pthread_mutex_unlock(&s->lock);
+    return c;
+}
+
+void http_slots_remove(struct http_slots *s, struct http_slot *c)
+{
+    pthread_mutex_lock(&s->lock);
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else
+        s->head = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    pthread_mutex_unlock(&s->lock);
+    free(c);
+}
+
+void http_slots_set_phase(struct http_slots *s, struct http_slot *c, enum http_phase phase,
+                          double now)
+{
+    pthread_mutex_lock(&s->lock);
+    c->phase = phase;
+    c->since = now;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* With the lock held: an idle connection that received bytes after its
+ * last request ended has a new request under way, its headers not yet
+ * complete (else the handler would have moved it on). libmicrohttpd has
+ * read those bytes already; the kernel still knows when they came. */
+static void notice_new_request(struct http_slot *c, double now)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof(ti);
+    if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == -1)
+        return; /* not TCP: nothing to notice */
+    double last = now - ti.tcpi_last_data_recv / 1000.0;
+    if (last > c->since + RECV_SLACK) {
+        c->phase = HTTP_PHASE_HEAD;
+        c->since = last; /* its last byte so far: the deadline errs late, by a drip */
+    }
+}
+
+void http_slots_tick(struct http_slots *s, double now, double deadline)
+{
+    pthread_mutex_lock(&s->lock);
+    for (struct http_slot *c = s->head; c != NULL; c = c->next) {
+        if (c->cut)
+            continue;
+        if (c->phase == HTTP_PHASE_IDLE)
+            notice_new_request(c, now);
+        if (c->phase == HTTP_PHASE_HEAD && now - c->since > deadline)
+            cut(s, c, now, OPS_REFUSAL_HEADERS_TIMEOUT,
+                "request headers not complete within the request timeout, connection closed");
+        else if (c->phase == HTTP_PHASE_BODY && now - c->since > deadline)
+            cut(s, c, now, OPS_REFUSAL_BODY_TIMEOUT,
+                "request body not complete within the request timeout, connection closed");
+    }
+    /* Full, and the last accept could make no room (nothing was old enough
+     * then): make it now, so the backlog moves. */
+    if (count_live(s, NULL) >= s->connection_limit)
+        evict_oldest(s, NULL, now);
+    pthread_mutex_unlock(&s->lock);
+}
