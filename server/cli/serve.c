@@ -10,6 +10,7 @@
 #include "base/arena.h"
 #include "base/log.h"
 #include "config/config.h"
+#include "config/filter_need.h"
 #include "kube/client.h"
 #include "kube/discover.h"
 #include "server/cli/args.h"
@@ -48,6 +49,20 @@ static bool stamp_eq(struct file_stamp a, struct file_stamp b)
            a.mtime.tv_nsec == b.mtime.tv_nsec;
 }
 
+/* Whether kube-scheduler needs the filter verb under @c (filter_need.h):
+ * said once at start and after a reload. */
+static void log_filter_need(const struct cfg *c, bool with_cluster)
+{
+    const char *need = cfg_filter_need(c, with_cluster);
+    if (need != NULL)
+        LOG(LOG_INFO, "filter verb: needed", LOG_STR("because", need));
+    else
+        LOG(LOG_INFO, "filter verb: redundant, register prioritize only",
+            LOG_STR("because", "used = requests, thresholds 100 %: kube-scheduler's "
+                               "NodeResourcesFit rejects the same nodes"),
+            LOG_STR("see", "docs/operations.md#one-call-per-pod"));
+}
+
 /* Builds the configuration again from the same file, environment and flags;
  * an invalid one is refused and the last good one keeps serving. */
 static void reload(struct http_server *s, struct cluster *cl, struct cfg *c, int argc, char **argv,
@@ -78,6 +93,8 @@ static void reload(struct http_server *s, struct cluster *cl, struct cfg *c, int
     log_set_level(next.log_level);
     LOG(LOG_INFO, "config reloaded", LOG_STR("trigger", why), LOG_STR("hash", next.hash),
         LOG_STR("strategy", score_strategy_name(next.score.strategy)));
+    if ((cfg_filter_need(&next, cl != NULL) == NULL) != (cfg_filter_need(c, cl != NULL) == NULL))
+        log_filter_need(&next, cl != NULL);
     *c = next;
 }
 
@@ -105,6 +122,7 @@ static void log_started(const struct cfg *c, const struct http_server *s, bool w
             LOG_INT("cpu_weight", c->score.weight[SCORE_CPU]),
             LOG_INT("memory_weight", c->score.weight[SCORE_MEMORY]), LOG_STR("used", used),
             LOG_STR("config", file), LOG_STR("hash", c->hash));
+        log_filter_need(c, false);
         return;
     }
     LOG(LOG_INFO, "cluster mode: scoring from cluster state",
@@ -113,6 +131,7 @@ static void log_started(const struct cfg *c, const struct http_server *s, bool w
         LOG_STR("memory_used", score_used_source_name(c->used_source[SCORE_MEMORY])),
         LOG_STR("stale_policy", score_stale_policy_name(c->stale_policy)), LOG_STR("config", file),
         LOG_STR("hash", c->hash));
+    log_filter_need(c, true);
 }
 
 /* Blocks SIGTERM, SIGINT and SIGHUP before any thread starts, so that the
