@@ -27,7 +27,6 @@ config_json=${CONFIG_JSON:-manifests/scheduler/config.json}
 # Above this the image has grown by more than its libraries (base ~80 MiB).
 max_mib=${IMAGE_MAX_MIB:-110}
 . "$(dirname "$0")/../support/readme.sh"
-. "$(dirname "$0")/../support/server.sh"
 
 if [ "${TEST_IMAGE_INNER:-}" != 1 ]; then
     [ "$(id -u)" -eq 0 ] || { echo "test_image: needs root (podman, mount, chroot)" >&2; exit 1; }
