@@ -7,6 +7,9 @@
 #   make SAN=1 test only the sanitizer variant
 #   make bench      replay benchmark, writes docs/performance.md (bench/run.sh)
 #   make fuzz       libFuzzer targets (tests/fuzz/fuzz.mk)
+#   make image      the container image with podman (scripts/build-image.sh)
+#   make test-ship  test-image (the image, run read-only as 65532) and
+#                   test-monitoring (Prometheus, rules, dashboard); root
 #   make install PREFIX=/usr/local [DESTDIR=...]
 
 PREFIX  ?= /usr/local
@@ -49,7 +52,8 @@ TEST_BIN  = $(B)/run-tests
 SUPPORT_OBJS = $(B)/obj/tests/support/fixtures.o $(B)/obj/tests/support/http_client.o
 BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver
 
-.PHONY: all run test test-one fixtures-check check lint install clean deps test-deps bench screenshot
+.PHONY: all run test test-one fixtures-check check lint install clean deps test-deps bench screenshot \
+        image test-image test-monitoring test-ship ship-deps
 
 all: $(BIN)
 
@@ -63,9 +67,13 @@ test-deps: deps
 	@command -v chromium >/dev/null && command -v groff >/dev/null || scripts/install-deps.sh || \
 	    { echo "install the packages in scripts/debian-packages.txt" >&2; exit 1; }
 
+# VERSION plus the commit (git describe); GIT_DESCRIBE=... gives the commit
+# where there is no .git (the image build: scripts/build-image.sh).
+GIT_DESCRIBE ?=
 $(B)/gen/version.h: FORCE
 	@mkdir -p $(@D)
-	@v=$$(cat VERSION)$$(git describe --always --dirty 2>/dev/null | sed "s/^/-/"); \
+	@d='$(GIT_DESCRIBE)'; [ -n "$$d" ] || d=$$(git describe --always --dirty 2>/dev/null); \
+	 v=$$(cat VERSION)$${d:+-$$d}; \
 	 echo "#define CPU_EXTENDER_VERSION \"$$v\"" > $@.tmp; \
 	 cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
@@ -135,6 +143,29 @@ test-one: fixtures-check $(BIN) $(TEST_BIN)
 	tests/e2e/manpage.sh $(BIN)
 	tests/e2e/unprivileged.sh $(BIN)
 	$(MAKE) --no-print-directory fuzz-replay
+
+# The image and what ships beside it (root: podman, mmdebstrap, chroot,
+# prometheus). .ci/run runs test-ship after test.
+IMAGE ?= localhost/cpu-extender:$(shell cat VERSION)
+ship-deps:
+	@scripts/install-deps.sh scripts/debian-packages-ship.txt || \
+	    { echo "install the packages in scripts/debian-packages-ship.txt" >&2; exit 1; }
+
+# The Containerfile with podman; the base is chosen in scripts/build-image.sh
+# (BASE_IMAGE=... to name one). Cold: about 2 minutes (the Debian base with
+# mmdebstrap, then both stages); warm: seconds.
+image: ship-deps
+	IMAGE=$(IMAGE) scripts/build-image.sh
+
+test-image: image $(BIN)
+	tests/image/test_image.sh $(BIN) $(IMAGE)
+
+# A real Prometheus scrapes the service; promtool checks the rules and
+# their unit tests; the dashboard's queries run against what it scraped.
+test-monitoring: ship-deps $(BIN) $(B)/bench-apiserver
+	tests/monitoring/test_monitoring.sh $(B)
+
+test-ship: test-image test-monitoring
 
 # Formatting, static analysis, and the architecture (which room may
 # include which, symbol prefixes, no two files calling each other).
