@@ -14,13 +14,12 @@ static bool within(__int128 amount, int64_t alloc, int threshold_percent)
     return amount * 100 <= (__int128)alloc * threshold_percent;
 }
 
-enum score_verdict score_fit(const int threshold_percent[SCORE_NRES], const struct score_node *node,
-                             const int64_t request[SCORE_NRES], char reason[SCORE_ERR_LEN])
+unsigned score_fit_mask(const int threshold_percent[SCORE_NRES], const struct score_node *node,
+                        const int64_t request[SCORE_NRES], enum score_verdict *verdict)
 {
-    enum score_verdict verdict = SCORE_FITS;
-    size_t off = 0;
+    unsigned mask = 0;
 
-    reason[0] = '\0';
+    *verdict = SCORE_FITS;
     for (int r = 0; r < SCORE_NRES; r++) {
         if (request[r] <= 0)
             continue;
@@ -28,9 +27,25 @@ enum score_verdict score_fit(const int threshold_percent[SCORE_NRES], const stru
         if (within(total, node->alloc[r], threshold_percent[r]))
             continue;
         if (!within(request[r], node->alloc[r], threshold_percent[r]))
-            verdict = SCORE_UNRESOLVABLE;
-        else if (verdict == SCORE_FITS)
-            verdict = SCORE_UNFIT;
+            *verdict = SCORE_UNRESOLVABLE;
+        else if (*verdict == SCORE_FITS)
+            *verdict = SCORE_UNFIT;
+        mask |= 1u << r;
+    }
+    return mask;
+}
+
+enum score_verdict score_fit(const int threshold_percent[SCORE_NRES], const struct score_node *node,
+                             const int64_t request[SCORE_NRES], char reason[SCORE_ERR_LEN])
+{
+    enum score_verdict verdict;
+    unsigned mask = score_fit_mask(threshold_percent, node, request, &verdict);
+    size_t off = 0;
+
+    reason[0] = '\0';
+    for (int r = 0; r < SCORE_NRES; r++) {
+        if (!(mask & (1u << r)))
+            continue;
         int n = snprintf(reason + off, SCORE_ERR_LEN - off, "%sInsufficient %s", off ? ", " : "",
                          score_resource_name((enum score_resource)r));
         if (n > 0 && (size_t)n < SCORE_ERR_LEN - off)

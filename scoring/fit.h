@@ -26,4 +26,15 @@ enum score_verdict {
 enum score_verdict score_fit(const int threshold_percent[SCORE_NRES], const struct score_node *node,
                              const int64_t request[SCORE_NRES], char reason[SCORE_ERR_LEN]);
 
+/*
+ * The same judgement as score_fit() without the text: returns the set of
+ * resources the pod does not fit by, bit (1u << r) per enum score_resource
+ * (0 when it fits), and stores the verdict in *@verdict. score_fit() is this
+ * plus the reason; the placement model and the simulation call it per node
+ * and per update, where formatting a text each time would cost more than
+ * the check. Pure and thread-safe.
+ */
+unsigned score_fit_mask(const int threshold_percent[SCORE_NRES], const struct score_node *node,
+                        const int64_t request[SCORE_NRES], enum score_verdict *verdict);
+
 #endif

@@ -100,6 +100,24 @@ START_TEST(fit_huge_values_do_not_wrap)
 }
 END_TEST
 
+START_TEST(fit_mask_names_each_short_resource)
+{
+    /* cpu: 3500 + 600 = 4100 > 4000 (unfit: 600 <= 4000); memory: 0 + 2000 >
+     * 1000 and the request alone is over (unresolvable): both bits. */
+    enum score_verdict v;
+    struct score_node n = node(4000, 3500, 1000, 0);
+    const int64_t both[SCORE_NRES] = {600, 2000};
+    const int64_t cpu_only[SCORE_NRES] = {600, 1000};
+    const int64_t none[SCORE_NRES] = {500, 1000};
+    ck_assert_uint_eq(score_fit_mask(full, &n, both, &v), (1u << SCORE_CPU) | (1u << SCORE_MEMORY));
+    ck_assert_int_eq(v, SCORE_UNRESOLVABLE);
+    ck_assert_uint_eq(score_fit_mask(full, &n, cpu_only, &v), 1u << SCORE_CPU);
+    ck_assert_int_eq(v, SCORE_UNFIT);
+    ck_assert_uint_eq(score_fit_mask(full, &n, none, &v), 0);
+    ck_assert_int_eq(v, SCORE_FITS);
+}
+END_TEST
+
 Suite *fit_suite(void)
 {
     Suite *s = suite_create("fit");
@@ -112,6 +130,7 @@ Suite *fit_suite(void)
     tcase_add_test(tc, fit_missing_allocatable_is_unresolvable);
     tcase_add_test(tc, fit_threshold_80_percent_boundaries);
     tcase_add_test(tc, fit_huge_values_do_not_wrap);
+    tcase_add_test(tc, fit_mask_names_each_short_resource);
     suite_add_tcase(s, tc);
     return s;
 }
