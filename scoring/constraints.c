@@ -47,8 +47,9 @@ int score_toleration_op_parse(const char *s, enum score_toleration_op *out)
 }
 
 static const char *const op_names[] = {
-    [SCORE_OP_IN] = "In",         [SCORE_OP_NOT_IN] = "NotIn", [SCORE_OP_EXISTS] = "Exists",
-    [SCORE_OP_DOES_NOT_EXIST] = "DoesNotExist", [SCORE_OP_GT] = "Gt", [SCORE_OP_LT] = "Lt",
+    [SCORE_OP_IN] = "In",         [SCORE_OP_NOT_IN] = "NotIn",
+    [SCORE_OP_EXISTS] = "Exists", [SCORE_OP_DOES_NOT_EXIST] = "DoesNotExist",
+    [SCORE_OP_GT] = "Gt",         [SCORE_OP_LT] = "Lt",
 };
 
 int score_selector_op_parse(const char *s, enum score_selector_op *out)
@@ -432,9 +433,9 @@ void score_judge_static(const struct score_pod_constraints *pod,
         reject(out, SCORE_RULE_NODE_AFFINITY, SCORE_REASON_NODE_AFFINITY);
 }
 
-void score_judge_resources(const struct score_pod_request *req,
-                           const struct score_node_facts *node, const struct score_node *res,
-                           const int threshold_percent[SCORE_NRES], struct score_judgement *out)
+void score_judge_resources(const struct score_pod_request *req, const struct score_node_facts *node,
+                           const struct score_node *res, const int threshold_percent[SCORE_NRES],
+                           struct score_judgement *out)
 {
     static const int whole[SCORE_NRES] = {100, 100};
     enum score_verdict v;

@@ -69,7 +69,7 @@ enum score_taint_effect {
 /* One entry of the node's spec.taints (timeAdded plays no part). */
 struct score_taint {
     const char *key;
-    const char *value; /* "" when absent */
+    const char *value;              /* "" when absent */
     enum score_taint_effect effect; /* never SCORE_EFFECT_ALL */
 };
 
@@ -89,9 +89,9 @@ enum score_toleration_op {
  * NoExecute taints, never the NoSchedule not-ready taint.
  */
 struct score_toleration {
-    const char *key;   /* "" matches every key (with Exists) */
+    const char *key; /* "" matches every key (with Exists) */
     enum score_toleration_op op;
-    const char *value; /* "" when absent; ignored by Exists */
+    const char *value;              /* "" when absent; ignored by Exists */
     enum score_taint_effect effect; /* SCORE_EFFECT_ALL when empty */
 };
 
@@ -164,15 +164,15 @@ struct score_node_facts {
 /* The rule that rejected a node: the kube-scheduler plugin (or our extender)
  * that failed first. Usable as a metric label via score_rule_name(). */
 enum score_rule {
-    SCORE_RULE_NONE = 0,          /* passed everything */
-    SCORE_RULE_PREFILTER,         /* NodeAffinity PreFilter */
-    SCORE_RULE_UNSCHEDULABLE,     /* NodeUnschedulable */
-    SCORE_RULE_NODE_NAME,         /* NodeName */
-    SCORE_RULE_TAINT,             /* TaintToleration */
-    SCORE_RULE_NODE_AFFINITY,     /* NodeAffinity Filter: nodeSelector and required affinity */
-    SCORE_RULE_RESOURCES,         /* NodeResourcesFit: pod count, cpu, memory */
-    SCORE_RULE_EXTENDER,          /* our filter: cpu, memory with thresholds */
-    SCORE_RULE_COUNT,             /* keep last */
+    SCORE_RULE_NONE = 0,      /* passed everything */
+    SCORE_RULE_PREFILTER,     /* NodeAffinity PreFilter */
+    SCORE_RULE_UNSCHEDULABLE, /* NodeUnschedulable */
+    SCORE_RULE_NODE_NAME,     /* NodeName */
+    SCORE_RULE_TAINT,         /* TaintToleration */
+    SCORE_RULE_NODE_AFFINITY, /* NodeAffinity Filter: nodeSelector and required affinity */
+    SCORE_RULE_RESOURCES,     /* NodeResourcesFit: pod count, cpu, memory */
+    SCORE_RULE_EXTENDER,      /* our filter: cpu, memory with thresholds */
+    SCORE_RULE_COUNT,         /* keep last */
 };
 
 /*
@@ -200,9 +200,9 @@ enum score_reason {
 /* The outcome for one (pod, node) pair. */
 struct score_judgement {
     enum score_rule rule;
-    unsigned reasons;              /* bit (1u << enum score_reason) per reason; 0 when it passed */
-    enum score_verdict verdict;    /* SCORE_FITS, SCORE_UNFIT (preemption could help) or
-                                    * SCORE_UNRESOLVABLE (UnschedulableAndUnresolvable) */
+    unsigned reasons;           /* bit (1u << enum score_reason) per reason; 0 when it passed */
+    enum score_verdict verdict; /* SCORE_FITS, SCORE_UNFIT (preemption could help) or
+                                 * SCORE_UNRESOLVABLE (UnschedulableAndUnresolvable) */
     const struct score_taint *taint; /* SCORE_RULE_TAINT: the first untolerated taint, in
                                       * the node's order (borrowed from the node); else NULL */
 };
@@ -282,9 +282,9 @@ void score_judge_static(const struct score_pod_constraints *pod,
  * @threshold_percent on @res (our used view). @req is the pod's request
  * (its real part is checked, as both filters do).
  */
-void score_judge_resources(const struct score_pod_request *req,
-                           const struct score_node_facts *node, const struct score_node *res,
-                           const int threshold_percent[SCORE_NRES], struct score_judgement *out);
+void score_judge_resources(const struct score_pod_request *req, const struct score_node_facts *node,
+                           const struct score_node *res, const int threshold_percent[SCORE_NRES],
+                           struct score_judgement *out);
 
 /* score_judge_static(), then, if the node passed, score_judge_resources(). */
 void score_judge(const struct score_pod_constraints *pod, const struct score_pod_request *req,

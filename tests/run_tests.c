@@ -13,7 +13,7 @@ int main(void)
         tls_suite,      fake_apiserver_suite, used_suite,      state_suite,     kubeconfig_suite,
         cluster_suite,  client_suite,         informer_suite,  jsonout_suite,   metrics_suite,
         ops_suite,      browser_suite,        placement_suite, decisions_suite, manifests_suite,
-        best_suite,
+        best_suite,     constraints_suite,    simulate_suite,
     };
     arena_install_hooks(); /* as the binary does; no arena attached means malloc */
     SRunner *sr = srunner_create(suites[0]());

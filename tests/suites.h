@@ -30,5 +30,7 @@ Suite *placement_suite(void);
 Suite *best_suite(void);
 Suite *decisions_suite(void);
 Suite *manifests_suite(void);
+Suite *constraints_suite(void);
+Suite *simulate_suite(void);
 
 #endif

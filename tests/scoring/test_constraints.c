@@ -73,7 +73,8 @@ END_TEST
 START_TEST(taint_exists_toleration_tolerates)
 {
     /* The second: key1 Exists NoSchedule (no value). */
-    const struct score_toleration t[] = {{"key1", SCORE_TOLERATION_EXISTS, "", SCORE_EFFECT_NO_SCHEDULE}};
+    const struct score_toleration t[] = {
+        {"key1", SCORE_TOLERATION_EXISTS, "", SCORE_EFFECT_NO_SCHEDULE}};
     struct score_pod_constraints pod = tolerating(t, N(t));
     struct score_node_facts n = node("node1", NULL, 0, key1_no_schedule, 1);
     ck_assert_int_eq(judge_static(&pod, &n).rule, SCORE_RULE_NONE);
@@ -491,8 +492,8 @@ START_TEST(affinity_expressions_and_terms_or)
      * "multiple terms in nodeSelectorTerms": ORed. */
     const char *const ssd[] = {"ssd"};
     const char *const east[] = {"antarctica-east1"};
-    const struct score_requirement anded[] = {{"disktype", SCORE_OP_IN, ssd, 1},
-                                              {"topology.kubernetes.io/zone", SCORE_OP_IN, east, 1}};
+    const struct score_requirement anded[] = {
+        {"disktype", SCORE_OP_IN, ssd, 1}, {"topology.kubernetes.io/zone", SCORE_OP_IN, east, 1}};
     const struct score_label ssd_west[] = {{"disktype", "ssd"},
                                            {"topology.kubernetes.io/zone", "antarctica-west1"}};
     const struct score_label ssd_east[] = {{"disktype", "ssd"},
