@@ -2,8 +2,10 @@
  * bench-sim: times the simulation engine (scoring/simulate.h) alone, on a
  * generated cluster, without any decoding.
  *
- *   bench-sim [NODES [PODS [WORKLOADS [THREADS [grouped]]]]]
- *             defaults 5000 50000 150 2; pods interleaved unless "grouped"
+ *   bench-sim [NODES [PODS [WORKLOADS [THREADS [ORDER]]]]]
+ *             defaults 5000 50000 150 2 interleaved; ORDER "grouped" keeps
+ *             each workload's pods together, "unique" gives every pod its
+ *             own request (no two pods share a shape: the worst case)
  *
  * Nodes come from six pools like a real cluster's: general and large
  * amd64, arm64, memory-optimised, GPU nodes tainted nvidia.com/gpu=true:
@@ -107,7 +109,8 @@ int main(int argc, char **argv)
     size_t n_pods = argc > 2 ? strtoul(argv[2], NULL, 10) : 50000;
     size_t n_work = argc > 3 ? strtoul(argv[3], NULL, 10) : 150;
     unsigned threads = argc > 4 ? (unsigned)strtoul(argv[4], NULL, 10) : 2;
-    int grouped = argc > 5 && strcmp(argv[5], "grouped") == 0;
+    const char *mode = argc > 5 ? argv[5] : "interleaved";
+    int grouped = strcmp(mode, "grouped") == 0, unique = strcmp(mode, "unique") == 0;
     if (n_work == 0)
         n_work = 1;
 
@@ -241,8 +244,15 @@ int main(int argc, char **argv)
             slot[i - 1] = slot[j];
             slot[j] = t;
         }
-    for (size_t i = 0; i < n_pods; i++)
+    for (size_t i = 0; i < n_pods; i++) {
         pods[i] = work[slot[i]];
+        if (unique) {
+            /* Memory differs by 4 KiB from pod to pod: no shape repeats. */
+            pods[i].request.real[SCORE_CPU] = 1 + (int64_t)(i * 7919 % 3989);
+            pods[i].request.real[SCORE_MEMORY] = 64 * MI + (int64_t)i * 4096;
+            memcpy(pods[i].request.non_zero, pods[i].request.real, sizeof(pods[i].request.real));
+        }
+    }
 
     struct score_sim_input in = {
         .nodes = nodes,
@@ -265,7 +275,7 @@ int main(int argc, char **argv)
     getrusage(RUSAGE_SELF, &ru);
 
     printf("nodes %zu pods %zu workloads %zu threads %u %s\n", n_nodes, n_pods, n_work, threads,
-           grouped ? "grouped" : "interleaved");
+           mode);
     size_t n_classes, n_shapes;
     score_sim_groups(sim, &n_classes, &n_shapes);
     printf("constraint classes %zu, shapes %zu\n", n_classes, n_shapes);
