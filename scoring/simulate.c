@@ -429,6 +429,13 @@ static int group(struct score_sim *sim, uint32_t *pod_class)
         }
         sim->pod_shape[i] = ts.slot[k] - 1;
     }
+    /* Room was made for a class and a shape per pod: give back the rest. */
+    struct sim_class *c = realloc(sim->classes, (sim->n_classes + 1) * sizeof(*c));
+    struct sim_shape *sh = realloc(sim->shapes, (sim->n_shapes + 1) * sizeof(*sh));
+    if (c != NULL)
+        sim->classes = c;
+    if (sh != NULL)
+        sim->shapes = sh;
     rc = 0;
 
 out_free_tables:
@@ -538,10 +545,10 @@ int score_sim_new(const struct score_sim_input *in, struct score_sim **out)
             goto out_free;
     if (link_up(sim) != 0 || medians(sim) != 0)
         goto out_free;
-    sim->bytes = sizeof(*sim) + (nn + 1) * (sizeof(uint32_t) * 2) +
-                 (np + 1) * sizeof(uint32_t) * 2 + sim->n_classes * sizeof(*sim->classes) +
-                 sim->n_shapes * (sizeof(*sim->shapes) + sizeof(uint32_t)) +
-                 p.cap_elig * sizeof(uint32_t) + sim->n_eligible * sizeof(*sim->links) +
+    sim->bytes = sizeof(*sim) + (nn + 1) * sizeof(uint32_t) * 2 + (np + 1) * sizeof(uint32_t) * 2 +
+                 (sim->n_classes + 1) * sizeof(*sim->classes) +
+                 (sim->n_shapes + 1) * (sizeof(*sim->shapes) + sizeof(uint32_t)) +
+                 p.cap_elig * sizeof(uint32_t) + (sim->n_eligible + 1) * sizeof(*sim->links) +
                  p.cap_stat * sizeof(*sim->stat);
     *out = sim;
     sim = NULL;
