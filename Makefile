@@ -6,6 +6,7 @@
 #   make check      lint (clang-format, cppcheck) + test
 #   make SAN=1 test only the sanitizer variant
 #   make bench      replay benchmark, writes docs/performance.md (bench/run.sh)
+#   make build/release/bench-sim   the simulation engine's driver (bench/sim_engine.c)
 #   make fuzz       libFuzzer targets (tests/fuzz/fuzz.mk)
 #   make image      the container image with podman (scripts/build-image.sh)
 #   make test-ship  test-image (the image, run read-only as 65532) and
@@ -50,7 +51,7 @@ TEST_OBJS = $(TEST_SRCS:%.c=$(B)/obj/%.o)
 BIN       = $(B)/cpu-extender
 TEST_BIN  = $(B)/run-tests
 SUPPORT_OBJS = $(B)/obj/tests/support/fixtures.o $(B)/obj/tests/support/http_client.o
-BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver
+BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver $(B)/bench-sim
 
 .PHONY: all run test test-one fixtures-check check lint install clean deps test-deps bench screenshot \
         image test-image test-monitoring test-ship ship-deps
@@ -102,6 +103,10 @@ $(B)/bench-driver: $(B)/obj/bench/driver.o $(SUPPORT_OBJS) $(LIB_OBJS)
 
 $(B)/bench-once: $(B)/obj/bench/once.o $(SUPPORT_OBJS) $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
+
+# The simulation engine alone: scoring/ only, no decoding (bench/sim_engine.c).
+$(B)/bench-sim: $(B)/obj/bench/sim_engine.o $(filter $(B)/obj/scoring/%,$(LIB_OBJS))
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) -lpthread -lm
 
 $(B)/bench-apiserver: $(B)/obj/bench/apiserver.o $(B)/obj/tests/support/fake_apiserver.o $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS)

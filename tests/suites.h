@@ -37,5 +37,7 @@ Suite *deadline_suite(void);
 Suite *evaluate_suite(void);
 Suite *limits_suite(void);
 Suite *manifests_suite(void);
+Suite *constraints_suite(void);
+Suite *simulate_suite(void);
 
 #endif
