@@ -256,6 +256,47 @@ START_TEST(simulate_init_containers_and_sidecars_count)
 }
 END_TEST
 
+START_TEST(simulate_pod_level_pod_scored_and_charged_apart)
+{
+    /* README "The effective pod request": pod-level cpu 1000m, containers
+     * {memory 100Mi} and {}. Scored with the per-container defaults (cpu
+     * 100m + 100m, replaced by the pod-level 1000m; memory 100Mi + 200Mi =
+     * 300Mi), charged to its node as NodeInfo does (the pod names both keys:
+     * 1000m, 100Mi). Two such pods on one 4000m / 4Gi node, spread:
+     *   pod 0: cpu (4000 - 1000) * 100 / 4000 = 75, memory (4096 - 300) *
+     *          100 / 4096 = 92 (92.7), (75 * 3 + 92) / 4 = 79, score 8;
+     *   pod 1: the node holds 1000m / 100Mi: cpu (4000 - 2000) * 100 / 4000
+     *          = 50, memory (4096 - 100 - 300) * 100 / 4096 = 90 (90.2),
+     *          (150 + 90) / 4 = 60, score 6.
+     * Charging the scored 300Mi would give pod 1 memory 85, value 58;
+     * scoring with the charged 100Mi would give pod 0 memory 97, value 80. */
+    const struct score_container containers[] = {
+        {.req = {0, 100 * MI}, .has = {false, true}},
+        {.req = {0, 0}, .has = {false, false}},
+    };
+    const struct score_pod spec = {
+        .containers = containers,
+        .n_containers = 2,
+        .pod_level = {.req = {1000, 0}, .has = {true, false}},
+    };
+    struct score_sim_pod pods[2];
+    memset(pods, 0, sizeof(pods));
+    ck_assert_int_eq(score_pod_request(&spec, &pods[0].request), 0);
+    ck_assert_int_eq(pods[0].request.non_zero_scored[SCORE_MEMORY], 300 * MI);
+    ck_assert_int_eq(pods[0].request.non_zero[SCORE_MEMORY], 100 * MI);
+    pods[1] = pods[0];
+    struct score_sim_node nodes[] = {mk_node("n", 4000, 4 * GI)};
+    struct score_sim_result r;
+    run(nodes, 1, pods, 2, params(), SCORE_SPREAD, &r);
+    expect(&r, 0, 0, 79, 8);
+    expect(&r, 1, 0, 60, 6);
+    ck_assert_int_eq(r.nodes[0].res.used_non_zero[SCORE_CPU], 2000);
+    ck_assert_int_eq(r.nodes[0].res.used_non_zero[SCORE_MEMORY], 200 * MI);
+    ck_assert_int_eq(r.nodes[0].requested[SCORE_MEMORY], 200 * MI);
+    score_sim_result_destroy(&r);
+}
+END_TEST
+
 START_TEST(simulate_pod_count_limit)
 {
     /* a 8000m / 16Gi allows 2 pods and has 1; b 4000m / 8Gi; pods 100m /
@@ -867,6 +908,7 @@ Suite *simulate_suite(void)
     tcase_add_test(tc, simulate_target_peaks_at_target_percent);
     tcase_add_test(tc, simulate_pod_fitting_nowhere_counts_reasons);
     tcase_add_test(tc, simulate_init_containers_and_sidecars_count);
+    tcase_add_test(tc, simulate_pod_level_pod_scored_and_charged_apart);
     tcase_add_test(tc, simulate_pod_count_limit);
     tcase_add_test(tc, simulate_priority_order_then_file_order);
     tcase_add_test(tc, simulate_taint_keeps_pod_off_better_node);
