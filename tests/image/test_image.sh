@@ -48,7 +48,17 @@ work=$(mktemp -d)
 root=$work/root
 pid=""
 cleanup() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    # Under set -e a failing command ends the trap too: each one is || true.
+    # A TERM that reaches the server's shell child before its exec is lost
+    # (the child still has this script's trap), so KILL after 5 s.
+    if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
+        for _ in $(seq 50); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -9 "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    fi
     # Never rm -rf through a mount of the image.
     umount -R "$root" 2>/dev/null || true
     mountpoint -q "$root" || rm -rf "$work"
@@ -146,7 +156,10 @@ serve() {
     pid=$!
     port=""
     for _ in $(seq 100); do
-        port=$(sed -n 's/.*"msg":"listening","addr":"127.0.0.1:\([0-9]*\)".*/\1/p' "$log")
+        # The log may not be there yet: the child opens it. Under set -e a
+        # failing sed here would end the script.
+        port=$(sed -n 's/.*"msg":"listening","addr":"127.0.0.1:\([0-9]*\)".*/\1/p' "$log" \
+            2>/dev/null || true)
         [ -n "$port" ] && break
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1

@@ -34,7 +34,9 @@ work=$(mktemp -d)
 pids=""
 cleanup() {
     for p in $pids; do
-        kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+        # || true: under set -e a killed child's status would end the trap
+        # before the other processes and the directory.
+        if kill "$p" 2>/dev/null; then wait "$p" 2>/dev/null || true; fi
     done
     rm -rf "$work"
 }
@@ -68,7 +70,8 @@ token="monitoring-$$"
 pids="$pids $!"
 api_port=""
 for _ in $(seq 300); do
-    api_port=$(sed -n 's/^port=\([0-9]*\)$/\1/p' "$work/apiserver.out")
+    # Not there yet until the child opens it; a failing sed would end the script.
+    api_port=$(sed -n 's/^port=\([0-9]*\)$/\1/p' "$work/apiserver.out" 2>/dev/null || true)
     [ -n "$api_port" ] && break
     sleep 0.1
 done
