@@ -8,7 +8,11 @@
 #   make check      lint (clang-format, cppcheck) + test
 #   make SAN=1 test only the sanitizer variant
 #   make bench      replay benchmark, writes docs/performance.md (bench/run.sh)
+#   make build/release/bench-sim   the simulation engine's driver (bench/sim_engine.c)
 #   make fuzz       libFuzzer targets (tests/fuzz/fuzz.mk)
+#   make image      the container image with podman (scripts/build-image.sh)
+#   make test-ship  test-image (the image, run read-only as 65532) and
+#                   test-monitoring (Prometheus, rules, dashboard); root
 #   make install PREFIX=/usr/local [DESTDIR=...]
 
 PREFIX  ?= /usr/local
@@ -49,10 +53,11 @@ TEST_OBJS = $(TEST_SRCS:%.c=$(B)/obj/%.o)
 BIN       = $(B)/cpu-extender
 TEST_BIN  = $(B)/run-tests
 SUPPORT_OBJS = $(B)/obj/tests/support/fixtures.o $(B)/obj/tests/support/http_client.o
-BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver
+BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver $(B)/bench-sim
 CLUSTER_TOOLS = $(B)/cluster-informer-probe $(B)/cluster-yaml2json
 
-.PHONY: all run test test-one test-cluster fixtures-check check lint install clean deps test-deps bench screenshot
+.PHONY: all run test test-one test-cluster fixtures-check check lint install clean deps test-deps bench \
+        screenshot image test-image test-monitoring test-ship ship-deps
 
 all: $(BIN)
 
@@ -66,9 +71,13 @@ test-deps: deps
 	@command -v chromium >/dev/null && command -v groff >/dev/null || scripts/install-deps.sh || \
 	    { echo "install the packages in scripts/debian-packages.txt" >&2; exit 1; }
 
+# VERSION plus the commit (git describe); GIT_DESCRIBE=... gives the commit
+# where there is no .git (the image build: scripts/build-image.sh).
+GIT_DESCRIBE ?=
 $(B)/gen/version.h: FORCE
 	@mkdir -p $(@D)
-	@v=$$(cat VERSION)$$(git describe --always --dirty 2>/dev/null | sed "s/^/-/"); \
+	@d='$(GIT_DESCRIBE)'; [ -n "$$d" ] || d=$$(git describe --always --dirty 2>/dev/null); \
+	 v=$$(cat VERSION)$${d:+-$$d}; \
 	 echo "#define CPU_EXTENDER_VERSION \"$$v\"" > $@.tmp; \
 	 cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
@@ -97,6 +106,10 @@ $(B)/bench-driver: $(B)/obj/bench/driver.o $(SUPPORT_OBJS) $(LIB_OBJS)
 
 $(B)/bench-once: $(B)/obj/bench/once.o $(SUPPORT_OBJS) $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
+
+# The simulation engine alone: scoring/ only, no decoding (bench/sim_engine.c).
+$(B)/bench-sim: $(B)/obj/bench/sim_engine.o $(filter $(B)/obj/scoring/%,$(LIB_OBJS))
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) -lpthread -lm
 
 $(B)/bench-apiserver: $(B)/obj/bench/apiserver.o $(B)/obj/tests/support/fake_apiserver.o $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS)
@@ -152,6 +165,29 @@ test-one: fixtures-check $(BIN) $(TEST_BIN)
 test-cluster: deps
 	$(MAKE) all $(CLUSTER_TOOLS)
 	tests/cluster/run.sh $(B)
+
+# The image and what ships beside it (root: podman, mmdebstrap, chroot,
+# prometheus). .ci/run runs test-ship after test.
+IMAGE ?= localhost/cpu-extender:$(shell cat VERSION)
+ship-deps:
+	@scripts/install-deps.sh scripts/debian-packages-ship.txt || \
+	    { echo "install the packages in scripts/debian-packages-ship.txt" >&2; exit 1; }
+
+# The Containerfile with podman; the base is chosen in scripts/build-image.sh
+# (BASE_IMAGE=... to name one). Cold: about 2 minutes (the Debian base with
+# mmdebstrap, then both stages); warm: seconds.
+image: ship-deps
+	IMAGE=$(IMAGE) scripts/build-image.sh
+
+test-image: image $(BIN)
+	tests/image/test_image.sh $(BIN) $(IMAGE)
+
+# A real Prometheus scrapes the service; promtool checks the rules and
+# their unit tests; the dashboard's queries run against what it scraped.
+test-monitoring: ship-deps $(BIN) $(B)/bench-apiserver
+	tests/monitoring/test_monitoring.sh $(B)
+
+test-ship: test-image test-monitoring
 
 # Formatting, static analysis, and the architecture (which room may
 # include which, symbol prefixes, no two files calling each other).

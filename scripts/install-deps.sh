@@ -1,10 +1,11 @@
 #!/bin/sh
-# Installs the Debian packages of scripts/debian-packages.txt that are missing.
-# As root it runs apt-get; otherwise it names the command to run and fails.
+# Installs the Debian packages of scripts/debian-packages.txt (or of the list
+# given) that are missing. As root it runs apt-get; otherwise it names the
+# command to run and fails.
 set -eu
-here=$(dirname "$0")
+list=${1:-$(dirname "$0")/debian-packages.txt}
 missing=""
-for pkg in $(cat "$here/debian-packages.txt"); do
+for pkg in $(cat "$list"); do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
         missing="$missing $pkg"
 done

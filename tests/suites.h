@@ -43,5 +43,7 @@ Suite *limits_suite(void);
 Suite *target_suite(void);
 Suite *slots_suite(void);
 Suite *manifests_suite(void);
+Suite *constraints_suite(void);
+Suite *simulate_suite(void);
 
 #endif

@@ -23,7 +23,7 @@ shift
 MANIFEST_DIR=manifests
 RBAC_YAML=$MANIFEST_DIR/rbac.yaml
 # shellcheck disable=SC2034 # read by t_scheduler.sh
-SCHEDULER_CONFIG_YAML=$MANIFEST_DIR/scheduler-config.yaml
+SCHEDULER_CONFIG_YAML=$MANIFEST_DIR/scheduler/scheduler-config.yaml
 # shellcheck disable=SC2034 # read by t_manifests.sh
 KUBEADM_PATCH_YAML=$MANIFEST_DIR/kubeadm/kube-scheduler+strategic.yaml
 

@@ -120,7 +120,25 @@ t_manifests_dry_run() {
     while read -r f; do
         while read -r doc; do
             n=$((n + 1))
-            kind=$(jq -r .kind <<<"$doc")
+            kind=$(jq -r '.kind // ""' <<<"$doc")
+            if [ -z "$kind" ]; then
+                SKIPPED+=("$f: not a Kubernetes object (a Prometheus rules or scrape file)")
+                continue
+            fi
+            if [ "$kind" = Kustomization ]; then
+                # What kubectl apply -k sends, the generated ConfigMap
+                # included: rendered by the kustomize of this kubectl.
+                local rendered
+                if ! rendered=$("$K8S_BIN/kubectl" kustomize "$(dirname "$f")" 2>&1); then
+                    fail "$f: kubectl kustomize: $rendered"
+                    continue
+                fi
+                local obj
+                while read -r obj; do
+                    dry_run_create "$f (rendered)" "$obj"
+                done < <("$Y2J" /dev/stdin <<<"$rendered")
+                continue
+            fi
             if [ "$kind" = KubeSchedulerConfiguration ]; then
                 SKIPPED+=("$f: KubeSchedulerConfiguration $(jq -r .apiVersion <<<"$doc") is kube-scheduler's --config, not an API object (the t_scheduler_* tests run kube-scheduler with its extenders stanza)")
                 continue

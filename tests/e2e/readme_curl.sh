@@ -4,10 +4,12 @@
 # json block printed under it. Also checks what the README and manifests
 # promise about the configuration:
 #   - every option of `--help` has a row in the README's table;
-#   - the README's example config file and the ConfigMap's config.json pass
+#   - the README's example config file and the ConfigMap's config.json
+#     (manifests/scheduler/config.json) pass
 #     `cpu-extender config check`.
 # Usage: tests/e2e/readme_curl.sh path/to/cpu-extender   (from the repository root)
 set -eu
+. "$(dirname "$0")/../support/readme.sh"
 # Loopback only: never a cluster from the environment.
 unset KUBECONFIG KUBERNETES_SERVICE_HOST
 bin=${1:?usage: readme_curl.sh BINARY}
@@ -36,16 +38,7 @@ until curl -s -o /dev/null --max-time 1 http://127.0.0.1:8888/healthz; do
     sleep 0.1
 done
 
-# Pairs of (```sh block with one curl line, following ```json block).
-awk -v dir="$work" '
-    /^```sh$/ { in_sh = 1; cmd = ""; next }
-    in_sh && /^```$/ { in_sh = 0; want_json = (cmd != ""); next }
-    in_sh { if ($0 ~ /^curl /) cmd = $0; else cmd = ""; next }
-    want_json && /^```json$/ { n++; in_json = 1; print cmd > (dir "/cmd." n); next }
-    in_json && /^```$/ { in_json = 0; want_json = 0; next }
-    in_json { print > (dir "/want." n); next }
-    { if ($0 != "") want_json = 0 }
-' README.md
+readme_examples README.md "$work" >/dev/null
 
 n=0
 for c in "$work"/cmd.*; do
@@ -66,9 +59,7 @@ awk '/^Example file/ { f = 1 } f && /^```json$/ { g = 1; next } g && /^```$/ { e
     README.md >"$work/example.json"
 if "$bin" config check "$work/example.json" >/dev/null 2>&1; then ok; else bad "README example config"; fi
 
-awk '/^  config.json: \|$/ { f = 1; next } f && /^    / { sub(/^    /, ""); print; next } f { exit }' \
-    manifests/configmap.yaml >"$work/configmap.json"
-if "$bin" config check "$work/configmap.json" >/dev/null 2>&1; then ok; else bad "ConfigMap config.json"; fi
+if "$bin" config check manifests/scheduler/config.json >/dev/null 2>&1; then ok; else bad "ConfigMap config.json"; fi
 
 echo "readme: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "server/ops/labels.h"
 #include "tests/suites.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/http_client.h"
@@ -36,6 +37,18 @@ START_TEST(metrics_count_exactly_what_was_sent)
     char *before = metrics_get(s.port);
     ck_assert_double_eq(
         metrics_must(before, "cpu_extender_requests_total{verb=\"filter\",status=\"200\"}"), 0);
+    /* Every verb's 200 histogram before its first call: rate() needs the 0. */
+    for (int v = 0; v < OPS_VERB_COUNT; v++) {
+        char name[128];
+        snprintf(name, sizeof(name),
+                 "cpu_extender_request_duration_seconds_count{verb=\"%s\",status=\"200\"}",
+                 ops_verb_name((enum ops_verb)v));
+        ck_assert_double_eq(metrics_must(before, name), 0);
+    }
+    ck_assert_msg(metrics_value(before,
+                                "cpu_extender_request_duration_seconds_count{verb=\"filter\","
+                                "status=\"400\"}") < 0,
+                  "other statuses once seen");
     free(before);
 
     ck_assert_int_eq(post(s.port, "/scheduler/filter", filter, filter_len), 200);
@@ -84,9 +97,9 @@ START_TEST(metrics_count_exactly_what_was_sent)
     ck_assert_msg(strstr(m, "cpu_extender_build_info{version=\"") != NULL, "%s", m);
     ck_assert_msg(strstr(m, "# TYPE cpu_extender_request_duration_seconds histogram") != NULL, "%s",
                   m);
-    /* duration: filter 200, prioritize 200 and 400, preempt 413, bind 200; body bytes for the
-     * four verbs; nodes for the three with candidates; the prioritize score spread */
-    ck_assert_int_eq(metrics_assert_histograms(m), 5 + 4 + 3 + 1);
+    /* duration: 200 of the four verbs (preempt's empty), prioritize 400, preempt 413; body
+     * bytes for the four verbs; nodes for the three with candidates; the score spread */
+    ck_assert_int_eq(metrics_assert_histograms(m), 6 + 4 + 3 + 1);
     free(m);
     free(filter);
     free(prio);

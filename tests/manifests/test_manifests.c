@@ -2,8 +2,12 @@
  * The Kubernetes manifests (every file under manifests/): API objects in
  * current API versions only, consistent with each other, with the
  * extender's routes and configuration, and with what docs/manifests.md and
- * the README state. Paths are relative to the repository root, the test
- * runner's working directory. A failure names the file, line and field.
+ * the README state. The ConfigMap is made by manifests/kustomization.yaml
+ * from the files the pod reads; the tests build it from the kustomization's
+ * own fields, and where kubectl is on PATH also compare it with
+ * `kubectl kustomize manifests/`. Paths are relative to the repository
+ * root, the test runner's working directory. A failure names the file,
+ * line and field.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,6 +45,17 @@ static const struct kind_rule {
     {"RoleBinding", "rbac.authorization.k8s.io/v1", true, true},
     {"ClusterRole", "rbac.authorization.k8s.io/v1", false, true},
     {"ClusterRoleBinding", "rbac.authorization.k8s.io/v1", false, true},
+    {"PrometheusRule", "monitoring.coreos.com/v1", true, false}, /* manifests/monitoring */
+};
+
+/* kustomize's own file: not an API object, never applied with -f. */
+#define KUSTOMIZATION_API "kustomize.config.k8s.io/v1beta1"
+
+/* Prometheus' own configuration files (no kind): not API objects; promtool
+ * checks them (tests/monitoring). */
+static const char *const prometheus_files[] = {
+    "manifests/monitoring/rules.yaml",
+    "manifests/monitoring/scrape-config.yaml",
 };
 
 /* kube-scheduler's configuration file: not an API object, never applied. */
@@ -82,6 +97,12 @@ static const char *const kubeadm_targets[] = {
     "etcd",           "kubeletconfiguration",    "corednsdeployment",
 };
 
+#define KUSTOMIZATION        "manifests/kustomization.yaml"
+#define SCHED_DIR            "manifests/scheduler/"
+#define SCHED_CONFIG         SCHED_DIR "scheduler-config.yaml"
+#define SCHED_CONFIG_V1BETA3 SCHED_DIR "scheduler-config-v1beta3.yaml"
+#define EXT_CONFIG           SCHED_DIR "config.json"
+#define MONITORING_DIR       "manifests/monitoring/"
 #define KUBEADM_DIR          "manifests/kubeadm/"
 #define KUBEADM_PATCH        KUBEADM_DIR "kube-scheduler+strategic.yaml"
 #define KUBEADM_SCHED_CONFIG KUBEADM_DIR "scheduler-config.yaml"
@@ -94,6 +115,9 @@ struct manifests {
     char *paths[MAX_FILES]; /* every file, sorted */
     size_t n_yaml;
     struct ydoc_file yaml[MAX_FILES];
+    /* For a document made from a kustomization's generator: that
+     * kustomization's directory ("manifests/"); NULL for a file. */
+    char *generated_by[MAX_FILES];
 };
 
 /* One document of a loaded file. */
@@ -151,8 +175,116 @@ static bool has_prefix(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* The directory of kustomization file @path, with its slash ("manifests/"). */
+static char *kustomization_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = strndup(path, slash != NULL ? (size_t)(slash - path + 1) : 0);
+    ck_assert_ptr_nonnull(dir);
+    return dir;
+}
+
+/* The ConfigMaps that kustomization file @k (a loaded file of @m) generates,
+ * as kustomize v2.0.3 and later write them, added to @m as documents: each
+ * key the named file byte for byte, the kustomization's namespace, the
+ * generatorOptions labels. Fails on any generator field it does not model,
+ * rather than check something kustomize would render differently. */
+static void kustomize_generate(struct manifests *m, struct ydoc_file *k)
+{
+    yaml_document_t *d = &k->docs[0];
+    const yaml_node_t *root = ydoc_root(d);
+    const yaml_node_t *gens = ydoc_get(d, root, "configMapGenerator");
+    const yaml_node_t *opts = ydoc_get(d, root, "generatorOptions");
+    const char *ns = ydoc_str(ydoc_get(d, root, "namespace"));
+    char *dir = kustomization_dir(k->path);
+
+    for (size_t i = 0; i < ydoc_len(opts); i++) {
+        yaml_node_t *key = NULL, *v = NULL;
+        ydoc_pair(d, opts, i, &key, &v);
+        ck_assert_msg(ydoc_is(key, "labels") || ydoc_is(key, "disableNameSuffixHash"),
+                      "%s:%d: generatorOptions.%s: not modelled by tests/manifests", k->path,
+                      ydoc_line(key), ydoc_str(key));
+    }
+    if (ydoc_len(gens) > 0)
+        /* Docs and commands name the ConfigMap; a hashed name would not be it. */
+        ck_assert_msg(ydoc_is(ydoc_get(d, opts, "disableNameSuffixHash"), "true"),
+                      "%s: generatorOptions.disableNameSuffixHash: want true", k->path);
+    for (size_t i = 0; i < ydoc_len(gens); i++) {
+        const yaml_node_t *g = ydoc_item(d, gens, i);
+        const char *name = ydoc_str(ydoc_get(d, g, "name"));
+        const yaml_node_t *files = ydoc_get(d, g, "files");
+        char doc_name[PATH_LEN], err[YDOC_ERR_LEN];
+
+        ck_assert_msg(name != NULL, "%s:%d: configMapGenerator[%zu].name: missing", k->path,
+                      ydoc_line(g), i);
+        for (size_t j = 0; j < ydoc_len(g); j++) {
+            yaml_node_t *key = NULL, *v = NULL;
+            ydoc_pair(d, g, j, &key, &v);
+            ck_assert_msg(ydoc_is(key, "name") || ydoc_is(key, "files"),
+                          "%s:%d: configMapGenerator[%s].%s: not modelled by tests/manifests",
+                          k->path, ydoc_line(key), name, ydoc_str(key));
+        }
+        cJSON *cm = cJSON_CreateObject();
+        cJSON_AddStringToObject(cm, "apiVersion", "v1");
+        cJSON_AddStringToObject(cm, "kind", "ConfigMap");
+        cJSON *meta = cJSON_AddObjectToObject(cm, "metadata");
+        cJSON_AddStringToObject(meta, "name", name);
+        if (ns != NULL)
+            cJSON_AddStringToObject(meta, "namespace", ns);
+        const yaml_node_t *labels = ydoc_get(d, opts, "labels");
+        if (ydoc_len(labels) > 0) {
+            cJSON *l = cJSON_AddObjectToObject(meta, "labels");
+            for (size_t j = 0; j < ydoc_len(labels); j++) {
+                yaml_node_t *key = NULL, *v = NULL;
+                ydoc_pair(d, labels, j, &key, &v);
+                cJSON_AddStringToObject(l, ydoc_str(key), ydoc_str(v));
+            }
+        }
+        cJSON *data = cJSON_AddObjectToObject(cm, "data");
+        for (size_t j = 0; j < ydoc_len(files); j++) {
+            /* "KEY=PATH" or "PATH" (the key is then its base name). */
+            const char *spec = ydoc_str(ydoc_item(d, files, j));
+            ck_assert_msg(spec != NULL, "%s: configMapGenerator[%s].files[%zu]: not a string",
+                          k->path, name, j);
+            const char *eq = strchr(spec, '=');
+            const char *rel = eq != NULL ? eq + 1 : spec;
+            const char *base = strrchr(rel, '/');
+            char key[PATH_LEN], path[PATH_LEN];
+            size_t len;
+            if (eq != NULL)
+                snprintf(key, sizeof(key), "%.*s", (int)(eq - spec), spec);
+            else
+                snprintf(key, sizeof(key), "%s", base != NULL ? base + 1 : rel);
+            ck_assert_msg(strstr(rel, "..") == NULL && rel[0] != '/',
+                          "%s: %s: outside the kustomization's directory", k->path, rel);
+            snprintf(path, sizeof(path), "%s%s", dir, rel);
+            char *text = file_slurp(path, &len);
+            ck_assert_msg(text != NULL, "%s: configMapGenerator[%s]: cannot read %s", k->path, name,
+                          path);
+            ck_assert_msg(strlen(text) == len, "%s: a NUL byte (binaryData is not modelled)", path);
+            ck_assert_msg(cJSON_GetObjectItemCaseSensitive(data, key) == NULL,
+                          "%s: configMapGenerator[%s]: key %s twice", k->path, name, key);
+            cJSON_AddStringToObject(data, key, text);
+            free(text);
+        }
+        char *json = cJSON_PrintUnformatted(cm);
+        cJSON_Delete(cm);
+        ck_assert_ptr_nonnull(json);
+        ck_assert_msg(m->n_yaml < MAX_FILES, "more than %d YAML files under manifests/", MAX_FILES);
+        snprintf(doc_name, sizeof(doc_name), "%s configMapGenerator %s", k->path, name);
+        ck_assert_msg(ydoc_load_text(&m->yaml[m->n_yaml], doc_name, json, strlen(json), err) == 0,
+                      "%s", err);
+        m->generated_by[m->n_yaml] = strdup(dir);
+        m->n_yaml++;
+        free(json);
+    }
+    free(dir);
+}
+
 static void manifests_load(struct manifests *m)
 {
+    size_t n_files_yaml;
+
     memset(m, 0, sizeof(*m));
     list_files("manifests", m);
     qsort(m->paths, m->n_files, sizeof(m->paths[0]), compare_paths);
@@ -164,12 +296,20 @@ static void manifests_load(struct manifests *m)
         ck_assert_msg(m->yaml[m->n_yaml].n_docs > 0, "%s: no YAML document", m->paths[i]);
         m->n_yaml++;
     }
+    n_files_yaml = m->n_yaml;
+    for (size_t i = 0; i < n_files_yaml; i++) {
+        if (has_suffix(m->yaml[i].path, "/kustomization.yaml"))
+            kustomize_generate(m, &m->yaml[i]);
+    }
 }
 
 static void manifests_free(struct manifests *m)
 {
-    for (size_t i = 0; i < m->n_yaml; i++)
+    for (size_t i = 0; i < m->n_yaml; i++) {
         ydoc_free(&m->yaml[i]);
+        free(m->generated_by[i]);
+        m->generated_by[i] = NULL;
+    }
     for (size_t i = 0; i < m->n_files; i++) {
         free(m->paths[i]);
         m->paths[i] = NULL;
@@ -407,7 +547,7 @@ static void ext_cfg_configmap(struct manifests *m, struct ext_cfg *c)
     const char *text = ydoc_str(ydoc_get(cm.doc, data, "config.json"));
     if (text == NULL)
         fail_at(&cm, data, "data.config.json: missing");
-    ext_cfg_parse(c, "manifests/configmap.yaml data.config.json", text);
+    ext_cfg_parse(c, "ConfigMap " CONFIGMAP_NAME " data.config.json (" EXT_CONFIG ")", text);
 }
 
 static void ext_cfg_file(struct ext_cfg *c, const char *path)
@@ -505,7 +645,7 @@ static int config_check(const char *text, char *out, size_t out_len)
 START_TEST(manifests_every_document_is_a_current_api_object)
 {
     struct manifests m;
-    size_t n_objects = 0, n_configs = 0;
+    size_t n_objects = 0, n_configs = 0, n_kustomizations = 0, n_prometheus = 0;
     char seen[64][PATH_LEN];
 
     manifests_load(&m);
@@ -518,8 +658,25 @@ START_TEST(manifests_every_document_is_a_current_api_object)
                 ck_abort_msg("%s:%d: key %s appears twice in one mapping", o.file->path, line, dup);
             if (o.root->type != YAML_MAPPING_NODE)
                 fail_at(&o, o.root, "document %zu is not a mapping", j + 1);
+            if (in_list(o.file->path, prometheus_files,
+                        sizeof(prometheus_files) / sizeof(prometheus_files[0]))) {
+                /* Prometheus' configuration: no kind, so no apply can take it. */
+                if (ydoc_get(o.doc, o.root, "kind") != NULL)
+                    fail_at(&o, o.root, "a Prometheus configuration file has no kind");
+                n_prometheus++;
+                continue;
+            }
             const char *kind = need_str(&o, o.root, "document", "kind");
             const char *api = need_str(&o, o.root, kind, "apiVersion");
+            if (strcmp(kind, "Kustomization") == 0) {
+                /* kubectl apply -k DIR reads it; never applied itself. */
+                if (strcmp(api, KUSTOMIZATION_API) != 0 || o.file->n_docs != 1 ||
+                    !has_suffix(o.file->path, "/kustomization.yaml"))
+                    fail_at(&o, o.root, "want one %s Kustomization in a kustomization.yaml",
+                            KUSTOMIZATION_API);
+                n_kustomizations++;
+                continue;
+            }
             if (strcmp(kind, "KubeSchedulerConfiguration") == 0) {
                 /* kube-scheduler's --config file: one document, never applied. */
                 if (!in_list(api, scheduler_config_versions, 2))
@@ -560,7 +717,7 @@ START_TEST(manifests_every_document_is_a_current_api_object)
         }
     }
     for (size_t i = 0; i < m.n_files; i++) {
-        /* The other files are JSON: config.json of the kubeadm sidecar. */
+        /* The other files are JSON: the sidecars' config.json, the dashboard. */
         size_t len;
         if (!has_suffix(m.paths[i], ".json"))
             continue;
@@ -572,32 +729,238 @@ START_TEST(manifests_every_document_is_a_current_api_object)
     }
     ck_assert_msg(n_objects >= 15, "only %zu API objects under manifests/", n_objects);
     ck_assert_msg(n_configs == 3, "%zu KubeSchedulerConfiguration files, want 3", n_configs);
+    ck_assert_msg(n_kustomizations >= 1, "no kustomization.yaml under manifests/");
+    ck_assert_msg(n_prometheus == sizeof(prometheus_files) / sizeof(prometheus_files[0]),
+                  "%zu of the Prometheus files under manifests/monitoring", n_prometheus);
     manifests_free(&m);
 }
 END_TEST
 
 /* ---- kube-scheduler configurations ---- */
 
+static yaml_node_t *need_container(const struct obj *o, const yaml_node_t *spec, const char *name);
+
+/* Whether m->yaml[@i] is applied by `kubectl apply -k @dir`: a file listed
+ * under the resources of @dir's kustomization.yaml, or a document one of
+ * its generators makes. */
+static bool applied_by_kustomization(struct manifests *m, const char *dir, size_t i)
+{
+    char kpath[PATH_LEN];
+
+    if (m->generated_by[i] != NULL)
+        return strcmp(m->generated_by[i], dir) == 0;
+    snprintf(kpath, sizeof(kpath), "%skustomization.yaml", dir);
+    for (size_t k = 0; k < m->n_yaml; k++) {
+        if (m->generated_by[k] != NULL || strcmp(m->yaml[k].path, kpath) != 0)
+            continue;
+        yaml_document_t *d = &m->yaml[k].docs[0];
+        const yaml_node_t *res = ydoc_get(d, ydoc_root(d), "resources");
+        for (size_t r = 0; r < ydoc_len(res); r++) {
+            const char *rel = ydoc_str(ydoc_item(d, res, r));
+            char path[PATH_LEN];
+            snprintf(path, sizeof(path), "%s%s", dir, rel != NULL ? rel : "");
+            if (strcmp(path, m->yaml[i].path) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Whether kubectl is on PATH. */
+static bool have_kubectl(void)
+{
+    const char *path = getenv("PATH");
+    char dir[PATH_LEN];
+
+    for (const char *p = path != NULL ? path : ""; *p != '\0';) {
+        size_t n = strcspn(p, ":");
+        snprintf(dir, sizeof(dir), "%.*s/kubectl", (int)n, p);
+        if (n > 0 && access(dir, X_OK) == 0)
+            return true;
+        p += n + (p[n] == ':');
+    }
+    return false;
+}
+
+/* `kubectl kustomize @dir` (stdout and stderr), failing the test when it
+ * fails; NULL when there is no kubectl, after saying so. */
+static char *kubectl_kustomize(const char *dir, size_t *len)
+{
+    char cmd[PATH_LEN + 64], *out = NULL;
+    size_t cap = 0;
+
+    *len = 0;
+    if (!have_kubectl()) {
+        fprintf(stderr,
+                "manifests: SKIPPED `kubectl kustomize %s`: no kubectl on PATH (the "
+                "kustomization was checked from its own fields only)\n",
+                dir);
+        return NULL;
+    }
+    snprintf(cmd, sizeof(cmd), "kubectl kustomize %s 2>&1", dir);
+    FILE *f = popen(cmd, "r");
+    ck_assert_msg(f != NULL, "%s: %s", cmd, strerror(errno));
+    for (;;) {
+        if (*len + 4096 + 1 > cap) {
+            cap = cap * 2 + 8192;
+            out = realloc(out, cap);
+            ck_assert_ptr_nonnull(out);
+        }
+        size_t r = fread(out + *len, 1, cap - *len - 1, f);
+        if (r == 0)
+            break;
+        *len += r;
+    }
+    out[*len] = '\0';
+    int status = pclose(f);
+    ck_assert_msg(status == 0, "`%s` failed (%d): %s", cmd, status, out);
+    return out;
+}
+
+/* data.@key of ConfigMap @cm is file @path byte for byte. */
+static void expect_data_is_file(const struct obj *cm, const char *key, const char *path)
+{
+    size_t len;
+    char *text = file_slurp(path, &len);
+    ck_assert_msg(text != NULL, "%s: cannot read", path);
+    const yaml_node_t *v = ydoc_get(cm->doc, need(cm, cm->root, "ConfigMap", "data"), key);
+    if (v == NULL || v->type != YAML_SCALAR_NODE)
+        fail_at(cm, cm->root, "data.%s: missing", key);
+    const char *got = ydoc_str(v);
+    size_t got_len = v->data.scalar.length, line = 1;
+    for (size_t i = 0; i < got_len && i < len && got[i] == text[i]; i++)
+        line += got[i] == '\n';
+    if (got_len != len || memcmp(got, text, got_len) != 0)
+        fail_at(cm, v, "data.%s differs from %s from its line %zu on (%zu bytes, the file %zu)",
+                key, path, line, got_len, len);
+    free(text);
+}
+
 START_TEST(manifests_configmap_embeds_scheduler_config_byte_identical)
 {
     struct manifests m;
+    struct ydoc_file rendered;
+    char err[YDOC_ERR_LEN];
+    size_t len;
 
+    /* No hand-kept copy: the kustomization makes the ConfigMap from the files. */
     manifests_load(&m);
     struct obj cm = need_obj(&m, "ConfigMap", CONFIGMAP_NAME);
-    struct obj file = need_file(&m, "manifests/scheduler-config.yaml");
-    const yaml_node_t *v =
-        ydoc_get(cm.doc, need(&cm, cm.root, "ConfigMap", "data"), "scheduler-config.yaml");
-    if (v == NULL || v->type != YAML_SCALAR_NODE)
-        fail_at(&cm, cm.root, "data.scheduler-config.yaml: missing");
-    const char *got = ydoc_str(v);
-    size_t got_len = v->data.scalar.length, line = 1;
-    for (size_t i = 0; i < got_len && i < file.file->len && got[i] == file.file->text[i]; i++)
-        line += got[i] == '\n';
-    if (got_len != file.file->len || memcmp(got, file.file->text, got_len) != 0)
-        fail_at(&cm, v,
-                "data.scheduler-config.yaml differs from manifests/scheduler-config.yaml from its "
-                "line %zu on (%zu bytes, the file %zu): copy the file into the ConfigMap",
-                line, got_len, file.file->len);
+    size_t at = (size_t)(cm.file - m.yaml);
+    ck_assert_msg(m.generated_by[at] != NULL && strcmp(m.generated_by[at], "manifests/") == 0,
+                  "%s: ConfigMap %s must come from the configMapGenerator of " KUSTOMIZATION,
+                  cm.file->path, CONFIGMAP_NAME);
+    expect_data_is_file(&cm, "scheduler-config.yaml", SCHED_CONFIG);
+    expect_data_is_file(&cm, "config.json", EXT_CONFIG);
+
+    /* What kustomize itself renders: the same bytes, the same objects. */
+    char *text = kubectl_kustomize("manifests/", &len);
+    if (text != NULL) {
+        ck_assert_msg(ydoc_load_text(&rendered, "kubectl kustomize manifests/", text, len, err) ==
+                          0,
+                      "%s", err);
+        bool found = false;
+        for (size_t i = 0; i < rendered.n_docs; i++) {
+            struct obj o = obj_at(&rendered, i);
+            const char *kind = ydoc_str(ydoc_get(o.doc, o.root, "kind"));
+            const char *name = ydoc_str(ydoc_path(o.doc, o.root, "metadata.name"));
+            struct obj mine;
+            ck_assert_msg(kind != NULL && name != NULL && find_obj(&m, kind, name, &mine),
+                          "kubectl kustomize manifests/: %s %s is in no file of manifests/", kind,
+                          name);
+            const char *ns = ydoc_str(ydoc_path(mine.doc, mine.root, "metadata.namespace"));
+            if (ns != NULL)
+                expect_str(&o, o.root, kind, "metadata.namespace", ns);
+            else if (ydoc_path(o.doc, o.root, "metadata.namespace") != NULL)
+                fail_at(&o, o.root, "%s %s: a namespace, and none in manifests/", kind, name);
+            if (strcmp(kind, "ConfigMap") == 0 && strcmp(name, CONFIGMAP_NAME) == 0) {
+                found = true;
+                expect_data_is_file(&o, "scheduler-config.yaml", SCHED_CONFIG);
+                expect_data_is_file(&o, "config.json", EXT_CONFIG);
+                /* The generatorOptions labels (as strings: JSON above quotes them). */
+                const yaml_node_t *want = ydoc_path(cm.doc, cm.root, "metadata.labels");
+                const yaml_node_t *got = ydoc_path(o.doc, o.root, "metadata.labels");
+                if (ydoc_len(got) != ydoc_len(want))
+                    fail_at(&o, o.root, "metadata.labels: %zu, the generatorOptions have %zu",
+                            ydoc_len(got), ydoc_len(want));
+                for (size_t l = 0; l < ydoc_len(want); l++) {
+                    yaml_node_t *key = NULL, *v = NULL;
+                    ydoc_pair(cm.doc, want, l, &key, &v);
+                    if (!ydoc_is(ydoc_get(o.doc, got, ydoc_str(key)), ydoc_str(v)))
+                        fail_at(&o, o.root, "metadata.labels.%s: want %s", ydoc_str(key),
+                                ydoc_str(v));
+                }
+            }
+            if (strcmp(kind, "Deployment") == 0) {
+                /* The kustomization's images render the images the file names. */
+                const yaml_node_t *cs = ydoc_path(o.doc, o.root, "spec.template.spec.containers");
+                const yaml_node_t *mspec = ydoc_path(mine.doc, mine.root, "spec.template.spec");
+                for (size_t c = 0; c < ydoc_len(cs); c++) {
+                    const yaml_node_t *rc = ydoc_item(o.doc, cs, c);
+                    const char *cname = need_str(&o, rc, "containers[]", "name");
+                    const yaml_node_t *fc = need_container(&mine, mspec, cname);
+                    expect_str(&o, rc, cname, "image", need_str(&mine, fc, cname, "image"));
+                }
+            }
+        }
+        ck_assert_msg(found, "kubectl kustomize manifests/: no ConfigMap %s", CONFIGMAP_NAME);
+        size_t want = 0;
+        for (size_t i = 0; i < m.n_yaml; i++)
+            want += applied_by_kustomization(&m, "manifests/", i) ? m.yaml[i].n_docs : 0;
+        ck_assert_msg(rendered.n_docs == want,
+                      "kubectl kustomize manifests/: %zu objects, the resources and generator "
+                      "of " KUSTOMIZATION " hold %zu",
+                      rendered.n_docs, want);
+        ydoc_free(&rendered);
+        free(text);
+    }
+
+    /* The monitoring kustomization: the dashboard as its file, byte for byte. */
+    struct obj dash = need_obj(&m, "ConfigMap", "cpu-extender-dashboard");
+    expect_data_is_file(&dash, "dashboard.json", MONITORING_DIR "dashboard.json");
+    text = kubectl_kustomize(MONITORING_DIR, &len);
+    if (text != NULL) {
+        ck_assert_msg(
+            ydoc_load_text(&rendered, "kubectl kustomize " MONITORING_DIR, text, len, err) == 0,
+            "%s", err);
+        size_t want = 0;
+        for (size_t i = 0; i < m.n_yaml; i++)
+            want += applied_by_kustomization(&m, MONITORING_DIR, i) ? m.yaml[i].n_docs : 0;
+        ck_assert_msg(rendered.n_docs == want, "kubectl kustomize %s: %zu objects, want %zu",
+                      MONITORING_DIR, rendered.n_docs, want);
+        bool found = false;
+        for (size_t i = 0; i < rendered.n_docs; i++) {
+            struct obj o = obj_at(&rendered, i);
+            if (is_kind(&o, "ConfigMap") &&
+                ydoc_is(ydoc_path(o.doc, o.root, "metadata.name"), "cpu-extender-dashboard")) {
+                found = true;
+                expect_data_is_file(&o, "dashboard.json", MONITORING_DIR "dashboard.json");
+            }
+        }
+        ck_assert_msg(found, "kubectl kustomize %s: no dashboard ConfigMap", MONITORING_DIR);
+        ydoc_free(&rendered);
+        free(text);
+    }
+    manifests_free(&m);
+}
+END_TEST
+
+/* ---- monitoring ---- */
+
+START_TEST(manifests_prometheus_rule_holds_the_rules_file)
+{
+    struct manifests m;
+    char where[YDOC_ERR_LEN];
+
+    manifests_load(&m);
+    struct obj rules = need_file(&m, MONITORING_DIR "rules.yaml");
+    struct obj pr = need_obj(&m, "PrometheusRule", "cpu-extender");
+    const yaml_node_t *want = need(&rules, rules.root, "", "groups");
+    const yaml_node_t *got = need(&pr, pr.root, "PrometheusRule", "spec.groups");
+    if (!ydoc_equal(rules.doc, want, pr.doc, got, where, sizeof(where)))
+        fail_at(&pr, got, "spec.groups%s differs from %s", where, rules.file->path);
+    if (ydoc_len(pr.root) != 4 || ydoc_len(ydoc_get(pr.doc, pr.root, "spec")) != 1)
+        fail_at(&pr, pr.root, "want apiVersion, kind, metadata and spec.groups only");
     manifests_free(&m);
 }
 END_TEST
@@ -609,9 +972,8 @@ static const struct sched_case {
     const char *scheduler_name;
     const char *lease; /* leaderElection.resourceName; NULL: kube-scheduler's default */
 } sched_cases[] = {
-    {"manifests/scheduler-config.yaml", NULL, "cpu-extender-scheduler", "cpu-extender-scheduler"},
-    {"manifests/scheduler-config-v1beta3.yaml", NULL, "cpu-extender-scheduler",
-     "cpu-extender-scheduler"},
+    {SCHED_CONFIG, NULL, "cpu-extender-scheduler", "cpu-extender-scheduler"},
+    {SCHED_CONFIG_V1BETA3, NULL, "cpu-extender-scheduler", "cpu-extender-scheduler"},
     {KUBEADM_SCHED_CONFIG, KUBEADM_EXT_CONFIG, "default-scheduler", NULL},
 };
 
@@ -707,15 +1069,15 @@ START_TEST(manifests_v1beta3_config_equals_v1_but_api_version)
     char where[YDOC_ERR_LEN];
 
     manifests_load(&m);
-    struct obj v1 = need_file(&m, "manifests/scheduler-config.yaml");
-    struct obj b3 = need_file(&m, "manifests/scheduler-config-v1beta3.yaml");
+    struct obj v1 = need_file(&m, SCHED_CONFIG);
+    struct obj b3 = need_file(&m, SCHED_CONFIG_V1BETA3);
     struct obj kubeadm = need_file(&m, KUBEADM_SCHED_CONFIG);
     expect_str(&b3, b3.root, "", "apiVersion", "kubescheduler.config.k8s.io/v1beta3");
     expect_str(&v1, v1.root, "", "apiVersion", "kubescheduler.config.k8s.io/v1");
     expect_str(&kubeadm, kubeadm.root, "", "apiVersion", "kubescheduler.config.k8s.io/v1");
     if (ydoc_len(v1.root) != ydoc_len(b3.root))
-        fail_at(&b3, b3.root, "%zu top-level fields, manifests/scheduler-config.yaml has %zu",
-                ydoc_len(b3.root), ydoc_len(v1.root));
+        fail_at(&b3, b3.root, "%zu top-level fields, " SCHED_CONFIG " has %zu", ydoc_len(b3.root),
+                ydoc_len(v1.root));
     for (size_t i = 0; i < ydoc_len(v1.root); i++) {
         yaml_node_t *k = NULL, *v = NULL;
         ydoc_pair(v1.doc, v1.root, i, &k, &v);
@@ -723,14 +1085,14 @@ START_TEST(manifests_v1beta3_config_equals_v1_but_api_version)
             continue;
         const yaml_node_t *other = need(&b3, b3.root, "", ydoc_str(k));
         if (!ydoc_equal(v1.doc, v, b3.doc, other, where, sizeof(where)))
-            fail_at(&b3, other, "%s%s%s differs from manifests/scheduler-config.yaml", ydoc_str(k),
+            fail_at(&b3, other, "%s%s%s differs from " SCHED_CONFIG, ydoc_str(k),
                     where[0] != '\0' && where[0] != '[' ? "." : "", where);
     }
     /* The kubeadm sidecar listens where the Deployment's does: the same stanza. */
     const yaml_node_t *ka = need(&kubeadm, kubeadm.root, "", "extenders");
     if (!ydoc_equal(v1.doc, need(&v1, v1.root, "", "extenders"), kubeadm.doc, ka, where,
                     sizeof(where)))
-        fail_at(&kubeadm, ka, "extenders%s differs from manifests/scheduler-config.yaml", where);
+        fail_at(&kubeadm, ka, "extenders%s differs from " SCHED_CONFIG, where);
     manifests_free(&m);
 }
 END_TEST
@@ -883,6 +1245,38 @@ START_TEST(manifests_deployment_wiring_is_consistent)
     if (tag == NULL || strcmp(tag + 1, version) != 0)
         fail_at(&d, ydoc_get(d.doc, ext, "image"),
                 "containers[cpu-extender].image %s: want tag %s (VERSION)", image, version);
+
+    /* The kustomization's images: each names a container's image of the
+     * Deployment, and renders it as written there (newName:newTag). */
+    struct obj k = need_file(&m, KUSTOMIZATION);
+    const yaml_node_t *images = need(&k, k.root, "Kustomization", "images");
+    const yaml_node_t *containers = need(&d, spec, "spec.template.spec", "containers");
+    bool ext_set = false;
+    for (size_t i = 0; i < ydoc_len(images); i++) {
+        const yaml_node_t *e = ydoc_item(k.doc, images, i);
+        const char *name = need_str(&k, e, "images[]", "name");
+        const yaml_node_t *nn = ydoc_get(k.doc, e, "newName");
+        const char *new_tag = need_str(&k, e, name, "newTag");
+        char want[PATH_LEN];
+        bool named = false;
+        snprintf(want, sizeof(want), "%s:%s", nn != NULL ? ydoc_str(nn) : name, new_tag);
+        for (size_t c = 0; c < ydoc_len(containers); c++) {
+            const yaml_node_t *ct = ydoc_item(d.doc, containers, c);
+            const char *img = need_str(&d, ct, "containers[]", "image");
+            size_t n = strlen(name);
+            if (strncmp(img, name, n) != 0 || (img[n] != ':' && img[n] != '\0'))
+                continue;
+            named = true;
+            if (strcmp(img, want) != 0)
+                fail_at(&k, e, "images[%s] renders %s, %s:%d says %s", name, want, d.file->path,
+                        ydoc_line(ydoc_get(d.doc, ct, "image")), img);
+            ext_set |= ct == ext;
+        }
+        if (!named)
+            fail_at(&k, e, "images[%s]: no container of the Deployment has that image", name);
+    }
+    if (!ext_set)
+        fail_at(&k, images, "images: none sets the cpu-extender image %s", image);
     free(version);
     manifests_free(&m);
 }
@@ -1068,7 +1462,7 @@ START_TEST(manifests_rbac_bindings_resolve)
     }
 
     /* Some Role bound to it covers the scheduler's own lease. */
-    struct obj cfg = need_file(&m, "manifests/scheduler-config.yaml");
+    struct obj cfg = need_file(&m, SCHED_CONFIG);
     const char *lease = need_str(&cfg, cfg.root, "", "leaderElection.resourceName");
     const char *lease_ns = need_str(&cfg, cfg.root, "", "leaderElection.resourceNamespace");
     bool covered = false, can_create = false;
@@ -1309,10 +1703,10 @@ START_TEST(manifests_config_json_is_accepted_by_config_check)
     const char *cm_json = ydoc_str(ydoc_get(cm.doc, need(&cm, cm.root, "", "data"), "config.json"));
     size_t len;
     char *kubeadm_json = file_slurp(KUBEADM_EXT_CONFIG, &len);
-    ck_assert_msg(cm_json != NULL, "manifests/configmap.yaml: no data.config.json");
+    ck_assert_msg(cm_json != NULL, "ConfigMap %s: no data.config.json", CONFIGMAP_NAME);
     ck_assert_msg(kubeadm_json != NULL, "%s: cannot read", KUBEADM_EXT_CONFIG);
     const char *const texts[][2] = {
-        {"manifests/configmap.yaml data.config.json", cm_json},
+        {"ConfigMap " CONFIGMAP_NAME " data.config.json", cm_json},
         {KUBEADM_EXT_CONFIG, kubeadm_json},
     };
     for (size_t i = 0; i < 2; i++) {
@@ -1335,9 +1729,37 @@ END_TEST
 
 /* ---- the docs ---- */
 
+/* Whether @path is a file kubectl cannot apply: a kube-scheduler or
+ * kustomize configuration, or a Prometheus one (no kind). */
+static bool not_an_api_object(struct ydoc_file *f)
+{
+    struct obj o = obj_at(f, 0);
+    return is_kind(&o, "KubeSchedulerConfiguration") || is_kind(&o, "Kustomization") ||
+           ydoc_get(o.doc, o.root, "kind") == NULL;
+}
+
+/* `kubectl apply -k DIR` in @doc: DIR (with or without its slash) must be a
+ * kustomization under manifests/; marks what it applies. */
+static void check_apply_k(struct manifests *m, const char *doc, const char *arg, bool *applied)
+{
+    char dir[PATH_LEN], kpath[PATH_LEN + 32];
+    size_t n = strcspn(arg, " `\t|;");
+
+    snprintf(dir, sizeof(dir), "%.*s%s", (int)n, arg, n > 0 && arg[n - 1] == '/' ? "" : "/");
+    if (!has_prefix(dir, "manifests/"))
+        return;
+    snprintf(kpath, sizeof(kpath), "%skustomization.yaml", dir);
+    ck_assert_msg(access(kpath, R_OK) == 0, "%s: `kubectl apply -k %s`: no %s", doc, dir, kpath);
+    for (size_t i = 0; i < m->n_yaml; i++) {
+        if (applied_by_kustomization(m, dir, i))
+            applied[i] = true;
+    }
+}
+
 /* Every `kubectl apply -f FILE` in the fenced code blocks of @doc
  * (continued lines joined): each FILE must exist under manifests/ and hold
- * API objects only; @applied marks the files named. */
+ * API objects only; @applied marks the files named. `kubectl apply -k DIR`
+ * marks what that kustomization applies. */
 static void check_apply_commands(struct manifests *m, const char *doc, bool *applied)
 {
     size_t len;
@@ -1355,6 +1777,10 @@ static void check_apply_commands(struct manifests *m, const char *doc, bool *app
         if (has_prefix(line + strspn(line, " "), "```"))
             in_code = !in_code;
         char *cmd = in_code ? strstr(line, "kubectl apply") : NULL;
+        for (char *k = cmd != NULL ? strstr(cmd, " -k ") : NULL; k != NULL; k = strstr(k, " -k ")) {
+            k += 4;
+            check_apply_k(m, doc, k, applied);
+        }
         for (char *f = cmd != NULL ? strstr(cmd, " -f ") : NULL; f != NULL; f = strstr(f, " -f ")) {
             char name[PATH_LEN];
             f += 4;
@@ -1366,10 +1792,9 @@ static void check_apply_commands(struct manifests *m, const char *doc, bool *app
             for (size_t i = 0; i < m->n_yaml; i++) {
                 if (strcmp(m->yaml[i].path, name) != 0)
                     continue;
-                struct obj o = obj_at(&m->yaml[i], 0);
                 found = true;
                 applied[i] = true;
-                ck_assert_msg(!is_kind(&o, "KubeSchedulerConfiguration"),
+                ck_assert_msg(!not_an_api_object(&m->yaml[i]),
                               "%s: `kubectl apply -f %s`, which is not an API object", doc, name);
             }
             ck_assert_msg(found, "%s: `kubectl apply -f %s`: no such file in manifests/", doc,
@@ -1396,10 +1821,11 @@ START_TEST(manifests_docs_name_every_file_and_apply_every_object)
     check_apply_commands(&m, "docs/manifests.md", applied);
     for (size_t i = 0; i < m.n_yaml; i++) {
         /* Everything but configurations and the kubeadm patch gets applied somewhere. */
-        struct obj o = obj_at(&m.yaml[i], 0);
-        if (!applied[i] && !is_kind(&o, "KubeSchedulerConfiguration") &&
+        if (!applied[i] && !not_an_api_object(&m.yaml[i]) &&
             strcmp(m.yaml[i].path, KUBEADM_PATCH) != 0)
-            ck_abort_msg("docs/manifests.md: no `kubectl apply -f %s`", m.yaml[i].path);
+            ck_abort_msg("docs/manifests.md: no `kubectl apply -f %s` (nor -k of a "
+                         "kustomization that lists it)",
+                         m.yaml[i].path);
     }
     check_apply_commands(&m, "README.md", ignored);
     manifests_free(&m);
@@ -1412,6 +1838,7 @@ Suite *manifests_suite(void)
     TCase *tc = tcase_create("manifests");
     tcase_add_test(tc, manifests_every_document_is_a_current_api_object);
     tcase_add_test(tc, manifests_configmap_embeds_scheduler_config_byte_identical);
+    tcase_add_test(tc, manifests_prometheus_rule_holds_the_rules_file);
     tcase_add_test(tc, manifests_scheduler_configs_call_the_sidecar_routes);
     tcase_add_test(tc, manifests_v1beta3_config_equals_v1_but_api_version);
     tcase_add_test(tc, manifests_deployment_wiring_is_consistent);

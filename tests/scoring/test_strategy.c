@@ -143,6 +143,35 @@ START_TEST(strategy_overcommitted_node_bounds)
 }
 END_TEST
 
+START_TEST(strategy_huge_quantities_divide_exactly)
+{
+    /* Around K = INT64_MAX / 100, where x * 100 stops fitting in 64 bits:
+     * alloc 2(K + 1), a pod of 0; spread's cpu term (alloc - used) * 100 /
+     * alloc is (K + 1) * 100 / (2K + 2) = 50 exactly with K + 1 free, and
+     * K * 100 / (2K + 2) = 49.99... -> 49 with K free; pack's used share
+     * the same numbers the other way round. */
+    const int64_t k = INT64_MAX / 100;
+    const struct score_pod_request none = {{0, 0}, {0, 0}, {0, 0}};
+    struct score_node n = {.alloc = {2 * (k + 1), 0}};
+    struct score_params spread = params(SCORE_SPREAD, 1, 0);
+    struct score_params pack = params(SCORE_PACK, 1, 0);
+    struct score_explain ex;
+    n.used_non_zero[SCORE_CPU] = k + 1; /* k + 1 free */
+    score_node_value(&spread, &n, &none, &ex);
+    ck_assert_int_eq(ex.value, 50);
+    score_node_value(&pack, &n, &none, &ex);
+    ck_assert_int_eq(ex.value, 50);
+    n.used_non_zero[SCORE_CPU] = k + 2; /* k free, k + 2 used */
+    score_node_value(&spread, &n, &none, &ex);
+    ck_assert_int_eq(ex.value, 49);
+    score_node_value(&pack, &n, &none, &ex);
+    ck_assert_int_eq(ex.value, 50); /* (k + 2) * 100 / (2k + 2) = 50.0... */
+    n.used_non_zero[SCORE_CPU] = k;
+    score_node_value(&pack, &n, &none, &ex);
+    ck_assert_int_eq(ex.value, 49);
+}
+END_TEST
+
 START_TEST(strategy_finish_maps_and_normalizes)
 {
     struct score_params p = params(SCORE_SPREAD, 3, 1);
@@ -355,6 +384,7 @@ Suite *strategy_suite(void)
     tcase_add_test(tc, strategy_zero_allocatable_is_skipped);
     tcase_add_test(tc, strategy_zero_weight_leaves_resource_out);
     tcase_add_test(tc, strategy_overcommitted_node_bounds);
+    tcase_add_test(tc, strategy_huge_quantities_divide_exactly);
     tcase_add_test(tc, strategy_finish_maps_and_normalizes);
     tcase_add_test(tc, strategy_names_round_trip);
     tcase_add_loop_test(tc, strategy_upstream_tables, 0,

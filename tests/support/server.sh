@@ -6,7 +6,10 @@
 wait_port() {
     _p=""
     for _ in $(seq 100); do
-        _p=$(sed -n 's/.*"msg":"listening","addr":"127.0.0.1:\([0-9]*\)".*/\1/p' "$1")
+        # LOG may not exist yet (the server's shell child creates it); under
+        # set -e a failing sed would end the caller.
+        _p=$(sed -n 's/.*"msg":"listening","addr":"127.0.0.1:\([0-9]*\)".*/\1/p' "$1" \
+            2>/dev/null || true)
         [ -n "$_p" ] && { echo "$_p"; return 0; }
         sleep 0.1
     done

@@ -18,20 +18,13 @@ static int fail(char err[YDOC_ERR_LEN], int rc, const char *path, const yaml_par
     return rc;
 }
 
-int ydoc_load(struct ydoc_file *f, const char *path, char err[YDOC_ERR_LEN])
+/* Parses f->text (f->path names it in errors). */
+static int load_docs(struct ydoc_file *f, char err[YDOC_ERR_LEN])
 {
+    const char *path = f->path;
     yaml_parser_t parser;
     int rc = 0;
 
-    memset(f, 0, sizeof(*f));
-    f->path = strdup(path);
-    if (f->path == NULL)
-        return fail(err, -ENOMEM, path, NULL);
-    f->text = file_slurp(path, &f->len);
-    if (f->text == NULL) {
-        rc = fail(err, -ENOENT, path, NULL);
-        goto out_free_file;
-    }
     if (yaml_parser_initialize(&parser) == 0) {
         rc = fail(err, -ENOMEM, path, NULL);
         goto out_free_file;
@@ -67,6 +60,37 @@ out_free_file:
     if (rc != 0)
         ydoc_free(f);
     return rc;
+}
+
+int ydoc_load(struct ydoc_file *f, const char *path, char err[YDOC_ERR_LEN])
+{
+    memset(f, 0, sizeof(*f));
+    f->path = strdup(path);
+    if (f->path == NULL)
+        return fail(err, -ENOMEM, path, NULL);
+    f->text = file_slurp(path, &f->len);
+    if (f->text == NULL) {
+        int rc = fail(err, -ENOENT, path, NULL);
+        ydoc_free(f);
+        return rc;
+    }
+    return load_docs(f, err);
+}
+
+int ydoc_load_text(struct ydoc_file *f, const char *name, const char *text, size_t len,
+                   char err[YDOC_ERR_LEN])
+{
+    memset(f, 0, sizeof(*f));
+    f->path = strdup(name);
+    f->text = malloc(len + 1);
+    if (f->path == NULL || f->text == NULL) {
+        ydoc_free(f);
+        return fail(err, -ENOMEM, name, NULL);
+    }
+    memcpy(f->text, text, len);
+    f->text[len] = '\0';
+    f->len = len;
+    return load_docs(f, err);
 }
 
 void ydoc_free(struct ydoc_file *f)

@@ -28,6 +28,11 @@ struct ydoc_file {
  * nothing to free. */
 int ydoc_load(struct ydoc_file *f, const char *path, char err[YDOC_ERR_LEN]);
 
+/* The same for @len bytes of @text (copied), called @name in errors and in
+ * f->path: a document made by the test, or another program's output. */
+int ydoc_load_text(struct ydoc_file *f, const char *name, const char *text, size_t len,
+                   char err[YDOC_ERR_LEN]);
+
 /* Frees what ydoc_load() filled in; @f may be freed twice. */
 void ydoc_free(struct ydoc_file *f);
 
