@@ -16,7 +16,7 @@ int main(void)
         buf_suite,        metrics_suite,        ops_suite,       browser_suite,
         placement_suite,  ring_suite,           manifests_suite, best_suite,
         err_suite,        file_suite,           log_suite,       selector_suite,
-        deadline_suite,   evaluate_suite,       limits_suite,
+        deadline_suite,   evaluate_suite,       limits_suite,    exec_suite,
     };
     codec_json_install_hooks(); /* as the binary does */
     SRunner *sr = srunner_create(suites[0]());
