@@ -3,14 +3,15 @@
  *
  * One easy handle per request: simple, and thread-safe without locking;
  * a new TLS handshake per list page costs about a millisecond, nothing next
- * to a list. The one shared mutable thing, the bearer token read from a
- * file, has its own lock.
+ * to a list. The shared mutable things, the bearer token read from a file
+ * and the exec plugin's credential, have a lock each.
  */
 #include "kube/client.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
