@@ -468,7 +468,8 @@ int kube_exec_get(struct kube_exec *x, uint64_t refused, struct kube_exec_cred *
     pthread_mutex_lock(&x->lock);
     x->running = false;
     x->last_rc = rc;
-    memcpy(x->last_err, err, ERR_LEN);
+    if (rc != 0)
+        memcpy(x->last_err, err, ERR_LEN);
     if (rc == 0) {
         cred_wipe(&x->cur);
         x->cur = fresh;

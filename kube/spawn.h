@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define KUBE_SPAWN_STDERR_MAX 4096 /* bytes of standard error kept; the rest is read and dropped   \
-                                    */
+/* Bytes of standard error kept; the rest is read and dropped. */
+#define KUBE_SPAWN_STDERR_MAX 4096
 
 /* What a run gave. */
 struct kube_spawn_out {
