@@ -131,12 +131,13 @@ bench: deps
 screenshot: all
 	scripts/debug-screenshot.sh $(BIN) docs/debug-page.png
 
-# Request-only, whatever the shell has: the README's examples answer as shown.
+# Request-only, whatever the shell has (KUBECONFIG, ~/.kube/config, in-cluster
+# variables): the README's examples answer as shown.
 # The explain page is on: it listens on loopback only. For a cluster:
 # $(BIN) --kubeconfig ~/.kube/config --debug-endpoints
 run: deps
 	$(MAKE) all
-	env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST $(BIN) --debug-endpoints
+	env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME=/nonexistent $(BIN) --debug-endpoints
 
 # The suite runs twice: release, then ASan+UBSan (leaks fail the run).
 test: test-deps

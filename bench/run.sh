@@ -52,8 +52,8 @@ row() { "$B/bench-driver" "$@" | tee -a "$rows"; }
 # request_only LOG: starts the release binary without a cluster, whatever
 # the environment names, its log in LOG; its pid in $started.
 request_only() {
-    env -u KUBECONFIG "$B/cpu-extender" --listen 127.0.0.1:0 --max-body-bytes 134217728 \
-        2>"$1" &
+    env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME=/nonexistent \
+        "$B/cpu-extender" --listen 127.0.0.1:0 --max-body-bytes 134217728 2>"$1" &
     started=$!
 }
 
@@ -107,8 +107,8 @@ if [ "$only" != cluster ]; then
     ops_server() { # LOG FLAGS...: starts one, its pid in $started and port in $started_port
         _log=$1
         shift
-        env -u KUBECONFIG "$B/cpu-extender" --listen 127.0.0.1:0 --max-body-bytes 134217728 \
-            "$@" 2>"$_log" &
+        env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME=/nonexistent \
+            "$B/cpu-extender" --listen 127.0.0.1:0 --max-body-bytes 134217728 "$@" 2>"$_log" &
         started=$!
         started_port=$(wait_port "$_log")
     }

@@ -20,7 +20,7 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT HUP INT TERM
-"$B/cpu-extender" --listen 127.0.0.1:0 2>"$tmp/log" &
+HOME=/nonexistent "$B/cpu-extender" --listen 127.0.0.1:0 2>"$tmp/log" & # no ~/.kube/config
 pid=$!
 port=$(wait_port "$tmp/log")
 

@@ -3,14 +3,15 @@
  *
  * One easy handle per request: simple, and thread-safe without locking;
  * a new TLS handshake per list page costs about a millisecond, nothing next
- * to a list. The one shared mutable thing, the bearer token read from a
- * file, has its own lock.
+ * to a list. The shared mutable things, the bearer token read from a file
+ * and the exec plugin's credential, have a lock each.
  */
 #include "kube/client.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <curl/curl.h>
 
 #include "base/err.h"
+#include "kube/exec.h"
 #include "kube/token.h"
 #include "kube/transfer.h"
 #include "version.h"
@@ -30,6 +32,7 @@ struct kube_client {
     struct kube_target t; /* deep copy */
     char user_agent[128];
     struct kube_token token; /* of t.token_file or t.token */
+    struct kube_exec *exec;  /* of t.exec (which is not copied), NULL for none */
 };
 
 int kube_global_init(void)
@@ -65,6 +68,7 @@ int kube_client_new(const struct kube_target *t, struct kube_client **out, char 
         goto out_nomem;
     c->t = *t;
     c->t.ca_pem = c->t.token = c->t.cert_pem = c->t.key_pem = NULL;
+    c->t.exec = NULL;
     if (dup_str(&c->t.ca_pem, t->ca_pem) != 0 || dup_str(&c->t.token, t->token) != 0 ||
         dup_str(&c->t.cert_pem, t->cert_pem) != 0 || dup_str(&c->t.key_pem, t->key_pem) != 0)
         goto out_free_client;
@@ -74,6 +78,13 @@ int kube_client_new(const struct kube_target *t, struct kube_client **out, char 
         free(c);
         err_set(err, "kube client: %s", strerror(rc));
         return -rc;
+    }
+    if (t->exec != NULL) {
+        rc = kube_exec_new(t, &c->exec, err);
+        if (rc != 0) {
+            kube_client_free(c);
+            return rc;
+        }
     }
     snprintf(c->user_agent, sizeof(c->user_agent), "cpu-extender/%s", CPU_EXTENDER_VERSION);
     *out = c;
@@ -91,6 +102,7 @@ void kube_client_free(struct kube_client *c)
 {
     if (c == NULL)
         return;
+    kube_exec_free(c->exec);
     kube_token_destroy(&c->token);
     kube_target_destroy(&c->t);
     free(c);
@@ -183,17 +195,37 @@ static int result_of(CURLcode cc, const struct kube_xfer *x, const char *method,
     return kube_xfer_errno(cc);
 }
 
+/* The credential of a request: the "Authorization" header in *@auth, and
+ * from an exec plugin maybe a client certificate in @ec. @retry follows a
+ * 401 to the credential of generation *@gen (exec) or of the token file;
+ * *@gen is set to the generation used. */
+static int credential(struct kube_client *c, bool retry, uint64_t *gen, char **auth,
+                      struct kube_exec_cred *ec, char *err)
+{
+    if (c->exec == NULL)
+        return kube_token_header(&c->token, retry, auth, err);
+    int rc = kube_exec_get(c->exec, retry ? *gen : 0, ec, err);
+    if (rc == 0) {
+        *gen = ec->generation;
+        *auth = ec->header;
+        ec->header = NULL;
+    }
+    return rc;
+}
+
 /* One request. @timeout bounds the whole transfer (0: none), @idle the time
- * without a byte (0: none). On 0, *@status is the HTTP status. */
+ * without a byte (0: none). @retry and @gen: see credential(). On 0,
+ * *@status is the HTTP status. */
 static int perform_once(struct kube_client *c, const char *method, const char *path,
-                        const char *body, size_t blen, int timeout, int idle, bool force_token,
-                        struct kube_xfer *x, long *status, char *err)
+                        const char *body, size_t blen, int timeout, int idle, bool retry,
+                        uint64_t *gen, struct kube_xfer *x, long *status, char *err)
 {
     char errbuf[CURL_ERROR_SIZE] = "";
     struct curl_slist *headers = NULL;
+    struct kube_exec_cred ec = {0};
     char *auth = NULL, *url = NULL;
     CURL *e = NULL;
-    int rc = kube_token_header(&c->token, force_token, &auth, err);
+    int rc = credential(c, retry, gen, &auth, &ec, err);
     if (rc != 0)
         return rc;
 
@@ -208,6 +240,8 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
     x->easy = e;
     bool ok =
         kube_xfer_set_tls(e, &c->t) && set_transfer(e, c, url, headers, errbuf, x, timeout, idle);
+    if (ec.cert_pem != NULL)
+        ok = ok && kube_xfer_set_client_pem(e, ec.cert_pem, ec.key_pem);
     if (body != NULL) {
         ok = ok && curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)blen) == CURLE_OK;
         ok = ok && curl_easy_setopt(e, CURLOPT_POSTFIELDS, body) == CURLE_OK;
@@ -232,16 +266,20 @@ out_free:
     if (auth != NULL)
         explicit_bzero(auth, strlen(auth));
     free(auth);
+    kube_exec_cred_wipe(&ec);
     return rc;
 }
 
-/* A request, repeated once with a re-read token after a 401 when the token
- * comes from a file (it may have rotated under us). */
+/* A request, repeated once after a 401 with a re-read token when the token
+ * comes from a file (it may have rotated under us), or with the exec
+ * plugin run again (client-go runs it again after a 401 too, but leaves
+ * the repeat to the next request). */
 static int perform(struct kube_client *c, const char *method, const char *path, const char *body,
                    size_t blen, int timeout, int idle, struct kube_xfer *x,
                    struct kube_response *out, char *err)
 {
     long status = 0;
+    uint64_t gen = 0;
     int rc;
 
     memset(out, 0, sizeof(*out));
@@ -250,8 +288,10 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
         return -EINVAL;
     }
     for (int attempt = 0;; attempt++) {
-        rc = perform_once(c, method, path, body, blen, timeout, idle, attempt > 0, x, &status, err);
-        if (rc != 0 || status != 401 || attempt > 0 || c->t.token_file[0] == '\0')
+        rc = perform_once(c, method, path, body, blen, timeout, idle, attempt > 0, &gen, x, &status,
+                          err);
+        if (rc != 0 || status != 401 || attempt > 0 ||
+            (c->t.token_file[0] == '\0' && c->exec == NULL))
             break;
         x->len = x->scan = 0;
         x->status_known = x->collecting = x->body_full = false;

@@ -5,7 +5,9 @@
  *
  * A bearer token read from a file (the in-cluster service-account token,
  * or a kubeconfig tokenFile) is re-read whenever the file changes, and once
- * more after a 401, since bound service-account tokens rotate.
+ * more after a 401, since bound service-account tokens rotate. An exec
+ * credential plugin (kube/exec.h) is run at the first request, again when
+ * its credential nears its expiry, and after a 401.
  */
 #ifndef KUBE_CLIENT_H
 #define KUBE_CLIENT_H
@@ -34,8 +36,8 @@ struct kube_client;
 
 /*
  * Makes a client for @t (copied). Thread-safe to use from several threads
- * at once: each request uses its own connection handle.
- * Returns 0 or -ENOMEM / -EINVAL with @err.
+ * at once: each request uses its own connection handle. Runs no plugin
+ * yet. Returns 0 or -ENOMEM / -EINVAL with @err.
  */
 int kube_client_new(const struct kube_target *t, struct kube_client **out, char *err);
 
@@ -57,9 +59,11 @@ struct kube_response {
  * @timeout_seconds, body over KUBE_BODY_MAX) return -ECONNREFUSED /
  * -EPROTO / -ETIMEDOUT / -E2BIG with @err; other transport failures
  * -ECONNRESET (connection dropped) or -EIO (anything else, e.g. an
- * unresolvable host); an unreadable token file -EACCES. With a token file,
- * a 401 re-reads the file and repeats the request once. On failure
- * @out->body is NULL. Thread-safe.
+ * unresolvable host); an unreadable token file or a failed exec plugin
+ * -EACCES. With a token file, a 401 re-reads the file, and with an exec
+ * plugin runs it again, and the request is repeated once. A request may
+ * wait for a plugin run (at most its timeout, KUBE_EXEC_TIMEOUT_MS). On
+ * failure @out->body is NULL. Thread-safe.
  */
 int kube_get(struct kube_client *c, const char *path, int timeout_seconds,
              struct kube_response *out, char *err);

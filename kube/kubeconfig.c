@@ -17,6 +17,7 @@
 
 #include "base/err.h"
 #include "base/file.h"
+#include "kube/exec.h"
 #include "kube/kubeconfig_parse.h"
 
 /* ---- resolution ---- */
@@ -153,6 +154,115 @@ static int user_file(const struct kc_user *u, const char *field, const char *pat
     return rc;
 }
 
+/* ---- exec credential plugins ---- */
+
+static char *dup_sane(const char *s)
+{
+    char *d = strdup(s);
+    /* An install hint goes into a one-line message: no escapes or breaks
+     * (client-go strips ANSI escape codes from it for the same reason). */
+    for (char *c = d; c != NULL && *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
+    return d;
+}
+
+/* The checked stanza @e of user @u as a struct kube_exec_config. */
+static int exec_config_new(const struct kc_user *u, const struct kc_exec *e,
+                           struct kube_exec_config **out)
+{
+    struct kube_exec_config *x = calloc(1, sizeof(*x));
+    if (x == NULL)
+        return -ENOMEM;
+    *out = x;
+    if (asprintf(&x->where, "kubeconfig %s: users[%s].user.exec", u->file, u->name) == -1) {
+        x->where = NULL;
+        return -ENOMEM;
+    }
+    x->command = strdup(e->command);
+    x->api_version = strdup(e->api_version);
+    x->install_hint =
+        e->install_hint != NULL && e->install_hint[0] != '\0' ? dup_sane(e->install_hint) : NULL;
+    x->provide_cluster_info = e->provide_cluster_info;
+    x->timeout_ms = KUBE_EXEC_TIMEOUT_MS;
+    x->args = calloc(e->n_args + 1, sizeof(*x->args));
+    x->env = calloc(e->n_env + 1, sizeof(*x->env));
+    if (x->command == NULL || x->api_version == NULL || x->args == NULL || x->env == NULL ||
+        (e->install_hint != NULL && e->install_hint[0] != '\0' && x->install_hint == NULL))
+        return -ENOMEM;
+    for (; x->n_args < e->n_args; x->n_args++)
+        if ((x->args[x->n_args] = strdup(e->args[x->n_args])) == NULL)
+            return -ENOMEM;
+    for (; x->n_env < e->n_env; x->n_env++) {
+        const char *v = e->env_value[x->n_env] != NULL ? e->env_value[x->n_env] : "";
+        if (asprintf(&x->env[x->n_env], "%s=%s", e->env_name[x->n_env], v) == -1) {
+            x->env[x->n_env] = NULL;
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* Checks users[].user.exec as client-go's validation and exec
+ * authenticator do, and adds it to @t unless @use is false. */
+static int resolve_exec(const struct kc_user *u, bool use, struct kube_target *t, char *err)
+{
+    const struct kc_exec *e = u->exec;
+    const char *v = e->api_version != NULL ? e->api_version : "";
+    const char *mode = e->interactive_mode != NULL ? e->interactive_mode : "";
+    char w[ERR_LEN / 2];
+
+    snprintf(w, sizeof(w), "kubeconfig %s: users[%s].user.exec", u->file, u->name);
+    if (e->command == NULL || e->command[0] == '\0') {
+        err_set(err, "%s.command: missing", w);
+        return -EINVAL;
+    }
+    if (v[0] == '\0') {
+        err_set(err, "%s.apiVersion: missing (%s or %s)", w, KUBE_EXEC_V1, KUBE_EXEC_V1BETA1);
+        return -EINVAL;
+    }
+    if (strcmp(v, KUBE_EXEC_V1) != 0 && strcmp(v, KUBE_EXEC_V1BETA1) != 0) {
+        err_set(err, "%s.apiVersion: \"%s\" is not supported%s; use %s or %s", w, v,
+                strcmp(v, "client.authentication.k8s.io/v1alpha1") == 0
+                    ? " (client-go dropped it in Kubernetes 1.24)"
+                    : "",
+                KUBE_EXEC_V1, KUBE_EXEC_V1BETA1);
+        return -EINVAL;
+    }
+    /* client-go defaults it to IfAvailable for v1beta1 and requires it
+     * with v1. The service never has a terminal to give the plugin, so
+     * IfAvailable means not interactive, and Always cannot be met. */
+    if (mode[0] == '\0' && strcmp(v, KUBE_EXEC_V1BETA1) != 0) {
+        err_set(err, "%s.interactiveMode: missing (Never or IfAvailable; %s requires it)", w, v);
+        return -EINVAL;
+    }
+    if (strcmp(mode, "Always") == 0) {
+        err_set(err,
+                "%s.interactiveMode: Always needs a terminal on standard input, which "
+                "cpu-extender never gives a plugin (client-go refuses it without one too)",
+                w);
+        return -EINVAL;
+    }
+    if (mode[0] != '\0' && strcmp(mode, "Never") != 0 && strcmp(mode, "IfAvailable") != 0) {
+        err_set(err, "%s.interactiveMode: \"%s\" is not Never, IfAvailable or Always", w, mode);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < e->n_env; i++) {
+        const char *name = e->env_name[i];
+        if (name == NULL || name[0] == '\0' || strchr(name, '=') != NULL) {
+            err_set(err, "%s.env[%zu].name: %s", w, i,
+                    name == NULL || name[0] == '\0' ? "missing" : "contains '='");
+            return -EINVAL;
+        }
+    }
+    if (!use)
+        return 0;
+    int rc = exec_config_new(u, e, &t->exec);
+    if (rc != 0)
+        err_set(err, "kubeconfig %s: out of memory", u->file);
+    return rc;
+}
+
 static int resolve_user(const struct kc_user *u, struct kube_target *t, char *err)
 {
     const char *f = u->file;
@@ -220,6 +330,11 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
         if (t->key_pem == NULL)
             goto out_nomem;
     }
+    /* client-go runs the plugin only when the user has no token, token
+     * file or client certificate of its own (exec.go
+     * UpdateTransportConfig); the stanza is still validated. */
+    if (u->exec != NULL)
+        return resolve_exec(u, !has_cert && u->token_file == NULL && t->token == NULL, t, err);
     return 0;
 
 out_nomem:
@@ -372,6 +487,11 @@ int kube_load_kubeconfig(const char *path, const char *context, struct kube_targ
     }
     if (rc == 0 && loaded == 0) {
         err_set(err, "kubeconfig %s: no such file", path);
+        rc = -ENOENT;
+    }
+    if (rc == 0 && m.n_clusters == 0 && m.n_users == 0 && m.n_contexts == 0 &&
+        m.current_context == NULL) {
+        err_set(err, "kubeconfig %s: defines no cluster, user or context", path);
         rc = -ENOENT;
     }
     if (rc == 0)

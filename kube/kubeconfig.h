@@ -1,8 +1,8 @@
 /*
- * kubeconfig files, as client-go reads them, into a struct kube_target.
- * exec, auth-provider, basic auth, impersonation, tls-server-name and
- * proxy-url are not supported: an error says so, when the chosen context
- * uses them.
+ * kubeconfig files, as client-go reads them, into a struct kube_target,
+ * exec credential plugins included (run by kube/exec.h). auth-provider,
+ * basic auth, impersonation, tls-server-name and proxy-url are not
+ * supported: an error says so, when the chosen context uses them.
  */
 #ifndef KUBE_KUBECONFIG_H
 #define KUBE_KUBECONFIG_H
@@ -19,7 +19,8 @@
  * Relative file references resolve against the directory of the file
  * naming them; referenced files must exist (they are read by the client).
  * Files of the list that do not exist are skipped. Files are at most 16 MiB.
- * Returns 0; -ENOENT when no file of @path exists; -EINVAL / -ENOMEM with a
+ * Returns 0; -ENOENT when no file of @path exists, or when those that do
+ * define no cluster, user, context or current-context; -EINVAL / -ENOMEM with a
  * message naming the file and the field in @err (ERR_LEN), e.g.
  * "kubeconfig /x: users[dev].user.client-key-data: invalid base64".
  * On failure *@t is zeroed. Thread-safe.

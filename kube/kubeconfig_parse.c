@@ -1,26 +1,43 @@
 #include "kube/kubeconfig_parse.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <yaml.h>
 
-#include "base/base64.h"
 #include "base/err.h"
+#include "kube/kubeconfig_yaml.h"
 
-#define KC_WHERE_LEN 160
+static void free_env(struct kc_exec *e)
+{
+    for (size_t i = 0; i < e->n_env; i++) {
+        free(e->env_name[i]);
+        if (e->env_value[i] != NULL)
+            explicit_bzero(e->env_value[i], strlen(e->env_value[i]));
+        free(e->env_value[i]);
+    }
+    free(e->env_name);
+    free(e->env_value);
+    e->env_name = e->env_value = NULL;
+    e->n_env = 0;
+}
 
-/* One file being parsed. */
-struct kc_parse {
-    struct kc_config *m;
-    yaml_document_t *doc;
-    const char *file; /* owned by m->files */
-    const char *dir;
-    char *err;
-};
+static void free_exec(struct kc_exec *e)
+{
+    if (e == NULL)
+        return;
+    free(e->command);
+    for (size_t i = 0; i < e->n_args; i++)
+        free(e->args[i]);
+    free(e->args);
+    free_env(e);
+    free(e->api_version);
+    free(e->install_hint);
+    free(e->interactive_mode);
+    free(e);
+}
 
 void kube_kc_free(struct kc_config *m)
 {
@@ -45,6 +62,7 @@ void kube_kc_free(struct kc_config *m)
         if (u->key_pem != NULL)
             explicit_bzero(u->key_pem, strlen(u->key_pem));
         free(u->key_pem);
+        free_exec(u->exec);
     }
     free(m->users);
     for (size_t i = 0; i < m->n_contexts; i++) {
@@ -58,22 +76,6 @@ void kube_kc_free(struct kc_config *m)
         free(m->files[i]);
     free(m->files);
     memset(m, 0, sizeof(*m));
-}
-
-static int fail(const struct kc_parse *p, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Writes "kubeconfig FILE: <message>" to p->err and returns @rc. */
-static int fail(const struct kc_parse *p, int rc, const char *fmt, ...)
-{
-    int n = snprintf(p->err, ERR_LEN, "kubeconfig %s: ", p->file);
-    if (n < 0 || n >= ERR_LEN)
-        return rc;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->err + n, ERR_LEN - (size_t)n, fmt, ap);
-    va_end(ap);
-    return rc;
 }
 
 /* Grows the array *@arr of @size-byte elements to hold one more than @n. */
@@ -90,150 +92,6 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
-/* ---- YAML nodes ---- */
-
-static const yaml_node_t *node(const struct kc_parse *p, int index)
-{
-    return yaml_document_get_node(p->doc, index);
-}
-
-/* A plain null, ~ or empty scalar, or no node at all: YAML's null. */
-static bool is_null(const yaml_node_t *n)
-{
-    if (n == NULL)
-        return true;
-    if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return false;
-    const char *v = (const char *)n->data.scalar.value;
-    size_t l = n->data.scalar.length;
-    return l == 0 || (l == 1 && v[0] == '~') ||
-           (l == 4 &&
-            (memcmp(v, "null", 4) == 0 || memcmp(v, "Null", 4) == 0 || memcmp(v, "NULL", 4) == 0));
-}
-
-static bool key_is(const yaml_node_t *k, const char *s)
-{
-    size_t l = strlen(s);
-    return k != NULL && k->type == YAML_SCALAR_NODE && k->data.scalar.length == l &&
-           memcmp(k->data.scalar.value, s, l) == 0;
-}
-
-/* The value of @key in mapping @map, NULL when absent (the last one when
- * repeated, as later keys override earlier ones). */
-static const yaml_node_t *map_get(const struct kc_parse *p, const yaml_node_t *map, const char *key)
-{
-    const yaml_node_t *v = NULL;
-    for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-         pr < map->data.mapping.pairs.top; pr++)
-        if (key_is(node(p, pr->key), key))
-            v = node(p, pr->value);
-    return v;
-}
-
-/* Copies scalar @n into *@out (replacing it), NULL for YAML null. */
-static int str_value(const struct kc_parse *p, const yaml_node_t *n, const char *where,
-                     const char *key, char **out)
-{
-    if (is_null(n)) {
-        free(*out);
-        *out = NULL;
-        return 0;
-    }
-    if (n->type != YAML_SCALAR_NODE)
-        return fail(p, -EINVAL, "%s.%s: want a string", where, key);
-    size_t len = n->data.scalar.length;
-    if (memchr(n->data.scalar.value, '\0', len) != NULL)
-        return fail(p, -EINVAL, "%s.%s: contains a NUL byte", where, key);
-    char *s = malloc(len + 1);
-    if (s == NULL)
-        return fail(p, -ENOMEM, "out of memory");
-    memcpy(s, n->data.scalar.value, len);
-    s[len] = '\0';
-    free(*out);
-    *out = s;
-    return 0;
-}
-
-/* A file reference: relative paths resolve against the file's directory. */
-static int path_value(const struct kc_parse *p, const yaml_node_t *n, const char *where,
-                      const char *key, char **out)
-{
-    int rc = str_value(p, n, where, key, out);
-    if (rc != 0 || *out == NULL)
-        return rc;
-    if ((*out)[0] == '\0') {
-        free(*out);
-        *out = NULL;
-        return 0;
-    }
-    if ((*out)[0] == '/' || p->dir[0] == '\0')
-        return 0;
-    size_t need = strlen(p->dir) + 1 + strlen(*out) + 1;
-    char *abs = malloc(need);
-    if (abs == NULL)
-        return fail(p, -ENOMEM, "out of memory");
-    snprintf(abs, need, "%s/%s", p->dir, *out);
-    free(*out);
-    *out = abs;
-    return 0;
-}
-
-/* A base64 PEM field: decoded, and refused unless it is PEM text. */
-static int pem_value(const struct kc_parse *p, const yaml_node_t *n, const char *where,
-                     const char *key, char **out)
-{
-    char *text = NULL, *pem = NULL;
-    size_t len;
-    int rc = str_value(p, n, where, key, &text);
-    if (rc != 0)
-        return rc;
-    if (text == NULL || text[0] == '\0') {
-        free(text);
-        free(*out);
-        *out = NULL;
-        return 0;
-    }
-    rc = base64_decode(text, strlen(text), &pem, &len);
-    free(text);
-    if (rc == -ENOMEM)
-        return fail(p, rc, "out of memory");
-    if (rc != 0)
-        return fail(p, rc, "%s.%s: invalid base64", where, key);
-    /* libcurl takes PEM only; a NUL would also cut the text short. */
-    if (memchr(pem, '\0', len) != NULL || strstr(pem, "-----BEGIN ") == NULL) {
-        free(pem);
-        return fail(p, -EINVAL, "%s.%s: not PEM data", where, key);
-    }
-    free(*out);
-    *out = pem;
-    return 0;
-}
-
-static int bool_value(const struct kc_parse *p, const yaml_node_t *n, const char *where,
-                      const char *key, bool *out)
-{
-    static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes",
-                                      "YES",  "on",   "On",   "ON"};
-    static const char *const no[] = {"false", "False", "FALSE", "no", "No",
-                                     "NO",    "off",   "Off",   "OFF"};
-
-    if (is_null(n)) {
-        *out = false;
-        return 0;
-    }
-    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-        if (key_is(n, yes[i])) {
-            *out = true;
-            return 0;
-        }
-        if (key_is(n, no[i])) {
-            *out = false;
-            return 0;
-        }
-    }
-    return fail(p, -EINVAL, "%s.%s: want true or false", where, key);
-}
-
 /* ---- entries ---- */
 
 static int parse_cluster(const struct kc_parse *p, const yaml_node_t *body, const char *where,
@@ -242,19 +100,135 @@ static int parse_cluster(const struct kc_parse *p, const yaml_node_t *body, cons
     int rc = 0;
     for (const yaml_node_pair_t *pr = body->data.mapping.pairs.start;
          rc == 0 && pr < body->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = node(p, pr->key), *v = node(p, pr->value);
-        if (key_is(k, "server"))
-            rc = str_value(p, v, where, "server", &c->server);
-        else if (key_is(k, "certificate-authority"))
-            rc = path_value(p, v, where, "certificate-authority", &c->ca_file);
-        else if (key_is(k, "certificate-authority-data"))
-            rc = pem_value(p, v, where, "certificate-authority-data", &c->ca_pem);
-        else if (key_is(k, "insecure-skip-tls-verify"))
-            rc = bool_value(p, v, where, "insecure-skip-tls-verify", &c->insecure);
-        else if (key_is(k, "tls-server-name") && !is_null(v))
+        const yaml_node_t *k = kube_kc_node(p, pr->key), *v = kube_kc_node(p, pr->value);
+        if (kube_kc_is_key(k, "server"))
+            rc = kube_kc_str(p, v, where, "server", &c->server);
+        else if (kube_kc_is_key(k, "certificate-authority"))
+            rc = kube_kc_path(p, v, where, "certificate-authority", &c->ca_file);
+        else if (kube_kc_is_key(k, "certificate-authority-data"))
+            rc = kube_kc_pem(p, v, where, "certificate-authority-data", &c->ca_pem);
+        else if (kube_kc_is_key(k, "insecure-skip-tls-verify"))
+            rc = kube_kc_bool(p, v, where, "insecure-skip-tls-verify", &c->insecure);
+        else if (kube_kc_is_key(k, "tls-server-name") && !kube_kc_is_null(v))
             c->unsupported = "tls-server-name";
-        else if (key_is(k, "proxy-url") && !is_null(v))
+        else if (kube_kc_is_key(k, "proxy-url") && !kube_kc_is_null(v))
             c->unsupported = "proxy-url";
+    }
+    return rc;
+}
+
+/* A list of strings (exec args) into *@out, replacing it. */
+static int str_list(const struct kc_parse *p, const yaml_node_t *seq, const char *where,
+                    const char *key, char ***out, size_t *n_out)
+{
+    for (size_t i = 0; i < *n_out; i++)
+        free((*out)[i]);
+    free(*out);
+    *out = NULL;
+    *n_out = 0;
+    if (kube_kc_is_null(seq))
+        return 0;
+    if (seq->type != YAML_SEQUENCE_NODE)
+        return kube_kc_fail(p, -EINVAL, "%s.%s: want a list", where, key);
+    size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+    if (n > KC_MAX_EXEC_ITEMS)
+        return kube_kc_fail(p, -EINVAL, "%s.%s: more than %d entries", where, key,
+                            KC_MAX_EXEC_ITEMS);
+    if (n == 0)
+        return 0;
+    *out = calloc(n, sizeof(**out));
+    if (*out == NULL)
+        return kube_kc_fail(p, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        char item[48];
+        snprintf(item, sizeof(item), "%.16s[%zu]", key, i);
+        const yaml_node_t *v = kube_kc_node(p, seq->data.sequence.items.start[i]);
+        /* A null item is "" to Go's YAML-to-JSON decoding. */
+        int rc = kube_kc_is_null(v) ? 0 : kube_kc_str(p, v, where, item, &(*out)[i]);
+        (*n_out)++;
+        if (rc == 0 && (*out)[i] == NULL && ((*out)[i] = strdup("")) == NULL)
+            rc = kube_kc_fail(p, -ENOMEM, "out of memory");
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* exec.env: a list of {name, value} into @e. */
+static int env_list(const struct kc_parse *p, const yaml_node_t *seq, const char *where,
+                    struct kc_exec *e)
+{
+    if (kube_kc_is_null(seq)) {
+        free_env(e);
+        return 0;
+    }
+    if (seq->type != YAML_SEQUENCE_NODE)
+        return kube_kc_fail(p, -EINVAL, "%s.env: want a list", where);
+    size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+    if (n > KC_MAX_EXEC_ITEMS)
+        return kube_kc_fail(p, -EINVAL, "%s.env: more than %d entries", where, KC_MAX_EXEC_ITEMS);
+    free_env(e); /* a repeated key: the last one wins */
+    if (n == 0)
+        return 0;
+    e->env_name = calloc(n, sizeof(*e->env_name));
+    e->env_value = calloc(n, sizeof(*e->env_value));
+    if (e->env_name == NULL || e->env_value == NULL)
+        return kube_kc_fail(p, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        char item[KC_WHERE_LEN + 40];
+        snprintf(item, sizeof(item), "%.*s.env[%zu]", KC_WHERE_LEN, where, i);
+        const yaml_node_t *v = kube_kc_node(p, seq->data.sequence.items.start[i]);
+        e->n_env++;
+        if (v == NULL || v->type != YAML_MAPPING_NODE)
+            return kube_kc_fail(p, -EINVAL, "%s: want a mapping with name and value", item);
+        int rc = kube_kc_str(p, kube_kc_get(p, v, "name"), item, "name", &e->env_name[i]);
+        if (rc == 0)
+            rc = kube_kc_str(p, kube_kc_get(p, v, "value"), item, "value", &e->env_value[i]);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* users[].user.exec: recorded as written (what it means is checked by
+ * kubeconfig.c when the user is chosen, as client-go validates only the
+ * context in use). A command with a '/' that is relative resolves against
+ * the file's directory, as client-go's ResolveLocalPaths does; one
+ * without is looked up in PATH when it runs. */
+static int parse_exec(const struct kc_parse *p, const yaml_node_t *body, const char *user_where,
+                      struct kc_user *u)
+{
+    char where[KC_WHERE_LEN + 8];
+    int rc = 0;
+
+    snprintf(where, sizeof(where), "%s.exec", user_where);
+    if (body->type != YAML_MAPPING_NODE)
+        return kube_kc_fail(p, -EINVAL, "%s: want a mapping", where);
+    free_exec(u->exec); /* a repeated key: the last one wins */
+    u->exec = calloc(1, sizeof(*u->exec));
+    if (u->exec == NULL)
+        return kube_kc_fail(p, -ENOMEM, "out of memory");
+    struct kc_exec *e = u->exec;
+    for (const yaml_node_pair_t *pr = body->data.mapping.pairs.start;
+         rc == 0 && pr < body->data.mapping.pairs.top; pr++) {
+        const yaml_node_t *k = kube_kc_node(p, pr->key), *v = kube_kc_node(p, pr->value);
+        if (kube_kc_is_key(k, "command")) {
+            rc = kube_kc_str(p, v, where, "command", &e->command);
+            if (rc == 0 && e->command != NULL && strchr(e->command, '/') != NULL)
+                rc = kube_kc_abs(p, &e->command);
+        } else if (kube_kc_is_key(k, "args")) {
+            rc = str_list(p, v, where, "args", &e->args, &e->n_args);
+        } else if (kube_kc_is_key(k, "env")) {
+            rc = env_list(p, v, where, e);
+        } else if (kube_kc_is_key(k, "apiVersion")) {
+            rc = kube_kc_str(p, v, where, "apiVersion", &e->api_version);
+        } else if (kube_kc_is_key(k, "installHint")) {
+            rc = kube_kc_str(p, v, where, "installHint", &e->install_hint);
+        } else if (kube_kc_is_key(k, "interactiveMode")) {
+            rc = kube_kc_str(p, v, where, "interactiveMode", &e->interactive_mode);
+        } else if (kube_kc_is_key(k, "provideClusterInfo")) {
+            rc = kube_kc_bool(p, v, where, "provideClusterInfo", &e->provide_cluster_info);
+        }
     }
     return rc;
 }
@@ -265,32 +239,31 @@ static int parse_user(const struct kc_parse *p, const yaml_node_t *body, const c
     int rc = 0;
     for (const yaml_node_pair_t *pr = body->data.mapping.pairs.start;
          rc == 0 && pr < body->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = node(p, pr->key), *v = node(p, pr->value);
-        if (key_is(k, "token"))
-            rc = str_value(p, v, where, "token", &u->token);
-        else if (key_is(k, "tokenFile"))
-            rc = path_value(p, v, where, "tokenFile", &u->token_file);
-        else if (key_is(k, "client-certificate"))
-            rc = path_value(p, v, where, "client-certificate", &u->cert_file);
-        else if (key_is(k, "client-certificate-data"))
-            rc = pem_value(p, v, where, "client-certificate-data", &u->cert_pem);
-        else if (key_is(k, "client-key"))
-            rc = path_value(p, v, where, "client-key", &u->key_file);
-        else if (key_is(k, "client-key-data"))
-            rc = pem_value(p, v, where, "client-key-data", &u->key_pem);
-        else if (is_null(v))
+        const yaml_node_t *k = kube_kc_node(p, pr->key), *v = kube_kc_node(p, pr->value);
+        if (kube_kc_is_key(k, "token"))
+            rc = kube_kc_str(p, v, where, "token", &u->token);
+        else if (kube_kc_is_key(k, "tokenFile"))
+            rc = kube_kc_path(p, v, where, "tokenFile", &u->token_file);
+        else if (kube_kc_is_key(k, "client-certificate"))
+            rc = kube_kc_path(p, v, where, "client-certificate", &u->cert_file);
+        else if (kube_kc_is_key(k, "client-certificate-data"))
+            rc = kube_kc_pem(p, v, where, "client-certificate-data", &u->cert_pem);
+        else if (kube_kc_is_key(k, "client-key"))
+            rc = kube_kc_path(p, v, where, "client-key", &u->key_file);
+        else if (kube_kc_is_key(k, "client-key-data"))
+            rc = kube_kc_pem(p, v, where, "client-key-data", &u->key_pem);
+        else if (kube_kc_is_null(v))
             continue;
-        else if (key_is(k, "exec")) {
-            u->unsupported = "exec";
-            u->why = "exec credential plugins are not supported";
-        } else if (key_is(k, "auth-provider")) {
+        else if (kube_kc_is_key(k, "exec"))
+            rc = parse_exec(p, v, where, u);
+        else if (kube_kc_is_key(k, "auth-provider")) {
             u->unsupported = "auth-provider";
             u->why = "auth providers are not supported";
-        } else if (key_is(k, "username") || key_is(k, "password")) {
-            u->unsupported = key_is(k, "username") ? "username" : "password";
+        } else if (kube_kc_is_key(k, "username") || kube_kc_is_key(k, "password")) {
+            u->unsupported = kube_kc_is_key(k, "username") ? "username" : "password";
             u->why = "basic authentication is not supported";
-        } else if (key_is(k, "as") || key_is(k, "as-uid") || key_is(k, "as-groups") ||
-                   key_is(k, "as-user-extra")) {
+        } else if (kube_kc_is_key(k, "as") || kube_kc_is_key(k, "as-uid") ||
+                   kube_kc_is_key(k, "as-groups") || kube_kc_is_key(k, "as-user-extra")) {
             u->unsupported = "as";
             u->why = "impersonation is not supported";
         }
@@ -304,11 +277,11 @@ static int parse_context(const struct kc_parse *p, const yaml_node_t *body, cons
     int rc = 0;
     for (const yaml_node_pair_t *pr = body->data.mapping.pairs.start;
          rc == 0 && pr < body->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = node(p, pr->key), *v = node(p, pr->value);
-        if (key_is(k, "cluster"))
-            rc = str_value(p, v, where, "cluster", &c->cluster);
-        else if (key_is(k, "user"))
-            rc = str_value(p, v, where, "user", &c->user);
+        const yaml_node_t *k = kube_kc_node(p, pr->key), *v = kube_kc_node(p, pr->value);
+        if (kube_kc_is_key(k, "cluster"))
+            rc = kube_kc_str(p, v, where, "cluster", &c->cluster);
+        else if (kube_kc_is_key(k, "user"))
+            rc = kube_kc_str(p, v, where, "user", &c->user);
     }
     return rc;
 }
@@ -352,24 +325,24 @@ static int parse_entry(const struct kc_parse *p, enum kc_kind kind, size_t index
     int rc;
 
     if (item == NULL || item->type != YAML_MAPPING_NODE)
-        return fail(p, -EINVAL, "%s[%zu]: want a mapping", list, index);
+        return kube_kc_fail(p, -EINVAL, "%s[%zu]: want a mapping", list, index);
     snprintf(where, sizeof(where), "%s[%zu]", list, index);
-    rc = str_value(p, map_get(p, item, "name"), where, "name", &name);
+    rc = kube_kc_str(p, kube_kc_get(p, item, "name"), where, "name", &name);
     if (rc != 0)
         return rc;
     if (name == NULL || name[0] == '\0') {
         free(name);
-        return fail(p, -EINVAL, "%s[%zu].name: missing", list, index);
+        return kube_kc_fail(p, -EINVAL, "%s[%zu].name: missing", list, index);
     }
     snprintf(where, sizeof(where), "%s[%.64s].%s", list, name, kind_body[kind]);
-    const yaml_node_t *body = map_get(p, item, kind_body[kind]);
-    if (!is_null(body) && body->type != YAML_MAPPING_NODE) {
-        rc = fail(p, -EINVAL, "%s: want a mapping", where);
+    const yaml_node_t *body = kube_kc_get(p, item, kind_body[kind]);
+    if (!kube_kc_is_null(body) && body->type != YAML_MAPPING_NODE) {
+        rc = kube_kc_fail(p, -EINVAL, "%s: want a mapping", where);
         goto out_free_name;
     }
     int seen = defined(p, kind, name);
     if (seen == 2) {
-        rc = fail(p, -EINVAL, "%s[%.64s]: defined twice", list, name);
+        rc = kube_kc_fail(p, -EINVAL, "%s[%.64s]: defined twice", list, name);
         goto out_free_name;
     }
     if (seen == 1)
@@ -385,7 +358,7 @@ static int parse_entry(const struct kc_parse *p, enum kc_kind kind, size_t index
         c->name = name;
         c->file = p->file;
         name = NULL;
-        if (!is_null(body))
+        if (!kube_kc_is_null(body))
             rc = parse_cluster(p, body, where, c);
         break;
     }
@@ -398,7 +371,7 @@ static int parse_entry(const struct kc_parse *p, enum kc_kind kind, size_t index
         u->name = name;
         u->file = p->file;
         name = NULL;
-        if (!is_null(body))
+        if (!kube_kc_is_null(body))
             rc = parse_user(p, body, where, u);
         break;
     }
@@ -411,13 +384,13 @@ static int parse_entry(const struct kc_parse *p, enum kc_kind kind, size_t index
         x->name = name;
         x->file = p->file;
         name = NULL;
-        if (!is_null(body))
+        if (!kube_kc_is_null(body))
             rc = parse_context(p, body, where, x);
         break;
     }
     }
     if (rc == -ENOMEM && p->err[0] == '\0')
-        fail(p, rc, "out of memory");
+        kube_kc_fail(p, rc, "out of memory");
 
 out_free_name:
     free(name);
@@ -426,15 +399,16 @@ out_free_name:
 
 static int parse_list(const struct kc_parse *p, enum kc_kind kind, const yaml_node_t *seq)
 {
-    if (is_null(seq))
+    if (kube_kc_is_null(seq))
         return 0;
     if (seq->type != YAML_SEQUENCE_NODE)
-        return fail(p, -EINVAL, "%s: want a list", kind_list[kind]);
+        return kube_kc_fail(p, -EINVAL, "%s: want a list", kind_list[kind]);
     size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
     if (n > KC_MAX_ENTRIES)
-        return fail(p, -EINVAL, "%s: more than %d entries", kind_list[kind], KC_MAX_ENTRIES);
+        return kube_kc_fail(p, -EINVAL, "%s: more than %d entries", kind_list[kind],
+                            KC_MAX_ENTRIES);
     for (size_t i = 0; i < n; i++) {
-        int rc = parse_entry(p, kind, i, node(p, seq->data.sequence.items.start[i]));
+        int rc = parse_entry(p, kind, i, kube_kc_node(p, seq->data.sequence.items.start[i]));
         if (rc != 0)
             return rc;
     }
@@ -461,30 +435,30 @@ int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char 
     p.file = m->files[m->n_files++];
 
     if (len > KUBE_KUBECONFIG_MAX)
-        return fail(&p, -EINVAL, "larger than %u MiB", KUBE_KUBECONFIG_MAX >> 20);
+        return kube_kc_fail(&p, -EINVAL, "larger than %u MiB", KUBE_KUBECONFIG_MAX >> 20);
     if (yaml_parser_initialize(&parser) == 0)
         goto out_nomem;
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (yaml_parser_load(&parser, &doc) == 0) {
         if (parser.error == YAML_MEMORY_ERROR)
-            rc = fail(&p, -ENOMEM, "out of memory");
+            rc = kube_kc_fail(&p, -ENOMEM, "out of memory");
         else
-            rc = fail(&p, -EINVAL, "YAML error at line %zu column %zu: %s",
-                      parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-                      parser.problem != NULL ? parser.problem : "unknown");
+            rc = kube_kc_fail(&p, -EINVAL, "YAML error at line %zu column %zu: %s",
+                              parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                              parser.problem != NULL ? parser.problem : "unknown");
         goto out_delete_parser;
     }
 
     const yaml_node_t *root = yaml_document_get_root_node(&doc);
     rc = 0;
-    if (is_null(root))
+    if (kube_kc_is_null(root))
         goto out_delete_doc; /* an empty file adds nothing */
     if (root->type != YAML_MAPPING_NODE) {
-        rc = fail(&p, -EINVAL, "want a YAML mapping at the top");
+        rc = kube_kc_fail(&p, -EINVAL, "want a YAML mapping at the top");
         goto out_delete_doc;
     }
     char *current = NULL;
-    rc = str_value(&p, map_get(&p, root, "current-context"), "", "current-context", &current);
+    rc = kube_kc_str(&p, kube_kc_get(&p, root, "current-context"), "", "current-context", &current);
     if (rc != 0)
         goto out_delete_doc;
     /* The first file that sets a current context wins. */
@@ -493,11 +467,11 @@ int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char 
         current = NULL;
     }
     free(current);
-    rc = parse_list(&p, KC_CLUSTER, map_get(&p, root, "clusters"));
+    rc = parse_list(&p, KC_CLUSTER, kube_kc_get(&p, root, "clusters"));
     if (rc == 0)
-        rc = parse_list(&p, KC_USER, map_get(&p, root, "users"));
+        rc = parse_list(&p, KC_USER, kube_kc_get(&p, root, "users"));
     if (rc == 0)
-        rc = parse_list(&p, KC_CONTEXT, map_get(&p, root, "contexts"));
+        rc = parse_list(&p, KC_CONTEXT, kube_kc_get(&p, root, "contexts"));
 
 out_delete_doc:
     yaml_document_delete(&doc);

@@ -14,6 +14,7 @@
 
 #define KUBE_KUBECONFIG_MAX (16u << 20) /* longest kubeconfig file */
 #define KC_MAX_ENTRIES      10000       /* per list: names are compared pairwise */
+#define KC_MAX_EXEC_ITEMS   1024        /* exec args, exec env entries */
 
 struct kc_cluster {
     char *name;
@@ -25,6 +26,19 @@ struct kc_cluster {
     const char *unsupported; /* static field name, NULL for none */
 };
 
+/* users[].user.exec as written; kubeconfig.c checks it when it is used. */
+struct kc_exec {
+    char *command; /* relative with a '/': made absolute against the file's directory */
+    char **args;
+    size_t n_args;
+    char **env_name, **env_value;
+    size_t n_env;
+    char *api_version;
+    char *install_hint;
+    char *interactive_mode;
+    bool provide_cluster_info;
+};
+
 struct kc_user {
     char *name;
     const char *file;
@@ -34,6 +48,7 @@ struct kc_user {
     char *cert_pem;
     char *key_file;
     char *key_pem;
+    struct kc_exec *exec; /* NULL for none */
     const char *unsupported;
     const char *why; /* static explanation for unsupported */
 };

@@ -7,9 +7,26 @@
 #define KUBE_TARGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define KUBE_PATH_LEN      4096
 #define KUBE_INCLUSTER_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+/* The credential plugin of a kubeconfig user (users[].user.exec), checked
+ * and resolved; kube/exec.h runs it. All strings are malloc'd. */
+struct kube_exec_config {
+    char *where;   /* for messages: "kubeconfig /x: users[eks].user.exec" */
+    char *command; /* with a '/': a path (relative ones already made absolute
+                    * against the kubeconfig's directory); else looked up in PATH */
+    char **args;   /* argv[1..], n_args of them */
+    size_t n_args;
+    char **env; /* "NAME=value", added to the process environment */
+    size_t n_env;
+    char *api_version;  /* client.authentication.k8s.io/v1 or /v1beta1 */
+    char *install_hint; /* shown when the command is not found; NULL for none */
+    bool provide_cluster_info;
+    int timeout_ms; /* a run is killed after this; KUBE_EXEC_TIMEOUT_MS (kube/exec.h) */
+};
 
 /* Data fields (PEM, tokens) are malloc'd and owned by the target. */
 struct kube_target {
@@ -24,9 +41,13 @@ struct kube_target {
     char key_file[KUBE_PATH_LEN];
     char *key_pem;
     bool insecure_skip_tls_verify;
+    struct kube_exec_config *exec; /* credential plugin, NULL for none */
 };
 
 /* Frees what @t owns (wiping the token and key) and zeroes it. */
 void kube_target_destroy(struct kube_target *t);
+
+/* Frees @e and everything it holds (NULL is fine). */
+void kube_exec_config_free(struct kube_exec_config *e);
 
 #endif

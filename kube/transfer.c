@@ -216,3 +216,14 @@ bool kube_xfer_set_tls(CURL *e, const struct kube_target *t)
     }
     return ok;
 }
+
+bool kube_xfer_set_client_pem(CURL *e, char *cert_pem, char *key_pem)
+{
+    struct curl_blob c = {.data = cert_pem, .len = strlen(cert_pem), .flags = CURL_BLOB_COPY};
+    struct curl_blob k = {.data = key_pem, .len = strlen(key_pem), .flags = CURL_BLOB_COPY};
+    bool ok = curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &c) == CURLE_OK;
+    ok = ok && curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM") == CURLE_OK;
+    ok = ok && curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &k) == CURLE_OK;
+    ok = ok && curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM") == CURLE_OK;
+    return ok;
+}

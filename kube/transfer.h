@@ -59,4 +59,9 @@ int kube_xfer_errno(CURLcode cc);
  * false when libcurl refused one. */
 bool kube_xfer_set_tls(CURL *e, const struct kube_target *t);
 
+/* Sets a client certificate and key given as PEM text on @e, replacing
+ * what kube_xfer_set_tls set (an exec plugin's); libcurl copies them, and
+ * writes through neither. False when libcurl refused one. */
+bool kube_xfer_set_client_pem(CURL *e, char *cert_pem, char *key_pem);
+
 #endif

@@ -15,7 +15,7 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT HUP INT TERM
-"$bin" --listen 127.0.0.1:0 --debug-endpoints 2>"$tmp/log" &
+HOME=/nonexistent "$bin" --listen 127.0.0.1:0 --debug-endpoints 2>"$tmp/log" & # no ~/.kube/config
 pid=$!
 port=$(wait_port "$tmp/log")
 for verb in filter prioritize; do

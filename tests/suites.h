@@ -22,6 +22,8 @@ Suite *tls_suite(void);
 Suite *kubeconfig_suite(void);
 Suite *fake_apiserver_suite(void);
 Suite *client_suite(void);
+Suite *exec_suite(void);
+Suite *exec_output_suite(void);
 Suite *informer_suite(void);
 Suite *buf_suite(void);
 Suite *err_suite(void);

@@ -150,17 +150,17 @@ out_release:
     return rc;
 }
 
-/* The cluster of --kubeconfig (or KUBECONFIG, or in-cluster, or
- * ~/.kube/config, as kubectl finds it). */
+/* The cluster of --kubeconfig, or KUBECONFIG, or ~/.kube/config, or
+ * in-cluster: the order of serve, as kubectl finds it. */
 static int rank_cluster(const struct cfg *c, struct cluster **cl)
 {
     char err[ERR_LEN];
     struct kube_target t;
 
-    int rc = kube_discover(c->kubeconfig, environ, KUBE_INCLUSTER_DIR, true, &t, err);
+    int rc = kube_discover(c->kubeconfig, environ, KUBE_INCLUSTER_DIR, &t, err);
     if (rc == -ENOENT)
         err_set(err, "no cluster: give --nodes FILE, or --kubeconfig FILE (or KUBECONFIG, or "
-                     "~/.kube/config)");
+                     "~/.kube/config, or run in a cluster)");
     if (rc == 0) {
         rc = cluster_start(c, &t, cl, err);
         kube_target_destroy(&t);

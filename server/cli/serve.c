@@ -176,7 +176,7 @@ static int start_cluster(const struct cfg *c, struct cluster **out)
     struct kube_target t;
 
     *out = NULL;
-    int rc = kube_discover(c->kubeconfig, environ, KUBE_INCLUSTER_DIR, false, &t, err);
+    int rc = kube_discover(c->kubeconfig, environ, KUBE_INCLUSTER_DIR, &t, err);
     if (rc == 0) {
         rc = cluster_start(c, &t, out, err);
         kube_target_destroy(&t);

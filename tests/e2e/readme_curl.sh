@@ -10,8 +10,9 @@
 # Usage: tests/e2e/readme_curl.sh path/to/cpu-extender   (from the repository root)
 set -eu
 . "$(dirname "$0")/../support/readme.sh"
-# Loopback only: never a cluster from the environment.
+# Loopback only: never a cluster from the environment (nor ~/.kube/config).
 unset KUBECONFIG KUBERNETES_SERVICE_HOST
+export HOME=/nonexistent
 bin=${1:?usage: readme_curl.sh BINARY}
 work=$(mktemp -d)
 pid=""

@@ -4,8 +4,9 @@
 # from a read-only tree, with no writable path, and stops cleanly.
 # Usage: tests/e2e/unprivileged.sh path/to/cpu-extender   (needs root for setpriv)
 set -eu
-# Loopback only: never a cluster from the environment.
+# Loopback only: never a cluster from the environment (nor ~/.kube/config).
 unset KUBECONFIG KUBERNETES_SERVICE_HOST
+export HOME=/nonexistent
 . "$(dirname "$0")/../support/server.sh"
 bin=${1:?usage: unprivileged.sh BINARY}
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then

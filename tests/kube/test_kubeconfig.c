@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kube/client.h"
+#include "kube/exec.h"
 #include "tests/suites.h"
 
 #define CA_PEM   "-----BEGIN CERTIFICATE-----\nMIIBcA==\n-----END CERTIFICATE-----\n"
@@ -272,22 +273,181 @@ START_TEST(kubeconfig_missing_cluster_or_user_is_named)
 }
 END_TEST
 
-START_TEST(kubeconfig_exec_user_is_unsupported_by_name)
+START_TEST(kubeconfig_basic_auth_user_is_unsupported_by_name)
 {
     struct kube_target t;
     char err[ERR_LEN];
-    static const char doc[] = "current-context: a\n"
+    static const char doc[] = "current-context: b\n"
                               "clusters:\n- name: c\n  cluster: {server: https://h}\n"
-                              "users:\n- name: eks\n  user:\n    exec:\n      command: aws\n"
-                              "- name: basic\n  user: {username: u, password: p}\n"
-                              "contexts:\n- name: a\n  context: {cluster: c, user: eks}\n"
-                              "- name: b\n  context: {cluster: c, user: basic}\n";
+                              "users:\n- name: basic\n  user: {username: u, password: p}\n"
+                              "contexts:\n- name: b\n  context: {cluster: c, user: basic}\n";
     ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", NULL, &t, err),
                      -EINVAL);
-    ck_assert_str_eq(err, "kubeconfig /k: users[eks].user.exec: exec credential plugins are "
-                          "not supported (user \"eks\")");
-    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", "b", &t, err), -EINVAL);
-    ck_assert_ptr_nonnull(strstr(err, "basic authentication is not supported"));
+    ck_assert_str_eq(err, "kubeconfig /k: users[basic].user.password: basic authentication is "
+                          "not supported (user \"basic\")");
+}
+END_TEST
+
+/* A document whose current context uses user "u" with @user_body. */
+static const char *exec_doc(const char *user_body)
+{
+    static char doc[2048];
+    snprintf(doc, sizeof(doc),
+             "current-context: a\n"
+             "clusters:\n- name: c\n  cluster: {server: https://h}\n"
+             "users:\n- name: u\n  user:\n%s"
+             "contexts:\n- name: a\n  context: {cluster: c, user: u}\n",
+             user_body);
+    return doc;
+}
+
+START_TEST(kubeconfig_exec_stanza_is_resolved)
+{
+    struct kube_target t;
+    char err[ERR_LEN], want[300];
+    const char *path =
+        write_file("sub/config", exec_doc("    exec:\n"
+                                          "      apiVersion: client.authentication.k8s.io/v1\n"
+                                          "      command: bin/aws-iam-authenticator\n"
+                                          "      args: [token, -i, \"\", 7]\n"
+                                          "      env:\n"
+                                          "      - name: AWS_PROFILE\n"
+                                          "        value: prod\n"
+                                          "      - {name: EMPTY}\n"
+                                          "      interactiveMode: IfAvailable\n"
+                                          "      provideClusterInfo: true\n"
+                                          "      installHint: |\n"
+                                          "        brew install aws-iam-authenticator\n"
+                                          "        (or see the docs)\n"));
+    ck_assert_msg(kube_load_kubeconfig(path, NULL, &t, err) == 0, "%s", err);
+    const struct kube_exec_config *e = t.exec;
+    ck_assert_ptr_nonnull(e);
+    snprintf(want, sizeof(want), "%s/sub/bin/aws-iam-authenticator", dir);
+    ck_assert_str_eq(e->command, want); /* relative with a '/': against the file's directory */
+    ck_assert_uint_eq(e->n_args, 4);
+    ck_assert_str_eq(e->args[0], "token");
+    ck_assert_str_eq(e->args[1], "-i");
+    ck_assert_str_eq(e->args[2], "");
+    ck_assert_str_eq(e->args[3], "7");
+    ck_assert_uint_eq(e->n_env, 2);
+    ck_assert_str_eq(e->env[0], "AWS_PROFILE=prod");
+    ck_assert_str_eq(e->env[1], "EMPTY=");
+    ck_assert_str_eq(e->api_version, "client.authentication.k8s.io/v1");
+    ck_assert(e->provide_cluster_info);
+    /* one line: the line breaks of the block scalar are spaces */
+    ck_assert_str_eq(e->install_hint, "brew install aws-iam-authenticator (or see the docs) ");
+    ck_assert_int_eq(e->timeout_ms, KUBE_EXEC_TIMEOUT_MS);
+    snprintf(want, sizeof(want), "kubeconfig %s: users[u].user.exec", path);
+    ck_assert_str_eq(e->where, want);
+    ck_assert_ptr_null(t.token);
+    kube_target_destroy(&t);
+    ck_assert_ptr_null(t.exec);
+}
+END_TEST
+
+START_TEST(kubeconfig_exec_bare_command_and_v1beta1_defaults)
+{
+    struct kube_target t;
+    char err[ERR_LEN];
+    /* a name without '/' is left for PATH; v1beta1 defaults interactiveMode */
+    const char *path = write_file("config", exec_doc("    exec:\n"
+                                                     "      apiVersion: "
+                                                     "client.authentication.k8s.io/v1beta1\n"
+                                                     "      command: gke-gcloud-auth-plugin\n"));
+    ck_assert_msg(kube_load_kubeconfig(path, NULL, &t, err) == 0, "%s", err);
+    ck_assert_str_eq(t.exec->command, "gke-gcloud-auth-plugin");
+    ck_assert_uint_eq(t.exec->n_args, 0);
+    ck_assert_uint_eq(t.exec->n_env, 0);
+    ck_assert_ptr_null(t.exec->install_hint);
+    ck_assert(!t.exec->provide_cluster_info);
+    kube_target_destroy(&t);
+
+    /* exec: null is no exec; a repeated exec key: the last one wins */
+    const char *doc = exec_doc("    exec: null\n");
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", NULL, &t, err), 0);
+    ck_assert_ptr_null(t.exec);
+    doc = exec_doc("    exec: {command: first, apiVersion: x}\n"
+                   "    exec: {command: second, apiVersion: client.authentication.k8s.io/v1, "
+                   "interactiveMode: Never}\n");
+    ck_assert_msg(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", NULL, &t, err) == 0, "%s",
+                  err);
+    ck_assert_str_eq(t.exec->command, "second");
+    kube_target_destroy(&t);
+}
+END_TEST
+
+START_TEST(kubeconfig_exec_with_a_token_uses_the_token)
+{
+    struct kube_target t;
+    char err[ERR_LEN];
+    /* client-go: a token, token file or client certificate of the user
+     * wins, and the plugin never runs; the stanza is still checked */
+    const char *doc = exec_doc("    token: static\n"
+                               "    exec: {command: aws, apiVersion: "
+                               "client.authentication.k8s.io/v1, interactiveMode: Never}\n");
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", NULL, &t, err), 0);
+    ck_assert_ptr_null(t.exec);
+    ck_assert_str_eq(t.token, "static");
+    kube_target_destroy(&t);
+    doc = exec_doc("    token: static\n    exec: {command: aws}\n");
+    ck_assert_int_eq(kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", NULL, &t, err),
+                     -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "users[u].user.exec.apiVersion: missing"));
+}
+END_TEST
+
+START_TEST(kubeconfig_exec_bad_stanzas_are_refused)
+{
+    static const struct {
+        const char *exec, *msg;
+    } cases[] = {
+        {"exec: aws\n", "users[u].user.exec: want a mapping"},
+        {"exec: {apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never}\n",
+         "users[u].user.exec.command: missing"},
+        {"exec: {command: aws}\n",
+         "users[u].user.exec.apiVersion: missing (client.authentication.k8s.io/v1 or "
+         "client.authentication.k8s.io/v1beta1)"},
+        {"exec: {command: aws, apiVersion: client.authentication.k8s.io/v1alpha1}\n",
+         "users[u].user.exec.apiVersion: \"client.authentication.k8s.io/v1alpha1\" is not "
+         "supported (client-go dropped it in Kubernetes 1.24); use "
+         "client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1"},
+        {"exec: {command: aws, apiVersion: v1}\n",
+         "users[u].user.exec.apiVersion: \"v1\" is not supported; use"},
+        {"exec: {command: aws, apiVersion: client.authentication.k8s.io/v1}\n",
+         "users[u].user.exec.interactiveMode: missing (Never or IfAvailable; "
+         "client.authentication.k8s.io/v1 requires it)"},
+        {"exec: {command: aws, apiVersion: client.authentication.k8s.io/v1beta1, "
+         "interactiveMode: Always}\n",
+         "users[u].user.exec.interactiveMode: Always needs a terminal on standard input"},
+        {"exec: {command: aws, apiVersion: client.authentication.k8s.io/v1, "
+         "interactiveMode: never}\n",
+         "users[u].user.exec.interactiveMode: \"never\" is not Never, IfAvailable or Always"},
+        {"exec: {command: aws, apiVersion: client.authentication.k8s.io/v1beta1, env: "
+         "[{value: x}]}\n",
+         "users[u].user.exec.env[0].name: missing"},
+        {"exec: {command: aws, apiVersion: client.authentication.k8s.io/v1beta1, env: "
+         "[{name: A, value: 1}, {name: 'B=C'}]}\n",
+         "users[u].user.exec.env[1].name: contains '='"},
+        {"exec: {command: aws, env: {name: A}}\n", "users[u].user.exec.env: want a list"},
+        {"exec: {command: aws, env: [x]}\n",
+         "users[u].user.exec.env[0]: want a mapping with name and value"},
+        {"exec: {command: aws, args: x}\n", "users[u].user.exec.args: want a list"},
+        {"exec: {command: aws, args: [a, [b]]}\n", "users[u].user.exec.args[1]: want a string"},
+        {"exec: {command: [aws]}\n", "users[u].user.exec.command: want a string"},
+        {"exec: {command: aws, provideClusterInfo: maybe}\n",
+         "users[u].user.exec.provideClusterInfo: want true or false"},
+    };
+    struct kube_target t;
+    char err[ERR_LEN], body[512];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(body, sizeof(body), "    %s", cases[i].exec);
+        const char *doc = exec_doc(body);
+        int rc = kube_parse_kubeconfig_text(doc, strlen(doc), "/k", "", NULL, &t, err);
+        ck_assert_msg(rc == -EINVAL, "case %zu: rc %d", i, rc);
+        ck_assert_msg(strncmp(err, "kubeconfig /k: ", 15) == 0, "case %zu: %s", i, err);
+        ck_assert_msg(strstr(err, cases[i].msg) != NULL, "case %zu: %s", i, err);
+        ck_assert_ptr_null(t.exec);
+    }
 }
 END_TEST
 
@@ -470,33 +630,54 @@ START_TEST(incluster_bad_environment_or_files_are_einval)
 }
 END_TEST
 
-START_TEST(resolve_order_flag_env_incluster_none)
+/* A kubeconfig at dir/@name whose one context points at https://@server. */
+static const char *cluster_file(int slot, const char *name, const char *server)
+{
+    char doc[512];
+    snprintf(doc, sizeof(doc),
+             "current-context: a\ncontexts:\n- name: a\n  context: {cluster: c}\n"
+             "clusters:\n- name: c\n  cluster: {server: 'https://%s'}\n",
+             server);
+    return write_at(slot, name, doc);
+}
+
+/*
+ * The order changed on purpose (issue 15): it was flag, KUBECONFIG,
+ * in-cluster, and ~/.kube/config for rank only; it is now client-go's for
+ * every command: flag, KUBECONFIG, ~/.kube/config, in-cluster.
+ */
+START_TEST(resolve_order_flag_env_home_incluster_none)
 {
     struct kube_target t;
-    char err[ERR_LEN], envkc[300];
-    write_file("ca.crt", CA_PEM);
-    const char *flag = write_at(0, "flag.yaml",
-                                "current-context: a\ncontexts:\n- name: a\n  context: {cluster: "
-                                "c}\nclusters:\n- name: c\n  cluster: {server: https://flag}\n");
-    const char *env = write_at(1, "env.yaml",
-                               "current-context: a\ncontexts:\n- name: a\n  context: {cluster: "
-                               "c}\nclusters:\n- name: c\n  cluster: {server: https://env}\n");
+    char err[ERR_LEN], envkc[300], home[300];
+    const char *flag = cluster_file(0, "flag.yaml", "flag");
+    const char *env = cluster_file(1, "env.yaml", "env");
+    cluster_file(2, "home/.kube/config", "home");
     const char *sa = sa_dir();
     snprintf(envkc, sizeof(envkc), "KUBECONFIG=%s", env);
-    char *all[] = {envkc, "KUBERNETES_SERVICE_HOST=10.0.0.1", "KUBERNETES_SERVICE_PORT=443", NULL};
+    snprintf(home, sizeof(home), "HOME=%s/home", dir);
+    char *all[] = {envkc, home, "KUBERNETES_SERVICE_HOST=10.0.0.1", "KUBERNETES_SERVICE_PORT=443",
+                   NULL};
 
-    ck_assert_int_eq(kube_discover(flag, all, sa, false, &t, err), 0);
+    ck_assert_int_eq(kube_discover(flag, all, sa, &t, err), 0);
     ck_assert_str_eq(t.server, "https://flag");
     kube_target_destroy(&t);
-    ck_assert_int_eq(kube_discover("", all, sa, false, &t, err), 0);
+    ck_assert_int_eq(kube_discover("", all, sa, &t, err), 0);
     ck_assert_str_eq(t.server, "https://env");
     kube_target_destroy(&t);
-    ck_assert_int_eq(kube_discover(NULL, all + 1, sa, false, &t, err), 0);
+    /* ~/.kube/config before in-cluster (before the change: in-cluster) */
+    ck_assert_int_eq(kube_discover(NULL, all + 1, sa, &t, err), 0);
+    ck_assert_str_eq(t.server, "https://home");
+    kube_target_destroy(&t);
+    ck_assert_int_eq(kube_discover(NULL, all + 2, sa, &t, err), 0);
     ck_assert_str_eq(t.server, "https://10.0.0.1:443");
     kube_target_destroy(&t);
-    char *none[] = {"PATH=/bin", NULL};
-    ck_assert_int_eq(kube_discover(NULL, none, sa, false, &t, err), -ENOENT);
-    ck_assert_int_eq(kube_discover(NULL, NULL, sa, false, &t, err), -ENOENT);
+    char *none[] = {"PATH=/bin", home, NULL};
+    snprintf(home, sizeof(home), "HOME=%s/nobody", dir);
+    ck_assert_int_eq(kube_discover(NULL, none, sa, &t, err), -ENOENT);
+    ck_assert_str_eq(err, "no cluster: no --kubeconfig, no KUBECONFIG, no ~/.kube/config and "
+                          "not in a cluster (KUBERNETES_SERVICE_HOST is not set)");
+    ck_assert_int_eq(kube_discover(NULL, NULL, sa, &t, err), -ENOENT);
 }
 END_TEST
 
@@ -507,30 +688,32 @@ START_TEST(resolve_named_missing_file_is_einval)
     snprintf(missing, sizeof(missing), "%s/nope", dir);
     snprintf(envkc, sizeof(envkc), "KUBECONFIG=%s", missing);
     char *envp[] = {envkc, NULL};
-    ck_assert_int_eq(kube_discover(missing, NULL, dir, false, &t, err), -EINVAL);
-    ck_assert_int_eq(kube_discover(NULL, envp, dir, false, &t, err), -EINVAL);
+    ck_assert_int_eq(kube_discover(missing, NULL, dir, &t, err), -EINVAL);
+    ck_assert_int_eq(kube_discover(NULL, envp, dir, &t, err), -EINVAL);
     ck_assert_ptr_nonnull(strstr(err, missing));
+    /* named, but defining nothing: an error too */
+    const char *empty = write_file("empty.yaml", "# nothing yet\n");
+    ck_assert_int_eq(kube_discover(empty, NULL, dir, &t, err), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "defines no cluster, user or context"));
 }
 END_TEST
 
-START_TEST(resolve_home_fallback_only_when_asked)
+START_TEST(resolve_empty_or_broken_home_config)
 {
     struct kube_target t;
     char err[ERR_LEN], home[300];
-    write_file("home/.kube/ca.crt", CA_PEM);
-    write_file("home/.kube/config",
-               "current-context: a\ncontexts:\n- name: a\n  context: {cluster: c}\n"
-               "clusters:\n- name: c\n  cluster: {server: https://home, certificate-authority: "
-               "ca.crt}\n");
+    const char *sa = sa_dir();
     snprintf(home, sizeof(home), "HOME=%s/home", dir);
-    char *envp[] = {home, NULL};
-    ck_assert_int_eq(kube_discover(NULL, envp, dir, false, &t, err), -ENOENT);
-    ck_assert_int_eq(kube_discover(NULL, envp, dir, true, &t, err), 0);
-    ck_assert_str_eq(t.server, "https://home");
+    char *envp[] = {home, "KUBERNETES_SERVICE_HOST=10.0.0.1", "KUBERNETES_SERVICE_PORT=443", NULL};
+    /* an empty placeholder leads on to in-cluster, as in client-go */
+    write_file("home/.kube/config", "");
+    ck_assert_int_eq(kube_discover(NULL, envp, sa, &t, err), 0);
+    ck_assert_str_eq(t.server, "https://10.0.0.1:443");
     kube_target_destroy(&t);
-    /* No ~/.kube/config: still nothing. */
-    snprintf(home, sizeof(home), "HOME=%s", dir);
-    ck_assert_int_eq(kube_discover(NULL, envp, dir, true, &t, err), -ENOENT);
+    /* one that says something but cannot be used is an error, not skipped */
+    write_file("home/.kube/config", "current-context: gone\n");
+    ck_assert_int_eq(kube_discover(NULL, envp, sa, &t, err), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "context \"gone\" not found"));
 }
 END_TEST
 
@@ -546,7 +729,11 @@ Suite *kubeconfig_suite(void)
     tcase_add_test(tc, kubeconfig_list_merges_first_definition_wins);
     tcase_add_test(tc, kubeconfig_missing_context_is_named);
     tcase_add_test(tc, kubeconfig_missing_cluster_or_user_is_named);
-    tcase_add_test(tc, kubeconfig_exec_user_is_unsupported_by_name);
+    tcase_add_test(tc, kubeconfig_basic_auth_user_is_unsupported_by_name);
+    tcase_add_test(tc, kubeconfig_exec_stanza_is_resolved);
+    tcase_add_test(tc, kubeconfig_exec_bare_command_and_v1beta1_defaults);
+    tcase_add_test(tc, kubeconfig_exec_with_a_token_uses_the_token);
+    tcase_add_test(tc, kubeconfig_exec_bad_stanzas_are_refused);
     tcase_add_test(tc, kubeconfig_bad_base64_names_field);
     tcase_add_test(tc, kubeconfig_invalid_documents_are_refused);
     tcase_add_test(tc, kubeconfig_plain_http_and_anonymous_are_accepted);
@@ -555,9 +742,9 @@ Suite *kubeconfig_suite(void)
     tcase_add_test(tc, incluster_ipv6_host_gets_brackets);
     tcase_add_test(tc, incluster_without_host_returns_enoent);
     tcase_add_test(tc, incluster_bad_environment_or_files_are_einval);
-    tcase_add_test(tc, resolve_order_flag_env_incluster_none);
+    tcase_add_test(tc, resolve_order_flag_env_home_incluster_none);
     tcase_add_test(tc, resolve_named_missing_file_is_einval);
-    tcase_add_test(tc, resolve_home_fallback_only_when_asked);
+    tcase_add_test(tc, resolve_empty_or_broken_home_config);
     suite_add_tcase(s, tc);
     return s;
 }

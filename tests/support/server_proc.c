@@ -65,6 +65,7 @@ void server_start_at(struct server_proc *s, const char *listen, const char *cons
         /* Only the cluster a test names: never one from the environment. */
         unsetenv("KUBECONFIG");
         unsetenv("KUBERNETES_SERVICE_HOST");
+        setenv("HOME", "/nonexistent", 1); /* no ~/.kube/config either */
         int fd = open(s->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(fd, STDERR_FILENO);
         execv(argv[0], (char *const *)(void *)argv);

@@ -1,0 +1,485 @@
+/*
+ * exec credential plugins: running one (kube/spawn.c), reading its
+ * ExecCredential, and the cache in front of it. client-go's
+ * plugin/pkg/client/auth/exec/exec.go is the reference: refreshCredsLocked
+ * for a run, getCreds / maybeRefreshCreds for the cache and the 401.
+ */
+#include "kube/exec.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/clock.h"
+#include "base/err.h"
+#include "base/file.h"
+#include "kube/exec_output.h"
+#include "kube/spawn.h"
+
+#define EXEC_INFO_ENV "KUBERNETES_EXEC_INFO"
+
+extern char **environ;
+
+/* A credential as the plugin gave it, and when to run it again. */
+struct cred {
+    struct kube_exec_status st;
+    double refresh_at; /* with an expiry: run again from this time on */
+    uint64_t generation;
+};
+
+struct kube_exec {
+    struct kube_exec_config *cfg; /* a deep copy */
+    char **argv;                  /* command, args, NULL; borrowed from cfg */
+    char *info;                   /* "KUBERNETES_EXEC_INFO=..." */
+    pthread_mutex_t lock;
+    pthread_cond_t finished; /* a run ended */
+    /* guarded by lock: */
+    bool running;
+    uint64_t runs; /* started so far; a run's number is its generation */
+    int last_rc;   /* of the latest run to end */
+    char last_err[ERR_LEN];
+    struct cred cur; /* generation 0: none yet */
+};
+
+static void cred_wipe(struct cred *c)
+{
+    kube_exec_status_wipe(&c->st);
+    memset(c, 0, sizeof(*c));
+}
+
+void kube_exec_cred_wipe(struct kube_exec_cred *c)
+{
+    if (c->header != NULL)
+        explicit_bzero(c->header, strlen(c->header));
+    free(c->header);
+    free(c->cert_pem);
+    if (c->key_pem != NULL)
+        explicit_bzero(c->key_pem, strlen(c->key_pem));
+    free(c->key_pem);
+    memset(c, 0, sizeof(*c));
+}
+
+/* ---- setting up ---- */
+
+/* Copies @n strings; *@n_dst counts those copied, for the free. */
+static int dup_list(char ***dst, size_t *n_dst, char *const *src, size_t n)
+{
+    *dst = calloc(n + 1, sizeof(**dst));
+    if (*dst == NULL)
+        return -ENOMEM;
+    for (*n_dst = 0; *n_dst < n; (*n_dst)++)
+        if (((*dst)[*n_dst] = strdup(src[*n_dst])) == NULL)
+            return -ENOMEM;
+    return 0;
+}
+
+/* A deep copy of @s into *@out. */
+static int copy_config(struct kube_exec_config **out, const struct kube_exec_config *s)
+{
+    struct kube_exec_config *d = calloc(1, sizeof(*d));
+    *out = d;
+    if (d == NULL)
+        return -ENOMEM;
+    d->provide_cluster_info = s->provide_cluster_info;
+    d->timeout_ms = s->timeout_ms > 0 ? s->timeout_ms : KUBE_EXEC_TIMEOUT_MS;
+    d->where = strdup(s->where);
+    d->command = strdup(s->command);
+    d->api_version = strdup(s->api_version);
+    d->install_hint = s->install_hint != NULL ? strdup(s->install_hint) : NULL;
+    if (d->where == NULL || d->command == NULL || d->api_version == NULL ||
+        (s->install_hint != NULL && d->install_hint == NULL))
+        return -ENOMEM;
+    int rc = dup_list(&d->args, &d->n_args, s->args, s->n_args);
+    return rc != 0 ? rc : dup_list(&d->env, &d->n_env, s->env, s->n_env);
+}
+
+/* Standard base64 of @n bytes, malloc'd ([]byte fields are base64 in JSON). */
+static char *base64(const char *in, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)(unsigned char)in[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned)(unsigned char)in[i + 1] << 8;
+        if (i + 2 < n)
+            v |= (unsigned char)in[i + 2];
+        *o++ = tab[v >> 18 & 63];
+        *o++ = tab[v >> 12 & 63];
+        *o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+        *o++ = i + 2 < n ? tab[v & 63] : '=';
+    }
+    *o = '\0';
+    return out;
+}
+
+/* spec.cluster (clientauthentication Cluster, as rest.ConfigToExecCluster
+ * fills it): the server, the CA as data (a CA file is read), and
+ * insecure-skip-tls-verify. */
+static int add_cluster(cJSON *spec, const struct kube_target *t, char *err)
+{
+    cJSON *cl = cJSON_AddObjectToObject(spec, "cluster");
+    char *file_pem = NULL, *b64 = NULL;
+    size_t len = 0;
+    int rc = 0;
+
+    if (cl == NULL || cJSON_AddStringToObject(cl, "server", t->server) == NULL)
+        return -ENOMEM;
+    if (t->ca_pem == NULL && t->ca_file[0] != '\0') {
+        rc = file_read(t->ca_file, KUBE_EXEC_CA_MAX, &file_pem, &len, err);
+        if (rc != 0) {
+            err_prefix(err, "%s: provideClusterInfo: certificate-authority ", t->exec->where);
+            return rc == -ENOMEM ? rc : -EINVAL;
+        }
+    }
+    const char *pem = t->ca_pem != NULL ? t->ca_pem : file_pem;
+    if (pem != NULL) {
+        b64 = base64(pem, t->ca_pem != NULL ? strlen(pem) : len);
+        if (b64 == NULL || cJSON_AddStringToObject(cl, "certificate-authority-data", b64) == NULL)
+            rc = -ENOMEM;
+    }
+    if (rc == 0 && t->insecure_skip_tls_verify &&
+        cJSON_AddTrueToObject(cl, "insecure-skip-tls-verify") == NULL)
+        rc = -ENOMEM;
+    free(b64);
+    free(file_pem);
+    return rc;
+}
+
+/* "KUBERNETES_EXEC_INFO=<ExecCredential>": what client-go encodes in
+ * refreshCredsLocked. It does not change between runs. */
+static int make_info(struct kube_exec *x, const struct kube_target *t, char *err)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON *spec = NULL;
+    int rc = -ENOMEM;
+
+    if (j == NULL || cJSON_AddStringToObject(j, "kind", "ExecCredential") == NULL ||
+        cJSON_AddStringToObject(j, "apiVersion", x->cfg->api_version) == NULL ||
+        (spec = cJSON_AddObjectToObject(j, "spec")) == NULL)
+        goto out_delete;
+    if (x->cfg->provide_cluster_info) {
+        rc = add_cluster(spec, t, err);
+        if (rc != 0)
+            goto out_delete;
+    }
+    rc = -ENOMEM;
+    if (cJSON_AddFalseToObject(spec, "interactive") == NULL)
+        goto out_delete;
+    char *text = cJSON_PrintUnformatted(j);
+    if (text == NULL)
+        goto out_delete;
+    if (asprintf(&x->info, "%s=%s", EXEC_INFO_ENV, text) == -1)
+        x->info = NULL;
+    else
+        rc = 0;
+    free(text);
+out_delete:
+    cJSON_Delete(j);
+    if (rc == -ENOMEM)
+        err_set(err, "%s: out of memory", t->exec->where);
+    return rc;
+}
+
+int kube_exec_new(const struct kube_target *t, struct kube_exec **out, char *err)
+{
+    *out = NULL;
+    struct kube_exec *x = calloc(1, sizeof(*x));
+    if (x == NULL) {
+        err_set(err, "%s: out of memory", t->exec->where);
+        return -ENOMEM;
+    }
+    int rc = copy_config(&x->cfg, t->exec);
+    if (rc == 0) {
+        x->argv = calloc(x->cfg->n_args + 2, sizeof(*x->argv));
+        rc = x->argv != NULL ? 0 : -ENOMEM;
+    }
+    if (rc != 0) {
+        err_set(err, "%s: out of memory", t->exec->where);
+        goto out_free;
+    }
+    x->argv[0] = x->cfg->command;
+    for (size_t i = 0; i < x->cfg->n_args; i++)
+        x->argv[i + 1] = x->cfg->args[i];
+    rc = make_info(x, t, err);
+    if (rc != 0)
+        goto out_free;
+    rc = -pthread_mutex_init(&x->lock, NULL);
+    if (rc == 0 && (rc = -pthread_cond_init(&x->finished, NULL)) != 0)
+        pthread_mutex_destroy(&x->lock);
+    if (rc != 0) {
+        err_set(err, "%s: %s", t->exec->where, strerror(-rc));
+        goto out_free;
+    }
+    *out = x;
+    return 0;
+
+out_free:
+    free(x->info);
+    free(x->argv);
+    kube_exec_config_free(x->cfg);
+    free(x);
+    return rc;
+}
+
+void kube_exec_free(struct kube_exec *x)
+{
+    if (x == NULL)
+        return;
+    cred_wipe(&x->cur);
+    pthread_cond_destroy(&x->finished);
+    pthread_mutex_destroy(&x->lock);
+    /* With provideClusterInfo, the CA only; but wipe it all the same. */
+    explicit_bzero(x->info, strlen(x->info));
+    free(x->info);
+    free(x->argv);
+    kube_exec_config_free(x->cfg);
+    free(x);
+}
+
+/* ---- one run ---- */
+
+/* Whether "NAME=..." @a names @name (up to its '='). */
+static bool is_same_name(const char *a, const char *b)
+{
+    const char *ea = strchr(a, '='), *eb = strchr(b, '=');
+    size_t la = ea != NULL ? (size_t)(ea - a) : strlen(a);
+    size_t lb = eb != NULL ? (size_t)(eb - b) : strlen(b);
+    return la == lb && memcmp(a, b, la) == 0;
+}
+
+/* The plugin's environment: ours, then the configured env, then
+ * KUBERNETES_EXEC_INFO, a later entry replacing an earlier one of the same
+ * name (as Go's exec.Cmd does with client-go's appended list). The
+ * strings are borrowed. */
+static char **make_env(const struct kube_exec *x)
+{
+    size_t n_own = 0;
+    while (environ != NULL && environ[n_own] != NULL)
+        n_own++;
+    size_t n = n_own + x->cfg->n_env + 1;
+    char **all = calloc(n, sizeof(*all));
+    char **env = calloc(n + 1, sizeof(*env));
+    if (all == NULL || env == NULL) {
+        free(all);
+        free(env);
+        return NULL;
+    }
+    memcpy(all, environ, n_own * sizeof(*all));
+    memcpy(all + n_own, x->cfg->env, x->cfg->n_env * sizeof(*all));
+    all[n - 1] = x->info;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool later = false;
+        for (size_t j = i + 1; j < n && !later; j++)
+            later = is_same_name(all[i], all[j]);
+        if (!later)
+            env[k++] = all[i];
+    }
+    free(all);
+    return env;
+}
+
+/* The first line of what the plugin said on standard error, for a
+ * message: ": line", or "" when it said nothing. */
+static void first_line(const char *text, char *out, size_t cap)
+{
+    while (*text == '\n' || *text == '\r' || *text == ' ')
+        text++;
+    size_t n = strcspn(text, "\r\n");
+    if (n > 200)
+        n = 200;
+    if (n == 0 || cap < 3) {
+        out[0] = '\0';
+        return;
+    }
+    int w = snprintf(out, cap, ": %.*s", (int)n, text);
+    for (char *c = out; w > 0 && *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
+    err_utf8_trim(out);
+}
+
+/* Why the run of @res failed, into @err; 0 when it did not. */
+static int run_failure(const struct kube_exec *x, int rc, const struct kube_spawn_out *res,
+                       char *err)
+{
+    const struct kube_exec_config *c = x->cfg;
+    char said[256];
+
+    if (rc == -ENOENT) {
+        /* client-go: "exec: executable %s not found", and the install hint */
+        err_set(err, "%s: executable %s not found%s%s", c->where, c->command,
+                c->install_hint != NULL ? ": " : "",
+                c->install_hint != NULL ? c->install_hint : "");
+        return -EACCES;
+    }
+    if (rc == -E2BIG) {
+        err_set(err,
+                "%s: executable %s: arguments and environment over the kernel's limit (%s is %zu "
+                "bytes)",
+                c->where, c->command, EXEC_INFO_ENV, strlen(x->info));
+        return -EACCES;
+    }
+    if (rc == -ENOMEM) {
+        err_set(err, "%s: out of memory", c->where);
+        return rc;
+    }
+    if (rc != 0) {
+        err_set(err, "%s: executable %s cannot be run: %s", c->where, c->command, strerror(-rc));
+        return -EACCES;
+    }
+    first_line(res->err_text, said, sizeof(said));
+    if (res->timed_out) {
+        err_set(err, "%s: executable %s did not finish within %g s and was killed%s", c->where,
+                c->command, c->timeout_ms / 1000.0, said);
+        return -EACCES;
+    }
+    if (res->out_too_big) {
+        err_set(err, "%s: executable %s wrote more than %u KiB to standard output", c->where,
+                c->command, KUBE_EXEC_OUTPUT_MAX >> 10);
+        return -EACCES;
+    }
+    if (WIFSIGNALED(res->status)) {
+        err_set(err, "%s: executable %s was killed by signal %d%s", c->where, c->command,
+                WTERMSIG(res->status), said);
+        return -EACCES;
+    }
+    if (!WIFEXITED(res->status) || WEXITSTATUS(res->status) != 0) {
+        /* client-go: "exec: executable %s failed with exit code %d" */
+        err_set(err, "%s: executable %s failed with exit code %d%s", c->where, c->command,
+                WIFEXITED(res->status) ? WEXITSTATUS(res->status) : -1, said);
+        return -EACCES;
+    }
+    return 0;
+}
+
+/* Runs the plugin once: 0 with a fresh credential in @c, or the reason. */
+static int run_plugin(const struct kube_exec *x, struct cred *c, char *err)
+{
+    struct kube_spawn_out res;
+    char **env = make_env(x);
+    if (env == NULL) {
+        err_set(err, "%s: out of memory", x->cfg->where);
+        return -ENOMEM;
+    }
+    int rc = kube_spawn_run(x->cfg->command, x->argv, env, x->cfg->timeout_ms, KUBE_EXEC_OUTPUT_MAX,
+                            &res);
+    free(env);
+    rc = run_failure(x, rc, &res, err);
+    double now = clock_wall();
+    if (rc == 0)
+        rc = kube_exec_read_output(x->cfg->where, x->cfg->api_version, res.out, res.out_len, now,
+                                   &c->st, err);
+    kube_spawn_out_wipe(&res);
+    if (rc == 0 && c->st.has_expiry) {
+        /* Early enough that a request started now still carries a valid
+         * credential, but not so early that a short-lived one (a plugin
+         * that hands out its own cached token near its end) runs the
+         * plugin at every request: half the time left, at most
+         * KUBE_EXEC_EARLY_MAX. */
+        double early = (c->st.expiry - now) / 2;
+        c->refresh_at = c->st.expiry - (early < KUBE_EXEC_EARLY_MAX ? early : KUBE_EXEC_EARLY_MAX);
+    }
+    return rc;
+}
+
+/* ---- the cache ---- */
+
+/* With the lock held: whether the cached credential serves a request now
+ * without a run (before its refresh time), or (@until_expiry) at all. */
+static bool is_usable(const struct kube_exec *x, uint64_t refused, bool until_expiry)
+{
+    const struct cred *c = &x->cur;
+    if (c->generation == 0 || c->generation == refused)
+        return false;
+    return !c->st.has_expiry || clock_wall() < (until_expiry ? c->st.expiry : c->refresh_at);
+}
+
+/* With the lock held: copies of the cached credential for one request. */
+static int copy_out(const struct kube_exec *x, struct kube_exec_cred *out, char *err)
+{
+    const struct kube_exec_status *c = &x->cur.st;
+    out->generation = x->cur.generation;
+    if (c->token != NULL && asprintf(&out->header, "Authorization: Bearer %s", c->token) == -1)
+        out->header = NULL;
+    out->cert_pem = c->cert_pem != NULL ? strdup(c->cert_pem) : NULL;
+    out->key_pem = c->key_pem != NULL ? strdup(c->key_pem) : NULL;
+    if ((c->token != NULL && out->header == NULL) ||
+        (c->cert_pem != NULL && out->cert_pem == NULL) ||
+        (c->key_pem != NULL && out->key_pem == NULL)) {
+        kube_exec_cred_wipe(out);
+        err_set(err, "%s: out of memory", x->cfg->where);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* With the lock held, after a failed run: the cached credential while it
+ * has not expired (a refresh ahead of time failed), else the run's error. */
+static int after_failure(const struct kube_exec *x, uint64_t refused, struct kube_exec_cred *out,
+                         char *err)
+{
+    if (is_usable(x, refused, true))
+        return copy_out(x, out, err);
+    memcpy(err, x->last_err, ERR_LEN);
+    return x->last_rc;
+}
+
+int kube_exec_get(struct kube_exec *x, uint64_t refused, struct kube_exec_cred *out, char *err)
+{
+    struct cred fresh = {0};
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&x->lock);
+    for (;;) {
+        if (is_usable(x, refused, false)) {
+            rc = copy_out(x, out, err);
+            goto out_unlock;
+        }
+        if (!x->running)
+            break;
+        /* client-go holds its mutex over the run for the same end: one run
+         * at a time, and its result for everyone who waited. */
+        uint64_t run = x->runs;
+        while (x->running && x->runs == run)
+            pthread_cond_wait(&x->finished, &x->lock);
+        if (x->last_rc != 0) {
+            rc = after_failure(x, refused, out, err);
+            goto out_unlock;
+        }
+    }
+    uint64_t run = ++x->runs;
+    x->running = true;
+    pthread_mutex_unlock(&x->lock);
+
+    rc = run_plugin(x, &fresh, err);
+
+    pthread_mutex_lock(&x->lock);
+    x->running = false;
+    x->last_rc = rc;
+    if (rc != 0)
+        memcpy(x->last_err, err, ERR_LEN);
+    if (rc == 0) {
+        cred_wipe(&x->cur);
+        x->cur = fresh;
+        x->cur.generation = run;
+        rc = copy_out(x, out, err);
+    } else {
+        rc = after_failure(x, refused, out, err);
+    }
+    pthread_cond_broadcast(&x->finished);
+out_unlock:
+    pthread_mutex_unlock(&x->lock);
+    return rc;
+}

@@ -1,0 +1,177 @@
+/*
+ * The YAML values of a kubeconfig (libyaml's document API): scalars,
+ * booleans as YAML 1.1 spells them, file references and base64 PEM data,
+ * each failing with "kubeconfig FILE: WHERE.KEY: reason". Used by
+ * kubeconfig_parse.c.
+ */
+#include "kube/kubeconfig_yaml.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base64.h"
+#include "base/err.h"
+
+/* Writes "kubeconfig FILE: <message>" to p->err and returns @rc. */
+int kube_kc_fail(const struct kc_parse *p, int rc, const char *fmt, ...)
+{
+    int n = snprintf(p->err, ERR_LEN, "kubeconfig %s: ", p->file);
+    if (n < 0 || n >= ERR_LEN)
+        return rc;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err + n, ERR_LEN - (size_t)n, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* ---- YAML nodes ---- */
+
+const yaml_node_t *kube_kc_node(const struct kc_parse *p, int index)
+{
+    return yaml_document_get_node(p->doc, index);
+}
+
+/* A plain null, ~ or empty scalar, or no node at all: YAML's null. */
+bool kube_kc_is_null(const yaml_node_t *n)
+{
+    if (n == NULL)
+        return true;
+    if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return false;
+    const char *v = (const char *)n->data.scalar.value;
+    size_t l = n->data.scalar.length;
+    return l == 0 || (l == 1 && v[0] == '~') ||
+           (l == 4 &&
+            (memcmp(v, "null", 4) == 0 || memcmp(v, "Null", 4) == 0 || memcmp(v, "NULL", 4) == 0));
+}
+
+bool kube_kc_is_key(const yaml_node_t *k, const char *s)
+{
+    size_t l = strlen(s);
+    return k != NULL && k->type == YAML_SCALAR_NODE && k->data.scalar.length == l &&
+           memcmp(k->data.scalar.value, s, l) == 0;
+}
+
+/* The value of @key in mapping @map, NULL when absent (the last one when
+ * repeated, as later keys override earlier ones). */
+const yaml_node_t *kube_kc_get(const struct kc_parse *p, const yaml_node_t *map, const char *key)
+{
+    const yaml_node_t *v = NULL;
+    for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+         pr < map->data.mapping.pairs.top; pr++)
+        if (kube_kc_is_key(kube_kc_node(p, pr->key), key))
+            v = kube_kc_node(p, pr->value);
+    return v;
+}
+
+/* Copies scalar @n into *@out (replacing it), NULL for YAML null. */
+int kube_kc_str(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
+                char **out)
+{
+    if (kube_kc_is_null(n)) {
+        free(*out);
+        *out = NULL;
+        return 0;
+    }
+    if (n->type != YAML_SCALAR_NODE)
+        return kube_kc_fail(p, -EINVAL, "%s.%s: want a string", where, key);
+    size_t len = n->data.scalar.length;
+    if (memchr(n->data.scalar.value, '\0', len) != NULL)
+        return kube_kc_fail(p, -EINVAL, "%s.%s: contains a NUL byte", where, key);
+    char *s = malloc(len + 1);
+    if (s == NULL)
+        return kube_kc_fail(p, -ENOMEM, "out of memory");
+    memcpy(s, n->data.scalar.value, len);
+    s[len] = '\0';
+    free(*out);
+    *out = s;
+    return 0;
+}
+
+/* Makes the relative path *@out absolute against the file's directory. */
+int kube_kc_abs(const struct kc_parse *p, char **out)
+{
+    if ((*out)[0] == '/' || p->dir[0] == '\0')
+        return 0;
+    size_t need = strlen(p->dir) + 1 + strlen(*out) + 1;
+    char *abs = malloc(need);
+    if (abs == NULL)
+        return kube_kc_fail(p, -ENOMEM, "out of memory");
+    snprintf(abs, need, "%s/%s", p->dir, *out);
+    free(*out);
+    *out = abs;
+    return 0;
+}
+
+/* A file reference: relative paths resolve against the file's directory. */
+int kube_kc_path(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
+                 char **out)
+{
+    int rc = kube_kc_str(p, n, where, key, out);
+    if (rc != 0 || *out == NULL)
+        return rc;
+    if ((*out)[0] == '\0') {
+        free(*out);
+        *out = NULL;
+        return 0;
+    }
+    return kube_kc_abs(p, out);
+}
+
+/* A base64 PEM field: decoded, and refused unless it is PEM text. */
+int kube_kc_pem(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
+                char **out)
+{
+    char *text = NULL, *pem = NULL;
+    size_t len;
+    int rc = kube_kc_str(p, n, where, key, &text);
+    if (rc != 0)
+        return rc;
+    if (text == NULL || text[0] == '\0') {
+        free(text);
+        free(*out);
+        *out = NULL;
+        return 0;
+    }
+    rc = base64_decode(text, strlen(text), &pem, &len);
+    free(text);
+    if (rc == -ENOMEM)
+        return kube_kc_fail(p, rc, "out of memory");
+    if (rc != 0)
+        return kube_kc_fail(p, rc, "%s.%s: invalid base64", where, key);
+    /* libcurl takes PEM only; a NUL would also cut the text short. */
+    if (memchr(pem, '\0', len) != NULL || strstr(pem, "-----BEGIN ") == NULL) {
+        free(pem);
+        return kube_kc_fail(p, -EINVAL, "%s.%s: not PEM data", where, key);
+    }
+    free(*out);
+    *out = pem;
+    return 0;
+}
+
+int kube_kc_bool(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
+                 bool *out)
+{
+    const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+    const char *const no[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+
+    if (kube_kc_is_null(n)) {
+        *out = false;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (kube_kc_is_key(n, yes[i])) {
+            *out = true;
+            return 0;
+        }
+        if (kube_kc_is_key(n, no[i])) {
+            *out = false;
+            return 0;
+        }
+    }
+    return kube_kc_fail(p, -EINVAL, "%s.%s: want true or false", where, key);
+}
