@@ -56,7 +56,8 @@ static const struct cfg_opt opts[] = {
     {"memory-used-annotation", OPT_STRING, OFF(used_annotation[SCORE_MEMORY]), 0, 0,
      "node annotation holding the memory already used, as a quantity (\"\" disables)"},
     {"kubeconfig", OPT_STRING, OFF(kubeconfig), 0, 0,
-     "kubeconfig of the cluster to watch (\"\": KUBECONFIG, else in-cluster, else none: "
+     "kubeconfig of the cluster to watch (\"\": KUBECONFIG, else ~/.kube/config, else in-cluster, "
+     "else none: "
      "request-only)"},
     {"cpu-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_CPU]), 0, 0,
      "with a cluster: CPU already used = requests (of the node's pods), usage (metrics.k8s.io), "

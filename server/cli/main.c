@@ -32,7 +32,8 @@ static void usage(FILE *out)
         "  cpu-extender rank --pod FILE [--nodes FILE] [options]\n"
         "                                          rank nodes (kubectl get nodes -o json, or\n"
         "                                          without --nodes the cluster of --kubeconfig,\n"
-        "                                          KUBECONFIG or ~/.kube/config) for a pod\n"
+        "                                          KUBECONFIG, ~/.kube/config, in-cluster) for a "
+        "pod\n"
         "                                          (kubectl get pod -o json); table on stderr,\n"
         "                                          pinned pod manifest on stdout\n"
         "  cpu-extender --help | --version\n\n",

@@ -1,7 +1,7 @@
 /*
  * `cpu-extender rank --nodes nodes.json --pod pod.json`: the scoring of one
  * pod against `kubectl get nodes -o json`, for a person; or, with
- * --kubeconfig (or KUBECONFIG, or ~/.kube/config) instead of --nodes,
+ * --kubeconfig (or KUBECONFIG, ~/.kube/config, or in-cluster) instead of --nodes,
  * against a live cluster's nodes, pods and usage. The table (one line
  * per node with its terms, value, score and verdict) and the best node go to
  * @table; a manifest for a new pod pinned to the best node goes to
