@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* arena.h has decided whether this is an ASan build. */
 #ifdef __SANITIZE_ADDRESS__
@@ -14,12 +15,14 @@
 
 #define FIRST_CHUNK ((size_t)1 << 20)
 #define MAX_CHUNK   ((size_t)64 << 20)
-/* The most a pooled arena keeps between requests. A request uses its body
- * plus about three times that for the tree: a 1000-node NodeList (12 MB)
- * needs 43 MB, which stays warm (faulting it in again costs more than the
- * parse: measured in docs/performance.md); a burst of larger requests does
- * not pin its memory afterwards. */
-#define RETAIN_MAX ((size_t)64 << 20)
+/* The most a pooled arena keeps between requests, and how many are kept:
+ * what the usual request needs (NodeNames bodies of a few KB, a 100-node
+ * NodeList of 1.2 MB and its node records) stays faulted in; a larger one
+ * maps its memory and gives it back when it ends. Idle RSS after a burst
+ * of large requests is so at most POOL_SIZE * RETAIN_MAX above the start
+ * (it was 2 * 64 MiB: docs/performance.md measured +131 MiB), at the cost
+ * of page faults for large bodies, about 0.25 ms per MB. */
+#define RETAIN_MAX ((size_t)4 << 20)
 #define POOL_SIZE  2
 #define ALIGN      ARENA_ALIGN
 
@@ -44,16 +47,30 @@ static char *chunk_data(struct arena_chunk *c)
     return (char *)c + header_size();
 }
 
+/* Chunks are mapped, not malloc'd: glibc raises its mmap threshold to the
+ * size of each mapped block it frees (up to 32 MiB), so malloc'd chunks of
+ * a few MiB to 32 MiB would stay in its heaps after a large request, and
+ * idle RSS with them. A mapping goes back to the system at munmap. */
 static struct arena_chunk *chunk_new(size_t size)
 {
-    struct arena_chunk *c = malloc(header_size() + size);
-    if (c == NULL)
+    size_t bytes = header_size() + size;
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
         return NULL;
+    ARENA_UNPOISON(m, bytes); /* whatever was mapped here before */
+    struct arena_chunk *c = m;
     c->next = NULL;
     c->size = size;
     c->used = 0;
     POISON(chunk_data(c), size);
     return c;
+}
+
+static void chunk_free(struct arena_chunk *c)
+{
+    size_t bytes = header_size() + c->size;
+    ARENA_UNPOISON(c, bytes); /* the next mapping here starts clean */
+    munmap(c, bytes);
 }
 
 void *arena_alloc_slow(struct arena *a, size_t size)
@@ -64,15 +81,24 @@ void *arena_alloc_slow(struct arena *a, size_t size)
     size_t want = a->next_size;
     while (want < need && want < SIZE_MAX / 2)
         want *= 2;
-    if (a->limit != 0) {
-        if (need > a->limit - a->held || a->held > a->limit)
+    if (a->limited) {
+        /* Beyond the limit, ask for the chunk, else for what this needs. */
+        if (need > a->limit_left && a->grow != NULL) {
+            size_t more = a->grow(a->grow_ctx, want - a->limit_left); /* want >= need */
+            if (more == 0 && want > need)
+                more = a->grow(a->grow_ctx, need - a->limit_left);
+            a->limit_left += more;
+        }
+        if (need > a->limit_left)
             return NULL;
-        if (want > a->limit - a->held)
-            want = a->limit - a->held;
+        if (want > a->limit_left)
+            want = a->limit_left;
     }
     struct arena_chunk *c = chunk_new(want);
     if (c == NULL)
         return NULL;
+    if (a->limited)
+        a->limit_left -= want;
     if (a->chunks != NULL)
         a->chunks->used = a->chunks->size - a->left;
     c->next = a->chunks;
@@ -124,7 +150,7 @@ static void arena_reset(struct arena *a)
         keep = NULL; /* too big to keep, or too small to be the one chunk */
     for (struct arena_chunk *c = keep ? keep->next : a->chunks, *next; c != NULL; c = next) {
         next = c->next;
-        free(c);
+        chunk_free(c);
     }
     a->chunks = keep;
     a->next_size = FIRST_CHUNK;
@@ -150,7 +176,7 @@ static void arena_free(struct arena *a)
 {
     for (struct arena_chunk *c = a->chunks, *next; c != NULL; c = next) {
         next = c->next;
-        free(c);
+        chunk_free(c);
     }
     free(a);
 }
@@ -174,26 +200,46 @@ struct arena *arena_acquire(void)
 
 void arena_set_limit(struct arena *a, size_t bytes)
 {
-    /* A warm chunk over the limit is given back first, so the limit holds
-     * from the first allocation on. */
-    if (bytes != 0 && a->held > bytes) {
-        for (struct arena_chunk *c = a->chunks, *next; c != NULL; c = next) {
-            next = c->next;
-            free(c);
-        }
-        a->chunks = NULL;
-        a->held = 0;
-        a->next = NULL;
-        a->left = 0;
-    }
-    a->limit = bytes;
+    a->limited = bytes != 0;
+    a->limit_left = 0;
+    if (!a->limited)
+        return;
+    /* The newest chunk's room counts first: cut to the limit, the warm
+     * chunk of a small limit stays in the pool for the next request. The
+     * room cut off is restored by arena_reset(), from the chunk's size. */
+    if (a->left > bytes)
+        a->left = bytes;
+    else
+        a->limit_left = bytes - a->left;
+}
+
+size_t arena_held(const struct arena *a)
+{
+    return a->held;
+}
+
+size_t arena_used(const struct arena *a)
+{
+    size_t used = 0;
+    for (const struct arena_chunk *c = a->chunks; c != NULL; c = c->next)
+        used += c == a->chunks ? c->size - a->left : c->used;
+    return used;
+}
+
+void arena_set_grow(struct arena *a, arena_grow_fn fn, void *ctx)
+{
+    a->grow = fn;
+    a->grow_ctx = ctx;
 }
 
 void arena_release(struct arena *a)
 {
     if (a == NULL)
         return;
-    a->limit = 0;
+    a->limited = false;
+    a->limit_left = 0;
+    a->grow = NULL;
+    a->grow_ctx = NULL;
     arena_reset(a);
     pthread_mutex_lock(&pool_lock);
     if (pool_len < POOL_SIZE) {

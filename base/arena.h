@@ -4,14 +4,17 @@
  * one arena_release(), in O(chunks) instead of one free() per object (the
  * nginx pool). Functions that take request memory take the arena as their
  * `struct arena *` parameter; nothing that outlives the request may point
- * into it. Warm arenas are pooled, so the next request of the same size
- * runs in memory that is already faulted in.
+ * into it. A few warm arenas are pooled, each keeping one chunk of at most
+ * a few MiB, so that the next small request runs in memory that is
+ * already faulted in; chunks are mapped and unmapped directly (mmap), so
+ * the memory of a large request goes back to the system when it ends.
  *
  * One arena is used by one thread at a time; the pool is thread-safe.
  */
 #ifndef BASE_ARENA_H
 #define BASE_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* gcc defines __SANITIZE_ADDRESS__ under -fsanitize=address; clang 14 only
@@ -30,6 +33,11 @@
 
 #define ARENA_ALIGN 16
 
+/* Called when @a, under a limit, needs @want more bytes than the limit
+ * lets it map: returns how many more it may map (0: none, and the
+ * allocation fails). */
+typedef size_t (*arena_grow_fn)(void *ctx, size_t want);
+
 /* An arena. Its fields belong to arena.c; they are here only because
  * arena_alloc()'s fast path is inline: cJSON allocates once per value, and
  * a call per allocation costs more than the allocation itself. */
@@ -39,7 +47,10 @@ struct arena {
     struct arena_chunk *chunks; /* newest first */
     size_t next_size;           /* of the next chunk */
     size_t held;                /* bytes of the chunks */
-    size_t limit;               /* most bytes of chunks held until released; 0: no limit */
+    bool limited;               /* arena_set_limit() is in force ... */
+    size_t limit_left;          /* ... and this many bytes of new chunks may still be mapped */
+    arena_grow_fn grow;         /* arena_set_grow() */
+    void *grow_ctx;
 };
 
 /* Takes a warm arena from the pool, or makes one. NULL when out of memory. */
@@ -69,9 +80,23 @@ void *arena_calloc(struct arena *a, size_t n, size_t size);
 /* Copies @len bytes of @s and a NUL. NULL when out of memory. */
 char *arena_strndup(struct arena *a, const char *s, size_t len);
 
-/* Makes allocations fail once @bytes have been handed out since @a was
- * acquired (0: no limit), until it is released. */
+/* Makes allocations fail once about @bytes more would be used from @a
+ * (0: no limit), until it is released: the room left in its newest chunk
+ * counts, and new chunks are mapped only up to the rest. What a request
+ * may touch beyond the pool's warm memory is so bounded (the memory
+ * budget, server/http/budget.h, charges that much). */
 void arena_set_limit(struct arena *a, size_t bytes);
+
+/* Bytes of chunks @a holds now (what it has mapped, used or not). */
+size_t arena_held(const struct arena *a);
+
+/* Bytes handed out by @a since it was acquired, alignment and the room
+ * left behind in full chunks included: what it has touched. O(chunks). */
+size_t arena_used(const struct arena *a);
+
+/* Sets the function (NULL: none) that arena_set_limit()'s limit may grow
+ * by, with its @ctx; cleared by arena_release(). */
+void arena_set_grow(struct arena *a, arena_grow_fn fn, void *ctx);
 
 /* Frees everything allocated from @a and returns it to the pool (NULL is
  * fine). In ASan builds the memory is poisoned, so a pointer kept past its
