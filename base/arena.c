@@ -100,7 +100,8 @@ void *arena_alloc_slow(struct arena *a, size_t size)
     if (a->limited)
         a->limit_left -= want;
     if (a->chunks != NULL)
-        a->chunks->used = a->chunks->size - a->left;
+        a->chunks->used = a->chunks->size - a->left - a->cut;
+    a->cut = 0;
     c->next = a->chunks;
     a->chunks = c;
     a->held += want;
@@ -142,7 +143,8 @@ static void arena_reset(struct arena *a)
 {
     size_t total = 0;
     if (a->chunks != NULL)
-        a->chunks->used = a->chunks->size - a->left;
+        a->chunks->used = a->chunks->size - a->left - a->cut;
+    a->cut = 0;
     for (struct arena_chunk *c = a->chunks; c != NULL; c = c->next)
         total += c->used;
     struct arena_chunk *keep = a->chunks;
@@ -207,10 +209,12 @@ void arena_set_limit(struct arena *a, size_t bytes)
     /* The newest chunk's room counts first: cut to the limit, the warm
      * chunk of a small limit stays in the pool for the next request. The
      * room cut off is restored by arena_reset(), from the chunk's size. */
-    if (a->left > bytes)
+    if (a->left > bytes) {
+        a->cut += a->left - bytes;
         a->left = bytes;
-    else
+    } else {
         a->limit_left = bytes - a->left;
+    }
 }
 
 size_t arena_held(const struct arena *a)
@@ -222,7 +226,7 @@ size_t arena_used(const struct arena *a)
 {
     size_t used = 0;
     for (const struct arena_chunk *c = a->chunks; c != NULL; c = c->next)
-        used += c == a->chunks ? c->size - a->left : c->used;
+        used += c == a->chunks ? c->size - a->left - a->cut : c->used;
     return used;
 }
 

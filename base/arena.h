@@ -49,6 +49,7 @@ struct arena {
     size_t held;                /* bytes of the chunks */
     bool limited;               /* arena_set_limit() is in force ... */
     size_t limit_left;          /* ... and this many bytes of new chunks may still be mapped */
+    size_t cut;                 /* room of the newest chunk the limit cut off */
     arena_grow_fn grow;         /* arena_set_grow() */
     void *grow_ctx;
 };

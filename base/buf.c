@@ -5,14 +5,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "base/utf8.h"
 
 void buf_init(struct buf *b, size_t hint)
 {
     b->len = 0;
     b->cap = hint < 256 ? 256 : hint;
+    b->arena = NULL;
     b->data = malloc(b->cap);
     b->failed = b->data == NULL;
+}
+
+void buf_init_arena(struct buf *b, struct arena *a, size_t hint)
+{
+    b->len = 0;
+    b->cap = hint < 256 ? 256 : hint;
+    b->arena = a;
+    b->data = arena_alloc(a, b->cap);
+    b->failed = b->data == NULL;
+}
+
+/* Room for @cap bytes holding what @b has so far, or NULL. */
+static char *regrow(struct buf *b, size_t cap)
+{
+    if (b->arena == NULL)
+        return realloc(b->data, cap);
+    char *d = arena_alloc(b->arena, cap);
+    if (d != NULL)
+        memcpy(d, b->data, b->len);
+    return d;
 }
 
 static bool reserve(struct buf *b, size_t more)
@@ -27,7 +49,7 @@ static bool reserve(struct buf *b, size_t more)
             goto out_fail;
         cap *= 2;
     }
-    char *d = realloc(b->data, cap);
+    char *d = regrow(b, cap);
     if (d == NULL)
         goto out_fail;
     b->data = d;
@@ -35,7 +57,8 @@ static bool reserve(struct buf *b, size_t more)
     return true;
 
 out_fail:
-    free(b->data);
+    if (b->arena == NULL)
+        free(b->data);
     b->data = NULL;
     b->failed = true;
     return false;
@@ -134,7 +157,8 @@ char *buf_take(struct buf *b, size_t *len)
 
 void buf_free(struct buf *b)
 {
-    free(b->data);
+    if (b->arena == NULL)
+        free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }

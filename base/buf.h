@@ -1,6 +1,8 @@
 /*
  * A growable output buffer, malloc'd so that it can be handed to
- * libmicrohttpd (or freed) without a copy: JSON answers written directly
+ * libmicrohttpd (or freed) without a copy, or in a request's arena (the
+ * verbs' answers, which live and die with their request): JSON answers
+ * written directly
  * instead of building and printing a tree (a 5000-node prioritize answer is
  * 5000 small objects, a filter answer copies Node objects byte for byte),
  * log lines, the /debug page, the metrics text.
@@ -16,14 +18,29 @@
 #include <stdint.h>
 #include <string.h>
 
+struct arena;
+
 struct buf {
     char *data;
     size_t len, cap;
-    bool failed; /* an allocation failed; everything after is dropped */
+    bool failed;         /* an allocation failed; everything after is dropped */
+    struct arena *arena; /* where data lives; NULL: malloc */
+};
+
+/* A piece of an answer: @len bytes at @p. An answer may be several pieces
+ * (text written into a buffer, bytes of the request sent back as they
+ * came), sent one after the other without being joined. */
+struct buf_piece {
+    const char *p;
+    size_t len;
 };
 
 /* Starts an empty buffer with room for about @hint bytes. */
 void buf_init(struct buf *b, size_t hint);
+
+/* The same in @a: growing leaves the old room in the arena (size @hint
+ * well), buf_take() hands out memory of @a, and buf_free() frees nothing. */
+void buf_init_arena(struct buf *b, struct arena *a, size_t hint);
 
 /* Appends @len raw bytes. */
 void buf_raw(struct buf *b, const char *s, size_t len);
@@ -50,7 +67,8 @@ static inline void buf_json_str(struct buf *b, const char *s)
 }
 
 /* Takes the data (NUL-terminated) out of @b and its length into *@len;
- * the caller frees it. NULL when an allocation failed (nothing is owned). */
+ * the caller frees it (unless it is in an arena). NULL when an allocation
+ * failed (nothing is owned). */
 char *buf_take(struct buf *b, size_t *len);
 
 /* Frees what @b holds (after a failure, or an answer not sent). */

@@ -59,8 +59,8 @@ int bench_run_mode(enum bench_mode mode, const struct cfg *c, struct arena *a, c
             verb_filter(&ctx, body, len, &r);
         else
             verb_prioritize(&ctx, body, len, &r);
-        /* The server hands the answer to libmicrohttpd, which frees it. */
-        free(r.body);
+        /* The answer is in the arena (the server hands it to libmicrohttpd
+         * and releases the arena once it is sent). */
         return r.status == 200 ? 0 : -EINVAL;
     }
     }

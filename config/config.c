@@ -139,6 +139,12 @@ static int validate(struct cfg *c, char *err)
         err_set(err, "select-labels: want KEY=VALUE[,KEY=VALUE...]");
         return -EINVAL;
     }
+    if (c->memory_budget_bytes > 0 && c->memory_budget_bytes < (1LL << 20)) {
+        err_set(err, "memory-budget-bytes (%lld): want -1 (none), 0 (from the cgroup's memory "
+                     "limit) or at least 1048576",
+                c->memory_budget_bytes);
+        return -EINVAL;
+    }
     if (c->select_priority_min > c->select_priority_max) {
         err_set(err,
                 "select-priority-min (%lld) must not exceed "

@@ -37,6 +37,9 @@ struct cfg {
     char used_annotation[SCORE_NRES][CFG_STR_LEN]; /* "" disables */
     long long max_body_bytes;
     int max_nodes;
+    /* Memory the verb requests in flight may reserve (server/http/budget.h):
+     * 0 derives it from the cgroup's memory limit, -1 sets none. */
+    long long memory_budget_bytes;
     int connection_limit;
     int per_ip_connection_limit;
     int idle_timeout_seconds;

@@ -78,6 +78,10 @@ static const struct cfg_opt opts[] = {
     {"max-body-bytes", OPT_LLONG, OFF(max_body_bytes), 4096, 1LL << 30,
      "largest request body accepted; larger ones get 413"},
     {"max-nodes", OPT_INT, OFF(max_nodes), 1, 100000, "most nodes accepted in one request"},
+    {"memory-budget-bytes", OPT_LLONG, OFF(memory_budget_bytes), -1, 1LL << 40,
+     "memory the verb requests in flight may reserve; over it a request waits up to a second, "
+     "then gets 503 with Retry-After (0: the cgroup's memory limit less max(64 MiB, a "
+     "quarter); -1: none)"},
     {"connection-limit", OPT_INT, OFF(connection_limit), 1, 10000,
      "most connections served at once"},
     {"per-ip-connection-limit", OPT_INT, OFF(per_ip_connection_limit), 1, 10000,

@@ -47,5 +47,8 @@ Suite *slots_suite(void);
 Suite *manifests_suite(void);
 Suite *constraints_suite(void);
 Suite *simulate_suite(void);
+Suite *budget_suite(void);
+Suite *memory_suite(void);
+Suite *memory_limits_suite(void);
 
 #endif

@@ -33,10 +33,8 @@ static bool passes(const struct codec_node_answer *ans, size_t i)
     return ans == NULL || ans[i].verdict == SCORE_FITS;
 }
 
-/* {"Nodes":{<the request's members>,"items":[<passing nodes, byte for
- * byte>]},"NodeNames":null, from the spans the decoder kept. */
-static void write_node_list(struct buf *o, const struct codec_args *args,
-                            const struct codec_node_answer *ans)
+/* {"Nodes":{<the request's members>, up to the items. */
+static void write_list_head(struct buf *o, const struct codec_args *args)
 {
     bool metadata = false;
     buf_str(o, "{\"Nodes\":{");
@@ -53,6 +51,52 @@ static void write_node_list(struct buf *o, const struct codec_args *args,
     if (!metadata)
         buf_str(o, "\"metadata\":{},");
     buf_str(o, "\"items\":[");
+}
+
+/* Is the body between Node objects @a and @b (in that order) exactly one
+ * comma, so that one span can carry both, or @b with the comma before it?
+ * kube-scheduler's bodies are compact (Go's encoding/json); with white
+ * space between items a span per item and "," pieces keep the answer the
+ * same bytes as a copy would be. */
+static bool adjacent(const struct codec_node *a, const struct codec_node *b)
+{
+    const char *end = a->json.p + a->json.len;
+    return b->json.p == end + 1 && *end == ',';
+}
+
+/* The passing items as spans of the body (see codec_answer_filter). */
+static size_t item_spans(const struct codec_args *args, const struct codec_node_answer *ans,
+                         struct buf_piece *spans)
+{
+    static const char comma[] = ",";
+    size_t n = 0;
+    long last = -1; /* the last item written */
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        const struct codec_node *node = &args->nodes[i];
+        if (!passes(ans, i))
+            continue;
+        const char *end = node->json.p + node->json.len;
+        if (last >= 0 && (size_t)last == i - 1 && adjacent(&args->nodes[i - 1], node)) {
+            spans[n - 1].len = (size_t)(end - spans[n - 1].p); /* the run goes on */
+        } else if (last >= 0 && i > 0 && adjacent(&args->nodes[i - 1], node)) {
+            const char *from = args->nodes[i - 1].json.p + args->nodes[i - 1].json.len;
+            spans[n++] = (struct buf_piece){from, (size_t)(end - from)};
+        } else {
+            if (last >= 0)
+                spans[n++] = (struct buf_piece){comma, 1};
+            spans[n++] = (struct buf_piece){node->json.p, node->json.len};
+        }
+        last = (long)i;
+    }
+    return n;
+}
+
+/* {"Nodes":{<the request's members>,"items":[<passing nodes, byte for
+ * byte>]},"NodeNames":null, from the spans the decoder kept. */
+static void write_node_list(struct buf *o, const struct codec_args *args,
+                            const struct codec_node_answer *ans)
+{
+    write_list_head(o, args);
     const char *sep = "";
     for (size_t i = 0; i < args->n_nodes; i++) {
         if (!passes(ans, i))
@@ -99,16 +143,26 @@ static void write_failed(struct buf *o, const char *name, const struct codec_arg
     buf_str(o, "}");
 }
 
-void codec_answer_filter(struct buf *o, const struct codec_args *args,
-                         const struct codec_node_answer *ans)
+size_t codec_answer_filter(struct buf *o, const struct codec_args *args,
+                           const struct codec_node_answer *ans, struct buf_piece *spans,
+                           size_t *head)
 {
-    if (args->node_names_mode)
+    size_t n = 0;
+    *head = 0;
+    if (args->node_names_mode) {
         write_node_names(o, args, ans);
-    else
+    } else if (spans == NULL) {
         write_node_list(o, args, ans);
+    } else {
+        write_list_head(o, args);
+        *head = o->len;
+        n = item_spans(args, ans, spans);
+        buf_str(o, "]},\"NodeNames\":null");
+    }
     write_failed(o, "FailedNodes", args, ans, SCORE_UNFIT);
     write_failed(o, "FailedAndUnresolvableNodes", args, ans, SCORE_UNRESOLVABLE);
     buf_str(o, ",\"Error\":\"\"}");
+    return n;
 }
 
 void codec_answer_prioritize(struct buf *o, const struct codec_args *args,

@@ -29,9 +29,20 @@ void codec_answer_bind_ok(struct buf *o);
  * (kube-scheduler uses the returned objects from then on), with NodeNames
  * the passing names; FailedNodes and FailedAndUnresolvableNodes with their
  * reasons. @ans holds one answer per node; NULL passes every node.
+ *
+ * With @spans (room for 2 * args->n_nodes pieces) and a NodeList, the
+ * passing Node objects are not copied: @o gets the text before them (its
+ * first *@head bytes) and after them (the rest), and @spans the runs of
+ * passing items as spans of the request body (items one comma apart in
+ * the body share a span; a span after a failed item starts at the comma
+ * after it; "," pieces between items that are not one comma apart), to
+ * be sent between the two: the same bytes as the copy. Returns how many
+ * spans were written; 0 with *@head = 0 for NodeNames or without @spans,
+ * where all of the answer is in @o.
  */
-void codec_answer_filter(struct buf *o, const struct codec_args *args,
-                         const struct codec_node_answer *ans);
+size_t codec_answer_filter(struct buf *o, const struct codec_args *args,
+                           const struct codec_node_answer *ans, struct buf_piece *spans,
+                           size_t *head);
 
 /* HostPriorityList: every node of @args with its score from @ans (NULL: 0). */
 void codec_answer_prioritize(struct buf *o, const struct codec_args *args,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "server/http/budget.h"
 #include "server/http/guard.h"
 #include "server/http/request.h"
 #include "server/http/server.h"
@@ -47,6 +48,32 @@ static int resolve(const struct cfg *cfg, struct sockaddr_storage *ss, char *err
     return 0;
 }
 
+/* The memory budget @cfg asks for: memoryBudgetBytes, or (0) derived from
+ * the cgroup's memory limit, or (-1) none; said in the log when it
+ * differs from @was (UINT64_MAX at start). */
+static uint64_t budget_of(const struct cfg *cfg, uint64_t was)
+{
+    char source[512] = "memoryBudgetBytes";
+    uint64_t limit = UINT64_MAX, bytes = 0;
+
+    if (cfg->memory_budget_bytes > 0) {
+        bytes = (uint64_t)cfg->memory_budget_bytes;
+    } else if (cfg->memory_budget_bytes == 0) {
+        if (http_budget_cgroup_limit("/proc/self/cgroup", "/sys/fs/cgroup", &limit, source,
+                                     sizeof(source)) != 0 ||
+            limit == UINT64_MAX)
+            snprintf(source, sizeof(source), "no cgroup memory limit");
+        bytes = http_budget_derive(limit);
+    } else {
+        snprintf(source, sizeof(source), "memoryBudgetBytes -1");
+    }
+    if (bytes != was)
+        LOG(LOG_INFO, bytes != 0 ? "memory budget" : "memory budget: none",
+            LOG_UINT("budgetBytes", bytes), LOG_STR("from", source),
+            LOG_UINT("limitBytes", limit != UINT64_MAX ? limit : 0));
+    return bytes;
+}
+
 /* The server's own state for @cfg, before any daemon. */
 static int server_new(const struct cfg *cfg, struct cluster *cluster, struct http_server **out,
                       char *err)
@@ -76,9 +103,13 @@ static int server_new(const struct cfg *cfg, struct cluster *cluster, struct htt
     if (http_guard_start(cfg->connection_limit, cfg->per_ip_connection_limit,
                          cfg->request_timeout_seconds, &s->metrics, &s->guard) != 0)
         goto out_destroy_ring;
+    if (http_budget_new(budget_of(cfg, UINT64_MAX), &s->metrics, &s->budget) != 0)
+        goto out_stop_guard;
     *out = s;
     return 0;
 
+out_stop_guard:
+    http_guard_stop(s->guard);
 out_destroy_ring:
     ops_ring_destroy(&s->decisions);
 out_destroy_live:
@@ -93,6 +124,7 @@ out_nomem:
 static void server_free(struct http_server *s)
 {
     http_guard_stop(s->guard); /* after MHD_stop_daemon: no connection left */
+    http_budget_free(s->budget); /* and no answer: every reservation is back */
     ops_ring_destroy(&s->decisions);
     cfg_live_destroy(&s->live);
     free(s);
@@ -223,6 +255,7 @@ int http_reload(struct http_server *s, const struct cfg *next)
     if (cfg_live_swap(&s->live, next) != 0)
         return -ENOMEM;
     http_guard_set_request_timeout(s->guard, next->request_timeout_seconds);
+    http_budget_resize(s->budget, budget_of(next, http_budget_size(s->budget)));
     /* With the debug endpoints off nothing is recorded: keep nothing. */
     int kept = next->debug_endpoints ? next->decisions_kept : 0;
     if (ops_ring_configure(&s->decisions, kept, next->decisions_max_bytes) != 0)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "server/ops/access_log.h"
 #include "server/verbs/bind.h"
 #include "server/verbs/filter.h"
+#include "server/verbs/memory.h"
 #include "server/verbs/preempt.h"
 #include "server/verbs/prioritize.h"
 #include "server/verbs/reply.h"
@@ -29,12 +31,54 @@
 /* First body buffer of a chunked body; it doubles up to max-body-bytes. */
 #define BODY_INITIAL (64 * 1024)
 
+/* The longest a request waits for room in the memory budget (less when
+ * its deadline, 80 % of schedulerTimeoutMs after its headers, is nearer),
+ * and the Retry-After of its 503 when none came. */
+#define BUDGET_WAIT_NS       1000000000LL
+#define BUDGET_RETRY_SECONDS 1
+
+/* What a verb request's answer gives back once libmicrohttpd has sent it
+ * (or dropped it): the arena, which holds the body the answer points into
+ * and the answer itself, and the request's reservation in the memory
+ * budget. It lives in that arena. */
+struct http_hold {
+    struct http_server *s;
+    struct arena *arena;
+    size_t reserved;
+    bool grow_refused; /* the arena needed more than reserved and the budget had none */
+};
+
+/* arena_grow_fn: more than the charge, if the budget has it now (no wait:
+ * the request is under way). */
+static size_t hold_grow(void *ctx, size_t want)
+{
+    struct http_hold *h = ctx;
+    if (http_budget_try(h->s->budget, want) != 0) {
+        h->grow_refused = true;
+        return 0;
+    }
+    h->reserved += want;
+    return want;
+}
+
+/* The answer was sent or dropped (libmicrohttpd's free callback), or the
+ * request ended without one: @cls, a struct http_hold, goes with its arena. */
+static void hold_done(void *cls)
+{
+    struct http_hold *h = cls;
+    struct http_budget *budget = h->s->budget;
+    size_t reserved = h->reserved;
+    arena_release(h->arena);
+    http_budget_release(budget, reserved);
+}
+
 /* Appends an upload chunk to the body in the request's arena; past the cap
  * the rest is drained and dropped so that the 413 can be sent once the
  * request is complete. */
 static void take_chunk(struct http_request *rq, const char *data, size_t size)
 {
-    if (rq->too_large || !http_is_verb_route(rq->route) || !rq->method_ok || rq->arena == NULL)
+    if (rq->too_large || rq->no_room || rq->oom || !http_is_verb_route(rq->route) ||
+        !rq->method_ok || rq->arena == NULL)
         return;
     if (size > (size_t)rq->cfg->max_body_bytes - rq->len) {
         rq->too_large = true;
@@ -48,7 +92,7 @@ static void take_chunk(struct http_request *rq, const char *data, size_t size)
             cap *= 2;
         char *b = arena_alloc(rq->arena, cap);
         if (b == NULL) {
-            rq->too_large = true; /* answered as 413: nothing better to say */
+            rq->oom = true; /* the server's fault, not the body's: 500 */
             return;
         }
         if (rq->len > 0)
@@ -61,20 +105,116 @@ static void take_chunk(struct http_request *rq, const char *data, size_t size)
     rq->body[rq->len] = '\0';
 }
 
-/* Sets up a verb request at its headers: an arena, and a body buffer of the
- * announced size. The buffer is virtual memory until the bytes arrive, so a
- * client that announces much and sends little costs address space only. */
-static void start_verb(struct http_request *rq, unsigned long long length, bool has_length)
+/* Sets up a verb request at its headers, its memory reserved (rq->reserved):
+ * an arena held to that (it may take more from the budget while there is
+ * some), and a body buffer of the announced size. The buffer is virtual
+ * memory until the bytes arrive, so a client that announces much and
+ * sends little costs address space only. */
+static void start_verb(struct http_server *s, struct http_request *rq, unsigned long long length,
+                       bool has_length)
 {
     rq->arena = arena_acquire();
-    if (rq->arena == NULL || !has_length)
+    struct http_hold *h = rq->arena != NULL ? arena_alloc(rq->arena, sizeof(*h)) : NULL;
+    if (h == NULL) {
+        rq->oom = true;
+        return;
+    }
+    *h = (struct http_hold){.s = s, .arena = rq->arena, .reserved = rq->reserved};
+    rq->reserved = 0;
+    rq->hold = h;
+    arena_set_limit(rq->arena, h->reserved);
+    arena_set_grow(rq->arena, hold_grow, h);
+    if (!has_length)
         return;
     rq->cap = (size_t)length + 1;
     rq->body = arena_alloc(rq->arena, rq->cap);
-    if (rq->body == NULL)
+    if (rq->body == NULL) {
         rq->cap = 0;
-    else
+        rq->oom = true;
+    } else {
         rq->body[0] = '\0';
+    }
+}
+
+/* The largest body of @rq's verb whose charge the whole budget holds
+ * (charges grow with the length: a binary search). */
+static size_t largest_admitted(struct http_server *s, const struct http_request *rq)
+{
+    uint64_t budget = http_budget_size(s->budget);
+    enum ops_verb verb = http_verb_of(rq->route);
+    size_t lo = 0, hi = (size_t)rq->cfg->max_body_bytes;
+    if (verb_memory_charge(verb, 0, rq->cfg) > budget)
+        return 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo + 1) / 2;
+        if (verb_memory_charge(verb, mid, rq->cfg) <= budget)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* When a request stops waiting for room in the memory budget: a second
+ * after its headers, or at its deadline when that is nearer. */
+static struct timespec budget_deadline(const struct http_request *rq)
+{
+    long long ns = BUDGET_WAIT_NS;
+    if (rq->cfg->scheduler_timeout_ms > 0 &&
+        (long long)rq->cfg->scheduler_timeout_ms * 800000LL < ns)
+        ns = (long long)rq->cfg->scheduler_timeout_ms * 800000LL;
+    struct timespec d = rq->start;
+    d.tv_sec += (time_t)(ns / 1000000000LL);
+    d.tv_nsec += (long)(ns % 1000000000LL);
+    if (d.tv_nsec >= 1000000000L) {
+        d.tv_sec++;
+        d.tv_nsec -= 1000000000L;
+    }
+    return d;
+}
+
+/* A verb request refused before the verb saw it (too large, over or out
+ * of the memory budget, a body that could not be stored, a bad
+ * Content-Length): counted and logged as verbs are, and answered with
+ * @msg (ours: no escaping needed), with Retry-After when @retry. */
+static enum MHD_Result serve_refused(struct http_server *s, struct MHD_Connection *conn,
+                                     const struct http_request *rq, unsigned status,
+                                     const char *msg, bool retry)
+{
+    const struct ops_request_facts facts = {.best_score = -1};
+    enum ops_verb verb = http_verb_of(rq->route);
+    double seconds = clock_since(&rq->start);
+
+    ops_metrics_request(&s->metrics, verb, status, seconds, rq->len, 0);
+    ops_access_log(verb, status, &facts, msg, seconds, rq->len);
+    if (retry)
+        return http_send_retry(conn, status, msg, BUDGET_RETRY_SECONDS);
+    return http_send_error(conn, status, msg, NULL);
+}
+
+/* 500 "out of memory": counted, and said at error with what failed. */
+static enum MHD_Result serve_out_of_memory(struct http_server *s, struct MHD_Connection *conn,
+                                           const struct http_request *rq, const char *what)
+{
+    ops_metrics_memory_refused(&s->metrics, OPS_MEMORY_OUT_OF_MEMORY);
+    LOG(LOG_ERROR, "out of memory", LOG_STR("verb", ops_verb_name(http_verb_of(rq->route))),
+        LOG_STR("while", what), LOG_UINT("bodyBytes", rq->len),
+        LOG_UINT("reservedBytes", rq->hold != NULL ? rq->hold->reserved : rq->reserved));
+    return serve_refused(s, conn, rq, 500, "out of memory", false);
+}
+
+/* 503 with Retry-After: no room in the memory budget. */
+static enum MHD_Result serve_no_room(struct http_server *s, struct MHD_Connection *conn,
+                                     const struct http_request *rq, size_t needed)
+{
+    char msg[ERR_LEN];
+    snprintf(msg, sizeof(msg),
+             "memory budget exhausted: %llu of %llu bytes reserved by the requests in flight, "
+             "this one needs %zu; retry",
+             (unsigned long long)http_budget_reserved(s->budget),
+             (unsigned long long)http_budget_size(s->budget), needed);
+    ops_metrics_memory_refused(&s->metrics, OPS_MEMORY_BUDGET_EXHAUSTED);
+    return serve_refused(s, conn, rq, MHD_HTTP_SERVICE_UNAVAILABLE, msg, true);
 }
 
 static enum MHD_Result serve_verb(struct http_server *s, struct MHD_Connection *conn,
@@ -91,9 +231,8 @@ static enum MHD_Result serve_verb(struct http_server *s, struct MHD_Connection *
         .start = rq->start,
     };
     enum ops_verb verb = http_verb_of(rq->route);
+    struct http_hold *hold = rq->hold;
 
-    if (rq->arena == NULL)
-        return http_send_error(conn, 500, "out of memory", NULL);
     switch (rq->route) {
     case HTTP_ROUTE_FILTER:
         verb_filter(&ctx, body, rq->len, &reply);
@@ -108,39 +247,21 @@ static enum MHD_Result serve_verb(struct http_server *s, struct MHD_Connection *
         verb_bind(&ctx, body, rq->len, &reply);
         break;
     }
+    /* The arena needed more than the charge and the budget had none: the
+     * budget's refusal, not a failure of the machine. */
+    if (reply.status == 500 && hold->grow_refused)
+        return serve_no_room(s, conn, rq, hold->reserved);
+    if (reply.status == 500)
+        return serve_out_of_memory(s, conn, rq, "decoding or answering");
     double seconds = clock_since(&rq->start);
     ops_metrics_request(&s->metrics, verb, reply.status, seconds, rq->len, reply.facts.nodes);
     ops_access_log(verb, reply.status, &reply.facts, reply.error, seconds, rq->len);
-    /* The request is done with: its body and tree go back in one call. */
-    arena_release(rq->arena);
+    /* The answer points into the arena (and, for a filter, into the body):
+     * both go with it, given back by hold_done once it is sent. */
+    rq->hold = NULL;
     rq->arena = NULL;
     rq->body = NULL;
-    if (reply.body == NULL)
-        return http_send_error(conn, 500, "out of memory", NULL);
-    return http_send_owned(conn, reply.status, "application/json", reply.body, reply.len);
-}
-
-/* A verb request refused before its body was read: too large, or a
- * Content-Length that is not a number. Counted and logged as verbs are. */
-static enum MHD_Result serve_refused(struct http_server *s, struct MHD_Connection *conn,
-                                     struct http_request *rq, unsigned status)
-{
-    struct verb_reply reply;
-    enum ops_verb verb = http_verb_of(rq->route);
-    double seconds = clock_since(&rq->start);
-    char msg[ERR_LEN];
-
-    verb_reply_init(&reply);
-    if (status == MHD_HTTP_CONTENT_TOO_LARGE)
-        snprintf(msg, sizeof(msg), "request body larger than %lld bytes", rq->cfg->max_body_bytes);
-    else
-        snprintf(msg, sizeof(msg), "Content-Length is not a decimal number");
-    verb_reply_error(&reply, status, msg);
-    ops_metrics_request(&s->metrics, verb, status, seconds, rq->len, 0);
-    ops_access_log(verb, status, &reply.facts, reply.error, seconds, rq->len);
-    if (reply.body == NULL)
-        return http_send_error(conn, 500, "out of memory", NULL);
-    return http_send_owned(conn, reply.status, "application/json", reply.body, reply.len);
+    return http_send_pieces(conn, reply.status, reply.pieces, reply.n_pieces, hold_done, hold);
 }
 
 /* The 404 or 405 of a request that routes nowhere; @close for one
@@ -159,10 +280,27 @@ static enum MHD_Result send_unrouted(struct MHD_Connection *conn, const struct h
 static enum MHD_Result serve_final(struct http_server *s, struct MHD_Connection *conn,
                                    struct http_request *rq)
 {
+    char msg[ERR_LEN];
+
     if (rq->route == HTTP_ROUTE_NOT_FOUND || !rq->method_ok)
         return send_unrouted(conn, rq, false);
-    if (rq->too_large)
-        return serve_refused(s, conn, rq, MHD_HTTP_CONTENT_TOO_LARGE);
+    if (rq->too_large) {
+        snprintf(msg, sizeof(msg), "request body larger than %lld bytes", rq->cfg->max_body_bytes);
+        return serve_refused(s, conn, rq, MHD_HTTP_CONTENT_TOO_LARGE, msg, false);
+    }
+    if (rq->over_budget) {
+        snprintf(msg, sizeof(msg),
+                 "this request needs %zu bytes of memory, more than the memory budget of %llu "
+                 "bytes: send at most %zu bytes",
+                 rq->charge, (unsigned long long)http_budget_size(s->budget),
+                 largest_admitted(s, rq));
+        ops_metrics_memory_refused(&s->metrics, OPS_MEMORY_OVER_BUDGET);
+        return serve_refused(s, conn, rq, MHD_HTTP_CONTENT_TOO_LARGE, msg, false);
+    }
+    if (rq->no_room)
+        return serve_no_room(s, conn, rq, rq->charge);
+    if (rq->oom)
+        return serve_out_of_memory(s, conn, rq, "reading the body");
     if (http_is_verb_route(rq->route))
         return serve_verb(s, conn, rq);
     return http_serve_get(s, conn, rq);
@@ -182,12 +320,33 @@ static enum MHD_Result on_verb_headers(struct http_server *s, struct MHD_Connect
     const char *cl =
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl != NULL && http_content_length(cl, &length) != 0)
-        return serve_refused(s, conn, rq, MHD_HTTP_BAD_REQUEST);
+        return serve_refused(s, conn, rq, MHD_HTTP_BAD_REQUEST,
+                             "Content-Length is not a decimal number", false);
     if (length > (unsigned long long)rq->cfg->max_body_bytes) {
         rq->too_large = true;
         return serve_final(s, conn, rq);
     }
-    start_verb(rq, length, cl != NULL);
+    /* The memory first, before a byte of the body is read: a chunked
+     * body is charged as the largest one allowed. */
+    size_t charge = verb_memory_charge(http_verb_of(rq->route),
+                                       cl != NULL ? (size_t)length : (size_t)rq->cfg->max_body_bytes,
+                                       rq->cfg);
+    const struct timespec until = budget_deadline(rq);
+    int rc = http_budget_reserve(s->budget, charge, &until);
+    rq->charge = charge;
+    if (rc != 0) {
+        rq->over_budget = rc == -E2BIG;
+        rq->no_room = rc != -E2BIG;
+        /* No body is waited for by a client that asked for 100 Continue,
+         * nor read for one announced too large for the budget (as for
+         * max-body-bytes); a 503 waits for the body, so that the client,
+         * still sending, reads the answer instead of a reset. */
+        if (h->expect_continue || rq->over_budget)
+            return serve_final(s, conn, rq);
+        return MHD_YES;
+    }
+    rq->reserved = charge;
+    start_verb(s, rq, length, cl != NULL);
     return MHD_YES;
 }
 
@@ -282,7 +441,14 @@ void http_on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     http_guard_request_done(s->guard, conn);
     if (rq == NULL)
         return;
-    arena_release(rq->arena); /* a request cut short still holds it */
+    /* A request cut short, or answered without its arena, still holds
+     * its memory. */
+    if (rq->hold != NULL)
+        hold_done(rq->hold);
+    else
+        arena_release(rq->arena);
+    if (rq->reserved != 0)
+        http_budget_release(s->budget, rq->reserved);
     if (rq->cfg != NULL)
         cfg_live_release(rq->cfg);
     free(rq);

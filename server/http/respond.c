@@ -1,5 +1,6 @@
 #include "server/http/respond.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -7,8 +8,9 @@
 #include <string.h>
 
 static enum MHD_Result send_json(struct MHD_Connection *conn, unsigned status, const char *body,
-                                 size_t len, const char *allow, bool close)
+                                 size_t len, const char *allow, bool close, int retry_after)
 {
+    char retry[16];
     struct MHD_Response *r =
         MHD_create_response_from_buffer(len, (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
     if (r == NULL)
@@ -18,6 +20,10 @@ static enum MHD_Result send_json(struct MHD_Connection *conn, unsigned status, c
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
     if (close)
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    if (retry_after > 0) {
+        snprintf(retry, sizeof(retry), "%d", retry_after);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry);
+    }
     enum MHD_Result ret = MHD_queue_response(conn, status, r);
     MHD_destroy_response(r);
     return ret;
@@ -26,7 +32,7 @@ static enum MHD_Result send_json(struct MHD_Connection *conn, unsigned status, c
 enum MHD_Result http_send_json(struct MHD_Connection *conn, unsigned status, const char *body,
                                size_t len, const char *allow)
 {
-    return send_json(conn, status, body, len, allow, false);
+    return send_json(conn, status, body, len, allow, false, 0);
 }
 
 enum MHD_Result http_send_owned(struct MHD_Connection *conn, unsigned status, const char *type,
@@ -49,10 +55,37 @@ enum MHD_Result http_send_owned(struct MHD_Connection *conn, unsigned status, co
     return ret;
 }
 
+enum MHD_Result http_send_pieces(struct MHD_Connection *conn, unsigned status,
+                                 const struct buf_piece *pieces, size_t n,
+                                 void (*done)(void *cls), void *cls)
+{
+    /* libmicrohttpd copies the vector and sends from the pieces (sendmsg;
+     * under TLS one record per piece), then calls @done. */
+    struct MHD_IoVec *iov = n <= UINT_MAX ? calloc(n + 1, sizeof(*iov)) : NULL;
+    struct MHD_Response *r = NULL;
+    if (iov != NULL) {
+        for (size_t i = 0; i < n; i++)
+            iov[i] = (struct MHD_IoVec){pieces[i].p, pieces[i].len};
+        r = MHD_create_response_from_iovec(iov, (unsigned)n, done, cls);
+        free(iov);
+    }
+    if (r == NULL) {
+        done(cls);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    enum MHD_Result ret = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* {"Error":"<msg>"} of a message up to ERR_LEN. */
+#define ERR_BODY (512 + 16)
+
 enum MHD_Result http_send_error(struct MHD_Connection *conn, unsigned status, const char *msg,
                                 const char *allow)
 {
-    char body[512];
+    char body[ERR_BODY];
     int n = snprintf(body, sizeof(body), "{\"Error\":\"%s\"}", msg);
     return http_send_json(conn, status, body, (size_t)n, allow);
 }
@@ -60,7 +93,15 @@ enum MHD_Result http_send_error(struct MHD_Connection *conn, unsigned status, co
 enum MHD_Result http_send_refusal(struct MHD_Connection *conn, unsigned status, const char *msg,
                                   const char *allow)
 {
-    char body[512];
+    char body[ERR_BODY];
     int n = snprintf(body, sizeof(body), "{\"Error\":\"%s\"}", msg);
-    return send_json(conn, status, body, (size_t)n, allow, true);
+    return send_json(conn, status, body, (size_t)n, allow, true, 0);
+}
+
+enum MHD_Result http_send_retry(struct MHD_Connection *conn, unsigned status, const char *msg,
+                                int retry_after)
+{
+    char body[ERR_BODY];
+    int n = snprintf(body, sizeof(body), "{\"Error\":\"%s\"}", msg);
+    return send_json(conn, status, body, (size_t)n, NULL, false, retry_after);
 }

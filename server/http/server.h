@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "config/live.h"
 #include "server/cluster/cluster.h"
+#include "server/http/budget.h"
 #include "server/http/guard.h"
 #include "server/http/routes.h"
 #include "server/http/target.h"
@@ -34,12 +35,15 @@ struct http_server {
     struct ops_metrics metrics;
     struct ops_ring decisions; /* recorded while debug endpoints are on */
     struct http_guard *guard;  /* request deadlines and slots (guard.h) */
+    struct http_budget *budget; /* memory of the verb requests in flight (budget.h) */
 };
 
 /* Per-request state, from the request line (http_on_uri) to
- * NOTIFY_COMPLETED. A
- * verb request holds an arena from its headers on: the body is read into
- * it and parsed in it, and all of it goes in one arena_release(). */
+ * NOTIFY_COMPLETED. A verb request reserves its memory in the budget and
+ * takes an arena at its headers: the body is read into it, parsed in it,
+ * and the answer written in it; the arena and the reservation go to the
+ * answer (struct http_hold, in the arena itself), which gives both back
+ * once libmicrohttpd has sent it. */
 struct http_request {
     const struct cfg *cfg;      /* a reference for the request's whole life */
     struct timespec start;      /* when the headers arrived */
@@ -50,6 +54,12 @@ struct http_request {
     enum http_route route;
     bool method_ok;
     bool too_large;
+    bool no_room;     /* the memory budget had none: 503 once the body is drained */
+    bool oom;         /* the body could not be allocated: 500 once it is drained */
+    bool over_budget; /* needs more than the whole memory budget: 413 */
+    size_t charge;    /* the memory it needs (verb_memory_charge) */
+    size_t reserved;  /* of it, reserved in the budget until hold owns it */
+    struct http_hold *hold; /* in the arena: what the answer gives back when sent */
     struct arena *arena;
     char *body;
     size_t len, cap;

@@ -28,6 +28,11 @@ static const char *const refusal_names[OPS_REFUSAL_COUNT] = {
     [OPS_REFUSAL_EVICTED] = "evicted",
     [OPS_REFUSAL_PER_IP_LIMIT] = "per_ip_limit",
 };
+static const char *const memory_names[OPS_MEMORY_COUNT] = {
+    [OPS_MEMORY_BUDGET_EXHAUSTED] = "budget_exhausted",
+    [OPS_MEMORY_OVER_BUDGET] = "over_budget",
+    [OPS_MEMORY_OUT_OF_MEMORY] = "out_of_memory",
+};
 
 const char *ops_reason_name(enum ops_reason r)
 {
@@ -47,4 +52,9 @@ const char *ops_verb_name(enum ops_verb v)
 const char *ops_refusal_name(enum ops_refusal r)
 {
     return refusal_names[r];
+}
+
+const char *ops_memory_refusal_name(enum ops_memory_refusal r)
+{
+    return memory_names[r];
 }

@@ -55,6 +55,15 @@ enum ops_refusal {
     OPS_REFUSAL_COUNT,
 };
 
+/* Why a verb request was refused for memory (the reason label of
+ * cpu_extender_memory_refused_total). */
+enum ops_memory_refusal {
+    OPS_MEMORY_BUDGET_EXHAUSTED = 0, /* 503: no room in the budget, after waiting */
+    OPS_MEMORY_OVER_BUDGET,          /* 413: one request needs more than the whole budget */
+    OPS_MEMORY_OUT_OF_MEMORY,        /* 500: an allocation failed */
+    OPS_MEMORY_COUNT,
+};
+
 /* The label values: "fits", "unknown_node", "insufficient_cpu", ... */
 const char *ops_reason_name(enum ops_reason r);
 
@@ -66,6 +75,9 @@ const char *ops_answer_name(enum ops_answer a);
  * "client_certificate", "headers_timeout", "body_timeout", "evicted",
  * "per_ip_limit". */
 const char *ops_refusal_name(enum ops_refusal r);
+
+/* "budget_exhausted", "over_budget", "out_of_memory". */
+const char *ops_memory_refusal_name(enum ops_memory_refusal r);
 
 /* "filter", "prioritize", "preempt" or "bind". */
 const char *ops_verb_name(enum ops_verb v);

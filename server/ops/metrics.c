@@ -7,7 +7,8 @@
 
 #include "version.h"
 
-static const char *const status_names[OPS_STATUS_COUNT] = {"200", "400", "413", "500", "other"};
+static const char *const status_names[OPS_STATUS_COUNT] = {"200", "400", "413",
+                                                           "500", "503", "other"};
 
 /* Upper bounds: from 0.1 ms (a NodeNames call) to 10 s (past any httpTimeout). */
 static const double duration_le[OPS_DURATION_BUCKETS] = {
@@ -41,6 +42,8 @@ static enum ops_status_class status_class(unsigned status)
         return OPS_STATUS_413;
     case 500:
         return OPS_STATUS_500;
+    case 503:
+        return OPS_STATUS_503;
     default:
         return OPS_STATUS_OTHER;
     }
@@ -101,6 +104,23 @@ void ops_metrics_decision(struct ops_metrics *m, enum ops_verb verb, enum ops_an
 void ops_metrics_refused(struct ops_metrics *m, enum ops_refusal reason)
 {
     atomic_fetch_add_explicit(&m->refused[reason], 1, memory_order_relaxed);
+}
+
+void ops_metrics_memory(struct ops_metrics *m, unsigned long long budget,
+                        unsigned long long reserved)
+{
+    atomic_store_explicit(&m->memory_budget_bytes, budget, memory_order_relaxed);
+    atomic_store_explicit(&m->memory_reserved_bytes, reserved, memory_order_relaxed);
+}
+
+void ops_metrics_memory_waited(struct ops_metrics *m)
+{
+    atomic_fetch_add_explicit(&m->memory_waits, 1, memory_order_relaxed);
+}
+
+void ops_metrics_memory_refused(struct ops_metrics *m, enum ops_memory_refusal reason)
+{
+    atomic_fetch_add_explicit(&m->memory_refused[reason], 1, memory_order_relaxed);
 }
 
 void ops_metrics_reload(struct ops_metrics *m, bool accepted)
@@ -180,6 +200,30 @@ static void print_refused(FILE *f, struct ops_metrics *m)
     for (int r = 0; r < OPS_REFUSAL_COUNT; r++)
         fprintf(f, "cpu_extender_http_refused_total{reason=\"%s\"} %llu\n", ops_refusal_name(r),
                 load(&m->refused[r]));
+}
+
+static void print_memory(FILE *f, struct ops_metrics *m)
+{
+    fprintf(f,
+            "# HELP cpu_extender_memory_budget_bytes Memory the verb requests in flight may "
+            "reserve (memoryBudgetBytes, or derived from the cgroup limit; 0: no budget).\n"
+            "# TYPE cpu_extender_memory_budget_bytes gauge\n"
+            "cpu_extender_memory_budget_bytes %llu\n"
+            "# HELP cpu_extender_memory_reserved_bytes Memory reserved by the verb requests in "
+            "flight.\n# TYPE cpu_extender_memory_reserved_bytes gauge\n"
+            "cpu_extender_memory_reserved_bytes %llu\n"
+            "# HELP cpu_extender_memory_waits_total Verb requests that waited for room in the "
+            "memory budget.\n# TYPE cpu_extender_memory_waits_total counter\n"
+            "cpu_extender_memory_waits_total %llu\n",
+            load(&m->memory_budget_bytes), load(&m->memory_reserved_bytes), load(&m->memory_waits));
+    fputs("# HELP cpu_extender_memory_refused_total Verb requests refused for memory: "
+          "budget_exhausted (503 after waiting), over_budget (413: more than the whole budget), "
+          "out_of_memory (500: an allocation failed).\n"
+          "# TYPE cpu_extender_memory_refused_total counter\n",
+          f);
+    for (int r = 0; r < OPS_MEMORY_COUNT; r++)
+        fprintf(f, "cpu_extender_memory_refused_total{reason=\"%s\"} %llu\n",
+                ops_memory_refusal_name(r), load(&m->memory_refused[r]));
 }
 
 static void print_sizes(FILE *f, struct ops_metrics *m)
@@ -287,6 +331,7 @@ int ops_metrics_render(struct ops_metrics *m, const struct ops_cluster_gauges *c
         return -ENOMEM;
     print_requests(f, m);
     print_refused(f, m);
+    print_memory(f, m);
     print_sizes(f, m);
     print_decisions(f, m, kept, kept_bytes);
     print_cluster(f, cluster);

@@ -16,6 +16,9 @@
  *   cpu_extender_cluster_nodes, _cluster_pods           what the state holds (with a cluster)
  *   cpu_extender_cluster_ready                          1 once the first lists are in
  *   cpu_extender_http_refused_total{reason}             refused at the head, or cut unfinished
+ *   cpu_extender_memory_budget_bytes, _reserved_bytes  the memory budget and what is reserved
+ *   cpu_extender_memory_waits_total                     requests that waited for room in it
+ *   cpu_extender_memory_refused_total{reason}           refused for memory (503, 413, 500)
  *   cpu_extender_config_reloads_total{result}           accepted / rejected
  *   cpu_extender_build_info{version}                    always 1
  *
@@ -37,6 +40,7 @@ enum ops_status_class {
     OPS_STATUS_400,
     OPS_STATUS_413,
     OPS_STATUS_500,
+    OPS_STATUS_503,
     OPS_STATUS_OTHER,
     OPS_STATUS_COUNT,
 };
@@ -69,6 +73,9 @@ struct ops_metrics {
     atomic_ullong stale_nodes;
     atomic_ullong answers[OPS_VERB_COUNT][OPS_ANSWER_COUNT];
     atomic_ullong refused[OPS_REFUSAL_COUNT];
+    atomic_ullong memory_budget_bytes, memory_reserved_bytes; /* gauges; budget 0: none */
+    atomic_ullong memory_waits;
+    atomic_ullong memory_refused[OPS_MEMORY_COUNT];
 };
 
 /* Zeroes @m. */
@@ -97,6 +104,16 @@ void ops_metrics_decision(struct ops_metrics *m, enum ops_verb verb, enum ops_an
  * it completed, or a connection not accepted, by @reason. Thread-safe,
  * lock-free. */
 void ops_metrics_refused(struct ops_metrics *m, enum ops_refusal reason);
+
+/* Sets the memory budget's gauges: its size (0: none) and what is
+ * reserved. Thread-safe, lock-free. */
+void ops_metrics_memory(struct ops_metrics *m, unsigned long long budget,
+                        unsigned long long reserved);
+
+/* Counts a request that waited for room in the memory budget, and one
+ * refused for memory by @reason. Thread-safe, lock-free. */
+void ops_metrics_memory_waited(struct ops_metrics *m);
+void ops_metrics_memory_refused(struct ops_metrics *m, enum ops_memory_refusal reason);
 
 /* Counts a configuration reload, accepted or rejected. Thread-safe. */
 void ops_metrics_reload(struct ops_metrics *m, bool accepted);

@@ -17,7 +17,7 @@ void verb_bind(const struct verb_ctx *ctx, const char *body, size_t len, struct 
     verb_reply_init(out);
     int rc = codec_bind_decode(ctx->arena, body, len, &args, err);
     if (rc != 0) {
-        verb_reply_error(out, rc == -ENOMEM ? 500 : 400, err);
+        verb_reply_error(out, ctx->arena, rc == -ENOMEM ? 500 : 400, err);
         return;
     }
     out->facts.pod_ns = args.pod_namespace;
@@ -26,21 +26,21 @@ void verb_bind(const struct verb_ctx *ctx, const char *body, size_t len, struct 
     if (ctx->cl == NULL) {
         /* Failing is the honest answer: a 200 without a Binding would leave
          * the pod Pending while the scheduler believes it bound. */
-        verb_reply_error(out, 200,
+        verb_reply_error(out, ctx->arena, 200,
                          "cpu-extender has no cluster connection: remove bindVerb or give it "
                          "--kubeconfig / run it in the cluster");
         return;
     }
     if (cluster_bind(ctx->cl, args.pod_namespace, args.pod_name, args.pod_uid, args.node, err) !=
         0) {
-        verb_reply_error(out, 200, err);
+        verb_reply_error(out, ctx->arena, 200, err);
         LOG(LOG_WARN, "bind failed", LOG_NSNAME("pod", args.pod_namespace, args.pod_name),
             LOG_STR("node", args.node), LOG_STR("error", err));
         return;
     }
     LOG(LOG_INFO, "bound", LOG_NSNAME("pod", args.pod_namespace, args.pod_name),
         LOG_STR("node", args.node));
-    buf_init(&o, 16);
+    buf_init_arena(&o, ctx->arena, 16);
     codec_answer_bind_ok(&o);
     verb_reply_take(out, &o, 200);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "config/config.h"
 #include "server/cluster/cluster.h"
@@ -30,13 +31,18 @@ struct verb_ctx {
     struct timespec start;       /* CLOCK_MONOTONIC, when the headers arrived; zero: no deadline */
 };
 
-/* An answer: HTTP status and a malloc'd JSON body that the caller frees
- * (NULL, with status 500, when memory ran out), and what the access log
- * and the metrics say of the request. */
+/* An answer: HTTP status and the JSON body as pieces to send one after
+ * the other, and what the access log and the metrics say of the request.
+ * The pieces and what they point to are the request's memory (its arena,
+ * its body) or static: valid until the arena is released, which the
+ * server does once the answer is sent. Most answers are one piece; the
+ * filter's NodeList answer sends the passing Node objects from the body
+ * itself (no copy: its memory stays about the body's). */
 struct verb_reply {
     unsigned status;
-    char *body;
-    size_t len;
+    const struct buf_piece *pieces;
+    size_t n_pieces;
+    size_t len; /* of all pieces */
     struct ops_request_facts facts;
     char error[ERR_LEN]; /* the answer's Error text, "" for none */
 };

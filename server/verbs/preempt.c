@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "server/codec/answer.h"
 #include "server/codec/preempt_args.h"
+#include "server/verbs/deadline.h"
 #include "server/verbs/evaluate.h"
 #include "server/verbs/reply.h"
 #include "server/verbs/selector.h"
@@ -59,7 +60,7 @@ void verb_preempt(const struct verb_ctx *ctx, const char *body, size_t len, stru
     verb_reply_init(out);
     int rc = codec_preempt_decode(ctx->arena, body, len, cfg, &args, err);
     if (rc != 0) {
-        verb_reply_error(out, rc == -ENOMEM ? 500 : 400, err);
+        verb_reply_error(out, ctx->arena, rc == -ENOMEM ? 500 : 400, err);
         return;
     }
     enum ops_answer answer = verb_answer_kind(cfg, &args.pod);
@@ -69,21 +70,48 @@ void verb_preempt(const struct verb_ctx *ctx, const char *body, size_t len, stru
             LOG_STR("hint", "give the service a cluster (--kubeconfig or in-cluster)"));
     bool *keep = arena_calloc(ctx->arena, args.n_nodes + 1, sizeof(*keep));
     if (keep == NULL) {
-        verb_reply_error(out, 500, "out of memory");
+        verb_reply_error(out, ctx->arena, 500, "out of memory");
         return;
     }
+    /* The deadline as filter and prioritize keep it (deadline.h): the
+     * request may have arrived late, or its body taken long to read and
+     * decode; if judging would end past it, or does, every candidate stays
+     * (the in-tree plugins' choice, as without a cluster). */
+    struct verb_deadline dl;
+    verb_deadline_init(&dl, cfg, &ctx->start);
+    if (judge && (verb_deadline_passed(&dl) || verb_deadline_would_miss(&dl, args.n_nodes))) {
+        answer = OPS_ANSWER_NEUTRAL_DEADLINE;
+        judge = false;
+    }
     double now = ctx->cl != NULL ? clock_wall() : 0;
-    size_t hint = 64;
     for (size_t i = 0; i < args.n_nodes; i++) {
         const struct codec_victims *v = &args.nodes[i];
-        hint += 64 + strlen(v->node) + 48 * v->n;
         if (v->n == 0)
             continue; /* never listed */
+        if (judge && i % 256 == 255 && verb_deadline_passed(&dl)) {
+            answer = OPS_ANSWER_NEUTRAL_DEADLINE;
+            judge = false;
+            would_keep = 0;
+            for (size_t k = 0; k < i; k++)
+                would_keep += keep[k] = args.nodes[k].n != 0;
+        }
         bool stays = !judge || keeps_node(cfg, ctx->cl, now, &args, v);
         would_keep += stays;
         keep[i] = stays || answer == OPS_ANSWER_SHADOW;
     }
-    buf_init(&o, hint);
+    size_t hint = 64, longest = 0;
+    for (size_t i = 0; i < args.n_nodes; i++) {
+        const struct codec_victims *v = &args.nodes[i];
+        size_t n = strlen(v->node);
+        hint += 64 + n + 16 * v->n;
+        longest = n > longest ? n : longest;
+        for (size_t k = 0; k < v->n; k++) {
+            n = strlen(v->uids[k]);
+            hint += n;
+            longest = n > longest ? n : longest;
+        }
+    }
+    buf_init_arena(&o, ctx->arena, hint + 6 * longest);
     size_t kept = codec_answer_preempt(&o, &args, keep);
     verb_reply_take(out, &o, 200);
     out->facts.nodes = args.n_nodes;

@@ -4,7 +4,10 @@
  * once its victims are gone (without a cluster, or for a node the state
  * does not know, every node with victims stays); victims keep their order;
  * a node without victims is never listed. Outside mode enforce and the
- * selector every candidate stays (shadow judges them all the same).
+ * selector every candidate stays (shadow judges them all the same), and so
+ * when judging would end past the request's deadline, or does (checked
+ * every 256 nodes, as filter and prioritize do; counted as
+ * neutral_deadline).
  */
 #ifndef SERVER_VERBS_PREEMPT_H
 #define SERVER_VERBS_PREEMPT_H

@@ -1,6 +1,7 @@
 #include "server/verbs/prioritize.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "server/codec/answer.h"
 #include "server/verbs/answers.h"
@@ -17,15 +18,24 @@ void verb_prioritize(const struct verb_ctx *ctx, const char *body, size_t len,
     verb_reply_init(out);
     int rc = verb_decide(ctx, OPS_VERB_PRIORITIZE, body, len, &d, &out->facts, err);
     if (rc != 0) {
-        verb_reply_error(out, rc == -ENOMEM ? 500 : 400, err);
+        verb_reply_error(out, ctx->arena, rc == -ENOMEM ? 500 : 400, err);
         return;
     }
     const struct codec_node_answer *ans = NULL;
     if (!d.neutral && (ans = verb_node_answers(ctx->arena, d.eval, d.args.n_nodes)) == NULL) {
-        verb_reply_error(out, 500, "out of memory");
+        verb_reply_error(out, ctx->arena, 500, "out of memory");
         return;
     }
-    buf_init(&o, 64 + 48 * d.args.n_nodes);
+    /* {"Host":"<name>","Score":10} per node, and the room a string's
+     * escaping reserves (buf_json_strn: 6 bytes a byte), so that the buffer
+     * does not grow: growing in the arena leaves the old room behind. */
+    size_t hint = 64, longest = 0;
+    for (size_t i = 0; i < d.args.n_nodes; i++) {
+        size_t n = strlen(d.args.nodes[i].name);
+        hint += 32 + n;
+        longest = n > longest ? n : longest;
+    }
+    buf_init_arena(&o, ctx->arena, hint + 6 * longest);
     codec_answer_prioritize(&o, &d.args, ans);
     verb_reply_take(out, &o, 200);
 }

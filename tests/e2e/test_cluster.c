@@ -719,6 +719,57 @@ START_TEST(cluster_preempt_outside_enforce_keeps_every_candidate)
 }
 END_TEST
 
+/* Past its deadline preempt judges nothing and keeps every candidate, as
+ * filter and prioritize answer neutral: the body comes 300 ms after the
+ * headers, against 80 % of a 250 ms httpTimeout (200 ms). In time, the
+ * same request drops n1 (cluster_preempt_keeps_nodes_where_victims_make_room). */
+START_TEST(cluster_preempt_past_its_deadline_keeps_every_candidate)
+{
+    struct world w;
+    struct http_response r;
+    const char *meta =
+        "{\"Pod\":{\"metadata\":{\"name\":\"big\",\"namespace\":\"default\"},\"spec\":"
+        "{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"2500m\"}}}]}},"
+        "\"NodeNameToMetaVictims\":{"
+        "\"n1\":{\"Pods\":[{\"UID\":\"uid-b\"}],\"NumPDBViolations\":0},"
+        "\"n2\":{\"Pods\":[{\"UID\":\"uid-c\"}],\"NumPDBViolations\":1},"
+        "\"n3\":{\"Pods\":[],\"NumPDBViolations\":0}}}";
+    const char *all = "{\"NodeNameToMetaVictims\":{"
+                      "\"n1\":{\"Pods\":[{\"UID\":\"uid-b\"}],\"NumPDBViolations\":0},"
+                      "\"n2\":{\"Pods\":[{\"UID\":\"uid-c\"}],\"NumPDBViolations\":1}}}";
+    const char *const flags[] = {"--scheduler-timeout-ms", "250", NULL};
+    standard_world(&w, flags);
+    char *got = post(w.server.port, "preempt", meta, NULL);
+    assert_json_eq(got, "{\"NodeNameToMetaVictims\":{\"n2\":{\"Pods\":[{\"UID\":\"uid-c\"}],"
+                        "\"NumPDBViolations\":1}}}");
+    free(got);
+
+    int fd = http_connect(w.server.port);
+    ck_assert_int_ge(fd, 0);
+    char head[256];
+    int n = snprintf(head, sizeof(head),
+                     "POST /scheduler/preempt HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                     "application/json\r\nContent-Length: %zu\r\n\r\n",
+                     strlen(meta));
+    ck_assert_int_eq(http_send_raw(fd, head, (size_t)n), 0);
+    usleep(300 * 1000);
+    ck_assert_int_eq(http_send_raw(fd, meta, strlen(meta)), 0);
+    ck_assert_int_eq(http_read(fd, &r, 5000), 0);
+    close(fd);
+    ck_assert_int_eq(r.status, 200);
+    assert_json_eq(r.body, all);
+    http_response_free(&r);
+    char *m = metrics_get(w.server.port);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_answers_total{verb=\"preempt\",kind=\"neutral_deadline\"}"),
+        1);
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_answers_total{verb=\"preempt\",kind=\"scored\"}"), 1);
+    free(m);
+    stop_world(&w);
+}
+END_TEST
+
 START_TEST(cluster_bind_creates_binding_once)
 {
     struct world w;
@@ -874,6 +925,7 @@ Suite *cluster_suite(void)
     tcase_add_test(tc, cluster_in_flight_damping_counts_new_pods);
     tcase_add_test(tc, cluster_preempt_keeps_nodes_where_victims_make_room);
     tcase_add_test(tc, cluster_preempt_outside_enforce_keeps_every_candidate);
+    tcase_add_test(tc, cluster_preempt_past_its_deadline_keeps_every_candidate);
     tcase_add_test(tc, cluster_bind_creates_binding_once);
     tcase_add_test(tc, cluster_unreadable_kubeconfig_exits_with_reason);
     tcase_add_test(tc, cluster_none_bind_fails_and_preempt_keeps_all);

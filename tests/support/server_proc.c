@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,7 +49,39 @@ void server_start(struct server_proc *s, const char *const *extra_args)
     server_start_at(s, "127.0.0.1:0", extra_args);
 }
 
+static void start(struct server_proc *s, const char *listen, const struct server_limits *lim,
+                  const char *const *extra_args);
+
 void server_start_at(struct server_proc *s, const char *listen, const char *const *extra_args)
+{
+    start(s, listen, NULL, extra_args);
+}
+
+void server_start_limited(struct server_proc *s, const struct server_limits *lim,
+                          const char *const *extra_args)
+{
+    start(s, "127.0.0.1:0", lim, extra_args);
+}
+
+/* In the child, before exec: the cgroup and the address-space limit. */
+static void apply_limits(const struct server_limits *lim)
+{
+    if (lim == NULL)
+        return;
+    if (lim->cgroup_procs != NULL) {
+        FILE *f = fopen(lim->cgroup_procs, "w");
+        if (f == NULL || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0)
+            _exit(126);
+    }
+    if (lim->as_bytes != 0) {
+        struct rlimit r = {lim->as_bytes, lim->as_bytes};
+        if (setrlimit(RLIMIT_AS, &r) != 0)
+            _exit(126);
+    }
+}
+
+static void start(struct server_proc *s, const char *listen, const struct server_limits *lim,
+                  const char *const *extra_args)
 {
     const char *argv[32] = {server_binary(), "--listen", listen};
     int argc = 3;
@@ -68,6 +101,7 @@ void server_start_at(struct server_proc *s, const char *listen, const char *cons
         setenv("HOME", "/nonexistent", 1); /* no ~/.kube/config either */
         int fd = open(s->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(fd, STDERR_FILENO);
+        apply_limits(lim);
         execv(argv[0], (char *const *)(void *)argv);
         _exit(127);
     }

@@ -21,6 +21,17 @@ void server_start(struct server_proc *s, const char *const *extra_args);
 /* The same on @listen (e.g. "[::1]:0"). */
 void server_start_at(struct server_proc *s, const char *listen, const char *const *extra_args);
 
+/* What a child is started under besides its arguments. */
+struct server_limits {
+    const char *cgroup_procs; /* "…/cgroup.procs" to join before exec, or NULL */
+    unsigned long long as_bytes; /* RLIMIT_AS, or 0 */
+};
+
+/* server_start() under @lim: the child joins the cgroup and sets its limit
+ * before it runs the binary (it fails the test when it cannot). */
+void server_start_limited(struct server_proc *s, const struct server_limits *lim,
+                          const char *const *extra_args);
+
 /* Sends SIGTERM and waits; returns the exit status (-1 when killed). */
 int server_stop(struct server_proc *s);
 
