@@ -8,6 +8,7 @@
 #   make check      lint (clang-format, cppcheck) + test
 #   make SAN=1 test only the sanitizer variant
 #   make bench      replay benchmark, writes docs/performance.md (bench/run.sh)
+#   make soak       10 minutes at 80 % of capacity with reloads and scrapes (bench/soak.sh)
 #   make build/release/bench-sim   the simulation engine's driver (bench/sim_engine.c)
 #   make fuzz       libFuzzer targets (tests/fuzz/fuzz.mk)
 #   make image      the container image with podman (scripts/build-image.sh)
@@ -56,7 +57,7 @@ SUPPORT_OBJS = $(B)/obj/tests/support/fixtures.o $(B)/obj/tests/support/http_cli
 BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver $(B)/bench-sim
 CLUSTER_TOOLS = $(B)/cluster-informer-probe $(B)/cluster-yaml2json
 
-.PHONY: all run test test-one test-cluster fixtures-check check lint install clean deps test-deps bench \
+.PHONY: all run test test-one test-cluster fixtures-check check lint install clean deps test-deps bench soak \
         screenshot image test-image test-monitoring test-ship ship-deps
 
 all: $(BIN)
@@ -127,6 +128,14 @@ $(B)/cluster-yaml2json: $(B)/obj/tests/cluster/yaml2json.o $(B)/obj/tests/suppor
 bench: deps
 	$(MAKE) all $(BENCH_BINS)
 	bench/run.sh $(B)
+
+# The soak: SOAK_SECONDS (600) at 80 % of the capacity it measures first,
+# NodeList filter and NodeNames prioritize at once, the config reloaded every
+# 15 s, /metrics every second; fails on a 5xx, RSS or descriptor growth.
+# The figures are in docs/reliability.md ("Soak").
+soak: deps
+	$(MAKE) all $(B)/bench-gen $(B)/bench-driver
+	bench/soak.sh $(B)
 
 # docs/debug-page.png: the /debug page after the README's examples, by hand.
 screenshot: all

@@ -54,6 +54,7 @@ static char *chunk_data(struct arena_chunk *c)
 static struct arena_chunk *chunk_new(size_t size)
 {
     size_t bytes = header_size() + size;
+    /* cppcheck-suppress invalidFunctionArg ; MAP_ANONYMOUS takes fd -1 */
     void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return NULL;

@@ -140,8 +140,9 @@ static int validate(struct cfg *c, char *err)
         return -EINVAL;
     }
     if (c->memory_budget_bytes > 0 && c->memory_budget_bytes < (1LL << 20)) {
-        err_set(err, "memory-budget-bytes (%lld): want -1 (none), 0 (from the cgroup's memory "
-                     "limit) or at least 1048576",
+        err_set(err,
+                "memory-budget-bytes (%lld): want -1 (none), 0 (from the cgroup's memory "
+                "limit) or at least 1048576",
                 c->memory_budget_bytes);
         return -EINVAL;
     }

@@ -123,7 +123,7 @@ out_nomem:
 
 static void server_free(struct http_server *s)
 {
-    http_guard_stop(s->guard); /* after MHD_stop_daemon: no connection left */
+    http_guard_stop(s->guard);   /* after MHD_stop_daemon: no connection left */
     http_budget_free(s->budget); /* and no answer: every reservation is back */
     ops_ring_destroy(&s->decisions);
     cfg_live_destroy(&s->live);

@@ -328,9 +328,9 @@ static enum MHD_Result on_verb_headers(struct http_server *s, struct MHD_Connect
     }
     /* The memory first, before a byte of the body is read: a chunked
      * body is charged as the largest one allowed. */
-    size_t charge = verb_memory_charge(http_verb_of(rq->route),
-                                       cl != NULL ? (size_t)length : (size_t)rq->cfg->max_body_bytes,
-                                       rq->cfg);
+    size_t charge =
+        verb_memory_charge(http_verb_of(rq->route),
+                           cl != NULL ? (size_t)length : (size_t)rq->cfg->max_body_bytes, rq->cfg);
     const struct timespec until = budget_deadline(rq);
     int rc = http_budget_reserve(s->budget, charge, &until);
     rq->charge = charge;

@@ -10,7 +10,6 @@
 static enum MHD_Result send_json(struct MHD_Connection *conn, unsigned status, const char *body,
                                  size_t len, const char *allow, bool close, int retry_after)
 {
-    char retry[16];
     struct MHD_Response *r =
         MHD_create_response_from_buffer(len, (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
     if (r == NULL)
@@ -21,6 +20,7 @@ static enum MHD_Result send_json(struct MHD_Connection *conn, unsigned status, c
     if (close)
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     if (retry_after > 0) {
+        char retry[16];
         snprintf(retry, sizeof(retry), "%d", retry_after);
         MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry);
     }
@@ -56,8 +56,8 @@ enum MHD_Result http_send_owned(struct MHD_Connection *conn, unsigned status, co
 }
 
 enum MHD_Result http_send_pieces(struct MHD_Connection *conn, unsigned status,
-                                 const struct buf_piece *pieces, size_t n,
-                                 void (*done)(void *cls), void *cls)
+                                 const struct buf_piece *pieces, size_t n, void (*done)(void *cls),
+                                 void *cls)
 {
     /* libmicrohttpd copies the vector and sends from the pieces (sendmsg;
      * under TLS one record per piece), then calls @done. */

@@ -27,8 +27,8 @@ enum MHD_Result http_send_owned(struct MHD_Connection *conn, unsigned status, co
  * client goes away first).
  */
 enum MHD_Result http_send_pieces(struct MHD_Connection *conn, unsigned status,
-                                 const struct buf_piece *pieces, size_t n,
-                                 void (*done)(void *cls), void *cls);
+                                 const struct buf_piece *pieces, size_t n, void (*done)(void *cls),
+                                 void *cls);
 
 /* Sends {"Error": @msg} for errors raised before any JSON is parsed (the
  * texts are ours and need no escaping). */

@@ -33,8 +33,8 @@ struct http_server {
     atomic_bool ready;
     struct cluster *cluster; /* borrowed; NULL: request-only */
     struct ops_metrics metrics;
-    struct ops_ring decisions; /* recorded while debug endpoints are on */
-    struct http_guard *guard;  /* request deadlines and slots (guard.h) */
+    struct ops_ring decisions;  /* recorded while debug endpoints are on */
+    struct http_guard *guard;   /* request deadlines and slots (guard.h) */
     struct http_budget *budget; /* memory of the verb requests in flight (budget.h) */
 };
 
@@ -54,11 +54,11 @@ struct http_request {
     enum http_route route;
     bool method_ok;
     bool too_large;
-    bool no_room;     /* the memory budget had none: 503 once the body is drained */
-    bool oom;         /* the body could not be allocated: 500 once it is drained */
-    bool over_budget; /* needs more than the whole memory budget: 413 */
-    size_t charge;    /* the memory it needs (verb_memory_charge) */
-    size_t reserved;  /* of it, reserved in the budget until hold owns it */
+    bool no_room;           /* the memory budget had none: 503 once the body is drained */
+    bool oom;               /* the body could not be allocated: 500 once it is drained */
+    bool over_budget;       /* needs more than the whole memory budget: 413 */
+    size_t charge;          /* the memory it needs (verb_memory_charge) */
+    size_t reserved;        /* of it, reserved in the budget until hold owns it */
     struct http_hold *hold; /* in the arena: what the answer gives back when sent */
     struct arena *arena;
     char *body;

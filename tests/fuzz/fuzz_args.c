@@ -184,8 +184,7 @@ static void check_subsequence(const cJSON *names, int kind, const char **hosts, 
     }
 }
 
-static void check_filter(const cJSON *j, const char **hosts, size_t n_hosts,
-                         const struct flat *r)
+static void check_filter(const cJSON *j, const char **hosts, size_t n_hosts, const struct flat *r)
 {
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(j, "Nodes");
     const cJSON *names = cJSON_GetObjectItemCaseSensitive(j, "NodeNames");

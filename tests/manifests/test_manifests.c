@@ -21,6 +21,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "config/config.h"
+#include "scoring/quantity.h"
+#include "server/http/budget.h"
+#include "server/verbs/memory.h"
 #include "tests/suites.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/server_proc.h"
@@ -1727,6 +1731,59 @@ START_TEST(manifests_config_json_is_accepted_by_config_check)
 }
 END_TEST
 
+/* The container's memory limit, the extender configuration's body cap and
+ * its memory budget agree: the budget (memoryBudgetBytes, or derived from
+ * the limit as the binary derives it) admits one request of every verb at
+ * the largest body the configuration allows, and leaves the headroom the
+ * process needs beside it. Then no request the configuration accepts can
+ * take the process past its limit: concurrent ones wait or get 503
+ * (tests/e2e/test_memory_limits.c runs the worst case in a cgroup). */
+static void expect_memory_agrees(const struct obj *o, const yaml_node_t *spec, const char *config)
+{
+    struct cfg c;
+    char err[ERR_LEN];
+    const yaml_node_t *ext = need_container(o, spec, "cpu-extender");
+    const yaml_node_t *q = need(o, ext, "containers[cpu-extender]", "resources.limits.memory");
+    int64_t limit;
+    const char *why;
+    if (score_quantity_parse(ydoc_str(q), strlen(ydoc_str(q)), SCORE_UNIT_BASE, &limit, &why) != 0)
+        fail_at(o, q, "resources.limits.memory %s: %s", ydoc_str(q), why);
+    ck_assert_msg(cfg_load_file_only(&c, config, err) == 0, "%s: %s", config, err);
+    if (c.memory_budget_bytes < 0)
+        fail_at(o, q, "%s: memoryBudgetBytes -1: no budget under a limit of %s", config,
+                ydoc_str(q));
+    uint64_t budget = c.memory_budget_bytes > 0 ? (uint64_t)c.memory_budget_bytes
+                                                : http_budget_derive((uint64_t)limit);
+    if (budget == 0 || budget + HTTP_BUDGET_HEADROOM_MIN > (uint64_t)limit)
+        fail_at(o, q, "%s: a memory budget of %llu bytes leaves under %llu bytes of the %s limit",
+                config, (unsigned long long)budget, (unsigned long long)HTTP_BUDGET_HEADROOM_MIN,
+                ydoc_str(q));
+    for (int v = 0; v < OPS_VERB_COUNT; v++) {
+        size_t charge = verb_memory_charge(v, (size_t)c.max_body_bytes, &c);
+        if (charge > budget)
+            fail_at(o, q,
+                    "%s: a %s request of maxBodyBytes (%lld) needs %zu bytes, more than the "
+                    "memory budget (%llu) under the %s limit: lower maxBodyBytes or raise the "
+                    "limit",
+                    config, ops_verb_name(v), c.max_body_bytes, charge, (unsigned long long)budget,
+                    ydoc_str(q));
+    }
+}
+
+START_TEST(manifests_memory_limit_budget_and_body_cap_agree)
+{
+    struct manifests m;
+    const yaml_node_t *spec;
+
+    manifests_load(&m);
+    struct obj d = deployment(&m, &spec);
+    expect_memory_agrees(&d, spec, "manifests/scheduler/config.json");
+    struct obj p = need_file(&m, KUBEADM_PATCH);
+    expect_memory_agrees(&p, need(&p, p.root, "Pod", "spec"), KUBEADM_EXT_CONFIG);
+    manifests_free(&m);
+}
+END_TEST
+
 /* ---- the docs ---- */
 
 /* Whether @path is a file kubectl cannot apply: a kube-scheduler or
@@ -1849,6 +1906,7 @@ Suite *manifests_suite(void)
     tcase_add_test(tc, manifests_cluster_role_cpu_extender_grants_documented_verbs);
     tcase_add_test(tc, manifests_kubeadm_patch_adds_sidecar_to_static_pod);
     tcase_add_test(tc, manifests_config_json_is_accepted_by_config_check);
+    tcase_add_test(tc, manifests_memory_limit_budget_and_body_cap_agree);
     tcase_add_test(tc, manifests_docs_name_every_file_and_apply_every_object);
     suite_add_tcase(s, tc);
     return s;

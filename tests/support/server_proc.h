@@ -23,7 +23,7 @@ void server_start_at(struct server_proc *s, const char *listen, const char *cons
 
 /* What a child is started under besides its arguments. */
 struct server_limits {
-    const char *cgroup_procs; /* "…/cgroup.procs" to join before exec, or NULL */
+    const char *cgroup_procs;    /* "…/cgroup.procs" to join before exec, or NULL */
     unsigned long long as_bytes; /* RLIMIT_AS, or 0 */
 };
 

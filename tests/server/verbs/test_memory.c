@@ -93,8 +93,10 @@ START_TEST(memory_filter_and_prioritize_fit_their_charge)
         size_t n, name_len;
         bool list;
     } shapes[] = {
-        {"NodeList, 100 nodes", 100, 0, true},   {"NodeList, 1000 nodes", 1000, 0, true},
-        {"NodeList, 5000 nodes", 5000, 0, true}, {"NodeNames, 100 names", 100, 13, false},
+        {"NodeList, 100 nodes", 100, 0, true},
+        {"NodeList, 1000 nodes", 1000, 0, true},
+        {"NodeList, 5000 nodes", 5000, 0, true},
+        {"NodeNames, 100 names", 100, 13, false},
         {"NodeNames, 5000 names", 5000, 13, false},
         {"NodeNames, 10000 names", 10000, 13, false},
         {"NodeNames, 10000 names of 253 bytes", 10000, 253, false},
@@ -145,8 +147,7 @@ START_TEST(memory_preempt_grows_when_it_needs_more)
     const char *bind = "{\"PodName\":\"web-0\",\"PodNamespace\":\"shop\",\"PodUID\":\"u\","
                        "\"Node\":\"node-00001\"}";
     g = (struct grow_log){0};
-    ck_assert_uint_eq(
-        run(verb_bind, OPS_VERB_BIND, "bind", bind, strlen(bind), &g, NULL), 200);
+    ck_assert_uint_eq(run(verb_bind, OPS_VERB_BIND, "bind", bind, strlen(bind), &g, NULL), 200);
     ck_assert_uint_eq(g.asked, 0);
 }
 END_TEST
