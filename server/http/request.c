@@ -203,16 +203,17 @@ static enum MHD_Result serve_out_of_memory(struct http_server *s, struct MHD_Con
     return serve_refused(s, conn, rq, 500, "out of memory", false);
 }
 
-/* 503 with Retry-After: no room in the memory budget. */
+/* 503 with Retry-After: no room in the memory budget for the @needed
+ * bytes of @rq at its headers, or (@more) for more than it reserved. */
 static enum MHD_Result serve_no_room(struct http_server *s, struct MHD_Connection *conn,
-                                     const struct http_request *rq, size_t needed)
+                                     const struct http_request *rq, size_t needed, bool more)
 {
     char msg[ERR_LEN];
     snprintf(msg, sizeof(msg),
              "memory budget exhausted: %llu of %llu bytes reserved by the requests in flight, "
-             "this one needs %zu; retry",
+             "this one needs %s%zu; retry",
              (unsigned long long)http_budget_reserved(s->budget),
-             (unsigned long long)http_budget_size(s->budget), needed);
+             (unsigned long long)http_budget_size(s->budget), more ? "more than " : "", needed);
     ops_metrics_memory_refused(&s->metrics, OPS_MEMORY_BUDGET_EXHAUSTED);
     return serve_refused(s, conn, rq, MHD_HTTP_SERVICE_UNAVAILABLE, msg, true);
 }
@@ -250,7 +251,7 @@ static enum MHD_Result serve_verb(struct http_server *s, struct MHD_Connection *
     /* The arena needed more than the charge and the budget had none: the
      * budget's refusal, not a failure of the machine. */
     if (reply.status == 500 && hold->grow_refused)
-        return serve_no_room(s, conn, rq, hold->reserved);
+        return serve_no_room(s, conn, rq, hold->reserved, true);
     if (reply.status == 500)
         return serve_out_of_memory(s, conn, rq, "decoding or answering");
     double seconds = clock_since(&rq->start);
@@ -298,7 +299,7 @@ static enum MHD_Result serve_final(struct http_server *s, struct MHD_Connection 
         return serve_refused(s, conn, rq, MHD_HTTP_CONTENT_TOO_LARGE, msg, false);
     }
     if (rq->no_room)
-        return serve_no_room(s, conn, rq, rq->charge);
+        return serve_no_room(s, conn, rq, rq->charge, false);
     if (rq->oom)
         return serve_out_of_memory(s, conn, rq, "reading the body");
     if (http_is_verb_route(rq->route))

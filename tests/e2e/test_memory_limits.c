@@ -304,6 +304,45 @@ START_TEST(memory_request_larger_than_the_budget_gets_413_at_once)
 }
 END_TEST
 
+/* A request that needs more than its charge (preempt with full pods as
+ * victims: its cJSON tree is 7.4 times the body) takes the rest from the
+ * budget while there is room, else it alone gets the 503. */
+START_TEST(memory_request_needing_more_than_its_charge_grows_or_gets_503)
+{
+    struct cfg c;
+    struct server_proc s;
+    struct http_response r;
+    size_t len;
+    char *body = bodies_preempt(3000, 5, false, &len);
+    char budget[32];
+    cfg_defaults(&c);
+    size_t charge = verb_memory_charge(OPS_VERB_PREEMPT, len, &c);
+    for (int room = 0; room < 2; room++) {
+        snprintf(budget, sizeof(budget), "%zu", charge + (room ? 32 : 2) * (size_t)MiB);
+        const char *const args[] = {"--memory-budget-bytes", budget, NULL};
+        server_start(&s, args);
+        int fd = http_connect(s.port);
+        ck_assert_int_eq(http_roundtrip(fd, "POST", "/scheduler/preempt", body, len, &r), 0);
+        close(fd);
+        if (room) {
+            ck_assert_int_eq(r.status, 200);
+        } else {
+            char v[16];
+            ck_assert_int_eq(r.status, 503);
+            ck_assert_ptr_nonnull(header(&r, "Retry-After", v, sizeof(v)));
+            ck_assert_ptr_nonnull(strstr(r.body, "this one needs more than"));
+        }
+        http_response_free(&r);
+        ck_assert_double_eq(await_metric(s.port, "cpu_extender_memory_reserved_bytes", 0), 0);
+        ck_assert_double_eq(
+            metric(s.port, "cpu_extender_memory_refused_total{reason=\"budget_exhausted\"}"),
+            room ? 0 : 1);
+        ck_assert_int_eq(server_stop(&s), 0);
+    }
+    free(body);
+}
+END_TEST
+
 struct big_call {
     int port;
     const char *verb, *body;
@@ -823,6 +862,7 @@ Suite *memory_limits_suite(void)
     tcase_add_test(tc, memory_full_budget_answers_503_with_retry_after);
     tcase_add_test(tc, memory_waiting_request_gets_in_when_room_frees);
     tcase_add_test(tc, memory_request_larger_than_the_budget_gets_413_at_once);
+    tcase_add_test(tc, memory_request_needing_more_than_its_charge_grows_or_gets_503);
     tcase_add_test(tc, memory_idle_rss_returns_and_filter_holds_about_its_body);
     tcase_add_test(tc, memory_out_of_memory_is_a_500_under_rlimit_as);
     tcase_add_test(tc, memory_preempt_of_10000_long_names_is_answered);
