@@ -221,6 +221,25 @@ START_TEST(state_pod_request_only_on_its_node)
 }
 END_TEST
 
+/* A binding is the first event with a node name: pending, unknown and
+ * deleted pods are not assigned; terminal ones that had a node are. */
+START_TEST(state_pod_is_assigned_from_its_first_node_name)
+{
+    node("a", 4000, 8 * GI);
+    ck_assert(!kube_state_pod_is_assigned(st, "p"));
+    pod("p", "", 100, 100, false, 1);
+    ck_assert(!kube_state_pod_is_assigned(st, "p"));
+    pod("p", "a", 100, 100, false, 2);
+    ck_assert(kube_state_pod_is_assigned(st, "p"));
+    pod("p", "a", 100, 100, true, 3); /* Succeeded: uncharged, still bound */
+    ck_assert(kube_state_pod_is_assigned(st, "p"));
+    kube_state_pod_delete(st, "p");
+    ck_assert(!kube_state_pod_is_assigned(st, "p"));
+    pod("q", "elsewhere", 100, 100, false, 4); /* a node with no Node object yet */
+    ck_assert(kube_state_pod_is_assigned(st, "q"));
+}
+END_TEST
+
 START_TEST(state_requests_age_while_watch_broken)
 {
     list_two_nodes();
@@ -438,6 +457,7 @@ Suite *state_suite(void)
     tcase_add_test(tc, state_burst_of_placements_all_count);
     tcase_add_test(tc, state_our_bind_counts_once);
     tcase_add_test(tc, state_pod_request_only_on_its_node);
+    tcase_add_test(tc, state_pod_is_assigned_from_its_first_node_name);
     tcase_add_test(tc, state_requests_age_while_watch_broken);
     tcase_add_test(tc, state_many_pods_grow_the_table);
     tcase_add_test(tc, state_random_events_match_reference_model);
