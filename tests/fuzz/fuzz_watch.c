@@ -463,8 +463,7 @@ static void apply_node(struct harness *h, enum kube_event ev, const cJSON *obj)
     if (kube_state_view(h->st, name, h->now, h->cfg.in_flight_seconds, &v) != 0)
         fail("an accepted node cannot be viewed", name);
     if (memcmp(v.alloc, d.res.alloc, sizeof(v.alloc)) != 0 ||
-        memcmp(v.annotation, d.res.used, sizeof(v.annotation)) != 0 ||
-        v.invalid != d.invalid)
+        memcmp(v.annotation, d.res.used, sizeof(v.annotation)) != 0 || v.invalid != d.invalid)
         fail("the state holds other node data than the decoder read", name);
     arena_release(a);
 }
@@ -490,7 +489,7 @@ static void apply_pod(struct harness *h, enum kube_event ev, const cJSON *obj)
     struct codec_pod d;
 
     h->now += 1;
-    int rc = cluster_apply_pod(h->st, ev, obj, h->now);
+    int rc = cluster_apply_pod(h->st, ev, obj, h->now, NULL);
     if (rc == -EINVAL) {
         model_pod_forget(h, refused_uid(obj));
         return;
