@@ -169,7 +169,7 @@ START_TEST(ring_claim_takes_the_newest_prioritize_of_the_uid_once)
     ck_assert_uint_eq(ops_ring_add(&d, prio("u1", 2)), 2);
     ck_assert_uint_eq(ops_ring_add(&d, prio("u1", 2)), 3); /* a later cycle of the same pod */
     ck_assert_uint_eq(ops_ring_add(&d, prio("u2", 2)), 4);
-    ck_assert_uint_eq(ops_ring_add(&d, prio("", 2)), 5);  /* no UID: nothing to match */
+    ck_assert_uint_eq(ops_ring_add(&d, prio("", 2)), 5);   /* no UID: nothing to match */
     ck_assert_uint_eq(ops_ring_add(&d, prio("u3", 0)), 6); /* not scored */
     ck_assert_int_eq(claim_id(&d, "u1", "n0", &id), 0);
     ck_assert_uint_eq(id, 3);
@@ -266,7 +266,7 @@ START_TEST(ring_index_follows_evictions_and_reconfiguration)
     ck_assert_int_eq(claim_id(&d, "even", "n0", &id), 0);
     ck_assert_uint_eq(id, 22);
     ck_assert_int_eq(ops_ring_configure(&d, 1, 1 << 20), 0); /* keeps 23 only */
-    ops_ring_add(&d, prio("odd", 1));                         /* 24 replaces it */
+    ops_ring_add(&d, prio("odd", 1));                        /* 24 replaces it */
     ck_assert_int_eq(claim_id(&d, "odd", "n0", &id), 0);
     ck_assert_uint_eq(id, 24);
     ops_ring_destroy(&d);
