@@ -39,6 +39,7 @@ Suite *placement_suite(void);
 Suite *best_suite(void);
 Suite *ring_suite(void);
 Suite *shadow_suite(void);
+Suite *shadow_report_suite(void);
 Suite *selector_suite(void);
 Suite *deadline_suite(void);
 Suite *evaluate_suite(void);
