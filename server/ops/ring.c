@@ -209,7 +209,9 @@ static void drop_oldest(struct ops_ring *d)
 int ops_ring_configure(struct ops_ring *d, int kept, long long max_bytes)
 {
     size_t cap = kept > 0 ? (size_t)kept : 0;
-    size_t n_by_uid = 0, cap_early = cap < OPS_EARLY_BINDINGS_MAX ? cap : OPS_EARLY_BINDINGS_MAX;
+    size_t n_by_uid = 0, cap_early = cap;
+    if (cap_early > OPS_EARLY_BINDINGS_MAX)
+        cap_early = OPS_EARLY_BINDINGS_MAX;
     while (n_by_uid < cap)
         n_by_uid = n_by_uid ? n_by_uid * 2 : 1; /* a load factor of at most 1 */
     struct ops_record **ring = cap > 0 ? calloc(cap, sizeof(*ring)) : NULL;
@@ -241,7 +243,7 @@ int ops_ring_configure(struct ops_ring *d, int kept, long long max_bytes)
     /* The newest early bindings that fit. */
     while (d->n_early > cap_early)
         early_drop_oldest(d);
-    for (size_t i = 0; i < d->n_early; i++)
+    for (size_t i = 0; early != NULL && i < d->n_early; i++)
         early[i] = d->early[(d->early_head + i) % d->cap_early];
     free(d->early);
     d->early = early;
