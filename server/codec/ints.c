@@ -72,6 +72,11 @@ static int check(struct codec_scan *s, const struct codec_int_path *path, int le
     return codec_scan_skip(s);
 }
 
+int codec_ints_scan(struct codec_scan *s, const struct codec_int_path *path, bool *bad)
+{
+    return check(s, path, 0, bad);
+}
+
 int codec_ints_check(const char *json, size_t len, const struct codec_int_path *path, char *err)
 {
     struct codec_scan s;
