@@ -101,10 +101,10 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB_OBJS)
 $(B)/bench-gen: $(B)/obj/bench/gen.o
 	$(CC) -o $@ $^ $(ALL_LDFLAGS)
 
-$(B)/bench-driver: $(B)/obj/bench/driver.o $(SUPPORT_OBJS) $(LIB_OBJS)
+$(B)/bench-driver: $(B)/obj/bench/driver.o $(B)/obj/bench/measure.o $(SUPPORT_OBJS) $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
 
-$(B)/bench-once: $(B)/obj/bench/once.o $(SUPPORT_OBJS) $(LIB_OBJS)
+$(B)/bench-once: $(B)/obj/bench/once.o $(B)/obj/bench/measure.o $(SUPPORT_OBJS) $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
 
 # The simulation engine alone: scoring/ only, no decoding (bench/sim_engine.c).
@@ -122,7 +122,8 @@ $(B)/cluster-yaml2json: $(B)/obj/tests/cluster/yaml2json.o $(B)/obj/tests/suppor
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
 
 # The replay benchmark: generated and captured bodies against the release
-# binary, side by side with the parse floor; writes docs/performance.md.
+# binary, side by side with the scan floor and the handler in-process;
+# writes docs/performance.md.
 bench: deps
 	$(MAKE) all $(BENCH_BINS)
 	bench/run.sh $(B)

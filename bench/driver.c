@@ -4,9 +4,13 @@
  * row (markdown).
  *
  *   bench-driver case PORT PID VERB FILE NODES SECONDS CONNECTIONS
- *       p50/p99 latency, requests/s, MB/s, the server's peak RSS during the
- *       case, and the floor: cJSON_ParseWithLengthOpts into a warm arena on
- *       the same body, in this process, with no scoring and no answer.
+ *       p50/p99 of the HTTP round trip, requests/s, MB/s, the server's
+ *       peak RSS during the case (and over its idle RSS per body byte, when
+ *       BENCH_IDLE_KIB gives the idle VmRSS in KiB), and in this process,
+ *       on the same body (bench/measure.h): the scan floor (one validating
+ *       pass, no output), the handler (the verb itself, without a
+ *       cluster, in a warm arena) and the cJSON parse (the floor before
+ *       the scanner).
  *   bench-driver idle PID
  *       VmRSS and RssAnon of the server.
  *   bench-driver healthz PORT FILE
@@ -28,10 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
 #include "base/arena.h"
-#include "server/codec/json.h"
+#include "bench/measure.h"
+#include "config/config.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/http_client.h"
 
@@ -87,22 +90,43 @@ static void reset_peak(int pid)
     }
 }
 
-/* One floor sample: parse the body into a warm arena, as the server does,
- * with no scoring and no answer. */
-static double parse_once_ms(const char *body, size_t len)
+/* The in-process columns of a case, sampled beside the requests. */
+struct inproc {
+    enum bench_mode verb; /* BENCH_PRIORITIZE or BENCH_FILTER */
+    const struct cfg *cfg;
+    double *scan, *handler, *parse; /* ms, one triple per sample */
+    size_t n, cap;
+};
+
+/* One run of @mode in a warm arena, timed without taking and giving back
+ * the arena (the server takes it at the headers, before the body). */
+static double run_ms(enum bench_mode mode, const struct cfg *c, const char *body, size_t len)
 {
     struct arena *a = arena_acquire();
-    cJSON *j;
-    size_t at;
+    if (a == NULL) {
+        fprintf(stderr, "bench-driver: out of memory\n");
+        exit(1);
+    }
     double t0 = now_ms();
-    int rc = codec_json_tree(a, body, len, &j, &at);
+    int rc = bench_run_mode(mode, c, a, body, len);
     double t = now_ms() - t0;
     arena_release(a);
     if (rc != 0) {
-        fprintf(stderr, "bench-driver: body does not parse\n");
+        fprintf(stderr, "bench-driver: mode %d fails on this body\n", (int)mode);
         exit(1);
     }
     return t;
+}
+
+/* @k samples of the three, interleaved (scan, handler, parse, scan, ...):
+ * each sees the machine and the caches as the other two do. */
+static void sample_inproc(struct inproc *ip, const char *body, size_t len, size_t k)
+{
+    for (size_t i = 0; i < k && ip->n < ip->cap; i++, ip->n++) {
+        ip->scan[ip->n] = run_ms(BENCH_SCAN, ip->cfg, body, len);
+        ip->handler[ip->n] = run_ms(ip->verb, ip->cfg, body, len);
+        ip->parse[ip->n] = run_ms(BENCH_PARSE, ip->cfg, body, len);
+    }
 }
 
 /* The transport floor: the same body POSTed to /healthz, which reads and
@@ -129,12 +153,12 @@ static double transport_ms(int port, const char *body, size_t len, int rounds)
 
 struct load {
     int port;
-    bool interleave_floor; /* alternate phases of floor samples and requests */
-    double *floor;
+    struct inproc *inproc; /* non-NULL: blocks of in-process samples between the requests */
     const char *path;
     const char *body;
     size_t len;
-    double until_ms;
+    double until_ms;  /* of request time: sampling in between does not count */
+    double sample_ms; /* time spent in the in-process samples */
     double *samples;
     size_t n, cap;
     int errors;
@@ -150,14 +174,16 @@ static void *run_load(void *arg)
     }
     char *buf = NULL;
     size_t cap = 0;
-    while (l->n < l->cap && (l->n < 3 || now_ms() < l->until_ms)) {
+    while (l->n < l->cap && (l->n < 3 || now_ms() < l->until_ms + l->sample_ms)) {
         struct http_response r;
-        /* Every 32 requests, as many floor samples: drift in the machine's
-         * speed hits both alike, and the cache is not flushed before every
-         * request by a parse in this process. */
-        if (l->interleave_floor && l->n % 32 == 0)
-            for (size_t k = 0; k < 32 && l->n + k < l->cap; k++)
-                l->floor[l->n + k] = parse_once_ms(l->body, l->len);
+        /* Every 32 requests, 32 in-process samples of each: drift in the
+         * machine's speed hits both alike, and the cache is not flushed
+         * before every request by a run in this process. */
+        if (l->inproc != NULL && l->n % 32 == 0) {
+            double s0 = now_ms();
+            sample_inproc(l->inproc, l->body, l->len, 32);
+            l->sample_ms += now_ms() - s0;
+        }
         double t0 = now_ms();
         int rc = http_send(fd, "POST", l->path, l->body, l->len);
         if (rc == 0)
@@ -173,6 +199,18 @@ static void *run_load(void *arg)
     return NULL;
 }
 
+/* The server's VmRSS right after it started, in KiB, from BENCH_IDLE_KIB
+ * (run.sh measures it); -1 when not given. */
+static long idle_kib(void)
+{
+    const char *v = getenv("BENCH_IDLE_KIB");
+    char *end;
+    if (v == NULL || *v == '\0')
+        return -1;
+    long kib = strtol(v, &end, 10);
+    return *end == '\0' && kib > 0 ? kib : -1;
+}
+
 static int cmd_case(int argc, char **argv)
 {
     if (argc != 7) {
@@ -181,26 +219,38 @@ static int cmd_case(int argc, char **argv)
     }
     int port = atoi(argv[0]), pid = atoi(argv[1]), conns = atoi(argv[6]);
     const char *verb = argv[2], *file = argv[3];
-    long nodes = atol(argv[4]);
+    long nodes = atol(argv[4]), idle = idle_kib();
     double seconds = atof(argv[5]);
     size_t len;
+    struct cfg cfg;
+    struct inproc ip = {.cfg = &cfg, .cap = MAX_SAMPLES};
     char *body = file_slurp(file, &len), path[64];
     if (body == NULL || conns < 1 || conns > 16) {
         fprintf(stderr, "bench-driver: cannot read %s\n", file);
         return 1;
     }
+    if (bench_mode_parse(verb, &ip.verb) != 0 ||
+        (ip.verb != BENCH_PRIORITIZE && ip.verb != BENCH_FILTER)) {
+        fprintf(stderr, "bench-driver: verb %s: want prioritize or filter\n", verb);
+        return 2;
+    }
     snprintf(path, sizeof(path), "/scheduler/%s", verb);
 
-    /* The floor is sampled in this process, side by side with the requests:
-     * with one connection in blocks between the requests, with more before
-     * the load. */
-    codec_json_install_hooks();
-    double *floors = malloc(MAX_SAMPLES * sizeof(double)), floor;
-    size_t n_floor = 0;
-    if (conns > 1) {
-        for (double stop = now_ms() + seconds * 500; n_floor < 5 || now_ms() < stop;)
-            floors[n_floor++] = parse_once_ms(body, len);
+    /* The in-process columns are sampled in this process, side by side
+     * with the requests: with one connection in blocks between the
+     * requests, with more before the load (the load takes both cores). */
+    bench_cfg(&cfg);
+    bench_init();
+    ip.scan = malloc(MAX_SAMPLES * sizeof(double));
+    ip.handler = malloc(MAX_SAMPLES * sizeof(double));
+    ip.parse = malloc(MAX_SAMPLES * sizeof(double));
+    if (ip.scan == NULL || ip.handler == NULL || ip.parse == NULL) {
+        fprintf(stderr, "bench-driver: out of memory\n");
+        return 1;
     }
+    if (conns > 1)
+        for (double stop = now_ms() + seconds * 500; ip.n < 5 || now_ms() < stop;)
+            sample_inproc(&ip, body, len, 1);
     double transport = transport_ms(port, body, len, len > 20000000 ? 5 : 30);
     struct load loads[16];
     pthread_t threads[16];
@@ -213,8 +263,7 @@ static int cmd_case(int argc, char **argv)
                                  .len = len,
                                  .until_ms = start + seconds * 1000,
                                  .cap = MAX_SAMPLES / (size_t)conns,
-                                 .interleave_floor = conns == 1,
-                                 .floor = floors};
+                                 .inproc = conns == 1 ? &ip : NULL};
         loads[i].samples = malloc(loads[i].cap * sizeof(double));
         pthread_create(&threads[i], NULL, run_load, &loads[i]);
     }
@@ -225,12 +274,15 @@ static int cmd_case(int argc, char **argv)
         total += loads[i].n;
         errors += loads[i].errors;
     }
-    double elapsed = (now_ms() - start) / 1000;
-    if (conns == 1) /* floor samples were taken in blocks of 32 */
-        n_floor =
-            (loads[0].n + 31) / 32 * 32 < loads[0].cap ? (loads[0].n + 31) / 32 * 32 : loads[0].cap;
-    floor = percentile(floors, n_floor, 0.5);
-    free(floors);
+    /* Requests per second over the time spent on requests: with one
+     * connection the in-process blocks in between are not load. */
+    double elapsed = (now_ms() - start - (conns == 1 ? loads[0].sample_ms : 0)) / 1000;
+    long peak = proc_kib(pid, "VmHWM");
+    double scan = percentile(ip.scan, ip.n, 0.5), handler = percentile(ip.handler, ip.n, 0.5);
+    double parse = percentile(ip.parse, ip.n, 0.5);
+    free(ip.scan);
+    free(ip.handler);
+    free(ip.parse);
     arena_pool_drain();
     double *all = malloc((total + 1) * sizeof(double));
     size_t k = 0;
@@ -240,17 +292,19 @@ static int cmd_case(int argc, char **argv)
         free(loads[i].samples);
     }
     double p50 = percentile(all, total, 0.5), p99 = percentile(all, total, 0.99);
-    long peak = proc_kib(pid, "VmHWM");
-    /* | case | body | B/node | conns | n | p50 | p99 | floor p50 | p50/floor | transport p50 |
-     * p50/(floor+transport) | req/s | MB/s | peak RSS | peak/body | errors | */
-    printf("| %s %s | %.2f MB | %ld | %d | %zu | %.3f ms | %.3f ms | %.3f ms | %.2f | %.3f ms | "
-           "%.2f | "
-           "%.0f | %.0f | %.1f MiB | %.1f | %d |\n",
+    char over_idle[32] = "n/a";
+    if (idle > 0 && peak > 0)
+        snprintf(over_idle, sizeof(over_idle), "%.2f", (double)(peak - idle) * 1024 / (double)len);
+    /* | case | body | B/node | conns | n | HTTP p50 | HTTP p99 | handler p50 | handler GB/s |
+     * scan p50 | handler/scan | cJSON parse p50 | transport p50 | req/s | MB/s | peak RSS |
+     * (peak-idle)/body | errors | */
+    printf("| %s %s | %.2f MB | %ld | %d | %zu | %.3f ms | %.3f ms | %.4f ms | %.2f | %.4f ms | "
+           "%.2f | %.4f ms | %.3f ms | %.0f | %.0f | %.1f MiB | %s | %d |\n",
            verb, strrchr(file, '/') ? strrchr(file, '/') + 1 : file, (double)len / 1e6,
-           nodes > 0 ? (long)len / nodes : 0, conns, total, p50, p99, floor, p50 / floor, transport,
-           p50 / (floor + transport), (double)total / elapsed,
-           (double)total * (double)len / elapsed / 1e6, (double)peak / 1024,
-           (double)peak * 1024 / (double)len, errors);
+           nodes > 0 ? (long)len / nodes : 0, conns, total, p50, p99, handler,
+           (double)len / (handler / 1e3) / 1e9, scan, handler / scan, parse, transport,
+           (double)total / elapsed, (double)total * (double)len / elapsed / 1e6,
+           (double)peak / 1024, over_idle, errors);
     free(all);
     free(body);
     return errors == 0 ? 0 : 1;

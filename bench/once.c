@@ -3,62 +3,55 @@
  *
  *   valgrind --tool=callgrind --toggle-collect=bench_run bench-once MODE FILE
  *
- * MODE parse: only cJSON_ParseWithLengthOpts into a warm arena (the floor);
- * filter / prioritize: the whole handler (parse, decode, score, answer).
- * Instructions are counted, not time: the arena's first chunk allocations
- * are a few hundred instructions of the total.
+ * MODE scan: codec_scan_validate() over the body, one validating pass with
+ * no output (the floor); parse: the body as a cJSON tree in a warm arena
+ * (the floor before the scanner, for reference); filter / prioritize: the
+ * whole handler (decode, score, answer) as bench/measure.c runs it for
+ * bench-driver. Instructions are counted, not time: the arena's first
+ * chunk allocations are a few hundred instructions of the total. Exits 1
+ * when the body does not scan or parse or the verb does not answer 200.
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include <cjson/cJSON.h>
-
-#include "config/config.h"
 #include "base/arena.h"
-#include "server/codec/json.h"
-#include "server/verbs/filter.h"
-#include "server/verbs/prioritize.h"
+#include "bench/measure.h"
+#include "config/config.h"
 #include "tests/support/fixtures.h"
 
-void bench_run(const char *mode, const struct cfg *c, const char *body, size_t len);
+int bench_run(enum bench_mode mode, const struct cfg *c, const char *body, size_t len);
 
-__attribute__((noinline)) void bench_run(const char *mode, const struct cfg *c, const char *body,
-                                         size_t len)
+__attribute__((noinline)) int bench_run(enum bench_mode mode, const struct cfg *c, const char *body,
+                                        size_t len)
 {
-    struct verb_reply r;
     struct arena *a = arena_acquire();
-    if (strcmp(mode, "parse") == 0) {
-        cJSON *root;
-        size_t at;
-        if (codec_json_tree(a, body, len, &root, &at) != 0)
-            exit(1);
-    } else {
-        const struct verb_ctx ctx = {.cfg = c, .arena = a};
-        if (strcmp(mode, "filter") == 0)
-            verb_filter(&ctx, body, len, &r);
-        else
-            verb_prioritize(&ctx, body, len, &r);
-        free(r.body);
-    }
+    if (a == NULL)
+        return -1;
+    int rc = bench_run_mode(mode, c, a, body, len);
     arena_release(a);
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
     struct cfg c;
+    enum bench_mode mode;
     size_t len;
-    if (argc != 3) {
-        fprintf(stderr, "usage: bench-once parse|filter|prioritize FILE\n");
+    if (argc != 3 || bench_mode_parse(argv[1], &mode) != 0) {
+        fprintf(stderr, "usage: bench-once scan|parse|filter|prioritize FILE\n");
         return 2;
     }
     char *body = file_slurp(argv[2], &len);
-    if (body == NULL)
+    if (body == NULL) {
+        fprintf(stderr, "bench-once: cannot read %s\n", argv[2]);
         return 1;
-    cfg_defaults(&c);
-    codec_json_install_hooks();
-    bench_run(argv[1], &c, body, len);
+    }
+    bench_cfg(&c);
+    bench_init();
+    int rc = bench_run(mode, &c, body, len);
     arena_pool_drain();
     free(body);
-    return 0;
+    if (rc != 0)
+        fprintf(stderr, "bench-once: %s of %s failed\n", argv[1], argv[2]);
+    return rc == 0 ? 0 : 1;
 }

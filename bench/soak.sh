@@ -25,7 +25,7 @@ pid=$!
 port=$(wait_port "$tmp/log")
 
 # Capacity of each workload alone, then 80 % of it for both at once.
-cap() { "$B/bench-driver" case "$port" "$pid" "$1" "$2" "$3" 5 1 | awk -F'|' '{gsub(/ /,"",$13); print $13}'; }
+cap() { "$B/bench-driver" case "$port" "$pid" "$1" "$2" "$3" 5 1 | awk -F'|' '{gsub(/ /,"",$15); print $15}'; }
 c1=$(cap filter "$data/nodes-100.json" 100)
 c2=$(cap prioritize "$data/names-500.json" 500)
 r1=$(awk -v c="$c1" 'BEGIN{printf "%d", c * 0.4}')

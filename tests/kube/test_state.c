@@ -346,7 +346,7 @@ END_TEST
 START_TEST(state_view_many_matches_single_views)
 {
     enum { N = 3 * KUBE_VIEW_BATCH + 5 };
-    static char names[N][16];
+    static char names[N][24];
     static const char *list[N];
     static struct kube_node_view views[N];
     static bool found[N];
@@ -415,7 +415,7 @@ static void *read_all_the_time(void *arg)
 START_TEST(state_writer_gets_in_between_readers)
 {
     enum { N = 5000 };
-    static char names[N][16];
+    static char names[N][24]; /* room for any int: -O0 cannot see i < N */
     static const char *list[N];
     kube_state_nodes_begin(st);
     for (int i = 0; i < N; i++) {
