@@ -41,6 +41,9 @@ NS=bench
 # shellcheck disable=SC2034 # read by t_scheduler.sh
 SCHEDULER_CONFIG_YAML=manifests/scheduler/scheduler-config.yaml
 RBAC_YAML=manifests/rbac.yaml
+# The extender runs with the shipped config.json (flags: --listen from
+# ext_start, --mode for the passthrough setups).
+CONFIG_JSON=manifests/scheduler/config.json
 EXT=$B/cpu-extender
 # shellcheck disable=SC2034 # read by t_scheduler.sh
 Y2J=$B/cluster-yaml2json
@@ -101,6 +104,11 @@ mk_namespace "$NS" || die "namespace $NS"
 while read -r doc; do create_object "$doc"; done < <("$Y2J" "$RBAC_YAML")
 sa_token kube-system cpu-extender-scheduler "$T/sa/scheduler" || die "no token for cpu-extender-scheduler"
 no_failures "setup"
+
+# What the shipped config.json needs, in config check's words (the report
+# quotes it).
+FILTER_NEED=$("$EXT" config check "$CONFIG_JSON" 2>&1 | grep '^filter verb, with cluster state:') ||
+    die "cpu-extender config check $CONFIG_JSON: no verdict on the filter verb"
 
 # ---- nodes and pods ----
 
@@ -235,6 +243,16 @@ sched_numbers() {
         END { printf "%d %d %s\n", s, o, cnt ? sprintf("%.3f", sum / cnt * 1000) : "-" }' "$1"
 }
 
+# cpu_ms NAME: the CPU time (user + system) the process K8S_PIDS[NAME] has
+# used so far, in ms (0 without one). For an extender that is cpu-extender
+# itself: env, unshare and sh exec into it.
+CLK_TCK=$(getconf CLK_TCK)
+cpu_ms() {
+    local pid=${K8S_PIDS[$1]:-}
+    if [ -z "$pid" ] || [ ! -r "/proc/$pid/stat" ]; then echo 0; return 0; fi
+    awk -v t="$CLK_TCK" '{ sub(/^.*\) /, ""); print ($12 + $13) * 1000 / t }' "/proc/$pid/stat"
+}
+
 # ---- the setups ----
 
 SETUPS=(none filter-prioritize prioritize passthrough-filter-prioritize passthrough-prioritize)
@@ -254,7 +272,8 @@ declare -A TITLE=(
 
 # run_one SETUP ROUND QPS: one measured run; appends a line to $T/results:
 # SETUP ROUND QPS PODS/S SECONDS CREATE-S SCHED-MEAN-MS FILTER-P50 PRIO-P50
-# FILTER-LOG-P50 PRIO-LOG-P50 FILTER-CALLS PRIO-CALLS
+# FILTER-LOG-P50 PRIO-LOG-P50 FILTER-CALLS PRIO-CALLS, then CPU ms per pod:
+# SCHEDULER EXTENDER APISERVER+ETCD
 run_one() {
     local s=$1 r=$2 qps=$3 id="$1-$2-q$3" over ext_port=1 mode=enforce
     case "$s" in
@@ -267,17 +286,28 @@ run_one() {
         over="$over | .clientConnection.qps = $qps | .clientConnection.burst = $qps"
     fi
     if [ "$s" != none ]; then
-        ext_start "ext-$id" "$T/sa/scheduler" --mode "$mode" || die "extender: $(tail -n 5 "$K8S_DIR/logs/ext-$id.log")"
+        ext_start "ext-$id" "$T/sa/scheduler" --config "$PWD/$CONFIG_JSON" --mode "$mode" || die "extender: $(tail -n 5 "$K8S_DIR/logs/ext-$id.log")"
         k8s_wait 30 "ext-$id ready" ext_counts_are "$NODES" 0 || die "extender not ready: $ERESP"
         ext_port=$EXT_PORT
+        # config.json's debugEndpoints: true, as a sign that it was read.
+        ext GET /debug/decisions
+        [ "$ECODE" = 200 ] || die "ext-$id: GET /debug/decisions answered $ECODE: $CONFIG_JSON not in effect?"
     fi
     sched_config "$T/sched-$id.json" "$ext_port" "$over"
     sched_start "sched-$id" "$T/sched-$id.json"
     no_failures "kube-scheduler $id"
     watch_start "watch-$id"
-    local create_s
+    local create_s c0 c1
+    c0="$(cpu_ms "sched-$id") $(cpu_ms "ext-$id") $(cpu_ms kube-apiserver) $(cpu_ms etcd)"
     create_s=$(create_pods) || exit 1
     wait_bound || die "$id: $(bound_count) of $PODS pods bound in 120 s"
+    c1="$(cpu_ms "sched-$id") $(cpu_ms "ext-$id") $(cpu_ms kube-apiserver) $(cpu_ms etcd)"
+    # CPU ms per pod from the creation to the last bound pod (up to the
+    # half second of wait_bound more): kube-scheduler, the extender,
+    # kube-apiserver + etcd.
+    local cpu
+    cpu=$(awk -v n="$PODS" -v a="$c0" -v b="$c1" 'BEGIN { split(a, x, " "); split(b, y, " ")
+        printf "%.3f %.3f %.3f", (y[1] - x[1]) / n, (y[2] - x[2]) / n, (y[3] + y[4] - x[3] - x[4]) / n }')
     local rate
     rate=$(watch_rate) || die "$id: no rate from $WATCH_LOG"
     curl -sf --max-time 10 "http://$SCHED_HEALTHZ/metrics" >"$T/sched-$id.metrics" || die "scheduler metrics"
@@ -301,7 +331,7 @@ run_one() {
     case "$s" in none) want_p=0 ;; *filter*) want_f=$PODS ;; esac
     { [ "$fc" = "$want_f" ] && [ "$pc" = "$want_p" ]; } ||
         die "$id: $fc filter and $pc prioritize calls, wanted $want_f and $want_p"
-    echo "$s $r $qps $rate $create_s ${sn[2]} $fp $pp $fl $pl $fc $pc" >>"$T/results"
+    echo "$s $r $qps $rate $create_s ${sn[2]} $fp $pp $fl $pl $fc $pc $cpu" >>"$T/results"
     say "$id: $(cut -d' ' -f2 <<<"$rate") s → ${rate%% *} pods/s (created in $create_s s; algorithm mean ${sn[2]} ms; extender p50 filter $fp prioritize $pp ms)"
     k8s_stop "watch-$id-curl"
     k8s_stop "watch-$id-jq"
@@ -356,6 +386,16 @@ p50s() {
             "$(stats "$s" "$QPS" 7)" "$over" "$(p50s "$s" 8 10)" "$(p50s "$s" 9 11)"
     done
     echo
+    echo "CPU time per pod, ms (median of the runs), from the first pod created to the last bound:"
+    echo
+    echo "| setup | kube-scheduler | extender | kube-apiserver + etcd |"
+    echo "|---|---|---|---|"
+    for s in "${SETUPS[@]}"; do
+        e=$(median "$s" "$QPS" 15)
+        [ "$s" = none ] && e=—
+        printf '| %s | %s | %s | %s |\n' "${TITLE[$s]}" "$(median "$s" "$QPS" 14)" "$e" "$(median "$s" "$QPS" 16)"
+    done
+    echo
     echo "Extender p50: from its access log's durationSeconds (exact), then from the"
     echo "cpu_extender_request_duration_seconds histogram as histogram_quantile reads it (its first"
     echo "bucket ends at 0.1 ms, so below that it interpolates to about half of it); median of the runs."
@@ -375,7 +415,8 @@ p50s() {
     echo "\`bench/scheduler.sh $B\` (\`make bench-scheduler\`) at $(git describe --always --dirty 2>/dev/null),"
     echo "$(date -u +%Y-%m-%d), in $((SECONDS - T0)) s: $PODS pods on $NODES nodes per run, $REPEATS rounds"
     echo "of the setups in turn, a fresh kube-scheduler and extender for each run, clientConnection"
-    echo "qps and burst $QPS, percentageOfNodesToScore 100; every run checked for $PODS calls per"
+    echo "qps and burst $QPS, percentageOfNodesToScore 100, the extender with $CONFIG_JSON (\`config"
+    echo "check\`: \"$FILTER_NEED\"); every run checked for $PODS calls per"
     echo "verb registered and every pod scheduled at its first attempt. $(nproc) cores"
     echo "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), $(uname -sr), shared with"
     echo "other jobs: load average $LOAD_BEFORE before, $LOAD_AFTER after."
