@@ -326,6 +326,12 @@ run_one() {
         fc=$(ext_log_requests "ext-$id" filter | wc -l)
         pc=$(ext_log_requests "ext-$id" prioritize | wc -l)
     fi
+    # kube-scheduler looked at every node for every pod
+    # (percentageOfNodesToScore 100; 1.20's default of 0 also means every
+    # node up to 100 nodes).
+    local evaluated
+    evaluated=$(grep -c "\"Successfully bound pod to node\".* evaluatedNodes=$NODES " "$K8S_DIR/logs/sched-$id.log")
+    [ "$evaluated" = "$PODS" ] || die "$id: $evaluated of $PODS pods bound with evaluatedNodes=$NODES"
     # One call per pod and verb, or the rates say nothing about the verbs.
     local want_f=0 want_p=$PODS
     case "$s" in none) want_p=0 ;; *filter*) want_f=$PODS ;; esac
@@ -342,8 +348,13 @@ run_one() {
 
 : >"$T/results"
 say "$REPEATS rounds of ${#SETUPS[@]} setups, $PODS pods on $NODES nodes each"
+# Each round starts one setup later than the one before, so that none is
+# always first after the control plane's start or always after the same
+# neighbour.
 for r in $(seq 1 "$REPEATS"); do
-    for s in "${SETUPS[@]}"; do run_one "$s" "$r" "$QPS"; done
+    for k in $(seq 0 $((${#SETUPS[@]} - 1))); do
+        run_one "${SETUPS[$(((r - 1 + k) % ${#SETUPS[@]}))]}" "$r" "$QPS"
+    done
 done
 if [ "$DEFAULT_QPS_ROUND" = 1 ]; then
     say "one round at kube-scheduler's default client limits (qps 50, burst 100)"
@@ -414,10 +425,10 @@ p50s() {
     fi
     echo "\`bench/scheduler.sh $B\` (\`make bench-scheduler\`) at $(git describe --always --dirty 2>/dev/null),"
     echo "$(date -u +%Y-%m-%d), in $((SECONDS - T0)) s: $PODS pods on $NODES nodes per run, $REPEATS rounds"
-    echo "of the setups in turn, a fresh kube-scheduler and extender for each run, clientConnection"
+    echo "of the setups in turn (each round starting one later), a fresh kube-scheduler and extender for each run, clientConnection"
     echo "qps and burst $QPS, percentageOfNodesToScore 100, the extender with $CONFIG_JSON (\`config"
     echo "check\`: \"$FILTER_NEED\"); every run checked for $PODS calls per"
-    echo "verb registered and every pod scheduled at its first attempt. $(nproc) cores"
+    echo "verb registered, every pod scheduled at its first attempt with all $NODES nodes evaluated. $(nproc) cores"
     echo "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), $(uname -sr), shared with"
     echo "other jobs: load average $LOAD_BEFORE before, $LOAD_AFTER after."
     echo "$("$K8S_BIN/kube-scheduler" --version 2>&1) (kube-apiserver the same), etcd"
