@@ -133,7 +133,7 @@ bench: deps
 
 # kube-scheduler 1.20.2 with and without the extender, side by side on the
 # control plane of tests/cluster (its cache of Kubernetes binaries; root the
-# first time, as test-cluster). About 5 minutes; prints the tables of
+# first time, as test-cluster). 2 to 4 minutes; prints the tables of
 # docs/operations.md's "One call per pod" and writes build/bench/scheduler.md.
 bench-scheduler: deps
 	$(MAKE) all $(B)/cluster-yaml2json

@@ -385,7 +385,7 @@ p50s() {
 {
     base=$(median none "$QPS" 4)
     abase=$(median none "$QPS" 7)
-    echo "| setup | pods/s, median (range) of $REPEATS | vs no extender | kube-scheduler algorithm per pod, ms | over no extender, ms | extender p50 per call, ms: filter | prioritize |"
+    echo "| setup | pods/s, median (range) of $REPEATS | vs no extender | kube-scheduler algorithm per pod, ms | over no extender, ms | extender p50 per call, ms (log / histogram): filter | prioritize |"
     echo "|---|---|---|---|---|---|---|"
     for s in "${SETUPS[@]}"; do
         m=$(median "$s" "$QPS" 4)
@@ -424,14 +424,15 @@ p50s() {
         echo
     fi
     echo "\`bench/scheduler.sh $B\` (\`make bench-scheduler\`) at $(git describe --always --dirty 2>/dev/null),"
-    echo "$(date -u +%Y-%m-%d), in $((SECONDS - T0)) s: $PODS pods on $NODES nodes per run, $REPEATS rounds"
-    echo "of the setups in turn (each round starting one later), a fresh kube-scheduler and extender for each run, clientConnection"
-    echo "qps and burst $QPS, percentageOfNodesToScore 100, the extender with $CONFIG_JSON (\`config"
-    echo "check\`: \"$FILTER_NEED\"); every run checked for $PODS calls per"
-    echo "verb registered, every pod scheduled at its first attempt with all $NODES nodes evaluated. $(nproc) cores"
-    echo "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), $(uname -sr), shared with"
-    echo "other jobs: load average $LOAD_BEFORE before, $LOAD_AFTER after."
-    echo "$("$K8S_BIN/kube-scheduler" --version 2>&1) (kube-apiserver the same), etcd"
+    echo "$(date -u +%Y-%m-%d), in $((SECONDS - T0)) s. $PODS pods on $NODES nodes per run; $REPEATS rounds of"
+    echo "the setups in turn, each round starting one later; a fresh kube-scheduler and extender for"
+    echo "each run; clientConnection qps and burst $QPS; percentageOfNodesToScore 100; the extender"
+    echo "with $CONFIG_JSON (\`config check\`: \"$FILTER_NEED\")."
+    echo "Every run checked: $PODS calls per registered verb, every pod scheduled at its first attempt"
+    echo "with all $NODES nodes evaluated."
+    echo "$(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), $(uname -sr), shared"
+    echo "with other jobs: load average $LOAD_BEFORE before, $LOAD_AFTER after."
+    echo "kube-scheduler and kube-apiserver $("$K8S_BIN/kube-scheduler" --version 2>&1 | sed 's/^Kubernetes //'), etcd"
     echo "$(etcd --version 2>&1 | sed -n 's/^etcd Version: //p'), $("$EXT" --version 2>&1 | head -n1)."
 } >"$T/report.md"
 mkdir -p "$(dirname "$OUT")"
