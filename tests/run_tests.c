@@ -8,22 +8,22 @@
 int main(void)
 {
     Suite *(*const suites[])(void) = {
-        quantity_suite,      podreq_suite,    fit_suite,
-        strategy_suite,      config_suite,    codec_suite,
-        scan_suite,          nodelist_suite,  ints_suite,
-        filter_need_suite,   verbs_suite,     e2e_suite,
-        bad_input_suite,     tls_suite,       fake_apiserver_suite,
-        used_suite,          state_suite,     kubeconfig_suite,
-        cluster_suite,       client_suite,    informer_suite,
-        buf_suite,           metrics_suite,   ops_suite,
-        browser_suite,       placement_suite, ring_suite,
-        manifests_suite,     best_suite,      err_suite,
-        file_suite,          log_suite,       selector_suite,
-        deadline_suite,      evaluate_suite,  limits_suite,
-        http_framing_suite,  target_suite,    slots_suite,
-        constraints_suite,   simulate_suite,  exec_suite,
-        exec_output_suite,   budget_suite,    memory_suite,
-        memory_limits_suite,
+        quantity_suite,     podreq_suite,    fit_suite,
+        strategy_suite,     config_suite,    codec_suite,
+        scan_suite,         nodelist_suite,  ints_suite,
+        filter_need_suite,  verbs_suite,     e2e_suite,
+        bad_input_suite,    tls_suite,       fake_apiserver_suite,
+        used_suite,         state_suite,     kubeconfig_suite,
+        cluster_suite,      client_suite,    informer_suite,
+        buf_suite,          metrics_suite,   ops_suite,
+        browser_suite,      placement_suite, ring_suite,
+        manifests_suite,    best_suite,      err_suite,
+        file_suite,         log_suite,       selector_suite,
+        deadline_suite,     evaluate_suite,  limits_suite,
+        http_framing_suite, target_suite,    slots_suite,
+        constraints_suite,  simulate_suite,  exec_suite,
+        exec_output_suite,  shadow_suite,    shadow_report_suite,
+        budget_suite,       memory_suite,    memory_limits_suite,
     };
     codec_json_install_hooks(); /* as the binary does */
     SRunner *sr = srunner_create(suites[0]());
