@@ -23,6 +23,7 @@ int main(void)
         http_framing_suite, target_suite,    slots_suite,
         constraints_suite,  simulate_suite,  exec_suite,
         exec_output_suite,  shadow_suite,    shadow_report_suite,
+        table_suite,
     };
     codec_json_install_hooks(); /* as the binary does */
     SRunner *sr = srunner_create(suites[0]());
