@@ -6,6 +6,9 @@
 #   - every --flag that `BINARY --help` prints has an entry of its own, and the
 #     entry of each option names its environment variable, its config-file key
 #     and its default as --help prints them;
+#   - every metric family lists itself under GET /metrics: each "# TYPE" the
+#     binary's /metrics shows (request-only, on 127.0.0.1) and each one the
+#     sources of server/ write (those that need a cluster too);
 #   - make install puts it under $(PREFIX)/share/man/man1, where man finds it.
 # Without groff (Debian: groff-base) nothing can be rendered: skipped.
 # Usage: tests/e2e/manpage.sh path/to/cpu-extender   (from the repository root)
@@ -88,6 +91,29 @@ while read -r flag env key; do
         *) bad "$flag: the entry does not say default $want" ;;
     esac
 done <"$work/options"
+
+# Every metric family is in the page. Those the binary shows without a
+# cluster, scraped on an ephemeral loopback port, and every "# TYPE" in the
+# sources (the cluster's families are shown only with a cluster).
+. tests/support/server.sh
+in_page() { grep -q -- "$1\([^a-z_]\|\$\)" "$work/page.txt"; }
+(unset KUBECONFIG KUBERNETES_SERVICE_HOST; HOME=/nonexistent exec "$bin" --listen 127.0.0.1:0) \
+    2>"$work/server.log" &
+server=$!
+if port=$(wait_port "$work/server.log") &&
+    curl -sf "http://127.0.0.1:$port/metrics" >"$work/metrics.txt"; then
+    ok
+else
+    bad "no /metrics from $bin"
+fi
+kill "$server" 2>/dev/null || true
+wait "$server" 2>/dev/null || true
+awk '$1 == "#" && $2 == "TYPE" { print $3 }' "$work/metrics.txt" >"$work/families"
+grep -rhoE '# TYPE cpu_extender_[a-z_]+' server/ | sed 's/^# TYPE //' >>"$work/families"
+if [ "$(sort -u "$work/families" | wc -l)" -ge 20 ]; then ok; else bad "fewer than 20 metric families found"; fi
+for f in $(sort -u "$work/families"); do
+    if in_page "$f"; then ok; else bad "metric family $f is not in the page"; fi
+done
 
 # make install puts the page where man looks for it (a staged tree: DESTDIR).
 if make -s install DESTDIR="$work/root" PREFIX=/usr/local >"$work/install.out" 2>&1 &&
