@@ -47,5 +47,9 @@ Suite *slots_suite(void);
 Suite *manifests_suite(void);
 Suite *constraints_suite(void);
 Suite *simulate_suite(void);
+Suite *node_facts_suite(void);
+Suite *pod_constraints_suite(void);
+Suite *pod_items_suite(void);
+Suite *codec_manifest_suite(void);
 
 #endif
