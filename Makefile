@@ -53,7 +53,8 @@ TEST_OBJS = $(TEST_SRCS:%.c=$(B)/obj/%.o)
 BIN       = $(B)/cpu-extender
 TEST_BIN  = $(B)/run-tests
 SUPPORT_OBJS = $(B)/obj/tests/support/fixtures.o $(B)/obj/tests/support/http_client.o
-BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver $(B)/bench-sim
+BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver $(B)/bench-sim \
+             $(B)/bench-sim-gen
 CLUSTER_TOOLS = $(B)/cluster-informer-probe $(B)/cluster-yaml2json
 
 .PHONY: all run test test-one test-cluster fixtures-check check lint install clean deps test-deps bench \
@@ -99,6 +100,10 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
 
 $(B)/bench-gen: $(B)/obj/bench/gen.o
+	$(CC) -o $@ $^ $(ALL_LDFLAGS)
+
+# The input of simulate at scale, as kubectl prints it (bench/sim_gen.c).
+$(B)/bench-sim-gen: $(B)/obj/bench/sim_gen.o
 	$(CC) -o $@ $^ $(ALL_LDFLAGS)
 
 $(B)/bench-driver: $(B)/obj/bench/driver.o $(B)/obj/bench/measure.o $(SUPPORT_OBJS) $(LIB_OBJS)

@@ -6,8 +6,33 @@
 
 #include "server/ops/explain.h"
 
-#define LABEL_WIDTH 32
-#define NAMES_SHOWN 3
+#define LABEL_WIDTH  32
+#define NAMES_SHOWN  3
+#define GROUPS_SHOWN 10
+
+/* CPU as Kubernetes writes a quantity: millicores below a core ("250m"),
+ * else cores with the decimals needed ("1.5", "28033.09"). */
+static void cpu_amount(char *buf, size_t n, int64_t milli)
+{
+    if (milli < 1000) {
+        snprintf(buf, n, "%lldm", (long long)milli);
+        return;
+    }
+    int len = snprintf(buf, n, "%lld.%03lld", (long long)(milli / 1000), (long long)(milli % 1000));
+    while (len > 0 && (size_t)len < n && buf[len - 1] == '0')
+        buf[--len] = '\0';
+    if (len > 0 && (size_t)len < n && buf[len - 1] == '.')
+        buf[--len] = '\0';
+}
+
+/* An amount of resource @r for the summary. */
+static void amount(char *buf, size_t n, int r, int64_t v)
+{
+    if (r == SCORE_CPU)
+        cpu_amount(buf, n, v);
+    else
+        ops_amount(buf, n, r, v);
+}
 
 static size_t col_width(const struct cli_sim_report *r)
 {
@@ -76,7 +101,7 @@ static void cell_stranded_nodes(const struct score_sim_result *res, int k, char 
 
 static void cell_stranded(const struct score_sim_result *res, int k, char *buf, size_t n)
 {
-    ops_amount(buf, n, k, res->summary.stranded[k]);
+    amount(buf, n, k, res->summary.stranded[k]);
 }
 
 /* The summary's rows, for the text and the page: a heading has no cell. */
@@ -179,7 +204,7 @@ static void not_placed(FILE *out, const struct cli_sim_report *r,
     }
     qsort(g, ng, sizeof(*g), by_first_seen);
     fprintf(out, "\nnot placed under %s (%zu):\n", score_strategy_name(res->strategy), k);
-    for (size_t j = 0; j < ng; j++) {
+    for (size_t j = 0; j < ng && j < GROUPS_SHOWN; j++) {
         fprintf(out, "  %zu pod%s: %s\n     ", g[j].n, g[j].n == 1 ? "" : "s", m[g[j].first].msg);
         for (size_t i = 0; i < g[j].n && i < NAMES_SHOWN; i++) {
             const struct cli_pod *p = &r->pods[m[g[j].first + i].pod];
@@ -188,6 +213,14 @@ static void not_placed(FILE *out, const struct cli_sim_report *r,
         if (g[j].n > NAMES_SHOWN)
             fprintf(out, " and %zu more", g[j].n - NAMES_SHOWN);
         fputc('\n', out);
+    }
+    if (ng > GROUPS_SHOWN) {
+        size_t rest = 0;
+        for (size_t j = GROUPS_SHOWN; j < ng; j++)
+            rest += g[j].n;
+        fprintf(out,
+                "  and %zu more pods under %zu other messages (--placements lists every pod)\n",
+                rest, ng - GROUPS_SHOWN);
     }
     goto out_free;
 
@@ -218,8 +251,8 @@ void cli_sim_print_summary(FILE *out, const struct cli_sim_report *r)
     summary_table(out, r);
     if (r->n_results > 0 && r->n_pods > 0) {
         const struct score_sim_summary *s = &r->results[0].summary;
-        ops_amount(cpu, sizeof(cpu), SCORE_CPU, s->median_request[SCORE_CPU]);
-        ops_amount(mem, sizeof(mem), SCORE_MEMORY, s->median_request[SCORE_MEMORY]);
+        amount(cpu, sizeof(cpu), SCORE_CPU, s->median_request[SCORE_CPU]);
+        amount(mem, sizeof(mem), SCORE_MEMORY, s->median_request[SCORE_MEMORY]);
         fprintf(out,
                 "(stranded: nodes where the median pod to place, cpu %s and memory %s, no longer "
                 "fits)\n",
