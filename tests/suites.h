@@ -51,5 +51,6 @@ Suite *node_facts_suite(void);
 Suite *pod_constraints_suite(void);
 Suite *pod_items_suite(void);
 Suite *codec_manifest_suite(void);
+Suite *simulate_cli_suite(void);
 
 #endif
