@@ -46,45 +46,69 @@ static size_t col_width(const struct cli_sim_report *r)
 
 /* One summary row: a label, then one cell per strategy from @cell. */
 static void row(FILE *out, const struct cli_sim_report *r, const char *label,
-                void (*cell)(const struct score_sim_result *res, int k, char *buf, size_t n), int k)
+                void (*cell)(const struct cli_sim_report *r, const struct score_sim_result *res,
+                             int k, char *buf, size_t n),
+                int k)
 {
     size_t w = col_width(r);
     fprintf(out, "%-*s", LABEL_WIDTH, label);
     for (size_t i = 0; i < r->n_results; i++) {
         char buf[64];
-        cell(&r->results[i], k, buf, sizeof(buf));
+        cell(r, &r->results[i], k, buf, sizeof(buf));
         fprintf(out, "%*s", (int)w, buf);
     }
     fputc('\n', out);
 }
 
-static void cell_name(const struct score_sim_result *res, int k, char *buf, size_t n)
+static void cell_name(const struct cli_sim_report *r, const struct score_sim_result *res, int k,
+                      char *buf, size_t n)
 {
+    (void)r;
     (void)k;
     snprintf(buf, n, "%s", score_strategy_name(res->strategy));
 }
 
-static void cell_placed(const struct score_sim_result *res, int k, char *buf, size_t n)
+static void cell_placed(const struct cli_sim_report *r, const struct score_sim_result *res, int k,
+                        char *buf, size_t n)
 {
+    (void)r;
     (void)k;
     snprintf(buf, n, "%zu", res->summary.placed);
 }
 
-static void cell_not_placed(const struct score_sim_result *res, int k, char *buf, size_t n)
+static void cell_not_placed(const struct cli_sim_report *r, const struct score_sim_result *res,
+                            int k, char *buf, size_t n)
 {
+    (void)r;
     (void)k;
     snprintf(buf, n, "%zu", res->summary.not_placed);
 }
 
-static void cell_used(const struct score_sim_result *res, int k, char *buf, size_t n)
+static void cell_used(const struct cli_sim_report *r, const struct score_sim_result *res, int k,
+                      char *buf, size_t n)
 {
+    (void)r;
     (void)k;
     snprintf(buf, n, "%zu", res->summary.nodes_used);
 }
 
 /* k: resource * 4 + figure (min, max, mean, cv). */
-static void cell_ratio(const struct score_sim_result *res, int k, char *buf, size_t n)
+/* Nodes that got at least one of the pods placed: where the strategy put
+ * work (nodes used counts the pods already there too, daemons included). */
+static void cell_given(const struct cli_sim_report *r, const struct score_sim_result *res, int k,
+                       char *buf, size_t n)
 {
+    size_t given = 0;
+    (void)k;
+    for (size_t i = 0; i < r->nodes->n; i++)
+        given += res->nodes[i].pods > r->nodes->nodes[i].sim.facts.pods;
+    snprintf(buf, n, "%zu", given);
+}
+
+static void cell_ratio(const struct cli_sim_report *r, const struct score_sim_result *res, int k,
+                       char *buf, size_t n)
+{
+    (void)r;
     const struct score_sim_ratio *q = &res->summary.ratio[k / 4];
     double v[] = {q->min, q->max, q->mean, q->cv};
     if (k % 4 == 3)
@@ -93,21 +117,26 @@ static void cell_ratio(const struct score_sim_result *res, int k, char *buf, siz
         snprintf(buf, n, "%.1f%%", 100 * v[k % 4]);
 }
 
-static void cell_stranded_nodes(const struct score_sim_result *res, int k, char *buf, size_t n)
+static void cell_stranded_nodes(const struct cli_sim_report *r, const struct score_sim_result *res,
+                                int k, char *buf, size_t n)
 {
+    (void)r;
     (void)k;
     snprintf(buf, n, "%zu", res->summary.stranded_nodes);
 }
 
-static void cell_stranded(const struct score_sim_result *res, int k, char *buf, size_t n)
+static void cell_stranded(const struct cli_sim_report *r, const struct score_sim_result *res, int k,
+                          char *buf, size_t n)
 {
+    (void)r;
     amount(buf, n, k, res->summary.stranded[k]);
 }
 
 /* The summary's rows, for the text and the page: a heading has no cell. */
 struct row_def {
     const char *label;
-    void (*cell)(const struct score_sim_result *res, int k, char *buf, size_t n);
+    void (*cell)(const struct cli_sim_report *r, const struct score_sim_result *res, int k,
+                 char *buf, size_t n);
     int k;
 };
 
@@ -115,6 +144,7 @@ static const struct row_def rows[] = {
     {"pods placed", cell_placed, 0},
     {"pods not placed", cell_not_placed, 0},
     {"nodes used", cell_used, 0},
+    {"nodes given pods", cell_given, 0},
     {"cpu requested / allocatable", NULL, 0},
     {"  min", cell_ratio, 0},
     {"  max", cell_ratio, 1},
@@ -376,7 +406,7 @@ static void html_summary(FILE *out, const struct cli_sim_report *r)
         fprintf(out, "<tr><td>%s</td>", rows[k].label);
         for (size_t i = 0; i < r->n_results; i++) {
             char buf[64];
-            rows[k].cell(&r->results[i], rows[k].k, buf, sizeof(buf));
+            rows[k].cell(r, &r->results[i], rows[k].k, buf, sizeof(buf));
             fprintf(out, "<td>%s</td>", buf);
         }
         fputs("</tr>\n", out);
