@@ -133,9 +133,11 @@ bench: deps
 	$(MAKE) all $(BENCH_BINS)
 	bench/run.sh $(B)
 
-# docs/debug-page.png: the /debug page after the README's examples, by hand.
+# docs/debug-page.png: the /debug page after the README's examples, and
+# docs/simulate-page.png: simulate --html on examples/cluster; by hand.
 screenshot: all
 	scripts/debug-screenshot.sh $(BIN) docs/debug-page.png
+	scripts/simulate-screenshot.sh $(BIN) docs/simulate-page.png
 
 # Request-only, whatever the shell has (KUBECONFIG, ~/.kube/config, in-cluster
 # variables): the README's examples answer as shown.

@@ -378,18 +378,20 @@ static double percent(int64_t part, int64_t whole)
 
 static const char *const style =
     "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1b1f24}"
-    "h1{font-size:20px}h2{font-size:17px;margin-top:28px}"
-    "table.summary{border-collapse:collapse}"
+    "h1{font-size:20px}h2{font-size:17px;margin:0 0 4px}"
+    "table.summary{border-collapse:collapse;margin-bottom:24px}"
     "table.summary td,table.summary th{padding:3px 10px;border-bottom:1px solid #ddd;"
     "text-align:right}table.summary td:first-child{text-align:left}"
+    ".strategies{display:flex;flex-wrap:wrap;gap:28px}"
+    ".strategy{width:500px}.strategy p{margin:2px 0 6px}"
     ".legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;"
     "vertical-align:middle}"
     ".node{display:flex;align-items:center;margin:2px 0}"
-    ".node .name{width:220px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;"
-    "font-family:monospace}"
-    ".bar{display:flex;width:500px;height:14px;background:#eef0f3;border:1px solid #c9ced6}"
+    ".node .name{width:140px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;"
+    "font:12px monospace}"
+    ".bar{display:flex;width:200px;height:12px;background:#eef0f3;border:1px solid #c9ced6}"
     ".before{background:#8c96a3}.added{background:#2f7de1}"
-    ".pct{margin-left:10px;font-family:monospace;white-space:nowrap}";
+    ".pct{margin-left:8px;font:12px monospace;white-space:nowrap}";
 
 static void html_summary(FILE *out, const struct cli_sim_report *r)
 {
@@ -427,8 +429,8 @@ static void html_bars(FILE *out, const struct cli_sim_report *r, const struct sc
     const char *name = score_strategy_name(res->strategy);
     fprintf(out,
             "<section class=\"strategy\" id=\"%s\" data-strategy=\"%s\"><h2>%s</h2>\n"
-            "<p>%zu placed, %zu not placed, %zu nodes used; CPU requested over allocatable, per "
-            "node:</p>\n<p class=\"legend\"><span class=\"before\"></span>before<span "
+            "<p>%zu placed, %zu not placed, %zu nodes used; CPU requested over allocatable:</p>\n"
+            "<p class=\"legend\"><span class=\"before\"></span>before<span "
             "class=\"added\"></span>added by the simulation</p>\n<div class=\"bars\">\n",
             name, name, name, res->summary.placed, res->summary.not_placed,
             res->summary.nodes_used);
@@ -439,6 +441,8 @@ static void html_bars(FILE *out, const struct cli_sim_report *r, const struct sc
         int64_t before = n->sim.facts.requested[SCORE_CPU];
         int64_t after = res->nodes[i].requested[SCORE_CPU];
         double wb = percent(before, alloc), wa = percent(after, alloc) - wb;
+        char cores[32];
+        cpu_amount(cores, sizeof(cores), alloc);
         fputs("<div class=\"node\" data-node=\"", out);
         html_text(out, n->sim.facts.name);
         fprintf(out,
@@ -451,9 +455,9 @@ static void html_bars(FILE *out, const struct cli_sim_report *r, const struct sc
         fprintf(out,
                 "</span><span class=\"bar\"><span class=\"before\" style=\"width:%.2f%%\"></span>"
                 "<span class=\"added\" style=\"width:%.2f%%\"></span></span>"
-                "<span class=\"pct\">%.1f%% &rarr; %.1f%% of %lldm</span></div>\n",
+                "<span class=\"pct\">%.1f%% &rarr; %.1f%% of %s CPUs</span></div>\n",
                 wb, wa > 0 ? wa : 0, alloc > 0 ? 100.0 * (double)before / (double)alloc : 0,
-                alloc > 0 ? 100.0 * (double)after / (double)alloc : 0, (long long)alloc);
+                alloc > 0 ? 100.0 * (double)after / (double)alloc : 0, cores);
     }
     fputs("</div></section>\n", out);
 }
@@ -480,9 +484,10 @@ int cli_sim_write_html(FILE *out, const struct cli_sim_report *r)
     html_text(out, r->pods_from);
     fputs(", by priority, then in file order; ties go to the first node in name order.</p>\n", out);
     html_summary(out, r);
+    fputs("<div class=\"strategies\">\n", out);
     for (size_t i = 0; i < r->n_results; i++)
         html_bars(out, r, &r->results[i], by_name);
-    fputs("</body></html>\n", out);
+    fputs("</div></body></html>\n", out);
     free(by_name);
     return ferror(out) ? -EIO : 0;
 }
