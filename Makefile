@@ -164,6 +164,7 @@ test-one: fixtures-check $(BIN) $(TEST_BIN)
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(TEST_BIN)
 	tests/e2e/readme_curl.sh $(BIN)
+	tests/e2e/readme_simulate.sh $(BIN)
 	tests/e2e/manpage.sh $(BIN)
 	tests/e2e/unprivileged.sh $(BIN)
 	$(MAKE) --no-print-directory fuzz-replay
