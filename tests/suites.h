@@ -53,5 +53,6 @@ Suite *pod_items_suite(void);
 Suite *codec_manifest_suite(void);
 Suite *simulate_cli_suite(void);
 Suite *sim_service_suite(void);
+Suite *rank_suite(void);
 
 #endif

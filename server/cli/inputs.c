@@ -136,6 +136,9 @@ static int decode_nodes(const struct cfg *cfg, const char *text, size_t len, con
         if (rc == 0 && f.kind[0] != '\0' && strcmp(f.kind, "Node") != 0) {
             err_set(err, "a %.100s, not a Node", f.kind);
             rc = -EINVAL;
+        } else if (rc == 0 && f.has_containers) {
+            err_set(err, "a Pod (it has spec.containers), not a Node");
+            rc = -EINVAL;
         }
         if (rc == 0 && strict && cn->invalid != NULL) {
             err_set(err, "%s", cn->invalid);

@@ -246,6 +246,9 @@ static int spec(struct facts_walk *w)
             return 0;
         if (codec_str_is(key, "taints", true)) {
             rc = taints(w);
+        } else if (codec_str_is(key, "containers", true)) {
+            w->out->has_containers = true;
+            rc = codec_scan_skip(w->s) != 0 ? scan_fault(w) : 0;
         } else if (codec_str_is(key, "unschedulable", true)) {
             char c = codec_scan_peek(w->s);
             if (c != 't' && c != 'f' && c != 'n') {

@@ -34,6 +34,8 @@ struct codec_node_facts {
     struct score_taint *taints; /* spec.taints in order */
     size_t n_taints;
     bool unschedulable; /* spec.unschedulable */
+    /* spec.containers is there: a Pod without its kind, given as a Node */
+    bool has_containers;
 };
 
 /*

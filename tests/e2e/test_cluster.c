@@ -842,6 +842,30 @@ START_TEST(cluster_rank_against_live_cluster)
                   "%s", manifest);
     free(table);
     free(manifest);
+    /* pod a runs on n1 (2 CPU, 512Mi, beside b's 1 CPU): ranked, its own
+     * request is taken out of n1's sums, so n1 fits it again:
+     * (4000 - 1000 - 2000)*100/4000 = 25, (8192 - 512 - 512)*100/8192 = 87,
+     * (75 + 87)/4 = 40 -> score 4 (counted twice, n1 would be 1000m short) */
+    f = fopen(pod_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\","
+          "\"namespace\":\"default\",\"uid\":\"uid-a\"},\"spec\":{\"nodeName\":\"n1\","
+          "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"2\","
+          "\"memory\":\"512Mi\"}}}]},\"status\":{\"phase\":\"Running\"}}",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd),
+             "env -u KUBECONFIG HOME=/nonexistent %s rank --kubeconfig %s --pod %s -o table >%s "
+             "2>%s",
+             server_binary(), w.kubeconfig, pod_path, out_path, err_path);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+    table = file_slurp(out_path, &len);
+    const char *n1 = strstr(table, "\nn1 ");
+    ck_assert_msg(n1 != NULL && strstr(n1, "4000m 1000m(requests) 2000m -> 25") != NULL &&
+                      strstr(n1, "fits") != NULL,
+                  "%s", table);
+    ck_assert_msg(strstr(table, "(this pod's own request left out)") != NULL, "%s", table);
+    free(table);
     /* no --nodes and no cluster anywhere: a clear refusal */
     snprintf(
         cmd, sizeof(cmd),

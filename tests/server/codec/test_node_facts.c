@@ -52,6 +52,11 @@ START_TEST(node_facts_reads_labels_taints_unschedulable)
     ck_assert_str_eq(f.kind, "");
     ck_assert_uint_eq(f.n_labels + f.n_taints, 0);
     ck_assert(!f.unschedulable);
+    ck_assert(!f.has_containers);
+    /* a pod given without its kind has containers, which no Node has */
+    ck_assert_int_eq(
+        facts("{\"metadata\":{\"name\":\"web\"},\"spec\":{\"containers\":[]}}", &f, err), 0);
+    ck_assert(f.has_containers);
 }
 END_TEST
 
