@@ -11,7 +11,6 @@
 #include "kube/client.h"
 #include "kube/state.h"
 #include "server/codec/binding.h"
-#include "server/codec/json.h"
 #include "server/codec/node_facts.h"
 #include "server/codec/nodelist.h"
 #include "server/codec/pod.h"
@@ -200,38 +199,6 @@ static void resolve_from_pods(const struct cfg *cfg, struct cli_node *n, const i
     }
 }
 
-/* Parses the pod @it of @text into @tmp and decodes its request and
- * identity; names it in @err on failure ("items[3] (ns/name): "). */
-static int parse_pod(struct arena *tmp, const struct codec_item *it, uint32_t docs,
-                     const cJSON **tree, struct codec_pod *pod, char *err)
-{
-    cJSON *t;
-    size_t at;
-    char name[64], who[600] = "";
-
-    codec_item_name(it, docs, name, sizeof(name));
-    int rc = codec_json_tree(tmp, it->json.p, it->json.len, &t, &at);
-    if (rc != 0) {
-        err_set(err, "%s: %s", name, rc == -ENOMEM ? "out of memory" : "malformed JSON");
-        return rc;
-    }
-    const cJSON *meta = codec_json_field(t, "metadata");
-    const cJSON *ns = codec_json_field(meta, "namespace"), *n = codec_json_field(meta, "name");
-    if (cJSON_IsString(n))
-        snprintf(who, sizeof(who), " (%.253s/%.253s)",
-                 cJSON_IsString(ns) && ns->valuestring[0] ? ns->valuestring : "default",
-                 n->valuestring);
-    rc = codec_pod_kind_check(t, err);
-    if (rc == 0)
-        rc = codec_pod_decode(tmp, t, pod, err);
-    if (rc != 0) {
-        err_prefix(err, "%s%s: ", name, who);
-        return rc;
-    }
-    *tree = t;
-    return 0;
-}
-
 /* Reads @path and finds its pods. */
 static int read_pod_items(const char *path, char **text, struct codec_item **items, size_t *n,
                           uint32_t *docs, char *err)
@@ -286,7 +253,7 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
             rc = -ENOMEM;
             goto out_free;
         }
-        rc = parse_pod(tmp, &items[i], docs, &tree, &pod, err);
+        rc = codec_pod_item_decode(tmp, &items[i], docs, &tree, &pod, err);
         if (rc != 0) {
             arena_release(tmp);
             err_prefix(err, "%s: ", file_name(path));
@@ -472,7 +439,7 @@ int cli_pods_from_file(struct arena *a, const char *path, struct cli_pod **out, 
             rc = -ENOMEM;
             goto out_free;
         }
-        rc = parse_pod(tmp, &items[i], docs, &tree, &pod, err);
+        rc = codec_pod_item_decode(tmp, &items[i], docs, &tree, &pod, err);
         if (rc == 0) {
             rc = codec_pod_constraints_decode(a, tree, &pods[i].sim.constraints, err);
             if (rc != 0) {

@@ -17,6 +17,7 @@
 #include "server/codec/manifest.h"
 #include "server/codec/pod.h"
 #include "server/codec/pod_constraints.h"
+#include "server/codec/pod_items.h"
 
 extern char **environ;
 
@@ -58,21 +59,8 @@ static int read_pod(struct arena *a, const char *path, struct ranked_pod *p, cha
         return rc == -EFBIG ? -EINVAL : rc;
     if ((rc = codec_json_parse(a, p->text, p->len, "a Pod", &json, err)) != 0)
         goto out_name;
-    const cJSON *kind = codec_json_field(json, "kind");
-    const char *k = cJSON_IsString(kind) ? kind->valuestring : "";
-    if (strcmp(k, "PodList") == 0 || strcmp(k, "List") == 0 ||
-        (k[0] == '\0' && codec_json_field(json, "items") != NULL)) {
-        err_set(err, "a %s, not a Pod: give one pod (kubectl get pod NAME -o json)",
-                k[0] != '\0' ? k : "list");
-        rc = -EINVAL;
+    if ((rc = codec_pod_one_check(json, err)) != 0)
         goto out_name;
-    }
-    if (kind != NULL && strcmp(k, "Pod") != 0) {
-        err_set(err, "a %.100s, not a Pod: give one pod (kubectl get pod NAME -o json)",
-                k[0] != '\0' ? k : "object whose kind is not a string");
-        rc = -EINVAL;
-        goto out_name;
-    }
     if ((rc = codec_pod_decode(a, json, &p->pod, err)) != 0 ||
         (rc = codec_pod_constraints_decode(a, json, &p->constraints, err)) != 0)
         goto out_name;
@@ -212,14 +200,13 @@ static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
                         const struct cli_node *best, FILE *note, FILE *out)
 {
     const struct codec_pin pin = {.node = best->sim.facts.name, .hostname = best->hostname};
-    cJSON *doc = NULL;
-    int rc;
+    bool patch = p->owner.kind[0] != '\0';
 
     if (ra->output == OUT_NAME) {
         fprintf(out, "node/%s\n", best->sim.facts.name);
         return 0;
     }
-    if (p->owner.kind[0] != '\0') {
+    if (patch) {
         fprintf(note,
                 "warning: pod %s/%s is controlled by %s %s: deleting it makes the controller "
                 "create a new pod from its template, which this pin would not reach. Pin the "
@@ -230,7 +217,6 @@ static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
                     ? " (for a ReplicaSet, the Deployment that owns it)"
                     : "",
                 best->sim.facts.name);
-        rc = codec_pin_patch(p->text, p->len, &pin, &doc);
     } else {
         const char *how = "kubectl apply -f -";
         if (p->pod.name[0] == '\0')
@@ -239,13 +225,9 @@ static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
                 "A pod's node selection cannot be changed: delete the pod%s, then apply the "
                 "manifest below (%s).\n",
                 p->pod.uid[0] != '\0' ? " that is running" : " if it exists", how);
-        rc = codec_pinned_pod(p->text, p->len, &pin, &doc);
     }
     fflush(note);
-    if (rc == 0)
-        rc = ra->output == OUT_JSON ? codec_write_json(doc, out) : codec_write_yaml(doc, out);
-    cJSON_Delete(doc);
-    return rc;
+    return codec_print_pin(p->text, p->len, &pin, patch, ra->output == OUT_JSON, out);
 }
 
 /* The cluster of --kubeconfig, or KUBECONFIG, or ~/.kube/config, or

@@ -267,7 +267,6 @@ out_free:
 void cli_sim_print_summary(FILE *out, const struct cli_sim_report *r)
 {
     const struct cli_nodes *ns = r->nodes;
-    char cpu[32], mem[32];
     bool all_placed = true;
 
     fprintf(out, "%zu nodes from %s", ns->n, r->nodes_from);
@@ -281,6 +280,7 @@ void cli_sim_print_summary(FILE *out, const struct cli_sim_report *r)
     summary_table(out, r);
     if (r->n_results > 0 && r->n_pods > 0) {
         const struct score_sim_summary *s = &r->results[0].summary;
+        char cpu[32], mem[32];
         amount(cpu, sizeof(cpu), SCORE_CPU, s->median_request[SCORE_CPU]);
         amount(mem, sizeof(mem), SCORE_MEMORY, s->median_request[SCORE_MEMORY]);
         fprintf(out,

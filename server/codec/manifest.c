@@ -366,3 +366,16 @@ int codec_write_json(const cJSON *v, FILE *out)
     fputc('\n', out);
     return ferror(out) ? -EIO : 0;
 }
+
+int codec_print_pin(const char *pod_json, size_t len, const struct codec_pin *pin, bool patch,
+                    bool as_json, FILE *out)
+{
+    cJSON *doc;
+    int rc = patch ? codec_pin_patch(pod_json, len, pin, &doc)
+                   : codec_pinned_pod(pod_json, len, pin, &doc);
+    if (rc != 0)
+        return rc;
+    rc = as_json ? codec_write_json(doc, out) : codec_write_yaml(doc, out);
+    cJSON_Delete(doc);
+    return rc;
+}

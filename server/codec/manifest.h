@@ -8,6 +8,7 @@
 #ifndef SERVER_CODEC_MANIFEST_H
 #define SERVER_CODEC_MANIFEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -53,5 +54,11 @@ int codec_write_yaml(const cJSON *v, FILE *out);
 /* Writes @v as JSON indented by two spaces, and a newline. Returns 0 or
  * -EIO. */
 int codec_write_json(const cJSON *v, FILE *out);
+
+/* What `rank` prints: codec_pinned_pod(), or with @patch codec_pin_patch(),
+ * of @pod_json written to @out as YAML, or as JSON with @as_json. Returns
+ * as codec_pinned_pod(), or -EIO when writing failed. */
+int codec_print_pin(const char *pod_json, size_t len, const struct codec_pin *pin, bool patch,
+                    bool as_json, FILE *out);
 
 #endif

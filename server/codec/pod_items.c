@@ -8,6 +8,7 @@
 
 #include "base/err.h"
 #include "server/codec/json.h"
+#include "server/codec/pod.h"
 
 struct item_list {
     struct codec_item *items;
@@ -182,4 +183,55 @@ int codec_pod_kind_check(const cJSON *pod, char *err)
     else
         err_set(err, "a %.100s, not a Pod", kind->valuestring);
     return -EINVAL;
+}
+
+int codec_pod_one_check(const cJSON *pod, char *err)
+{
+    const cJSON *kind = codec_json_field(pod, "kind");
+    const char *k = cJSON_IsString(kind) ? kind->valuestring : "";
+    if (strcmp(k, "PodList") == 0 || strcmp(k, "List") == 0 ||
+        (kind == NULL && codec_json_field(pod, "items") != NULL)) {
+        err_set(err, "a %s, not a Pod: give one pod (kubectl get pod NAME -o json)",
+                k[0] != '\0' ? k : "list");
+        return -EINVAL;
+    }
+    if (kind != NULL && !cJSON_IsString(kind)) {
+        err_set(err, "kind: want a string");
+        return -EINVAL;
+    }
+    if (kind != NULL && strcmp(k, "Pod") != 0) {
+        err_set(err, "a %.100s, not a Pod: give one pod (kubectl get pod NAME -o json)", k);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int codec_pod_item_decode(struct arena *tmp, const struct codec_item *it, uint32_t docs,
+                          const cJSON **tree, struct codec_pod *pod, char *err)
+{
+    cJSON *t;
+    size_t at;
+    char name[64], who[600] = "";
+
+    codec_item_name(it, docs, name, sizeof(name));
+    int rc = codec_json_tree(tmp, it->json.p, it->json.len, &t, &at);
+    if (rc != 0) {
+        err_set(err, "%s: %s", name, rc == -ENOMEM ? "out of memory" : "malformed JSON");
+        return rc;
+    }
+    const cJSON *meta = codec_json_field(t, "metadata");
+    const cJSON *ns = codec_json_field(meta, "namespace"), *n = codec_json_field(meta, "name");
+    if (cJSON_IsString(n))
+        snprintf(who, sizeof(who), " (%.253s/%.253s)",
+                 cJSON_IsString(ns) && ns->valuestring[0] ? ns->valuestring : "default",
+                 n->valuestring);
+    rc = codec_pod_kind_check(t, err);
+    if (rc == 0)
+        rc = codec_pod_decode(tmp, t, pod, err);
+    if (rc != 0) {
+        err_prefix(err, "%s%s: ", name, who);
+        return rc;
+    }
+    *tree = t;
+    return 0;
 }

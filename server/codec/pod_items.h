@@ -15,6 +15,9 @@
 #include <cjson/cJSON.h>
 
 #include "server/codec/scan.h"
+#include "server/codec/types.h"
+
+struct arena;
 
 /* One pod of a file: its bytes and where it stands. */
 struct codec_item {
@@ -41,7 +44,21 @@ int codec_pod_items(const char *body, size_t len, struct codec_item **items, siz
 void codec_item_name(const struct codec_item *it, uint32_t docs, char *buf, size_t len);
 
 /* Checks that the pod object @pod has kind Pod or none. Returns 0 or
- * -EINVAL with "kind Node: want a Pod" in @err. */
+ * -EINVAL with "a Node, not a Pod" in @err. */
 int codec_pod_kind_check(const cJSON *pod, char *err);
+
+/* Checks that the object @pod is one Pod (`rank --pod`): not a List or a
+ * PodList (kind, or items without a kind), not another kind. Returns 0 or
+ * -EINVAL with "a List, not a Pod: give one pod (...)" in @err. */
+int codec_pod_one_check(const cJSON *pod, char *err);
+
+/*
+ * Parses the pod @it (of a file of @docs top-level values) into @tmp,
+ * checks its kind and decodes it (codec_pod_decode()) into *@pod, the tree
+ * in *@tree. Returns 0, or -EINVAL / -ENOMEM with @err naming the item and,
+ * when it has them, its namespace and name: "items[3] (shop/web-0): ...".
+ */
+int codec_pod_item_decode(struct arena *tmp, const struct codec_item *it, uint32_t docs,
+                          const cJSON **tree, struct codec_pod *pod, char *err);
 
 #endif

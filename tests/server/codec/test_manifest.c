@@ -85,7 +85,7 @@ START_TEST(pinned_pod_without_hostname_label_uses_match_fields_in_every_term)
     ck_assert_str_eq(get(m, "kind")->valuestring, "Pod");
     ck_assert_str_eq(get(m, "apiVersion")->valuestring, "v1");
     cJSON *terms = get(m, "spec.affinity.nodeAffinity."
-                                "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+                          "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
     ck_assert_int_eq(cJSON_GetArraySize(terms), 2);
     /* terms are ORed: each one carries the pin, its own requirements kept */
     ck_assert_str_eq(get(terms, "0.matchFields.0.key")->valuestring, "metadata.name");
@@ -114,7 +114,7 @@ START_TEST(pin_patch_is_the_template_affinity)
     ck_assert_int_eq(codec_pin_patch(running_pod, strlen(running_pod), &label, &p), 0);
     ck_assert_int_eq(cJSON_GetArraySize(p), 1); /* spec, nothing else */
     cJSON *terms = get(p, "spec.template.spec.affinity.nodeAffinity."
-                                "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+                          "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
     ck_assert_int_eq(cJSON_GetArraySize(terms), 1);
     ck_assert_str_eq(get(terms, "0.matchExpressions.0.key")->valuestring, "kubernetes.io/hostname");
     ck_assert_str_eq(get(terms, "0.matchExpressions.0.values.0")->valuestring, "node-b.example");

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "base/err.h"
 #include "tests/suites.h"
 
@@ -116,6 +117,66 @@ START_TEST(pod_kind_check_takes_pod_or_none)
 }
 END_TEST
 
+START_TEST(pod_one_check_refuses_lists_and_other_kinds)
+{
+    char err[ERR_LEN];
+    const struct {
+        const char *json, *err;
+    } cases[] = {
+        {"{\"kind\":\"Pod\",\"items\":[]}", NULL},
+        {"{\"metadata\":{}}", NULL},
+        {"{\"kind\":\"List\",\"items\":[]}",
+         "a List, not a Pod: give one pod (kubectl get pod NAME -o json)"},
+        {"{\"kind\":\"PodList\"}",
+         "a PodList, not a Pod: give one pod (kubectl get pod NAME -o json)"},
+        {"{\"items\":[{}]}", "a list, not a Pod: give one pod (kubectl get pod NAME -o json)"},
+        {"{\"kind\":\"NodeList\",\"items\":[]}",
+         "a NodeList, not a Pod: give one pod (kubectl get pod NAME -o json)"},
+        {"{\"kind\":7}", "kind: want a string"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cJSON *p = cJSON_Parse(cases[i].json);
+        int rc = codec_pod_one_check(p, err);
+        cJSON_Delete(p);
+        if (cases[i].err == NULL) {
+            ck_assert_int_eq(rc, 0);
+            continue;
+        }
+        ck_assert_int_eq(rc, -EINVAL);
+        ck_assert_str_eq(err, cases[i].err);
+    }
+}
+END_TEST
+
+START_TEST(pod_item_decode_names_the_item_and_pod)
+{
+    struct codec_item *it;
+    size_t n;
+    char err[ERR_LEN];
+    const char *text = "{\"items\":[{\"metadata\":{\"name\":\"a\",\"namespace\":\"x\"},"
+                       "\"spec\":{\"priority\":7,\"containers\":[{\"resources\":{\"requests\":"
+                       "{\"cpu\":\"250m\"}}}]}},{\"metadata\":{\"name\":\"b\"},\"spec\":{"
+                       "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"-1\"}}}]}}]}";
+    ck_assert_int_eq(codec_pod_items(text, strlen(text), &it, &n, err), 0);
+    ck_assert_uint_eq(n, 2);
+    struct arena *a = arena_acquire();
+    const cJSON *tree;
+    struct codec_pod pod;
+    ck_assert_int_eq(codec_pod_item_decode(a, &it[0], 1, &tree, &pod, err), 0);
+    ck_assert_str_eq(pod.name, "a");
+    ck_assert_int_eq(pod.priority, 7);
+    ck_assert_int_eq(pod.request.real[SCORE_CPU], 250);
+    ck_assert_ptr_nonnull(tree);
+    ck_assert_int_eq(codec_pod_item_decode(a, &it[1], 1, &tree, &pod, err), -EINVAL);
+    ck_assert_msg(strncmp(err,
+                          "items[1] (default/b): Pod.spec.containers[0].resources.requests.cpu",
+                          66) == 0,
+                  "%s", err);
+    arena_release(a);
+    free(it);
+}
+END_TEST
+
 Suite *pod_items_suite(void)
 {
     Suite *s = suite_create("pod_items");
@@ -123,6 +184,8 @@ Suite *pod_items_suite(void)
     tcase_add_test(tc, pod_items_of_lists_pods_and_streams);
     tcase_add_test(tc, pod_items_refusals);
     tcase_add_test(tc, pod_kind_check_takes_pod_or_none);
+    tcase_add_test(tc, pod_one_check_refuses_lists_and_other_kinds);
+    tcase_add_test(tc, pod_item_decode_names_the_item_and_pod);
     suite_add_tcase(s, tc);
     return s;
 }
