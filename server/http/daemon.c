@@ -17,6 +17,7 @@
 #include "server/http/request.h"
 #include "server/http/server.h"
 #include "server/http/tls.h"
+#include "server/ops/shadow.h"
 
 /* Headers and MHD's own buffers per connection; 128 KiB also makes MHD hand
  * over the body in 64 KiB chunks (fewer callbacks than the 32 KiB default). */
@@ -57,8 +58,7 @@ static int server_new(const struct cfg *cfg, struct cluster *cluster, struct htt
         goto out_nomem;
     if (cfg_live_init(&s->live, cfg) != 0)
         goto out_free;
-    if (ops_ring_init(&s->decisions, cfg->debug_endpoints ? cfg->decisions_kept : 0,
-                      cfg->decisions_max_bytes) != 0)
+    if (ops_ring_init(&s->decisions, ops_shadow_kept(cfg), cfg->decisions_max_bytes) != 0)
         goto out_destroy_live;
     snprintf(s->listen, sizeof(s->listen), "%s", cfg->listen);
     s->connection_limit = cfg->connection_limit;
@@ -92,7 +92,9 @@ out_nomem:
 
 static void server_free(struct http_server *s)
 {
-    http_guard_stop(s->guard); /* after MHD_stop_daemon: no connection left */
+    if (s->cluster != NULL)
+        cluster_on_bound(s->cluster, NULL); /* no binding reaches @s from here on */
+    http_guard_stop(s->guard);              /* after MHD_stop_daemon: no connection left */
     ops_ring_destroy(&s->decisions);
     cfg_live_destroy(&s->live);
     free(s);
@@ -145,6 +147,14 @@ static int start_daemon(struct http_server *s, const struct cfg *cfg,
     return 0;
 }
 
+/* A binding the pod watch saw (the informer's thread): the shadow report
+ * compares it with the pod's decision. */
+static void on_bound(void *ctx, const char *uid, const char *node)
+{
+    struct http_server *s = ctx;
+    ops_shadow_bound(&s->decisions, &s->metrics, uid, node);
+}
+
 int http_start(const struct cfg *cfg, struct cluster *cluster, struct http_server **out, char *err)
 {
     struct sockaddr_storage ss;
@@ -158,6 +168,8 @@ int http_start(const struct cfg *cfg, struct cluster *cluster, struct http_serve
         server_free(s);
         return rc;
     }
+    if (cluster != NULL)
+        cluster_on_bound(cluster, &(struct cluster_bound_hook){.fn = on_bound, .ctx = s});
     *out = s;
     return 0;
 }
@@ -223,8 +235,9 @@ int http_reload(struct http_server *s, const struct cfg *next)
     if (cfg_live_swap(&s->live, next) != 0)
         return -ENOMEM;
     http_guard_set_request_timeout(s->guard, next->request_timeout_seconds);
-    /* With the debug endpoints off nothing is recorded: keep nothing. */
-    int kept = next->debug_endpoints ? next->decisions_kept : 0;
+    /* With the debug endpoints off and no shadow report nothing is
+     * recorded: keep nothing. */
+    int kept = ops_shadow_kept(next);
     if (ops_ring_configure(&s->decisions, kept, next->decisions_max_bytes) != 0)
         LOG(LOG_ERROR, "decisions ring not resized: out of memory", LOG_INT("kept", kept));
     return 0;

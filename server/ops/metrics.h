@@ -17,6 +17,10 @@
  *   cpu_extender_cluster_ready                          1 once the first lists are in
  *   cpu_extender_http_refused_total{reason}             refused at the head, or cut unfinished
  *   cpu_extender_config_reloads_total{result}           accepted / rejected
+ *   cpu_extender_shadow_decisions_compared_total{mode}  decisions compared with their binding
+ *   cpu_extender_shadow_decisions_agreed_total{mode}    of them, bound where we would have
+ *   cpu_extender_shadow_bound_rank{mode}                histogram, the bound node's rank
+ *   cpu_extender_shadow_bound_elsewhere_total{mode}     bound to a node not among the candidates
  *   cpu_extender_build_info{version}                    always 1
  *
  * Every counter is a relaxed atomic: recording costs a few atomic adds and
@@ -30,6 +34,7 @@
 #include <stddef.h>
 
 #include "server/ops/labels.h"
+#include "server/ops/ring.h"
 
 /* The statuses a verb answers; anything else is "other". */
 enum ops_status_class {
@@ -44,6 +49,7 @@ enum ops_status_class {
 #define OPS_DURATION_BUCKETS 16
 #define OPS_BYTES_BUCKETS    12
 #define OPS_NODES_BUCKETS    10
+#define OPS_RANK_BUCKETS     5 /* 1, 2, 3, 5, 10 */
 
 struct ops_histogram_d {
     atomic_ullong bucket[OPS_DURATION_BUCKETS]; /* not cumulative; summed when printed */
@@ -69,6 +75,9 @@ struct ops_metrics {
     atomic_ullong stale_nodes;
     atomic_ullong answers[OPS_VERB_COUNT][OPS_ANSWER_COUNT];
     atomic_ullong refused[OPS_REFUSAL_COUNT];
+    /* The shadow report, [0] mode shadow, [1] enforce (the decision's). */
+    atomic_ullong shadow_compared[2], shadow_agreed[2], shadow_elsewhere[2];
+    struct ops_histogram_n shadow_rank[2];
 };
 
 /* Zeroes @m. */
@@ -97,6 +106,11 @@ void ops_metrics_decision(struct ops_metrics *m, enum ops_verb verb, enum ops_an
  * it completed, or a connection not accepted, by @reason. Thread-safe,
  * lock-free. */
 void ops_metrics_refused(struct ops_metrics *m, enum ops_refusal reason);
+
+/* Counts the comparison @c of a decision made in mode enforce (@enforce)
+ * or shadow with its pod's binding: compared, agreed and the rank, or
+ * bound elsewhere. Thread-safe, lock-free. */
+void ops_metrics_shadow(struct ops_metrics *m, bool enforce, const struct ops_comparison *c);
 
 /* Counts a configuration reload, accepted or rejected. Thread-safe. */
 void ops_metrics_reload(struct ops_metrics *m, bool accepted);
