@@ -884,6 +884,53 @@ START_TEST(cluster_rank_against_live_cluster)
 }
 END_TEST
 
+/* simulate without --nodes: the nodes and their pods from the cluster
+ * (n1 3000m and 1Gi used, n2 1000m and 1Gi, n3 nothing: its pod finished,
+ * the pending one is on no node), pods to place from a file:
+ *   p1 500m/512Mi: n3 88 -> 9, as in the header (n1 29, n2 66);
+ *   p2 3 CPU/1Gi: n3 now 3500m, 1.5Gi: (500*100/4000 = 12, 81) -> 29, 3;
+ *      n2 4000m, 2Gi: (0, 75) -> 18; n1 does not fit. */
+START_TEST(cluster_simulate_reads_nodes_and_pods_from_the_cluster)
+{
+    struct world w;
+    char pods_path[128], csv_path[128], out_path[128], cmd[1024];
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
+    snprintf(pods_path, sizeof(pods_path), "%s/sim-pods-%d.json", pki.dir, getpid());
+    snprintf(csv_path, sizeof(csv_path), "%s/sim-%d.csv", pki.dir, getpid());
+    snprintf(out_path, sizeof(out_path), "%s/sim-out-%d", pki.dir, getpid());
+    FILE *f = fopen(pods_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"kind\":\"List\",\"items\":[{\"metadata\":{\"name\":\"p1\",\"namespace\":"
+          "\"default\"},\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":"
+          "\"500m\",\"memory\":\"512Mi\"}}}]}},{\"metadata\":{\"name\":\"p2\",\"namespace\":"
+          "\"default\"},\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":"
+          "\"3\",\"memory\":\"1Gi\"}}}]}}]}",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd),
+             "env -u KUBECONFIG HOME=/nonexistent %s simulate --kubeconfig %s --pods %s "
+             "--strategy spread --placements %s >%s 2>&1",
+             server_binary(), w.kubeconfig, pods_path, csv_path, out_path);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+    size_t len;
+    char *csv = file_slurp(csv_path, &len), *out = file_slurp(out_path, &len);
+    ck_assert_msg(strcmp(csv, "strategy,pod,node,value,score\nspread,default/p1,n3,88,9\n"
+                              "spread,default/p2,n3,29,3\n") == 0,
+                  "%s\n%s", csv, out);
+    ck_assert_msg(strstr(out, "3 nodes from the cluster, with 3 pods bound to them from the "
+                              "cluster") != NULL,
+                  "%s", out);
+    free(csv);
+    free(out);
+    unlink(pods_path);
+    unlink(csv_path);
+    unlink(out_path);
+    fake_stop(w.fake);
+    unlink(w.kubeconfig);
+    unlink(w.token_file);
+}
+END_TEST
+
 Suite *cluster_suite(void)
 {
     Suite *s = suite_create("cluster");
@@ -906,6 +953,7 @@ Suite *cluster_suite(void)
     tcase_add_test(tc, cluster_unreadable_kubeconfig_exits_with_reason);
     tcase_add_test(tc, cluster_none_bind_fails_and_preempt_keeps_all);
     tcase_add_test(tc, cluster_rank_against_live_cluster);
+    tcase_add_test(tc, cluster_simulate_reads_nodes_and_pods_from_the_cluster);
     suite_add_tcase(s, tc);
     return s;
 }
