@@ -104,49 +104,65 @@ static double max_rss_mib(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024 : 0;
 }
 
-/* Runs the simulation; returns the exit status. */
-static int simulate(const struct cfg *cfg, const struct sim_args *sa, struct cluster *cl)
-{
-    struct cli_nodes nodes = {0};
-    struct cli_pod *pods = NULL;
-    struct score_sim_node *sn = NULL;
-    struct score_sim_pod *sp = NULL;
-    struct score_sim *sim = NULL;
+/* What one simulation holds, from the files read to the results. */
+struct sim_work {
+    struct cli_nodes nodes;
+    struct cli_pod *pods;
+    size_t n_pods;
+    struct score_sim_node *sn; /* the engine's input, borrowed by sim */
+    struct score_sim_pod *sp;
+    struct score_sim *sim;
     struct score_sim_result results[4];
-    struct arena *a = arena_acquire();
-    size_t n_pods = 0;
-    char err[ERR_LEN];
-    int status = 2, rc;
-    bool runtime = false, have_results = false;
-    struct timespec t0 = clock_mono();
+    bool have_results;
+    struct timespec t0;
+    double t_nodes, t_pods, t_run; /* seconds since t0 */
+};
 
-    if (a == NULL) {
-        fprintf(stderr, "cpu-extender simulate: out of memory\n");
-        return 1;
-    }
+static void work_destroy(struct sim_work *w, size_t n_results)
+{
+    for (size_t i = 0; w->have_results && i < n_results; i++)
+        score_sim_result_destroy(&w->results[i]);
+    score_sim_free(w->sim);
+    free(w->sn);
+    free(w->sp);
+    free(w->pods);
+    cli_nodes_destroy(&w->nodes);
+}
+
+/* Reads the nodes (and the pods bound to them) from the files or @cl, then
+ * the pods to place from their file. *@runtime: the failure is the
+ * cluster's, not the input's. */
+static int read_inputs(const struct cfg *cfg, const struct sim_args *sa, struct cluster *cl,
+                       struct arena *a, struct sim_work *w, bool *runtime, char *err)
+{
+    int rc;
     if (cl != NULL)
-        rc = cli_nodes_from_cluster(cfg, cl, NULL, NULL, &nodes, err);
+        rc = cli_nodes_from_cluster(cfg, cl, NULL, NULL, &w->nodes, err);
     else
-        rc = cli_nodes_from_files(cfg, sa->nodes, sa->existing, NULL, true, &nodes, err);
+        rc = cli_nodes_from_files(cfg, sa->nodes, sa->existing, NULL, true, &w->nodes, err);
     if (rc != 0) {
-        runtime = cl != NULL;
-        goto out_fail;
+        *runtime = cl != NULL;
+        return rc;
     }
-    double t_nodes = clock_since(&t0);
-    if ((rc = cli_pods_from_file(a, sa->pods, &pods, &n_pods, err)) != 0)
-        goto out_fail;
-    double t_pods = clock_since(&t0);
-    for (size_t i = 0; i < nodes.n; i++) {
-        const struct cli_node *n = &nodes.nodes[i];
-        /* The cluster's nodes are taken as the service takes them; a node
-         * it could not score, a simulation cannot place on. */
+    w->t_nodes = clock_since(&w->t0);
+    if ((rc = cli_pods_from_file(a, sa->pods, &w->pods, &w->n_pods, err)) != 0)
+        return rc;
+    w->t_pods = clock_since(&w->t0);
+    return 0;
+}
+
+/* The cluster's nodes are taken as the service takes them; a node it could
+ * not score, a simulation cannot place on (-EINVAL). A node without a pod
+ * count admits nothing: said, not refused. */
+static int check_nodes(const struct cli_nodes *nodes, char *err)
+{
+    for (size_t i = 0; i < nodes->n; i++) {
+        const struct cli_node *n = &nodes->nodes[i];
         if (n->invalid != NULL || n->worst == SCORE_USED_STALE_FULL ||
             n->worst == SCORE_USED_STALE_PASS) {
             err_set(err, "cluster: node %s: %s", n->sim.facts.name,
                     n->invalid != NULL ? n->invalid : "its used data is stale");
-            rc = -EINVAL;
-            runtime = true;
-            goto out_fail;
+            return -EINVAL;
         }
         if (!n->has_max_pods)
             fprintf(stderr,
@@ -154,42 +170,76 @@ static int simulate(const struct cfg *cfg, const struct sim_args *sa, struct clu
                     "kube-scheduler admits no pod there\n",
                     n->sim.facts.name);
     }
-    sn = calloc(nodes.n + 1, sizeof(*sn));
-    sp = calloc(n_pods + 1, sizeof(*sp));
-    if (sn == NULL || sp == NULL) {
-        err_set(err, "out of memory");
-        rc = -ENOMEM;
-        goto out_fail;
+    return 0;
+}
+
+/* kube-scheduler never sees a pod with spec.nodeName (the kubelet of that
+ * node takes it); the simulation holds it to that node by the NodeName rule,
+ * which is the nearest it can do, and says so: such pods usually run
+ * already and were meant for --existing. */
+static void warn_pods_bound(const struct cli_pod *pods, size_t n_pods)
+{
+    size_t bound = 0;
+    for (size_t i = 0; i < n_pods; i++) {
+        const char *name = pods[i].sim.constraints.node_name;
+        bound += name != NULL && name[0] != '\0';
     }
-    for (size_t i = 0; i < nodes.n; i++)
-        sn[i] = nodes.nodes[i].sim;
-    for (size_t i = 0; i < n_pods; i++)
-        sp[i] = pods[i].sim;
+    if (bound > 0)
+        fprintf(stderr,
+                "cpu-extender simulate: warning: %zu of the pods to place have spec.nodeName set: "
+                "each can go only to that node (NodeName), and pods that run already belong in "
+                "--existing\n",
+                bound);
+}
+
+/* The engine over what was read, under each strategy asked for. */
+static int run_strategies(const struct cfg *cfg, const struct sim_args *sa, struct sim_work *w,
+                          char *err)
+{
+    int rc;
+    w->sn = calloc(w->nodes.n + 1, sizeof(*w->sn));
+    w->sp = calloc(w->n_pods + 1, sizeof(*w->sp));
+    if (w->sn == NULL || w->sp == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < w->nodes.n; i++)
+        w->sn[i] = w->nodes.nodes[i].sim;
+    for (size_t i = 0; i < w->n_pods; i++)
+        w->sp[i] = w->pods[i].sim;
     const struct score_sim_input in = {
-        .nodes = sn,
-        .n_nodes = nodes.n,
-        .pods = sp,
-        .n_pods = n_pods,
+        .nodes = w->sn,
+        .n_nodes = w->nodes.n,
+        .pods = w->sp,
+        .n_pods = w->n_pods,
         .params = cfg->score,
     };
-    if ((rc = score_sim_new(&in, &sim)) != 0) {
+    if ((rc = score_sim_new(&in, &w->sim)) != 0) {
         err_set(err, rc == -ENOMEM ? "out of memory" : "more nodes or pods than it can take");
-        goto out_fail;
+        return rc;
     }
-    if ((rc = score_sim_run_all(sim, sa->strategies, sa->n_strategies, SIM_THREADS, results)) !=
-        0) {
+    rc = score_sim_run_all(w->sim, sa->strategies, sa->n_strategies, SIM_THREADS, w->results);
+    if (rc != 0) {
         err_set(err, "%s", rc == -ENOMEM ? "out of memory" : "cannot start a thread");
-        goto out_fail;
+        return rc;
     }
-    have_results = true;
-    double t_run = clock_since(&t0);
-    const struct cli_sim_report report = {
+    w->have_results = true;
+    w->t_run = clock_since(&w->t0);
+    return 0;
+}
+
+/* Writes the files asked for and prints the summary; returns the exit
+ * status: 0 every pod placed, 3 some not, 2 a file that cannot be written. */
+static int report(const struct cfg *cfg, const struct sim_args *sa, const struct cluster *cl,
+                  const struct sim_work *w)
+{
+    const struct cli_sim_report r = {
         .cfg = cfg,
-        .nodes = &nodes,
-        .pods = pods,
-        .n_pods = n_pods,
-        .order = score_sim_order(sim),
-        .results = results,
+        .nodes = &w->nodes,
+        .pods = w->pods,
+        .n_pods = w->n_pods,
+        .order = score_sim_order(w->sim),
+        .results = w->results,
         .n_results = sa->n_strategies,
         .nodes_from = cl != NULL ? "the cluster" : file_name(sa->nodes),
         .existing_from = cl != NULL             ? "the cluster"
@@ -197,39 +247,94 @@ static int simulate(const struct cfg *cfg, const struct sim_args *sa, struct clu
                                                 : NULL,
         .pods_from = file_name(sa->pods),
     };
-    if ((sa->placements != NULL && write_file(sa->placements, cli_sim_write_csv, &report) != 0) ||
-        (sa->html != NULL && write_file(sa->html, cli_sim_write_html, &report) != 0))
-        goto out_free; /* said already; status 2: a path that cannot be written */
-    cli_sim_print_summary(stdout, &report);
+    if ((sa->placements != NULL && write_file(sa->placements, cli_sim_write_csv, &r) != 0) ||
+        (sa->html != NULL && write_file(sa->html, cli_sim_write_html, &r) != 0))
+        return 2; /* said already */
+    cli_sim_print_summary(stdout, &r);
     fflush(stdout);
-    status = 0;
+    int status = 0;
     for (size_t i = 0; i < sa->n_strategies; i++)
-        if (results[i].summary.not_placed > 0)
+        if (w->results[i].summary.not_placed > 0)
             status = 3;
     if (sa->timing) {
         size_t classes, shapes;
-        score_sim_groups(sim, &classes, &shapes);
+        score_sim_groups(w->sim, &classes, &shapes);
         fprintf(stderr,
                 "simulate: nodes read in %.3f s, pods in %.3f s, %zu strategies run in %.3f s "
                 "(%zu constraint classes, %zu shapes); total %.3f s; max RSS %.1f MiB\n",
-                t_nodes, t_pods - t_nodes, sa->n_strategies, t_run - t_pods, classes, shapes,
-                clock_since(&t0), max_rss_mib());
+                w->t_nodes, w->t_pods - w->t_nodes, sa->n_strategies, w->t_run - w->t_pods, classes,
+                shapes, clock_since(&w->t0), max_rss_mib());
     }
-    goto out_free;
+    return status;
+}
 
-out_fail:
-    fprintf(stderr, "cpu-extender simulate: %s\n", err);
-    status = runtime || rc == -ENOMEM ? 1 : 2;
-out_free:
-    for (size_t i = 0; have_results && i < sa->n_strategies; i++)
-        score_sim_result_destroy(&results[i]);
-    score_sim_free(sim);
-    free(sn);
-    free(sp);
-    free(pods);
-    cli_nodes_destroy(&nodes);
+/* Runs the simulation; returns the exit status (1: the cluster or memory
+ * failed, 2: the input is wrong). */
+static int simulate(const struct cfg *cfg, const struct sim_args *sa, struct cluster *cl)
+{
+    struct sim_work w = {.t0 = clock_mono()};
+    struct arena *a = arena_acquire();
+    char err[ERR_LEN];
+    bool runtime = false;
+    int status, rc;
+
+    if (a == NULL) {
+        fprintf(stderr, "cpu-extender simulate: out of memory\n");
+        return 1;
+    }
+    if ((rc = read_inputs(cfg, sa, cl, a, &w, &runtime, err)) == 0) {
+        warn_pods_bound(w.pods, w.n_pods);
+        if ((rc = check_nodes(&w.nodes, err)) != 0)
+            runtime = true;
+    }
+    if (rc == 0)
+        rc = run_strategies(cfg, sa, &w, err);
+    if (rc == 0) {
+        status = report(cfg, sa, cl, &w);
+    } else {
+        fprintf(stderr, "cpu-extender simulate: %s\n", err);
+        status = runtime || rc == -ENOMEM ? 1 : 2;
+    }
+    work_destroy(&w, sa->n_strategies);
     arena_release(a);
     return status;
+}
+
+/* Takes simulate's own flags into @sa and leaves the others (the service's
+ * options) in @rest[0..*@n). Returns 0, or the exit status of a bad flag. */
+static int parse_args(int argc, char **argv, struct sim_args *sa, char **rest, int *n)
+{
+    parse_strategy("all", sa);
+    for (int i = 0; i < argc; i++) {
+        bool v = i + 1 < argc;
+        if (strcmp(argv[i], "--nodes") == 0 && v) {
+            sa->nodes = argv[++i];
+        } else if (strcmp(argv[i], "--pods") == 0 && v) {
+            sa->pods = argv[++i];
+        } else if (strcmp(argv[i], "--existing") == 0 && v) {
+            sa->existing = argv[++i];
+        } else if (strcmp(argv[i], "--placements") == 0 && v) {
+            sa->placements = argv[++i];
+        } else if (strcmp(argv[i], "--html") == 0 && v) {
+            sa->html = argv[++i];
+        } else if (strcmp(argv[i], "--timing") == 0) {
+            sa->timing = true;
+        } else if (strcmp(argv[i], "--strategy") == 0 && v) {
+            /* The simulation's own flag: one strategy or all of them. */
+            if (parse_strategy(argv[++i], sa) != 0) {
+                fprintf(stderr,
+                        "cpu-extender simulate: --strategy %s: want spread, pack, balanced, "
+                        "target or all\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (*n < 64) {
+            rest[(*n)++] = argv[i];
+        } else {
+            return usage();
+        }
+    }
+    return 0;
 }
 
 int cli_simulate_main(int argc, char **argv)
@@ -240,36 +345,9 @@ int cli_simulate_main(int argc, char **argv)
     struct cfg c;
     int n = 0;
 
-    parse_strategy("all", &sa);
-    for (int i = 0; i < argc; i++) {
-        bool v = i + 1 < argc;
-        if (strcmp(argv[i], "--nodes") == 0 && v) {
-            sa.nodes = argv[++i];
-        } else if (strcmp(argv[i], "--pods") == 0 && v) {
-            sa.pods = argv[++i];
-        } else if (strcmp(argv[i], "--existing") == 0 && v) {
-            sa.existing = argv[++i];
-        } else if (strcmp(argv[i], "--placements") == 0 && v) {
-            sa.placements = argv[++i];
-        } else if (strcmp(argv[i], "--html") == 0 && v) {
-            sa.html = argv[++i];
-        } else if (strcmp(argv[i], "--timing") == 0) {
-            sa.timing = true;
-        } else if (strcmp(argv[i], "--strategy") == 0 && v) {
-            /* The simulation's own flag: one strategy or all of them. */
-            if (parse_strategy(argv[++i], &sa) != 0) {
-                fprintf(stderr,
-                        "cpu-extender simulate: --strategy %s: want spread, pack, balanced, "
-                        "target or all\n",
-                        argv[i]);
-                return 2;
-            }
-        } else if (n < 64) {
-            rest[n++] = argv[i];
-        } else {
-            return usage();
-        }
-    }
+    int rc = parse_args(argc, argv, &sa, rest, &n);
+    if (rc != 0)
+        return rc;
     if (sa.pods == NULL)
         return usage();
     if (sa.existing != NULL && sa.nodes == NULL) {

@@ -525,6 +525,61 @@ START_TEST(simulate_html_page_holds_bars_and_summary)
 }
 END_TEST
 
+/*
+ * Pods that name their node (spec.nodeName): kube-scheduler never sees
+ * them, the simulation holds each to its node by the NodeName rule and
+ * warns. Two nodes of 4 CPU / 8Gi, in file order:
+ *   bound  1 CPU / 1Gi, nodeName n-b: only n-b; spread (3*75 + 87)/4 = 78
+ *                                                                 n-b 78 8
+ *   free   1 CPU / 1Gi: n-a 78, n-b now (3*50 + 75)/4 = 56        n-a 78 8
+ *   lost   nodeName gone, a node not in the file: 0/2 nodes are
+ *          available: 2 node(s) didn't match the requested node name.
+ * Two of the three name a node: the warning counts 2. Without such pods,
+ * no warning.
+ */
+START_TEST(simulate_pods_with_node_name_are_held_there_and_warned_about)
+{
+    struct simdir d;
+    char *out, *err;
+    dir_make(&d);
+    char *nodes =
+        list(2, node("n-a", "4", "8Gi", "110", "", ""), node("n-b", "4", "8Gi", "110", "", ""));
+    char *pods =
+        list(3, pod("bound", "1", "1Gi", "\"nodeName\":\"n-b\","), pod("free", "1", "1Gi", ""),
+             pod("lost", "1", "1Gi", "\"nodeName\":\"gone\","));
+    put(&d, "nodes.json", nodes);
+    put(&d, "pods.json", pods);
+    ck_assert_int_eq(simulate(&d, &out, &err,
+                              "--nodes nodes.json --pods pods.json --strategy spread "
+                              "--placements p.csv"),
+                     3);
+    char *csv = read_in(&d, "p.csv");
+    expect_row(csv, "spread", "t/bound", "n-b,78,8");
+    expect_row(csv, "spread", "t/free", "n-a,78,8");
+    expect_row(csv, "spread", "t/lost", ",,");
+    ck_assert_msg(strstr(out, "0/2 nodes are available: 2 node(s) didn't match the requested "
+                              "node name.\n      t/lost\n") != NULL,
+                  "%s", out);
+    ck_assert_msg(strstr(err, "cpu-extender simulate: warning: 2 of the pods to place have "
+                              "spec.nodeName set: each can go only to that node (NodeName), and "
+                              "pods that run already belong in --existing\n") != NULL,
+                  "%s", err);
+    free(csv);
+    free(out);
+    free(err);
+    free(pods);
+    pods = list(1, pod("free", "1", "1Gi", ""));
+    put(&d, "pods.json", pods);
+    ck_assert_int_eq(simulate(&d, &out, &err, "--nodes nodes.json --pods pods.json"), 0);
+    ck_assert_msg(strstr(err, "spec.nodeName") == NULL, "%s", err);
+    free(out);
+    free(err);
+    free(pods);
+    free(nodes);
+    dir_remove(&d);
+}
+END_TEST
+
 Suite *simulate_cli_suite(void)
 {
     Suite *s = suite_create("simulate_cli");
@@ -535,6 +590,7 @@ Suite *simulate_cli_suite(void)
     tcase_add_test(tc, simulate_priority_then_file_order);
     tcase_add_test(tc, simulate_bad_input_is_refused_and_named);
     tcase_add_test(tc, simulate_html_page_holds_bars_and_summary);
+    tcase_add_test(tc, simulate_pods_with_node_name_are_held_there_and_warned_about);
     suite_add_tcase(s, tc);
     return s;
 }
