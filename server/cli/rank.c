@@ -250,6 +250,49 @@ static int rank_cluster(const struct cfg *c, struct cluster **cl)
     return rc;
 }
 
+/* Sorts @rows best first, prints them (the table on stdout for -o table,
+ * else on stderr) and the verdict, and for the best node the pod pinned
+ * there as -o asks. Returns the exit status: 0, or 1 when no node fits. */
+static int report(const struct cfg *cfg, const struct rank_args *ra, const struct cluster *cl,
+                  const struct ranked_pod *p, const struct cli_nodes *nodes,
+                  struct cli_rank_row *rows)
+{
+    FILE *table = ra->output == OUT_TABLE ? stdout : stderr;
+    qsort(rows, nodes->n, sizeof(*rows), by_rank);
+    struct cli_rank r = {
+        .pod_ns = p->pod.ns,
+        .pod_name = p->pod.name,
+        .request = p->pod.request,
+        .rows = rows,
+        .n = nodes->n,
+        .best = nodes->n > 0 && rows[0].fits ? 0 : -1,
+        .from = cl != NULL ? "the cluster" : file_name(ra->nodes),
+        .nodes = nodes,
+    };
+    r.tie = r.best == 0 && nodes->n > 1 && rows[1].fits &&
+            rows[1].explain.score == rows[0].explain.score &&
+            rows[1].explain.value == rows[0].explain.value;
+    cli_rank_print(table, cfg, &r);
+    if (r.best < 0) {
+        char msg[4096];
+        fit_error(rows, nodes->n, msg, sizeof(msg));
+        fprintf(table, "\nno node fits this pod: %s\n", msg);
+        return 1;
+    }
+    const struct cli_node *best = rows[0].node;
+    fprintf(table, "\nbest node: %s (score %d, value %d)%s\n", best->sim.facts.name,
+            rows[0].explain.score, rows[0].explain.value,
+            r.tie ? "; tied with the next, chosen by name order (kube-scheduler picks at random "
+                    "among equal totals)"
+                  : "");
+    int status = 0;
+    if (ra->output != OUT_TABLE && print_result(ra, p, best, stderr, stdout) != 0) {
+        fprintf(stderr, "cpu-extender rank: cannot write the result\n");
+        status = 1;
+    }
+    return status;
+}
+
 /* Ranks and prints; returns the exit status. */
 static int rank(const struct cfg *cfg, const struct rank_args *ra, struct cluster *cl)
 {
@@ -260,7 +303,6 @@ static int rank(const struct cfg *cfg, const struct rank_args *ra, struct cluste
     char err[ERR_LEN];
     int status = 2, rc;
     bool runtime = false;
-    FILE *table = ra->output == OUT_TABLE ? stdout : stderr;
 
     if (a == NULL) {
         fprintf(stderr, "cpu-extender rank: out of memory\n");
@@ -288,39 +330,7 @@ static int rank(const struct cfg *cfg, const struct rank_args *ra, struct cluste
         err_set(err, "out of memory");
         goto out_fail;
     }
-    qsort(rows, nodes.n, sizeof(*rows), by_rank);
-    struct cli_rank r = {
-        .pod_ns = p.pod.ns,
-        .pod_name = p.pod.name,
-        .request = p.pod.request,
-        .rows = rows,
-        .n = nodes.n,
-        .best = nodes.n > 0 && rows[0].fits ? 0 : -1,
-        .from = cl != NULL ? "the cluster" : file_name(ra->nodes),
-        .nodes = &nodes,
-    };
-    r.tie = r.best == 0 && nodes.n > 1 && rows[1].fits &&
-            rows[1].explain.score == rows[0].explain.score &&
-            rows[1].explain.value == rows[0].explain.value;
-    cli_rank_print(table, cfg, &r);
-    if (r.best < 0) {
-        char msg[4096];
-        fit_error(rows, nodes.n, msg, sizeof(msg));
-        fprintf(table, "\nno node fits this pod: %s\n", msg);
-        status = 1;
-        goto out_free;
-    }
-    const struct cli_node *best = rows[0].node;
-    fprintf(table, "\nbest node: %s (score %d, value %d)%s\n", best->sim.facts.name,
-            rows[0].explain.score, rows[0].explain.value,
-            r.tie ? "; tied with the next, chosen by name order (kube-scheduler picks at random "
-                    "among equal totals)"
-                  : "");
-    status = 0;
-    if (ra->output != OUT_TABLE && print_result(ra, &p, best, stderr, stdout) != 0) {
-        fprintf(stderr, "cpu-extender rank: cannot write the result\n");
-        status = 1;
-    }
+    status = report(cfg, ra, cl, &p, &nodes, rows);
     goto out_free;
 
 out_fail:

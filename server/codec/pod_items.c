@@ -46,6 +46,37 @@ static enum doc_kind kind_of(struct codec_str kind)
     return DOC_OTHER;
 }
 
+/* The items array at the scan point: one span per element, each a Pod
+ * object (@doc: the top-level value's number, for messages). */
+static int items(struct codec_scan *s, uint32_t doc, struct item_list *l, char *err)
+{
+    bool more;
+    if (codec_scan_array(s) != 0)
+        return -EINVAL;
+    for (int32_t i = 0;; i++) {
+        if (codec_scan_element(s, i == 0, &more) != 0)
+            return -EINVAL;
+        if (!more)
+            break;
+        struct codec_item it = {{s->p, 0}, doc, i};
+        if (codec_scan_peek(s) != '{') {
+            if (codec_scan_skip(s) != 0)
+                return -EINVAL;
+            err_set(err, "object %u items[%d]: want a Pod object", doc + 1, i);
+            return -EINVAL;
+        }
+        it.json.p = s->p;
+        if (codec_scan_skip(s) != 0)
+            return -EINVAL;
+        it.json.len = (size_t)(s->p - it.json.p);
+        if (push(l, it) != 0) {
+            err_set(err, "out of memory");
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
 /* One top-level value at the scan point: its items (kept from @first) or
  * itself as one pod. */
 static int document(struct codec_scan *s, uint32_t doc, struct item_list *l, char *err)
@@ -90,29 +121,9 @@ static int document(struct codec_scan *s, uint32_t doc, struct item_list *l, cha
                 return -EINVAL;
             continue;
         }
-        if (codec_scan_array(s) != 0)
-            return -EINVAL;
-        for (int32_t i = 0;; i++) {
-            if (codec_scan_element(s, i == 0, &more) != 0)
-                return -EINVAL;
-            if (!more)
-                break;
-            struct codec_item it = {{s->p, 0}, doc, i};
-            if (codec_scan_peek(s) != '{') {
-                if (codec_scan_skip(s) != 0)
-                    return -EINVAL;
-                err_set(err, "object %u items[%d]: want a Pod object", doc + 1, i);
-                return -EINVAL;
-            }
-            it.json.p = s->p;
-            if (codec_scan_skip(s) != 0)
-                return -EINVAL;
-            it.json.len = (size_t)(s->p - it.json.p);
-            if (push(l, it) != 0) {
-                err_set(err, "out of memory");
-                return -ENOMEM;
-            }
-        }
+        int rc = items(s, doc, l, err);
+        if (rc != 0)
+            return rc;
     }
     self.len = (size_t)(s->p - self.p);
     enum doc_kind k = has_kind ? kind_of(kind) : has_items ? DOC_LIST : DOC_POD;
