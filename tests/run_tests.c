@@ -27,8 +27,8 @@ int main(void)
     /* The inputs of the placement model, rank and simulate (issue 16); a
      * list of its own, as clang-format lays out no more than 45 in columns. */
     Suite *(*const placement_inputs[])(void) = {
-        node_facts_suite,   pod_constraints_suite, pod_items_suite, codec_manifest_suite,
-        simulate_cli_suite, sim_service_suite,     rank_suite,
+        node_facts_suite,   pod_constraints_suite, pod_items_suite,   codec_manifest_suite,
+        simulate_cli_suite, simulate_input_suite,  sim_service_suite, rank_suite,
     };
     codec_json_install_hooks(); /* as the binary does */
     SRunner *sr = srunner_create(suites[0]());

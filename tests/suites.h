@@ -54,6 +54,7 @@ Suite *pod_constraints_suite(void);
 Suite *pod_items_suite(void);
 Suite *codec_manifest_suite(void);
 Suite *simulate_cli_suite(void);
+Suite *simulate_input_suite(void);
 Suite *sim_service_suite(void);
 Suite *rank_suite(void);
 
