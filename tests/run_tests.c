@@ -23,6 +23,7 @@ int main(void)
         http_framing_suite, target_suite,    slots_suite,
         constraints_suite,  simulate_suite,  exec_suite,
         exec_output_suite,  shadow_suite,    shadow_report_suite,
+        table_suite,
     };
     /* The inputs of the placement model, rank and simulate (issue 16); a
      * list of its own, as clang-format lays out no more than 45 in columns. */
