@@ -223,6 +223,73 @@ START_TEST(browser_debug_page_charts_the_decisions)
 }
 END_TEST
 
+/* CPU requested on node @name before the simulation: the pods of
+ * existing.json bound to it that have not finished. */
+static long cpu_before(const cJSON *existing, const char *name)
+{
+    long before = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(existing, "items"))
+    {
+        const cJSON *spec = cJSON_GetObjectItem(p, "spec");
+        const char *phase =
+            cJSON_GetObjectItem(cJSON_GetObjectItem(p, "status"), "phase")->valuestring;
+        if (strcmp(cJSON_GetObjectItem(spec, "nodeName")->valuestring, name) == 0 &&
+            strcmp(phase, "Succeeded") != 0)
+            before += cpu_of(spec);
+    }
+    return before;
+}
+
+/* Asserts the bars of section @sec (up to @end) of @strategy: one per node
+ * of @nodes, with the CPU before (@existing) and after (the pods the CSV
+ * puts there) and the widths they make. Returns how many. */
+static int expect_bars(const char *sec, const char *end, const char *strategy, const cJSON *nodes,
+                       const cJSON *existing, const cJSON *pods, const char *csv)
+{
+    char want[256];
+    const cJSON *n;
+    int bars = 0;
+    cJSON_ArrayForEach(n, cJSON_GetObjectItem(nodes, "items"))
+    {
+        const char *name =
+            cJSON_GetObjectItem(cJSON_GetObjectItem(n, "metadata"), "name")->valuestring;
+        long alloc =
+            1000 *
+            atol(cJSON_GetObjectItem(
+                     cJSON_GetObjectItem(cJSON_GetObjectItem(n, "status"), "allocatable"), "cpu")
+                     ->valuestring);
+        long before = cpu_before(existing, name), after;
+        const cJSON *p;
+        after = before;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItem(pods, "items"))
+        {
+            const cJSON *meta = cJSON_GetObjectItem(p, "metadata");
+            char row[256];
+            snprintf(row, sizeof(row), "\n%s,%s/%s,%s,", strategy,
+                     cJSON_GetObjectItem(meta, "namespace")->valuestring,
+                     cJSON_GetObjectItem(meta, "name")->valuestring, name);
+            if (strstr(csv, row) != NULL)
+                after += cpu_of(cJSON_GetObjectItem(p, "spec"));
+        }
+        snprintf(want, sizeof(want),
+                 "<div class=\"node\" data-node=\"%s\" data-alloc=\"%ld\" "
+                 "data-before=\"%ld\" data-after=\"%ld\">",
+                 name, alloc, before, after);
+        const char *bar = strstr(sec, want);
+        ck_assert_msg(bar != NULL && bar < end, "%s: no bar %s", strategy, want);
+        snprintf(want, sizeof(want),
+                 "<span class=\"before\" style=\"width:%.2f%%\"></span><span "
+                 "class=\"added\" style=\"width:%.2f%%\"></span>",
+                 100.0 * (double)before / (double)alloc,
+                 100.0 * (double)(after - before) / (double)alloc);
+        const char *w = strstr(bar, want);
+        ck_assert_msg(w != NULL && w < strstr(bar, "</div>"), "%s %s: no %s", strategy, name, want);
+        bars++;
+    }
+    return bars;
+}
+
 /* The page `simulate --html` writes, in Chromium from file://: a section
  * per strategy with a bar per node whose numbers are those of the
  * placements CSV (CPU requested before, after, allocatable), the widths
@@ -271,57 +338,7 @@ START_TEST(browser_simulate_page_bars_match_the_placements)
         ck_assert_msg(sec != NULL, "no section %s", strategies[s]);
         const char *end = strstr(sec, "</section>");
         ck_assert_ptr_nonnull(end);
-        const cJSON *n;
-        int bars = 0;
-        cJSON_ArrayForEach(n, cJSON_GetObjectItem(nodes, "items"))
-        {
-            const char *name =
-                cJSON_GetObjectItem(cJSON_GetObjectItem(n, "metadata"), "name")->valuestring;
-            long alloc =
-                1000 *
-                atol(
-                    cJSON_GetObjectItem(
-                        cJSON_GetObjectItem(cJSON_GetObjectItem(n, "status"), "allocatable"), "cpu")
-                        ->valuestring);
-            long before = 0, after;
-            const cJSON *p;
-            cJSON_ArrayForEach(p, cJSON_GetObjectItem(existing, "items"))
-            {
-                const cJSON *spec = cJSON_GetObjectItem(p, "spec");
-                const char *phase =
-                    cJSON_GetObjectItem(cJSON_GetObjectItem(p, "status"), "phase")->valuestring;
-                if (strcmp(cJSON_GetObjectItem(spec, "nodeName")->valuestring, name) == 0 &&
-                    strcmp(phase, "Succeeded") != 0)
-                    before += cpu_of(spec);
-            }
-            after = before;
-            cJSON_ArrayForEach(p, cJSON_GetObjectItem(pods, "items"))
-            {
-                const cJSON *meta = cJSON_GetObjectItem(p, "metadata");
-                char row[256];
-                snprintf(row, sizeof(row), "\n%s,%s/%s,%s,", strategies[s],
-                         cJSON_GetObjectItem(meta, "namespace")->valuestring,
-                         cJSON_GetObjectItem(meta, "name")->valuestring, name);
-                if (strstr(csv, row) != NULL)
-                    after += cpu_of(cJSON_GetObjectItem(p, "spec"));
-            }
-            snprintf(want, sizeof(want),
-                     "<div class=\"node\" data-node=\"%s\" data-alloc=\"%ld\" "
-                     "data-before=\"%ld\" data-after=\"%ld\">",
-                     name, alloc, before, after);
-            const char *bar = strstr(sec, want);
-            ck_assert_msg(bar != NULL && bar < end, "%s: no bar %s", strategies[s], want);
-            snprintf(want, sizeof(want),
-                     "<span class=\"before\" style=\"width:%.2f%%\"></span><span "
-                     "class=\"added\" style=\"width:%.2f%%\"></span>",
-                     100.0 * (double)before / (double)alloc,
-                     100.0 * (double)(after - before) / (double)alloc);
-            const char *w = strstr(bar, want);
-            ck_assert_msg(w != NULL && w < strstr(bar, "</div>"), "%s %s: no %s", strategies[s],
-                          name, want);
-            bars++;
-        }
-        ck_assert_int_eq(bars, 20);
+        ck_assert_int_eq(expect_bars(sec, end, strategies[s], nodes, existing, pods, csv), 20);
     }
     /* the summary table, side by side */
     ck_assert_ptr_nonnull(strstr(dom, "<th>spread</th><th>pack</th><th>balanced</th>"

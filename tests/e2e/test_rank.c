@@ -178,19 +178,10 @@ static const char *row_of(const char *table, const char *name)
     return p + 1;
 }
 
-START_TEST(rank_refuses_what_kube_scheduler_refuses_and_pins_by_hostname_label)
+/* Each node of the issue's cluster that the pod may not use names the
+ * rule in its row, with kube-scheduler's text on the line under it. */
+static void expect_refused_by_rule(const char *err)
 {
-    struct rankdir d;
-    char *out, *err;
-    setup_dir(&d, "");
-    ck_assert_int_eq(rank(&d, &out, &err,
-                          "--nodes nodes.json --existing existing.json --pod "
-                          "pod.json"),
-                     0);
-    /* the best node passes every rule; its own pod is not counted on it */
-    ck_assert_msg(strstr(err, "best node: big-1 (score 9, value 94)\n") != NULL, "%s", err);
-    ck_assert_msg(strstr(row_of(err, "big-1"), "8000m 0m(requests) 500m -> 93") != NULL, "%s", err);
-    ck_assert_msg(strstr(err, "(this pod's own request left out)") != NULL, "%s", err);
     /* each refused node names the rule, with kube-scheduler's text under it */
     const struct {
         const char *node, *rule, *text;
@@ -215,6 +206,12 @@ START_TEST(rank_refuses_what_kube_scheduler_refuses_and_pins_by_hostname_label)
         const char *why = strstr(nl, want), *next = strchr(nl + 1, '\n');
         ck_assert_msg(why != NULL && why < next, "%s: want %s under it", refused[i].node, want);
     }
+}
+
+/* The rows sorted (what fits by score and value, then the rest by name),
+ * the columns as wide as the longest name. */
+static void expect_sorted_in_columns(const char *err)
+{
     /* sorted: what fits by score and value, then the rest by name */
     const char *order[] = {"big-1",      "small-1", LONG_NAME, "mid-1",     "arm-1",
                            "cordoned-1", "cp-1",    "gpu-1",   "notready-1"};
@@ -232,6 +229,12 @@ START_TEST(rank_refuses_what_kube_scheduler_refuses_and_pins_by_hostname_label)
         ck_assert_msg(r[col - 1] == ' ' && r[col] != ' ', "%s: verdict not at column %zu", order[i],
                       col);
     }
+}
+
+/* The pod written as a new object in YAML, pinned by big-1's own hostname
+ * label, with what the pod had kept and the server's fields gone. */
+static void expect_pinned_to_big_1(const char *out)
+{
     /* the pod as a new object, in YAML, pinned by big-1's own hostname label */
     struct ydoc_file y;
     char yerr[YDOC_ERR_LEN];
@@ -258,6 +261,24 @@ START_TEST(rank_refuses_what_kube_scheduler_refuses_and_pins_by_hostname_label)
     ck_assert_uint_eq(ydoc_len(ydoc_path(doc, root, "spec.tolerations")), 2);
     ck_assert_ptr_null(strchr(out, '\t'));
     ydoc_free(&y);
+}
+
+START_TEST(rank_refuses_what_kube_scheduler_refuses_and_pins_by_hostname_label)
+{
+    struct rankdir d;
+    char *out, *err;
+    setup_dir(&d, "");
+    ck_assert_int_eq(rank(&d, &out, &err,
+                          "--nodes nodes.json --existing existing.json --pod "
+                          "pod.json"),
+                     0);
+    /* the best node passes every rule; its own pod is not counted on it */
+    ck_assert_msg(strstr(err, "best node: big-1 (score 9, value 94)\n") != NULL, "%s", err);
+    ck_assert_msg(strstr(row_of(err, "big-1"), "8000m 0m(requests) 500m -> 93") != NULL, "%s", err);
+    ck_assert_msg(strstr(err, "(this pod's own request left out)") != NULL, "%s", err);
+    expect_refused_by_rule(err);
+    expect_sorted_in_columns(err);
+    expect_pinned_to_big_1(out);
     free(out);
     free(err);
 

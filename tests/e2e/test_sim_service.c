@@ -301,6 +301,75 @@ static void wait_ready(int port)
     ck_abort_msg("/readyz never answered 200");
 }
 
+/* kube-scheduler's own plugins, for this cluster: the nodes pod @i may go
+ * to with @count pods on each (names in name order, into @cand). */
+static size_t scheduler_candidates(int i, const int *count, const char **cand)
+{
+    size_t nc = 0;
+    for (size_t k = 0; k < N_NODES; k++) {
+        const struct tnode *n = &nodes[k];
+        if (n->cordoned || (n->tainted && !pod_tolerates(i)) ||
+            (pod_zone(i) != NULL && strcmp(pod_zone(i), n->zone) != 0) || count[k] >= n->max_pods)
+            continue;
+        cand[nc++] = n->name;
+    }
+    return nc;
+}
+
+/* The service's filter of pod @i over @cand: the names it passes, into
+ * @pass (pointing into nodes[]). */
+static size_t filter_call(int port, int i, const char *const *cand, size_t nc, const char **pass)
+{
+    char *body = args_json(i, cand, nc);
+    char *ans = post(port, "filter", body);
+    free(body);
+    cJSON *f = cJSON_Parse(ans);
+    free(ans);
+    const cJSON *p;
+    size_t np = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(f, "NodeNames")) pass[np++] =
+        nodes[node_index(p->valuestring)].name;
+    cJSON_Delete(f);
+    return np;
+}
+
+/* The service's prioritize of pod @i over @pass, checked against the
+ * decision it recorded (scored from the state); the best node, ties to
+ * the first name. */
+static struct placed prioritize_call(int port, int i, const char *const *pass, size_t np)
+{
+    char *body = args_json(i, pass, np);
+    char *ans = post(port, "prioritize", body);
+    free(body);
+    cJSON *prio = cJSON_Parse(ans);
+    free(ans);
+    struct http_response r;
+    ck_assert_int_eq(http_request(port, "GET", "/debug/decisions?limit=1", NULL, 0, &r), 0);
+    cJSON *dec = cJSON_Parse(r.body);
+    http_response_free(&r);
+    const cJSON *rec = cJSON_GetArrayItem(cJSON_GetObjectItem(dec, "decisions"), 0);
+    ck_assert_str_eq(cJSON_GetObjectItem(rec, "verb")->valuestring, "prioritize");
+    const cJSON *rnodes = cJSON_GetObjectItem(rec, "nodes");
+    struct placed best = {-1, -1, -1};
+    for (size_t k = 0; k < np; k++) {
+        const cJSON *h = cJSON_GetArrayItem(prio, (int)k), *rn = cJSON_GetArrayItem(rnodes, (int)k);
+        ck_assert_str_eq(cJSON_GetObjectItem(h, "Host")->valuestring, pass[k]);
+        ck_assert_str_eq(cJSON_GetObjectItem(rn, "name")->valuestring, pass[k]);
+        int score = cJSON_GetObjectItem(h, "Score")->valueint;
+        int value = cJSON_GetObjectItem(rn, "value")->valueint;
+        ck_assert_int_eq(cJSON_GetObjectItem(rn, "score")->valueint, score);
+        /* scored from the state, not passed as a node it does not know */
+        ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(rn, "unknown")));
+        ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(rn, "forcedZero")));
+        if (score > best.score ||
+            (score == best.score && value > best.value)) /* ties: the first name */
+            best = (struct placed){node_index(pass[k]), value, score};
+    }
+    cJSON_Delete(dec);
+    cJSON_Delete(prio);
+    return best;
+}
+
 /* Places every pod through the service under @flags; results by pod. */
 static void through_service(const char *kubeconfig, struct fake_apiserver *fake,
                             const char *const *flags, struct placed *out)
@@ -324,67 +393,15 @@ static void through_service(const char *kubeconfig, struct fake_apiserver *fake,
     queue_order(order);
     for (int q = 0; q < N_PODS; q++) {
         int i = order[q];
-        /* kube-scheduler's plugins, for this cluster (names in name order) */
-        const char *cand[N_NODES];
-        size_t nc = 0;
-        for (size_t k = 0; k < N_NODES; k++) {
-            const struct tnode *n = &nodes[k];
-            if (n->cordoned || (n->tainted && !pod_tolerates(i)) ||
-                (pod_zone(i) != NULL && strcmp(pod_zone(i), n->zone) != 0) ||
-                count[k] >= n->max_pods)
-                continue;
-            cand[nc++] = n->name;
-        }
+        const char *cand[N_NODES], *pass[N_NODES];
+        size_t nc = scheduler_candidates(i, count, cand), np = 0;
         out[i] = (struct placed){-1, 0, 0};
-        if (nc == 0)
+        if (nc > 0)
+            np = filter_call(s.port, i, cand, nc, pass);
+        if (np == 0)
             continue;
-        char *body = args_json(i, cand, nc);
-        char *ans = post(s.port, "filter", body);
-        free(body);
-        cJSON *f = cJSON_Parse(ans);
-        const cJSON *passed = cJSON_GetObjectItem(f, "NodeNames"), *p;
-        const char *pass[N_NODES];
-        size_t np = 0;
-        cJSON_ArrayForEach(p, passed) pass[np++] = p->valuestring;
-        free(ans);
-        if (np == 0) {
-            cJSON_Delete(f);
-            continue;
-        }
-        body = args_json(i, pass, np);
-        ans = post(s.port, "prioritize", body);
-        free(body);
-        cJSON *prio = cJSON_Parse(ans);
-        free(ans);
-        struct http_response r;
-        ck_assert_int_eq(http_request(s.port, "GET", "/debug/decisions?limit=1", NULL, 0, &r), 0);
-        cJSON *dec = cJSON_Parse(r.body);
-        http_response_free(&r);
-        const cJSON *rec = cJSON_GetArrayItem(cJSON_GetObjectItem(dec, "decisions"), 0);
-        ck_assert_str_eq(cJSON_GetObjectItem(rec, "verb")->valuestring, "prioritize");
-        const cJSON *rnodes = cJSON_GetObjectItem(rec, "nodes");
-        int best = -1, bs = -1, bv = -1;
-        for (size_t k = 0; k < np; k++) {
-            const cJSON *h = cJSON_GetArrayItem(prio, (int)k),
-                        *rn = cJSON_GetArrayItem(rnodes, (int)k);
-            ck_assert_str_eq(cJSON_GetObjectItem(h, "Host")->valuestring, pass[k]);
-            ck_assert_str_eq(cJSON_GetObjectItem(rn, "name")->valuestring, pass[k]);
-            int score = cJSON_GetObjectItem(h, "Score")->valueint;
-            int value = cJSON_GetObjectItem(rn, "value")->valueint;
-            ck_assert_int_eq(cJSON_GetObjectItem(rn, "score")->valueint, score);
-            /* scored from the state, not passed as a node it does not know */
-            ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(rn, "unknown")));
-            ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(rn, "forcedZero")));
-            if (score > bs || (score == bs && value > bv)) { /* ties: the first name */
-                best = node_index(pass[k]);
-                bs = score;
-                bv = value;
-            }
-        }
-        cJSON_Delete(dec);
-        cJSON_Delete(prio);
-        cJSON_Delete(f);
-        out[i] = (struct placed){best, bv, bs};
+        out[i] = prioritize_call(s.port, i, pass, np);
+        int best = out[i].node;
         /* bind: the API server now holds the pod on that node */
         char *bound = pod_json(i, nodes[best].name);
         ck_assert_int_eq(fake_put(fake, FAKE_POD, bound, NULL), 0);
