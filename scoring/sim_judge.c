@@ -6,6 +6,8 @@
 
 #include "scoring/placement.h"
 
+/* @p with room for @need elements of @elem bytes (capacity *@cap, doubled
+ * as needed); NULL when that fails, @p still valid. */
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)

@@ -6,6 +6,7 @@
 
 #include "scoring/placement.h"
 
+/* Resource @k's requested / allocatable over the nodes with allocatable. */
 static void ratio_stats(const struct score_sim *sim, const struct score_sim_end *r, int k,
                         struct score_sim_ratio *out)
 {
