@@ -47,5 +47,6 @@ Suite *slots_suite(void);
 Suite *manifests_suite(void);
 Suite *constraints_suite(void);
 Suite *simulate_suite(void);
+Suite *listeners_suite(void);
 
 #endif
