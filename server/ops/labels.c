@@ -48,3 +48,27 @@ const char *ops_refusal_name(enum ops_refusal r)
 {
     return refusal_names[r];
 }
+
+bool ops_reason_possible(enum ops_reason r, bool failed)
+{
+    switch (r) {
+    case OPS_REASON_FITS:
+    case OPS_REASON_UNKNOWN_NODE:
+        return !failed;
+    case OPS_REASON_STALE:
+        return true;
+    default:
+        return failed;
+    }
+}
+
+bool ops_answer_possible(enum ops_verb v, enum ops_answer a)
+{
+    return v != OPS_VERB_BIND && !(v == OPS_VERB_PREEMPT && a == OPS_ANSWER_NEUTRAL_DEADLINE);
+}
+
+const char *ops_resource_name(int r)
+{
+    static const char *const names[] = {"nodes", "pods", "nodes.metrics.k8s.io"};
+    return r >= 0 && r < (int)(sizeof(names) / sizeof(names[0])) ? names[r] : "other";
+}
