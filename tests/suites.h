@@ -48,5 +48,7 @@ Suite *manifests_suite(void);
 Suite *constraints_suite(void);
 Suite *simulate_suite(void);
 Suite *listeners_suite(void);
+Suite *cli_suite(void);
+Suite *scheduler_config_suite(void);
 
 #endif
