@@ -40,11 +40,13 @@ static void line_col(const char *text, size_t off, size_t *line, size_t *col)
 
 /* A relative scheduler-config in the file at @name is relative to that
  * file's directory, as kube-scheduler's and kubeconfig files name their
- * neighbours: the ConfigMap mounts both keys side by side. */
+ * neighbours: the ConfigMap mounts both keys side by side. The value as
+ * written stays in scheduler_config (the hash is the same wherever the
+ * two are mounted); the file to read goes to scheduler_config_path. */
 static int resolve_beside(struct cfg *c, const char *name, char *err)
 {
-    char *p = c->scheduler_config;
-    const char *slash = strrchr(name, '/');
+    const char *p = c->scheduler_config, *slash = strrchr(name, '/');
+    snprintf(c->scheduler_config_path, sizeof(c->scheduler_config_path), "%s", p);
     if (p[0] == '\0' || p[0] == '/' || slash == NULL || strcmp(name, "-") == 0)
         return 0;
     char joined[2 * CFG_STR_LEN];
@@ -54,7 +56,7 @@ static int resolve_beside(struct cfg *c, const char *name, char *err)
                 shown(name), CFG_STR_LEN - 1, name);
         return -EINVAL;
     }
-    memcpy(p, joined, (size_t)n + 1);
+    memcpy(c->scheduler_config_path, joined, (size_t)n + 1);
     return 0;
 }
 
@@ -229,12 +231,12 @@ int cfg_set_from_scheduler(struct cfg *c, long long weight, long long timeout_ms
 {
     if (weight < 1 || weight > 1000000) {
         err_set(err, "scheduler-config %s: weight %lld: want a whole number from 1 to 1000000",
-                c->scheduler_config, weight);
+                c->scheduler_config_path, weight);
         return -EINVAL;
     }
     if (timeout_ms < 0 || timeout_ms > 3600000) {
         err_set(err, "scheduler-config %s: httpTimeout of %lld ms: want at most 1h",
-                c->scheduler_config, timeout_ms);
+                c->scheduler_config_path, timeout_ms);
         return -EINVAL;
     }
     /* Set once, in kube-scheduler's file, which it acts on: a value set
@@ -243,14 +245,14 @@ int cfg_set_from_scheduler(struct cfg *c, long long weight, long long timeout_ms
         err_set(err,
                 "scheduler-weight %d disagrees with the weight %lld of scheduler-config %s: "
                 "set it there only",
-                c->scheduler_weight, weight, c->scheduler_config);
+                c->scheduler_weight, weight, c->scheduler_config_path);
         return -EINVAL;
     }
     if (cfg_is_given(c, "schedulerTimeoutMs") && c->scheduler_timeout_ms != timeout_ms) {
         err_set(err,
                 "scheduler-timeout-ms %d disagrees with the httpTimeout (%lld ms) of "
                 "scheduler-config %s: set it there only",
-                c->scheduler_timeout_ms, timeout_ms, c->scheduler_config);
+                c->scheduler_timeout_ms, timeout_ms, c->scheduler_config_path);
         return -EINVAL;
     }
     c->scheduler_weight = (int)weight;
@@ -320,6 +322,8 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
     }
     if (file != NULL && file[0] != '\0' && load_file(c, file, err) != 0)
         return -EINVAL;
+    char from_file[CFG_STR_LEN];
+    snprintf(from_file, sizeof(from_file), "%s", c->scheduler_config);
 
     for (char **e = envp; e != NULL && *e != NULL; e++) {
         if (strncmp(*e, CFG_ENV_PREFIX, strlen(CFG_ENV_PREFIX)) != 0)
@@ -370,5 +374,9 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
             return -EINVAL;
         }
     }
+    /* Set by the environment or a flag: relative to the working directory. */
+    if (strcmp(c->scheduler_config, from_file) != 0)
+        snprintf(c->scheduler_config_path, sizeof(c->scheduler_config_path), "%s",
+                 c->scheduler_config);
     return validate(c, err);
 }

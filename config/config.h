@@ -67,8 +67,10 @@ struct cfg {
     int scheduler_timeout_ms; /* the extender's httpTimeout; 0: no deadline answers */
     int scheduler_weight;     /* the extender's weight, to explain influence */
     /* The KubeSchedulerConfiguration that weight and timeout come from
-     * ("" for none): absolute, or as given on the command line. */
+     * ("" for none), as written (what the hash covers), and the file to
+     * read: beside the config file when a relative path came from it. */
     char scheduler_config[CFG_STR_LEN];
+    char scheduler_config_path[CFG_STR_LEN];
     bool debug_endpoints; /* serve GET /debug and /debug/decisions */
     int decisions_kept;   /* ring buffer of decisions; 0 keeps none */
     long long decisions_max_bytes;
@@ -106,7 +108,7 @@ int cfg_load_file_only(struct cfg *c, const char *path, char *err);
 bool cfg_is_given(const struct cfg *c, const char *key);
 
 /*
- * Sets the extender's weight and timeout that cfg->scheduler_config says
+ * Sets the extender's weight and timeout that cfg->scheduler_config_path says
  * (read by the caller: config/ reads no YAML) and computes the hash again.
  * Returns 0, or -EINVAL when schedulerWeight or schedulerTimeoutMs were
  * also set by a layer (set once: in the scheduler's file) or a value is

@@ -18,15 +18,15 @@ int cli_apply_scheduler_config(struct cfg *c, char *err)
     int port = 0;
     struct kube_extender_entry e;
 
-    if (c->scheduler_config[0] == '\0')
+    if (c->scheduler_config_path[0] == '\0')
         return 0;
-    int rc = file_read(c->scheduler_config, 1u << 20, &text, &len, err);
+    int rc = file_read(c->scheduler_config_path, 1u << 20, &text, &len, err);
     if (rc != 0) {
         err_prefix(err, "scheduler-config: ");
         return rc;
     }
     cfg_listen_split(c->listen, host, &port);
-    rc = kube_scheduler_extender(text, len, c->scheduler_config, port, c->prefix, &e, err);
+    rc = kube_scheduler_extender(text, len, c->scheduler_config_path, port, c->prefix, &e, err);
     free(text);
     if (rc != 0)
         return rc;
@@ -38,13 +38,14 @@ int cli_build_config(struct cfg *c, int argc, char **argv, const struct cfg *sta
     int positional[1], n = 0;
     if (cfg_load(c, argc, argv, environ, positional, 0, &n, err) != 0)
         return -EINVAL;
-    if (started == NULL || started->scheduler_config[0] == '\0')
+    if (started == NULL || started->scheduler_config_path[0] == '\0')
         return cli_apply_scheduler_config(c, err) != 0 ? -EINVAL : 0;
     /* A reload: the file as kube-scheduler read it at start, whatever it
      * says now (both read it again when the pod restarts). */
     struct cfg now = *c;
     char why[ERR_LEN];
-    snprintf(now.scheduler_config, sizeof(now.scheduler_config), "%s", started->scheduler_config);
+    snprintf(now.scheduler_config_path, sizeof(now.scheduler_config_path), "%s",
+             started->scheduler_config_path);
     now.given = 0; /* what the file says, whatever the layers set */
     if (cli_apply_scheduler_config(&now, why) != 0)
         LOG(LOG_WARN, "scheduler-config unreadable now: keeping the values read at start",
@@ -54,10 +55,12 @@ int cli_build_config(struct cfg *c, int argc, char **argv, const struct cfg *sta
         LOG(LOG_WARN,
             "scheduler-config changed on disk: kube-scheduler reads it at start only, so the "
             "values read then stay until a restart",
-            LOG_STR("file", started->scheduler_config),
+            LOG_STR("file", started->scheduler_config_path),
             LOG_INT("schedulerWeight", started->scheduler_weight),
             LOG_INT("schedulerTimeoutMs", started->scheduler_timeout_ms));
     snprintf(c->scheduler_config, sizeof(c->scheduler_config), "%s", started->scheduler_config);
+    snprintf(c->scheduler_config_path, sizeof(c->scheduler_config_path), "%s",
+             started->scheduler_config_path);
     return cfg_set_from_scheduler(c, started->scheduler_weight, started->scheduler_timeout_ms,
                                   err) != 0
                ? -EINVAL

@@ -68,7 +68,7 @@ static int check_files(const char *file, const struct cfg *c)
 {
     int bad = check_file(file, "tlsCert", c->tls_cert) + check_file(file, "tlsKey", c->tls_key) +
               check_file(file, "clientCa", c->client_ca) +
-              check_file(file, "schedulerConfig", c->scheduler_config);
+              check_file(file, "schedulerConfig", c->scheduler_config_path);
     /* Several kubeconfig files as in KUBECONFIG: a:b */
     for (const char *p = c->kubeconfig; *p != '\0';) {
         size_t len = strcspn(p, ":");

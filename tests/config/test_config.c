@@ -312,6 +312,7 @@ START_TEST(config_scheduler_values_are_set_once)
     char err[ERR_LEN];
     char *argv[] = {"--scheduler-config=/etc/s.yaml"};
     ck_assert_int_eq(load(&c, argv, 1, NULL, err), 0);
+    ck_assert_str_eq(c.scheduler_config_path, "/etc/s.yaml");
     char hash[sizeof(c.hash)];
     memcpy(hash, c.hash, sizeof(hash));
     ck_assert_int_eq(cfg_set_from_scheduler(&c, 4, 2500, err), 0);
@@ -345,13 +346,23 @@ START_TEST(config_scheduler_config_is_relative_to_its_file)
     char err[ERR_LEN], want[128];
     const char *f = write_file("{\"schedulerConfig\": \"scheduler-config.yaml\"}");
     ck_assert_int_eq(cfg_load_file_only(&c, f, err), 0);
-    ck_assert_str_eq(c.scheduler_config, "/tmp/scheduler-config.yaml");
+    ck_assert_str_eq(c.scheduler_config_path, "/tmp/scheduler-config.yaml");
+    /* as written in what is printed and hashed: the same wherever mounted */
+    ck_assert_str_eq(c.scheduler_config, "scheduler-config.yaml");
+    char cfg_arg[96];
+    snprintf(cfg_arg, sizeof(cfg_arg), "--config=%s", f);
+    char *from_file[] = {cfg_arg};
+    ck_assert_int_eq(load(&c, from_file, 1, NULL, err), 0);
+    ck_assert_str_eq(c.scheduler_config_path, "/tmp/scheduler-config.yaml");
     write_file("{\"schedulerConfig\": \"/abs/s.yaml\"}");
     ck_assert_int_eq(cfg_load_file_only(&c, f, err), 0);
-    ck_assert_str_eq(c.scheduler_config, "/abs/s.yaml");
+    ck_assert_str_eq(c.scheduler_config_path, "/abs/s.yaml");
     char *argv[] = {"--scheduler-config=rel/s.yaml"};
     ck_assert_int_eq(load(&c, argv, 1, NULL, err), 0);
-    ck_assert_str_eq(c.scheduler_config, "rel/s.yaml");
+    ck_assert_str_eq(c.scheduler_config_path, "rel/s.yaml");
+    char *over[] = {cfg_arg, "--scheduler-config=rel/s.yaml"}; /* the flag wins */
+    ck_assert_int_eq(load(&c, over, 2, NULL, err), 0);
+    ck_assert_str_eq(c.scheduler_config_path, "rel/s.yaml");
     snprintf(want, sizeof(want), "%s", f);
     unlink(want);
 }
