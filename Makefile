@@ -158,6 +158,7 @@ test-one: fixtures-check $(BIN) $(TEST_BIN)
 	    $(TEST_BIN)
 	tests/e2e/readme_curl.sh $(BIN)
 	tests/e2e/manpage.sh $(BIN)
+	tests/e2e/standalone.sh
 	tests/e2e/unprivileged.sh $(BIN)
 	$(MAKE) --no-print-directory fuzz-replay
 
