@@ -51,8 +51,7 @@ struct cfg {
     char client_ca[CFG_STR_LEN]; /* PEM CA that client certificates must chain to */
     enum log_level log_level;
     /* Cluster state (kube/): where the cluster is and how used is judged. */
-    char kubeconfig[CFG_STR_LEN]; /* "" : KUBECONFIG, else ~/.kube/config, else in-cluster, else
-                                     none */
+    char kubeconfig[CFG_STR_LEN]; /* "": KUBECONFIG, else ~/.kube/config, in-cluster or none */
     enum score_used_source used_source[SCORE_NRES];
     int requests_max_age_seconds; /* 0: never stale */
     int usage_max_age_seconds;

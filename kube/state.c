@@ -441,6 +441,15 @@ void kube_state_pod_delete(struct kube_state *st, const char *uid)
     pthread_rwlock_unlock(&st->lock);
 }
 
+bool kube_state_pod_is_assigned(struct kube_state *st, const char *uid)
+{
+    pthread_rwlock_rdlock(&st->lock);
+    const struct spod *p = (const struct spod *)(const void *)table_find(&st->pods, uid);
+    bool assigned = p != NULL && p->assigned;
+    pthread_rwlock_unlock(&st->lock);
+    return assigned;
+}
+
 int kube_state_placed(struct kube_state *st, const char *node, const char *uid, double now)
 {
     int rc = -ENOENT;

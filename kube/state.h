@@ -90,6 +90,11 @@ int kube_state_pod_put(struct kube_state *st, const struct kube_pod_info *p, dou
 /* Removes a pod by uid. */
 void kube_state_pod_delete(struct kube_state *st, const char *uid);
 
+/* Whether pod @uid is known with a node name (charged or terminal): what
+ * tells a binding (the first event with spec.nodeName) from the updates
+ * after it. Thread-safe. */
+bool kube_state_pod_is_assigned(struct kube_state *st, const char *uid);
+
 /* Records that we bound pod @uid to @node at @now, charging the pod's
  * requests (known from the pod watch) as in flight until the watch and the
  * metrics catch up. Returns 0, or -ENOENT when the pod is not known. */

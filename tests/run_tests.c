@@ -22,8 +22,8 @@ int main(void)
         deadline_suite,     evaluate_suite,  limits_suite,
         http_framing_suite, target_suite,    slots_suite,
         constraints_suite,  simulate_suite,  exec_suite,
-        exec_output_suite,  listeners_suite, cli_suite,
-        scheduler_config_suite,
+        exec_output_suite,  shadow_suite,    shadow_report_suite,
+        listeners_suite,    cli_suite,       scheduler_config_suite,
     };
     codec_json_install_hooks(); /* as the binary does */
     SRunner *sr = srunner_create(suites[0]());

@@ -38,6 +38,8 @@ Suite *browser_suite(void);
 Suite *placement_suite(void);
 Suite *best_suite(void);
 Suite *ring_suite(void);
+Suite *shadow_suite(void);
+Suite *shadow_report_suite(void);
 Suite *selector_suite(void);
 Suite *deadline_suite(void);
 Suite *evaluate_suite(void);

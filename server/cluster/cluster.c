@@ -33,6 +33,10 @@ struct cluster {
     struct feed nodes, pods;
     pthread_mutex_t lock; /* guards the feeds' listed and why */
     atomic_ullong unknown_nodes;
+    /* Held by the pod informer while it applies an object, so that a hook
+     * being replaced is not running when cluster_on_bound() returns. */
+    pthread_mutex_t hook_lock;
+    struct cluster_bound_hook bound; /* fn NULL: none */
 };
 
 struct kube_state *cluster_state(struct cluster *cl)
@@ -70,6 +74,13 @@ void cluster_counts(struct cluster *cl, struct cluster_counts *out)
     cluster_usage_counts(cl->usage, &out->usage_errors, &out->usage_newest);
 }
 
+void cluster_on_bound(struct cluster *cl, const struct cluster_bound_hook *hook)
+{
+    pthread_mutex_lock(&cl->hook_lock);
+    cl->bound = hook != NULL ? *hook : (struct cluster_bound_hook){0};
+    pthread_mutex_unlock(&cl->hook_lock);
+}
+
 /* ---- informer callbacks (one informer thread each) ---- */
 
 static void on_object(void *ctx, enum kube_event ev, const cJSON *obj)
@@ -80,7 +91,9 @@ static void on_object(void *ctx, enum kube_event ev, const cJSON *obj)
         cluster_apply_node(f->cl->state, c, ev, obj);
         cfg_live_release(c);
     } else {
-        cluster_apply_pod(f->cl->state, ev, obj, clock_wall());
+        pthread_mutex_lock(&f->cl->hook_lock);
+        cluster_apply_pod(f->cl->state, ev, obj, clock_wall(), &f->cl->bound);
+        pthread_mutex_unlock(&f->cl->hook_lock);
     }
 }
 
@@ -177,6 +190,7 @@ int cluster_start(const struct cfg *c, const struct kube_target *t, struct clust
         return rc;
     }
     pthread_mutex_init(&cl->lock, NULL);
+    pthread_mutex_init(&cl->hook_lock, NULL);
     cl->nodes = (struct feed){.name = "nodes", .cl = cl, .why = "waiting for the first list"};
     cl->pods = (struct feed){.name = "pods", .cl = cl, .why = "waiting for the first list"};
     if (t->insecure_skip_tls_verify)
@@ -202,6 +216,7 @@ int cluster_start(const struct cfg *c, const struct kube_target *t, struct clust
 out_free:
     kube_state_free(cl->state);
     kube_client_free(cl->client);
+    pthread_mutex_destroy(&cl->hook_lock);
     pthread_mutex_destroy(&cl->lock);
     free(cl);
     return rc;
@@ -222,6 +237,7 @@ void cluster_stop(struct cluster *cl)
     cfg_live_destroy(&cl->live);
     kube_state_free(cl->state);
     kube_client_free(cl->client);
+    pthread_mutex_destroy(&cl->hook_lock);
     pthread_mutex_destroy(&cl->lock);
     free(cl);
 }

@@ -19,6 +19,15 @@
 
 struct cluster;
 
+/* Told of each binding the pod watch shows: a pod seen with spec.nodeName
+ * that the state knew without one, or did not know (a relist after a gap
+ * included). Called on the pod informer's thread; @uid and @node are
+ * valid during the call only. */
+struct cluster_bound_hook {
+    void (*fn)(void *ctx, const char *uid, const char *node);
+    void *ctx;
+};
+
 /*
  * Starts watching the cluster of @t (copied) with @c. Returns 0 with *@out
  * set, or -errno with @err (bad credentials files, out of memory).
@@ -44,6 +53,11 @@ void cluster_stop(struct cluster *cl);
 /* Whether the first full lists of nodes and pods are in; otherwise @why
  * (@n bytes) says what is missing or failing. Thread-safe. */
 bool cluster_is_ready(struct cluster *cl, char *why, size_t n);
+
+/* Calls @hook (copied; NULL or a NULL fn: none) for every binding from now
+ * on. Returns once a call of the previous hook that was running has
+ * returned, so that its ctx may go. Thread-safe. */
+void cluster_on_bound(struct cluster *cl, const struct cluster_bound_hook *hook);
 
 /* The state the verbs read. Thread-safe (the state has its own lock). */
 struct kube_state *cluster_state(struct cluster *cl);

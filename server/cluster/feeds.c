@@ -32,7 +32,8 @@ int cluster_apply_node(struct kube_state *st, const struct cfg *c, enum kube_eve
     return rc;
 }
 
-int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *obj, double now)
+int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *obj, double now,
+                      const struct cluster_bound_hook *hook)
 {
     char err[ERR_LEN];
     struct codec_pod p;
@@ -68,9 +69,15 @@ int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *ob
     };
     memcpy(info.real, p.request.real, sizeof(info.real));
     memcpy(info.non_zero, p.request.non_zero, sizeof(info.non_zero));
+    /* Only the pod informer's thread writes pods, so what the state says
+     * before the put is what this event changes. */
+    bool binding = hook != NULL && hook->fn != NULL && p.node_name[0] != '\0' &&
+                   !kube_state_pod_is_assigned(st, p.uid);
     rc = kube_state_pod_put(st, &info, now);
     if (rc != 0)
         LOG(LOG_ERROR, "pod event dropped: out of memory", LOG_NSNAME("pod", p.ns, p.name));
+    else if (binding)
+        hook->fn(hook->ctx, p.uid, p.node_name);
 out_release_arena:
     arena_release(a);
     return rc;

@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "kube/informer.h"
 #include "kube/state.h"
+#include "server/cluster/cluster.h"
 
 /*
  * Applies one Node object of a list or watch event to @st, decoded as the
@@ -26,9 +27,12 @@ int cluster_apply_node(struct kube_state *st, const struct cfg *c, enum kube_eve
  * Applies one Pod object to @st: its effective request (the same rules as
  * a request's pod), node, and whether it is terminal; @now dates a new
  * placement. A pod that cannot be decoded is logged and forgotten
- * (-EINVAL): better uncharged than charged a guess. Returns 0, -EINVAL or
+ * (-EINVAL): better uncharged than charged a guess. When the object is a
+ * binding (a node name the state did not know the pod with) and @hook is
+ * not NULL, @hook is told once the state has it. Returns 0, -EINVAL or
  * -ENOMEM.
  */
-int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *obj, double now);
+int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *obj, double now,
+                      const struct cluster_bound_hook *hook);
 
 #endif

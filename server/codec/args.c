@@ -18,8 +18,9 @@ enum member_kind {
 
 struct top {
     enum member_kind pod, nodes, names;
-    bool pod_twice; /* two non-empty Pod objects: Go would merge them */
-    bool pod_wrong; /* a Pod that is no object: Go keeps that error to the end */
+    bool pod_twice;    /* two non-empty Pod objects: Go would merge them */
+    bool pod_wrong;    /* a Pod that is no object: Go keeps that error to the end */
+    bool priority_bad; /* some Pod's spec.priority is not an int32 as Go reads one */
     struct codec_span pod_json;
     struct codec_list_scan nodes_scan; /* a repeated "Nodes" merges into it */
     struct codec_args names_args;      /* NodeNames, kept apart until the last member says which */
@@ -38,6 +39,15 @@ static bool empty_object(struct codec_span v)
     return i < v.len && v.p[i] == '}';
 }
 
+/* spec.priority, an *int32 in Go: checked while the Pod is scanned. */
+static const struct codec_int_path pod_priority = {.names = {"spec", "priority"},
+                                                   .depth = 2,
+                                                   .fold = 3,
+                                                   .min = INT32_MIN,
+                                                   .max = INT32_MAX,
+                                                   .what =
+                                                       "Pod.spec.priority: want a 32-bit integer"};
+
 /* One top-level member of ExtenderArgs, keys matched as Go matches the
  * untagged fields (case folded), duplicates read as Go reads them: null
  * clears, a later NodeNames replaces, a later Nodes merges (nodelist.h).
@@ -53,7 +63,8 @@ static int top_member(struct arena *a, struct codec_scan *s, struct codec_str ke
         t->pod_wrong = t->pod_wrong || (c != '{' && c != 'n');
         t->pod = c == 'n' ? M_ABSENT : M_SET;
         t->pod_json.p = s->p;
-        int rc = codec_scan_skip(s);
+        /* validated and passed over, its priority checked on the way */
+        int rc = codec_ints_scan(s, &pod_priority, &t->priority_bad);
         t->pod_json.len = (size_t)(s->p - t->pod_json.p);
         return rc;
     }
@@ -78,13 +89,6 @@ static int top_member(struct arena *a, struct codec_scan *s, struct codec_str ke
  * its integers checked as Go reads them, then decoded. */
 static int decode_pod(struct arena *a, const struct top *t, struct codec_pod *out, char *err)
 {
-    static const struct codec_int_path priority = {.names = {"spec", "priority"},
-                                                   .depth = 2,
-                                                   .fold = 3,
-                                                   .min = INT32_MIN,
-                                                   .max = INT32_MAX,
-                                                   .what =
-                                                       "Pod.spec.priority: want a 32-bit integer"};
     cJSON *pod;
     size_t at;
 
@@ -109,7 +113,11 @@ static int decode_pod(struct arena *a, const struct top *t, struct codec_pod *ou
     }
     if ((rc = codec_pod_decode(a, pod, out, err)) != 0)
         return rc;
-    return codec_ints_check(t->pod_json.p, t->pod_json.len, &priority, err);
+    if (t->priority_bad) {
+        err_set(err, "%s", pod_priority.what);
+        return -EINVAL;
+    }
+    return 0;
 }
 
 int codec_args_decode(struct arena *a, const char *body, size_t len, const struct cfg *cfg,

@@ -31,25 +31,27 @@ static bool is_int_in(struct codec_span num, long long min, long long max)
 
 static int check(struct codec_scan *s, const struct codec_int_path *path, int level, bool *bad);
 
+struct walk_ctx {
+    const struct codec_int_path *path;
+    int level;
+    bool *bad;
+};
+
+static int on_member(struct codec_scan *s, struct codec_str key, void *ctx)
+{
+    const struct walk_ctx *c = ctx;
+    const char *name = c->path->names[c->level];
+    bool on_path = strcmp(name, "*") == 0 || codec_str_is(key, name, c->path->fold >> c->level & 1);
+    return on_path ? check(s, c->path, c->level + 1, c->bad) : codec_scan_skip(s);
+}
+
 /* The members of the object at the scan point, those on the path followed. */
 static int walk(struct codec_scan *s, const struct codec_int_path *path, int level, bool *bad)
 {
+    struct walk_ctx c = {path, level, bad};
     if (codec_scan_peek(s) != '{')
         return codec_scan_skip(s);
-    if (codec_scan_object(s) != 0)
-        return -EINVAL;
-    for (bool first = true;; first = false) {
-        struct codec_str key;
-        bool more;
-        if (codec_scan_member(s, first, &key, &more) != 0)
-            return -EINVAL;
-        if (!more)
-            return 0;
-        const char *name = path->names[level];
-        bool on_path = strcmp(name, "*") == 0 || codec_str_is(key, name, path->fold >> level & 1);
-        if ((on_path ? check(s, path, level + 1, bad) : codec_scan_skip(s)) != 0)
-            return -EINVAL;
-    }
+    return codec_scan_members(s, on_member, &c);
 }
 
 static int check(struct codec_scan *s, const struct codec_int_path *path, int level, bool *bad)
@@ -68,6 +70,11 @@ static int check(struct codec_scan *s, const struct codec_int_path *path, int le
     }
     *bad = true; /* a string, a bool, an object: not an integer */
     return codec_scan_skip(s);
+}
+
+int codec_ints_scan(struct codec_scan *s, const struct codec_int_path *path, bool *bad)
+{
+    return check(s, path, 0, bad);
 }
 
 int codec_ints_check(const char *json, size_t len, const struct codec_int_path *path, char *err)

@@ -7,7 +7,10 @@
 #ifndef SERVER_CODEC_INTS_H
 #define SERVER_CODEC_INTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+struct codec_scan;
 
 /* Where the integers are: member names from the object down ("*" is any
  * member), those matched case-folded marked in @fold (bit i for names[i]),
@@ -27,5 +30,11 @@ struct codec_int_path {
  * in @err (ERR_LEN).
  */
 int codec_ints_check(const char *json, size_t len, const struct codec_int_path *path, char *err);
+
+/* The same on the value at the scan point of @s, validating and passing
+ * over it as codec_scan_skip() does: *@bad is set (never cleared) when a
+ * value at @path is not such an integer. Returns 0 or -EINVAL (the body is
+ * malformed; the scanner's fault is in @s). */
+int codec_ints_scan(struct codec_scan *s, const struct codec_int_path *path, bool *bad);
 
 #endif

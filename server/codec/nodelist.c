@@ -72,25 +72,6 @@ static int read_qval(struct codec_scan *s, struct qval *v)
     return codec_scan_skip(s);
 }
 
-/* Walks the object at the scan point calling @fn on each member; a value
- * that is not an object is passed over (its kind is the caller's). */
-static int members(struct codec_scan *s,
-                   int (*fn)(struct codec_scan *s, struct codec_str key, void *ctx), void *ctx)
-{
-    if (codec_scan_object(s) != 0)
-        return -EINVAL;
-    for (bool first = true;; first = false) {
-        struct codec_str key;
-        bool more;
-        if (codec_scan_member(s, first, &key, &more) != 0)
-            return -EINVAL;
-        if (!more)
-            return 0;
-        if (fn(s, key, ctx) != 0)
-            return -EINVAL;
-    }
-}
-
 struct node_ctx {
     const struct cfg *cfg;
     struct node_scan *n;
@@ -115,7 +96,7 @@ static int nested(struct codec_scan *s,
 {
     enum vkind k = kind_at(s);
     if (k == V_OBJECT)
-        return members(s, fn, ctx);
+        return codec_scan_members(s, fn, ctx);
     if (k == V_NULL && map != NULL)
         memset(map, 0, map_len);
     else if (k != V_NULL)
@@ -232,7 +213,7 @@ static int node(struct arena *a, struct codec_scan *s, const struct cfg *cfg,
     codec_scan_peek(s);
     out->json.p = s->p;
     bool object = kind_at(s) == V_OBJECT;
-    if ((object ? members(s, node_member, &ctx) : codec_scan_skip(s)) != 0)
+    if ((object ? codec_scan_members(s, node_member, &ctx) : codec_scan_skip(s)) != 0)
         return -EINVAL;
     out->json.len = (size_t)(s->p - out->json.p);
     if (!object || n.meta_bad || n.name_bad || n.name.kind != V_STRING || n.name.str.len == 0)
@@ -344,32 +325,34 @@ static int list_items(struct arena *a, struct codec_scan *s, const struct cfg *c
     return 0;
 }
 
-/* The members of a NodeList: "items" read, the others kept as spans. */
+struct list_ctx {
+    struct arena *a;
+    const struct cfg *cfg;
+    const char *what;
+    struct codec_args *out;
+    struct codec_list_scan *ls;
+};
+
+/* One member of a NodeList: "items" read, the others kept as spans. */
+static int list_member(struct codec_scan *s, struct codec_str key, void *ctx)
+{
+    struct list_ctx *c = ctx;
+    if (codec_str_is(key, "items", true))
+        return list_items(c->a, s, c->cfg, c->what, c->out, c->ls);
+    struct codec_span k = {key.p - 1, key.len + 2}, v = {s->p, 0};
+    if (codec_scan_skip(s) != 0)
+        return -EINVAL;
+    v.len = (size_t)(s->p - v.p);
+    if (add_member(c->a, c->out, &c->ls->member_cap, k, v) != 0)
+        codec_fault_set(&c->ls->other, -ENOMEM, "out of memory");
+    return 0;
+}
+
 static int list(struct arena *a, struct codec_scan *s, const struct cfg *cfg, const char *what,
                 struct codec_args *out, struct codec_list_scan *ls)
 {
-    if (codec_scan_object(s) != 0)
-        return -EINVAL;
-    for (bool first = true;; first = false) {
-        struct codec_str key;
-        bool more;
-        if (codec_scan_member(s, first, &key, &more) != 0)
-            return -EINVAL;
-        if (!more)
-            break;
-        if (codec_str_is(key, "items", true)) {
-            if (list_items(a, s, cfg, what, out, ls) != 0)
-                return -EINVAL;
-            continue;
-        }
-        struct codec_span k = {key.p - 1, key.len + 2}, v = {s->p, 0};
-        if (codec_scan_skip(s) != 0)
-            return -EINVAL;
-        v.len = (size_t)(s->p - v.p);
-        if (add_member(a, out, &ls->member_cap, k, v) != 0)
-            codec_fault_set(&ls->other, -ENOMEM, "out of memory");
-    }
-    return 0;
+    struct list_ctx c = {a, cfg, what, out, ls};
+    return codec_scan_members(s, list_member, &c);
 }
 
 void codec_list_scan_reset(struct codec_list_scan *ls, struct codec_args *out)

@@ -295,6 +295,23 @@ int codec_scan_object(struct codec_scan *s)
     return open_container(s);
 }
 
+int codec_scan_members(struct codec_scan *s,
+                       int (*fn)(struct codec_scan *s, struct codec_str key, void *ctx), void *ctx)
+{
+    if (codec_scan_object(s) != 0)
+        return -EINVAL;
+    for (bool first = true;; first = false) {
+        struct codec_str key;
+        bool more;
+        if (codec_scan_member(s, first, &key, &more) != 0)
+            return -EINVAL;
+        if (!more)
+            return 0;
+        if (fn(s, key, ctx) != 0)
+            return -EINVAL;
+    }
+}
+
 int codec_scan_array(struct codec_scan *s)
 {
     if (codec_scan_peek(s) != '[')

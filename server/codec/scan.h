@@ -94,6 +94,12 @@ int codec_scan_object(struct codec_scan *s);
  */
 int codec_scan_member(struct codec_scan *s, bool first, struct codec_str *key, bool *more);
 
+/* Walks the object at the scan point (it must be one), calling @fn with
+ * the scan point at each member's value, which @fn reads or skips;
+ * returns -EINVAL as soon as the scanner or @fn fails. */
+int codec_scan_members(struct codec_scan *s,
+                       int (*fn)(struct codec_scan *s, struct codec_str key, void *ctx), void *ctx);
+
 /* Enters the array at the scan point (it must be one). */
 int codec_scan_array(struct codec_scan *s);
 

@@ -17,6 +17,7 @@
 #include "server/http/request.h"
 #include "server/http/server.h"
 #include "server/http/tls.h"
+#include "server/ops/shadow.h"
 
 /* Headers and MHD's own buffers per connection; 128 KiB also makes MHD hand
  * over the body in 64 KiB chunks (fewer callbacks than the 32 KiB default). */
@@ -63,8 +64,7 @@ static int server_new(const struct cfg *cfg, struct cluster *cluster, struct htt
         goto out_nomem;
     if (cfg_live_init(&s->live, cfg) != 0)
         goto out_free;
-    if (ops_ring_init(&s->decisions, cfg->debug_endpoints ? cfg->decisions_kept : 0,
-                      cfg->decisions_max_bytes) != 0)
+    if (ops_ring_init(&s->decisions, ops_shadow_kept(cfg), cfg->decisions_max_bytes) != 0)
         goto out_destroy_live;
     s->mtls = cfg->client_ca[0] != '\0';
     atomic_init(&s->ready, true);
@@ -86,6 +86,8 @@ out_nomem:
 
 static void server_free(struct http_server *s)
 {
+    if (s->cluster != NULL)
+        cluster_on_bound(s->cluster, NULL); /* no binding reaches @s from here on */
     /* after MHD_stop_daemon: no connection left */
     http_guard_stop(s->main.guard);
     http_guard_stop(s->ops.guard);
@@ -157,6 +159,14 @@ static int start_listener(struct http_listener *l, const struct cfg *cfg, const 
     return 0;
 }
 
+/* A binding the pod watch saw (the informer's thread): the shadow report
+ * compares it with the pod's decision. */
+static void on_bound(void *ctx, const char *uid, const char *node)
+{
+    struct http_server *s = ctx;
+    ops_shadow_bound(&s->decisions, &s->metrics, uid, node);
+}
+
 int http_start(const struct cfg *cfg, struct cluster *cluster, struct http_server **out, char *err)
 {
     struct http_server *s;
@@ -172,6 +182,8 @@ int http_start(const struct cfg *cfg, struct cluster *cluster, struct http_serve
         MHD_stop_daemon(s->main.daemon);
         goto out_free;
     }
+    if (cluster != NULL)
+        cluster_on_bound(cluster, &(struct cluster_bound_hook){.fn = on_bound, .ctx = s});
     *out = s;
     return 0;
 
@@ -267,8 +279,9 @@ int http_reload(struct http_server *s, const struct cfg *next)
     http_guard_set_request_timeout(s->main.guard, next->request_timeout_seconds);
     if (s->ops.guard != NULL)
         http_guard_set_request_timeout(s->ops.guard, next->request_timeout_seconds);
-    /* With the debug endpoints off nothing is recorded: keep nothing. */
-    int kept = next->debug_endpoints ? next->decisions_kept : 0;
+    /* With the debug endpoints off and no shadow report nothing is
+     * recorded: keep nothing. */
+    int kept = ops_shadow_kept(next);
     if (ops_ring_configure(&s->decisions, kept, next->decisions_max_bytes) != 0)
         LOG(LOG_ERROR, "decisions ring not resized: out of memory", LOG_INT("kept", kept));
     return 0;

@@ -60,6 +60,7 @@ static enum MHD_Result serve_debug(struct http_server *s, struct MHD_Connection 
     struct ops_query q = {0};
     const char *id = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "id");
     const char *limit = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "limit");
+    const char *disagreed = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "disagreed");
     char *text = NULL;
     size_t len;
     int rc;
@@ -74,6 +75,9 @@ static enum MHD_Result serve_debug(struct http_server *s, struct MHD_Connection 
         (limit != NULL && ops_debug_parse_count(limit, &q.limit) != 0))
         return http_send_error(conn, MHD_HTTP_BAD_REQUEST,
                                "id and limit must be whole numbers from 1 to 2^63", NULL);
+    if (disagreed != NULL && strcmp(disagreed, "1") != 0 && strcmp(disagreed, "0") != 0)
+        return http_send_error(conn, MHD_HTTP_BAD_REQUEST, "disagreed must be 1 or 0", NULL);
+    q.disagreed = disagreed != NULL && strcmp(disagreed, "1") == 0;
     if (rq->route == HTTP_ROUTE_DEBUG_DECISIONS) {
         rc = ops_debug_json(&s->decisions, &q, &text, &len);
         if (rc != 0)

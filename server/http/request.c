@@ -20,6 +20,7 @@
 #include "server/http/target.h"
 #include "server/http/tls.h"
 #include "server/ops/access_log.h"
+#include "server/ops/shadow.h"
 #include "server/verbs/bind.h"
 #include "server/verbs/filter.h"
 #include "server/verbs/preempt.h"
@@ -87,7 +88,7 @@ static enum MHD_Result serve_verb(struct http_server *s, struct MHD_Connection *
         .arena = rq->arena,
         .cl = s->cluster,
         .metrics = &s->metrics,
-        .decisions = rq->cfg->debug_endpoints ? &s->decisions : NULL,
+        .decisions = ops_shadow_kept(rq->cfg) > 0 ? &s->decisions : NULL,
         .start = rq->start,
     };
     enum ops_verb verb = http_verb_of(rq->route);

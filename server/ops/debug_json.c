@@ -91,14 +91,44 @@ static void write_node(struct buf *o, const struct ops_record *rec, const struct
     buf_str(o, "}}");
 }
 
+/* RFC 3339 in UTC with milliseconds. */
+static void stamp_of(const struct timespec *t, char *stamp, size_t len)
+{
+    struct tm tm;
+    gmtime_r(&t->tv_sec, &tm);
+    size_t n = strftime(stamp, len, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(stamp + n, len - n, ".%03ldZ", t->tv_nsec / 1000000);
+}
+
+/* Where kube-scheduler bound the pod against the decision; null until the
+ * binding is seen. */
+static void binding_json(struct buf *o, const struct ops_record *rec)
+{
+    const struct ops_comparison *c = ops_record_comparison(rec);
+    char stamp[48];
+    if (c == NULL) {
+        buf_str(o, ",\"binding\":null");
+        return;
+    }
+    stamp_of(&c->time, stamp, sizeof(stamp));
+    buf_str(o, ",\"binding\":{\"node\":");
+    buf_json_str(o, c->bound_name);
+    member_str(o, "seen", stamp);
+    member_bool(o, "candidate", c->bound >= 0);
+    member_str(o, "ourNode", c->ours >= 0 ? rec->nodes[c->ours].name : "");
+    if (c->bound >= 0) {
+        member_int(o, "rank", c->rank);
+        member_int(o, "scoreDifference", c->score_difference);
+    }
+    member_bool(o, "agreed", c->agreed);
+    buf_str(o, "}");
+}
+
 static void record_json(struct buf *o, const struct ops_record *rec)
 {
     char stamp[48];
-    struct tm tm;
 
-    gmtime_r(&rec->time.tv_sec, &tm);
-    size_t n = strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(stamp + n, sizeof(stamp) - n, ".%03ldZ", rec->time.tv_nsec / 1000000);
+    stamp_of(&rec->time, stamp, sizeof(stamp));
     buf_str(o, "{\"id\":");
     buf_int(o, (int64_t)rec->id);
     member_str(o, "time", stamp);
@@ -107,6 +137,7 @@ static void record_json(struct buf *o, const struct ops_record *rec)
     buf_str(o, ",\"pod\":{\"namespace\":");
     buf_json_str(o, rec->pod_ns);
     member_str(o, "name", rec->pod_name);
+    member_str(o, "uid", rec->pod_uid);
     member_int(o, "cpuMillis", rec->request.real[SCORE_CPU]);
     member_int(o, "memoryBytes", rec->request.real[SCORE_MEMORY]);
     member_int(o, "cpuMillisForScoring", rec->request.non_zero_scored[SCORE_CPU]);
@@ -129,6 +160,7 @@ static void record_json(struct buf *o, const struct ops_record *rec)
     member_int(o, "candidates", (int64_t)rec->candidates);
     member_int(o, "passed", (int64_t)rec->n_passed);
     member_str(o, "bestNode", rec->best >= 0 ? rec->nodes[rec->best].name : "");
+    binding_json(o, rec);
     buf_str(o, ",\"nodes\":[");
     for (size_t i = 0; i < rec->n_nodes; i++) {
         buf_str(o, i ? "," : "");

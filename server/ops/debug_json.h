@@ -1,7 +1,8 @@
 /*
  * GET /debug/decisions: the decisions ring as JSON, newest first. Takes
  * ?pod=NAMESPACE/NAME or ?pod=NAME, ?id=N and ?limit=N (server/http
- * parses them with ops_debug_parse_count()).
+ * parses them with ops_debug_parse_count()), and ?disagreed=1 (only the
+ * decisions whose pod kube-scheduler bound elsewhere).
  */
 #ifndef SERVER_OPS_DEBUG_JSON_H
 #define SERVER_OPS_DEBUG_JSON_H
@@ -15,8 +16,9 @@
 int ops_debug_parse_count(const char *text, uint64_t *out);
 
 /*
- * {"decisions":[...]} newest first: each with its pod, request, strategy
- * and, per node, inputs, terms, value, score, verdict and influence.
+ * {"decisions":[...]} newest first: each with its pod, request, strategy,
+ * the binding it was compared with (null until seen) and, per node,
+ * inputs, terms, value, score, verdict and influence.
  * Writes a malloc'd buffer into *@out / *@len. Returns 0 or -ENOMEM.
  */
 int ops_debug_json(struct ops_ring *d, const struct ops_query *q, char **out, size_t *len);

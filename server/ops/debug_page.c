@@ -9,10 +9,11 @@
 #include "base/buf.h"
 #include "server/ops/explain.h"
 
-#define BAR_UNIT   30  /* pixels per score point: a score of 10 is 300 px */
-#define NAME_WIDTH 210 /* the node-name column of the chart */
-#define ROW_HEIGHT 26
-#define RECENT_MAX 50 /* rows of the recent-decisions table */
+#define BAR_UNIT     30  /* pixels per score point: a score of 10 is 300 px */
+#define NAME_WIDTH   210 /* the node-name column of the chart */
+#define ROW_HEIGHT   26
+#define RECENT_MAX   50 /* rows of the recent-decisions table */
+#define DISAGREE_MAX 10 /* decisions in the last-disagreements table */
 
 /* Appends @s with &, <, >, " and ' escaped: names and reasons come from
  * requests. */
@@ -155,8 +156,25 @@ static void chart(struct buf *o, const struct ops_record *rec)
     buf_str(o, "</svg>");
 }
 
+/* A node's cells after its name: verdict, both terms, value, score,
+ * influence and how. */
+static void node_cells(struct buf *o, const struct ops_record *rec, const struct ops_record_node *n)
+{
+    buf_str(o, n->verdict == SCORE_FITS ? "<td>fits" : "<td class=\"fail\">");
+    html(o, n->reason);
+    buf_str(o, "</td>");
+    term_cell(o, rec, n, SCORE_CPU);
+    term_cell(o, rec, n, SCORE_MEMORY);
+    outf(o, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%lld</td><td>",
+         n->explain.value, n->explain.score,
+         OPS_INFLUENCE(n->explain.score, rec->scheduler_weight));
+    explain_line(o, rec, n);
+    buf_str(o, "</td>");
+}
+
 static void terms_table(struct buf *o, const struct ops_record *rec)
 {
+    const struct ops_comparison *c = ops_record_comparison(rec);
     buf_str(o, "<table id=\"terms\"><tr><th>node</th><th>verdict</th><th>cpu</th>"
                "<th>memory</th><th class=\"n\">value</th><th class=\"n\">score</th>"
                "<th class=\"n\">influence</th><th>how</th></tr>");
@@ -166,16 +184,82 @@ static void terms_table(struct buf *o, const struct ops_record *rec)
         html(o, n->name);
         buf_str(o, "\"><td>");
         html(o, n->name);
-        buf_str(o, n->verdict == SCORE_FITS ? "</td><td>fits" : "</td><td class=\"fail\">");
-        html(o, n->reason);
+        if (c != NULL && c->bound == (long)i)
+            buf_str(o, " <span class=\"muted\">(bound here)</span>");
         buf_str(o, "</td>");
-        term_cell(o, rec, n, SCORE_CPU);
-        term_cell(o, rec, n, SCORE_MEMORY);
-        outf(o, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%lld</td><td>",
-             n->explain.value, n->explain.score,
-             OPS_INFLUENCE(n->explain.score, rec->scheduler_weight));
-        explain_line(o, rec, n);
-        buf_str(o, "</td></tr>");
+        node_cells(o, rec, n);
+        buf_str(o, "</tr>");
+    }
+    buf_str(o, "</table>");
+}
+
+/* What kube-scheduler did with the decision's pod, when it was seen. */
+static void binding_line(struct buf *o, const struct ops_record *rec)
+{
+    const struct ops_comparison *c = ops_record_comparison(rec);
+    char stamp[32];
+    struct tm tm;
+    if (c == NULL)
+        return;
+    gmtime_r(&c->time.tv_sec, &tm);
+    strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
+    outf(o, "<p id=\"binding\" data-agreed=\"%s\">Bound by kube-scheduler to <b>",
+         c->agreed ? "true" : "false");
+    html(o, c->bound_name);
+    outf(o, "</b> (seen %s UTC): ", stamp);
+    if (c->bound < 0)
+        buf_str(o, "not among the candidates, so not compared.</p>");
+    else
+        outf(o, "%s, rank %d, score difference %d (ours: ", c->agreed ? "agreed" : "disagreed",
+             c->rank, c->score_difference);
+    if (c->bound >= 0) {
+        html(o, rec->nodes[c->ours].name);
+        outf(o, ", score %d).</p>", rec->nodes[c->ours].explain.score);
+    }
+}
+
+/* The newest decisions whose pod kube-scheduler bound elsewhere than the
+ * extender would have, with the terms of both nodes. */
+static void disagreements(struct buf *o, struct ops_record **found, size_t n)
+{
+    buf_str(o, "<h2>Last disagreements with kube-scheduler</h2>"
+               "<p>Prioritize decisions whose pod was bound to another node than the one "
+               "the extender would have chosen (rank 1: fits, highest score; nodes that tie "
+               "share a rank), newest first, among the decisions kept.</p>");
+    if (n == 0) {
+        buf_str(o, "<p id=\"disagreements\">None among the decisions kept.</p>");
+        return;
+    }
+    buf_str(o, "<table id=\"disagreements\"><tr><th>decision</th><th>pod</th><th>node</th>"
+               "<th>verdict</th><th>cpu</th><th>memory</th><th class=\"n\">value</th>"
+               "<th class=\"n\">score</th><th class=\"n\">influence</th><th>how</th></tr>");
+    for (size_t i = 0; i < n; i++) {
+        const struct ops_record *rec = found[i];
+        const struct ops_comparison *c = ops_record_comparison(rec);
+        const struct ops_record_node *our = &rec->nodes[c->ours];
+        outf(o,
+             "<tr data-decision=\"%llu\"><td rowspan=\"2\"><a href=\"/debug?id=%llu\">%llu</a>"
+             "<br>%s",
+             (unsigned long long)rec->id, (unsigned long long)rec->id, (unsigned long long)rec->id,
+             ops_answer_name(rec->answer));
+        if (c->bound >= 0)
+            outf(o, "<br>rank %d<br>difference %d", c->rank, c->score_difference);
+        buf_str(o, "</td><td rowspan=\"2\">");
+        html(o, rec->pod_ns);
+        buf_str(o, "/");
+        html(o, rec->pod_name);
+        buf_str(o, "</td><td data-role=\"ours\">ours: ");
+        html(o, our->name);
+        buf_str(o, "</td>");
+        node_cells(o, rec, our);
+        buf_str(o, "</tr><tr><td data-role=\"bound\">bound: ");
+        html(o, c->bound_name);
+        buf_str(o, "</td>");
+        if (c->bound >= 0)
+            node_cells(o, rec, &rec->nodes[c->bound]);
+        else
+            buf_str(o, "<td colspan=\"7\" class=\"muted\">not among the candidates</td>");
+        buf_str(o, "</tr>");
     }
     buf_str(o, "</table>");
 }
@@ -212,6 +296,7 @@ static void decision_section(struct buf *o, const struct ops_record *rec)
          rec->params.weight[SCORE_MEMORY], rec->params.normalize ? ", normalised" : "",
          rec->scheduler_weight, OPS_INFLUENCE(SCORE_MAX_SCORE, rec->scheduler_weight),
          OPS_DEFAULT_PLUGINS_MAX);
+    binding_line(o, rec);
     chart(o, rec);
     terms_table(o, rec);
 }
@@ -221,7 +306,7 @@ static void recent_table(struct buf *o, struct ops_record **found, size_t n)
     buf_str(o, "<h2>Recent decisions</h2><table id=\"recent\"><tr><th class=\"n\">id</th>"
                "<th>time (UTC)</th><th>verb</th><th>pod</th><th>answer</th>"
                "<th class=\"n\">nodes</th><th class=\"n\">fit</th><th>best</th>"
-               "<th class=\"n\">ms</th></tr>");
+               "<th>bound (rank)</th><th class=\"n\">ms</th></tr>");
     for (size_t i = 0; i < n && i < RECENT_MAX; i++) {
         const struct ops_record *rec = found[i];
         char stamp[32];
@@ -246,6 +331,15 @@ static void recent_table(struct buf *o, struct ops_record **found, size_t n)
             html(o, rec->nodes[rec->best].name);
             outf(o, " (%d)", rec->nodes[rec->best].explain.score);
         }
+        buf_str(o, "</td><td>");
+        const struct ops_comparison *c = ops_record_comparison(rec);
+        if (c != NULL) {
+            html(o, c->bound_name);
+            if (c->bound >= 0)
+                outf(o, " (%d)", c->rank);
+            else
+                buf_str(o, " (not a candidate)");
+        }
         outf(o, "</td><td class=\"n\">%.3f</td></tr>", rec->seconds * 1e3);
     }
     buf_str(o, "</table>");
@@ -254,7 +348,8 @@ static void recent_table(struct buf *o, struct ops_record **found, size_t n)
 int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct cfg *cfg, char **out,
                    size_t *len)
 {
-    struct ops_query list = {.pod = q->pod, .limit = q->limit ? q->limit : RECENT_MAX};
+    struct ops_query list = {
+        .pod = q->pod, .limit = q->limit ? q->limit : RECENT_MAX, .disagreed = q->disagreed};
     struct ops_record **found;
     size_t n;
     struct buf o;
@@ -262,8 +357,11 @@ int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct c
     if (ops_ring_find(d, &list, &found, &n) != 0)
         return -ENOMEM;
     /* The charted decision: ?id, else the newest listed. */
-    struct ops_record *shown = n > 0 ? found[0] : NULL, **by_id = NULL;
-    size_t n_id = 0;
+    struct ops_record *shown = n > 0 ? found[0] : NULL, **by_id = NULL, **disagreed = NULL;
+    size_t n_id = 0, n_disagreed = 0;
+    struct ops_query dq = {.pod = q->pod, .limit = DISAGREE_MAX, .disagreed = true};
+    if (ops_ring_find(d, &dq, &disagreed, &n_disagreed) != 0)
+        n_disagreed = 0;
     if (q->id != 0) {
         struct ops_query one = {.id = q->id};
         if (ops_ring_find(d, &one, &by_id, &n_id) != 0)
@@ -294,14 +392,18 @@ int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct c
     else
         buf_str(&o, "<p id=\"decision\">No decision recorded yet: send a filter or "
                     "prioritize request.</p>");
+    disagreements(&o, disagreed, n_disagreed);
     recent_table(&o, found, n);
     buf_str(&o, "</body></html>\n");
     for (size_t i = 0; i < n; i++)
         ops_record_release(found[i]);
     for (size_t i = 0; i < n_id; i++)
         ops_record_release(by_id[i]);
+    for (size_t i = 0; i < n_disagreed; i++)
+        ops_record_release(disagreed[i]);
     free(found);
     free(by_id);
+    free(disagreed);
     *out = buf_take(&o, len);
     return *out != NULL ? 0 : -ENOMEM;
 }

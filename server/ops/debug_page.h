@@ -1,6 +1,7 @@
 /*
  * GET /debug: the decisions ring as one HTML page, readable by a person:
- * an inline SVG bar chart per decision, the terms table, recent decisions.
+ * an inline SVG bar chart per decision, the terms table, the last
+ * disagreements with kube-scheduler (both nodes' terms), recent decisions.
  * No script at all (server/http sends a Content-Security-Policy that runs
  * none). Takes the same query as /debug/decisions.
  */

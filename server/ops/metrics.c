@@ -27,6 +27,10 @@ static const double nodes_le[OPS_NODES_BUCKETS] = {1,   3,    10,   30,    100,
 #define SPREAD_BUCKETS 11
 static const double spread_le[SPREAD_BUCKETS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 
+/* A rank of 1 is agreement; past 10 the extender's preference was ignored. */
+static const double rank_le[OPS_RANK_BUCKETS] = {1, 2, 3, 5, 10};
+static const char *const mode_names[2] = {"shadow", "enforce"};
+
 void ops_metrics_init(struct ops_metrics *m)
 {
     memset(m, 0, sizeof(*m));
@@ -105,6 +109,19 @@ void ops_metrics_decision(struct ops_metrics *m, enum ops_verb verb, enum ops_an
 void ops_metrics_refused(struct ops_metrics *m, enum ops_refusal reason)
 {
     atomic_fetch_add_explicit(&m->refused[reason], 1, memory_order_relaxed);
+}
+
+void ops_metrics_shadow(struct ops_metrics *m, bool enforce, const struct ops_comparison *c)
+{
+    int k = enforce ? 1 : 0;
+    if (c->bound < 0) {
+        atomic_fetch_add_explicit(&m->shadow_elsewhere[k], 1, memory_order_relaxed);
+        return;
+    }
+    atomic_fetch_add_explicit(&m->shadow_compared[k], 1, memory_order_relaxed);
+    if (c->agreed)
+        atomic_fetch_add_explicit(&m->shadow_agreed[k], 1, memory_order_relaxed);
+    observe_n(&m->shadow_rank[k], rank_le, OPS_RANK_BUCKETS, (size_t)c->rank);
 }
 
 void ops_metrics_reload(struct ops_metrics *m, bool valid, bool changed)
@@ -259,6 +276,44 @@ static void print_decisions(FILE *f, struct ops_metrics *m, size_t kept, size_t 
             kept, kept_bytes);
 }
 
+/* Both modes from the start: a rollout switches between them, and rate()
+ * needs a series before its first increase. */
+static void print_shadow(FILE *f, struct ops_metrics *m)
+{
+    char labels[32];
+    fputs("# HELP cpu_extender_shadow_decisions_compared_total Prioritize decisions compared "
+          "with where kube-scheduler bound the pod (bound to one of the candidates), by the "
+          "decision's mode.\n# TYPE cpu_extender_shadow_decisions_compared_total counter\n",
+          f);
+    for (int k = 0; k < 2; k++)
+        fprintf(f, "cpu_extender_shadow_decisions_compared_total{mode=\"%s\"} %llu\n",
+                mode_names[k], load(&m->shadow_compared[k]));
+    fputs("# HELP cpu_extender_shadow_decisions_agreed_total Of the compared decisions, those "
+          "whose pod was bound to a node that fits with the highest score (rank 1).\n"
+          "# TYPE cpu_extender_shadow_decisions_agreed_total counter\n",
+          f);
+    for (int k = 0; k < 2; k++)
+        fprintf(f, "cpu_extender_shadow_decisions_agreed_total{mode=\"%s\"} %llu\n", mode_names[k],
+                load(&m->shadow_agreed[k]));
+    fputs("# HELP cpu_extender_shadow_bound_rank Rank of the bound node in the decision's order "
+          "(fitting nodes first, then by score; 1 = agreed).\n"
+          "# TYPE cpu_extender_shadow_bound_rank histogram\n",
+          f);
+    for (int k = 0; k < 2; k++) {
+        struct ops_histogram_n *h = &m->shadow_rank[k];
+        snprintf(labels, sizeof(labels), "mode=\"%s\"", mode_names[k]);
+        print_histogram(f, "cpu_extender_shadow_bound_rank", labels, h->bucket, rank_le,
+                        OPS_RANK_BUCKETS, load(&h->count), (double)load(&h->sum));
+    }
+    fputs("# HELP cpu_extender_shadow_bound_elsewhere_total Decisions whose pod was bound to a "
+          "node that was not among its candidates (not compared).\n"
+          "# TYPE cpu_extender_shadow_bound_elsewhere_total counter\n",
+          f);
+    for (int k = 0; k < 2; k++)
+        fprintf(f, "cpu_extender_shadow_bound_elsewhere_total{mode=\"%s\"} %llu\n", mode_names[k],
+                load(&m->shadow_elsewhere[k]));
+}
+
 static void print_cluster(FILE *f, const struct ops_cluster_gauges *g)
 {
     fprintf(f,
@@ -329,6 +384,7 @@ int ops_metrics_render(struct ops_metrics *m, const struct ops_cluster_gauges *c
     print_refused(f, m);
     print_sizes(f, m);
     print_decisions(f, m, kept, kept_bytes);
+    print_shadow(f, m);
     print_cluster(f, cluster);
     long long ok_ms = atomic_load(&m->last_reload_ok_ms);
     fprintf(f,

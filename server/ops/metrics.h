@@ -17,6 +17,10 @@
  *   cpu_extender_cluster_ready                          1 once the first lists are in
  *   cpu_extender_http_refused_total{reason}             refused at the head, or cut unfinished
  *   cpu_extender_config_reloads_total{result}           accepted / rejected
+ *   cpu_extender_shadow_decisions_compared_total{mode}  decisions compared with their binding
+ *   cpu_extender_shadow_decisions_agreed_total{mode}    of them, bound where we would have
+ *   cpu_extender_shadow_bound_rank{mode}                histogram, the bound node's rank
+ *   cpu_extender_shadow_bound_elsewhere_total{mode}     bound to a node not among the candidates
  *   cpu_extender_config_last_reload_successful          0 after a rejected reload
  *   cpu_extender_config_last_reload_success_timestamp_seconds  the start or last good one
  *   cpu_extender_watch_restarts_total{resource}         watches resumed (with a cluster)
@@ -37,6 +41,7 @@
 #include <stddef.h>
 
 #include "server/ops/labels.h"
+#include "server/ops/ring.h"
 
 /* The statuses a verb answers; anything else is "other". */
 enum ops_status_class {
@@ -51,6 +56,7 @@ enum ops_status_class {
 #define OPS_DURATION_BUCKETS 16
 #define OPS_BYTES_BUCKETS    12
 #define OPS_NODES_BUCKETS    10
+#define OPS_RANK_BUCKETS     5 /* 1, 2, 3, 5, 10 */
 
 struct ops_histogram_d {
     atomic_ullong bucket[OPS_DURATION_BUCKETS]; /* not cumulative; summed when printed */
@@ -78,6 +84,9 @@ struct ops_metrics {
     atomic_ullong stale_nodes;
     atomic_ullong answers[OPS_VERB_COUNT][OPS_ANSWER_COUNT];
     atomic_ullong refused[OPS_REFUSAL_COUNT];
+    /* The shadow report, [0] mode shadow, [1] enforce (the decision's). */
+    atomic_ullong shadow_compared[2], shadow_agreed[2], shadow_elsewhere[2];
+    struct ops_histogram_n shadow_rank[2];
 };
 
 /* Zeroes @m; the configuration it starts with counts as loaded now. */
@@ -106,6 +115,11 @@ void ops_metrics_decision(struct ops_metrics *m, enum ops_verb verb, enum ops_an
  * it completed, or a connection not accepted, by @reason. Thread-safe,
  * lock-free. */
 void ops_metrics_refused(struct ops_metrics *m, enum ops_refusal reason);
+
+/* Counts the comparison @c of a decision made in mode enforce (@enforce)
+ * or shadow with its pod's binding: compared, agreed and the rank, or
+ * bound elsewhere. Thread-safe, lock-free. */
+void ops_metrics_shadow(struct ops_metrics *m, bool enforce, const struct ops_comparison *c);
 
 /* Notes a configuration reload: @valid (read and in use now, or
  * rejected), and whether it @changed anything (an unchanged valid one is

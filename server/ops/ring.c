@@ -1,8 +1,13 @@
 #include "server/ops/ring.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* comparison_state: nobody has claimed the record, a claimer is writing
+ * the comparison, it is published. */
+enum { OPEN = 0, CLAIMED, COMPARED };
 
 /* A record is one allocation: the struct, its nodes, then its strings.
  * strings_used is kept in the tail so that strdup needs no extra field in
@@ -23,9 +28,11 @@ struct ops_record *ops_record_new(size_t n_nodes, size_t strings)
     r->d.n_nodes = n_nodes;
     r->d.bytes = size;
     r->d.best = -1;
+    r->d.pod_uid = "";
     r->strings = (char *)(r->d.nodes + n_nodes);
     r->strings_cap = strings;
     atomic_init(&r->d.refs, 1);
+    atomic_init(&r->d.comparison_state, OPEN);
     return &r->d;
 }
 
@@ -47,6 +54,132 @@ void ops_record_release(struct ops_record *rec)
         free(rec);
 }
 
+void ops_record_set_comparison(struct ops_record *rec, const struct ops_comparison *c)
+{
+    rec->comparison = *c;
+    /* Readers see the fields once they see the state (acquire below). */
+    atomic_store_explicit(&rec->comparison_state, COMPARED, memory_order_release);
+}
+
+const struct ops_comparison *ops_record_comparison(const struct ops_record *rec)
+{
+    int state = atomic_load_explicit(&rec->comparison_state, memory_order_acquire);
+    return state == COMPARED ? &rec->comparison : NULL;
+}
+
+/* Whether a binding can be compared with @rec (it has the scores and the
+ * pod's UID). Filter decisions are not: the prioritize of the same cycle
+ * follows them, and a pod is compared once. */
+static bool is_comparable(const struct ops_record *rec)
+{
+    return rec->verb == OPS_VERB_PRIORITIZE && rec->n_nodes > 0 && rec->pod_uid[0] != '\0';
+}
+
+/* FNV-1a, as kube/state.c hashes its keys. */
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
+}
+
+/* ---- the UID index and the early bindings, under the lock ---- */
+
+static struct ops_record **uid_chain(struct ops_ring *d, uint64_t hash)
+{
+    return &d->by_uid[hash & (d->n_by_uid - 1)];
+}
+
+static void index_add(struct ops_ring *d, struct ops_record *rec)
+{
+    if (d->n_by_uid == 0 || !is_comparable(rec))
+        return;
+    struct ops_record **chain = uid_chain(d, rec->uid_hash);
+    rec->uid_next = *chain; /* newest first */
+    *chain = rec;
+}
+
+static void index_remove(struct ops_ring *d, const struct ops_record *rec)
+{
+    if (d->n_by_uid == 0 || !is_comparable(rec))
+        return;
+    for (struct ops_record **p = uid_chain(d, rec->uid_hash); *p != NULL; p = &(*p)->uid_next)
+        if (*p == rec) {
+            *p = rec->uid_next;
+            return;
+        }
+}
+
+/* The newest comparable decision of pod @uid, or NULL. */
+static struct ops_record *index_find(struct ops_ring *d, const char *uid, uint64_t hash)
+{
+    if (d->n_by_uid == 0)
+        return NULL;
+    struct ops_record *rec = *uid_chain(d, hash);
+    while (rec != NULL && (rec->uid_hash != hash || strcmp(rec->pod_uid, uid) != 0))
+        rec = rec->uid_next;
+    return rec;
+}
+
+static void early_drop_oldest(struct ops_ring *d)
+{
+    free(d->early[d->early_head].uid);
+    d->early[d->early_head] = (struct ops_early_binding){0};
+    d->early_head = (d->early_head + 1) % d->cap_early;
+    d->n_early--;
+}
+
+/* Remembers a binding with no decision yet; the oldest goes when full. An
+ * allocation that fails forgets it: a comparison less, never a wrong one. */
+static void early_remember(struct ops_ring *d, const char *uid, uint64_t hash, const char *node)
+{
+    if (d->cap_early == 0)
+        return;
+    size_t ulen = strlen(uid) + 1, nlen = strlen(node) + 1;
+    char *block = malloc(ulen + nlen);
+    if (block == NULL)
+        return;
+    memcpy(block, uid, ulen);
+    memcpy(block + ulen, node, nlen);
+    if (d->n_early == d->cap_early)
+        early_drop_oldest(d);
+    d->early[(d->early_head + d->n_early) % d->cap_early] =
+        (struct ops_early_binding){.hash = hash, .uid = block, .node = block + ulen};
+    d->n_early++;
+}
+
+/* Takes the binding remembered for @uid out of the table into @node (@n
+ * bytes); false when there is none. */
+static bool early_take(struct ops_ring *d, const char *uid, uint64_t hash, char *node, size_t n)
+{
+    for (size_t k = 0; k < d->n_early; k++) {
+        struct ops_early_binding *e = &d->early[(d->early_head + k) % d->cap_early];
+        if (e->hash != hash || strcmp(e->uid, uid) != 0)
+            continue;
+        snprintf(node, n, "%s", e->node);
+        free(e->uid);
+        /* Close the gap: the newer entries move back one. */
+        for (size_t j = k; j + 1 < d->n_early; j++)
+            d->early[(d->early_head + j) % d->cap_early] =
+                d->early[(d->early_head + j + 1) % d->cap_early];
+        d->early[(d->early_head + d->n_early - 1) % d->cap_early] = (struct ops_early_binding){0};
+        d->n_early--;
+        return true;
+    }
+    return false;
+}
+
+/* Claims @rec for its comparison (one claimer wins) and takes a reference. */
+static bool claim(struct ops_record *rec)
+{
+    int open = OPEN;
+    if (!atomic_compare_exchange_strong(&rec->comparison_state, &open, CLAIMED))
+        return false;
+    atomic_fetch_add_explicit(&rec->refs, 1, memory_order_relaxed);
+    return true;
+}
+
 int ops_ring_init(struct ops_ring *d, int kept, long long max_bytes)
 {
     memset(d, 0, sizeof(*d));
@@ -65,6 +198,7 @@ static struct ops_record **slot(struct ops_ring *d, size_t age)
 static void drop_oldest(struct ops_ring *d)
 {
     struct ops_record *old = d->ring[d->head];
+    index_remove(d, old);
     d->ring[d->head] = NULL;
     d->head = (d->head + 1) % d->cap;
     d->count--;
@@ -75,9 +209,20 @@ static void drop_oldest(struct ops_ring *d)
 int ops_ring_configure(struct ops_ring *d, int kept, long long max_bytes)
 {
     size_t cap = kept > 0 ? (size_t)kept : 0;
+    size_t n_by_uid = 0, cap_early = cap;
+    if (cap_early > OPS_EARLY_BINDINGS_MAX)
+        cap_early = OPS_EARLY_BINDINGS_MAX;
+    while (n_by_uid < cap)
+        n_by_uid = n_by_uid ? n_by_uid * 2 : 1; /* a load factor of at most 1 */
     struct ops_record **ring = cap > 0 ? calloc(cap, sizeof(*ring)) : NULL;
-    if (cap > 0 && ring == NULL)
+    struct ops_record **by_uid = n_by_uid > 0 ? calloc(n_by_uid, sizeof(*by_uid)) : NULL;
+    struct ops_early_binding *early = cap_early > 0 ? calloc(cap_early, sizeof(*early)) : NULL;
+    if (cap > 0 && (ring == NULL || by_uid == NULL || early == NULL)) {
+        free(ring);
+        free(by_uid);
+        free(early);
         return -ENOMEM;
+    }
     pthread_mutex_lock(&d->lock);
     d->max_bytes = max_bytes > 0 ? (size_t)max_bytes : 0;
     /* Keep the newest that fit both new bounds, oldest first in the new ring. */
@@ -89,6 +234,21 @@ int ops_ring_configure(struct ops_ring *d, int kept, long long max_bytes)
     d->ring = ring;
     d->cap = cap;
     d->head = 0;
+    /* The index again, oldest first so that chains stay newest first. */
+    free(d->by_uid);
+    d->by_uid = by_uid;
+    d->n_by_uid = n_by_uid;
+    for (size_t i = 0; i < d->count; i++)
+        index_add(d, d->ring[i]);
+    /* The newest early bindings that fit. */
+    while (d->n_early > cap_early)
+        early_drop_oldest(d);
+    for (size_t i = 0; early != NULL && i < d->n_early; i++)
+        early[i] = d->early[(d->early_head + i) % d->cap_early];
+    free(d->early);
+    d->early = early;
+    d->cap_early = cap_early;
+    d->early_head = 0;
     pthread_mutex_unlock(&d->lock);
     return 0;
 }
@@ -97,27 +257,76 @@ void ops_ring_destroy(struct ops_ring *d)
 {
     while (d->count > 0)
         drop_oldest(d);
+    while (d->n_early > 0)
+        early_drop_oldest(d);
     free(d->ring);
+    free(d->by_uid);
+    free(d->early);
     pthread_mutex_destroy(&d->lock);
+}
+
+/* Adds @rec under the lock; returns its id, 0 when it is not kept (the
+ * caller's reference is then still the caller's). */
+static uint64_t add_locked(struct ops_ring *d, struct ops_record *rec)
+{
+    if (d->cap == 0 || rec->bytes > d->max_bytes)
+        return 0;
+    while (d->count == d->cap || (d->count > 0 && d->bytes + rec->bytes > d->max_bytes))
+        drop_oldest(d);
+    rec->id = d->next_id++;
+    rec->uid_hash = hash_str(rec->pod_uid);
+    d->count++;
+    *slot(d, 0) = rec;
+    d->bytes += rec->bytes;
+    index_add(d, rec);
+    return rec->id;
 }
 
 uint64_t ops_ring_add(struct ops_ring *d, struct ops_record *rec)
 {
-    uint64_t id = 0;
     pthread_mutex_lock(&d->lock);
-    if (d->cap > 0 && rec->bytes <= d->max_bytes) {
-        while (d->count == d->cap || (d->count > 0 && d->bytes + rec->bytes > d->max_bytes))
-            drop_oldest(d);
-        id = d->next_id++;
-        rec->id = id;
-        d->count++;
-        *slot(d, 0) = rec;
-        d->bytes += rec->bytes;
-        rec = NULL;
+    uint64_t id = add_locked(d, rec);
+    pthread_mutex_unlock(&d->lock);
+    if (id == 0)
+        ops_record_release(rec); /* not kept */
+    return id;
+}
+
+uint64_t ops_ring_add_claim(struct ops_ring *d, struct ops_record *rec, struct ops_record **claimed,
+                            char *node, size_t n)
+{
+    *claimed = NULL;
+    pthread_mutex_lock(&d->lock);
+    uint64_t id = add_locked(d, rec);
+    /* Under the same lock as ops_ring_claim(): a binding is either found
+     * there or remembered here, never both, never neither. */
+    if (id != 0 && is_comparable(rec) && early_take(d, rec->pod_uid, rec->uid_hash, node, n) &&
+        claim(rec))
+        *claimed = rec;
+    pthread_mutex_unlock(&d->lock);
+    if (id == 0)
+        ops_record_release(rec);
+    return id;
+}
+
+int ops_ring_claim(struct ops_ring *d, const char *uid, const char *node, struct ops_record **out)
+{
+    uint64_t hash = hash_str(uid);
+    int rc = -ENOENT;
+
+    *out = NULL;
+    pthread_mutex_lock(&d->lock);
+    struct ops_record *rec = index_find(d, uid, hash);
+    if (rec == NULL) {
+        early_remember(d, uid, hash, node);
+    } else if (claim(rec)) {
+        *out = rec;
+        rc = 0;
+    } else {
+        rc = -EALREADY;
     }
     pthread_mutex_unlock(&d->lock);
-    ops_record_release(rec); /* not kept */
-    return id;
+    return rc;
 }
 
 /* "ns/name" matches that pod; "name" matches it in any namespace. */
@@ -145,6 +354,9 @@ int ops_ring_find(struct ops_ring *d, const struct ops_query *q, struct ops_reco
     for (size_t age = 0; age < d->count; age++) {
         struct ops_record *rec = *slot(d, age);
         if ((q->id != 0 && rec->id != q->id) || (q->pod != NULL && !pod_matches(rec, q->pod)))
+            continue;
+        const struct ops_comparison *c = q->disagreed ? ops_record_comparison(rec) : NULL;
+        if (q->disagreed && (c == NULL || c->agreed))
             continue;
         if (q->limit != 0 && *n >= q->limit)
             break;

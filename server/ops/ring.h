@@ -31,6 +31,30 @@
  * score * weight * (MaxNodeScore / MaxExtenderPriority). */
 #define OPS_INFLUENCE(score, weight) ((long long)(score) * (weight)*10)
 
+/* The longest node name a comparison keeps (a DNS subdomain). */
+#define OPS_NODE_NAME_MAX 253
+
+/* At most this many bindings are remembered whose decision was not in the
+ * ring yet (a binding seen before the decision was recorded). */
+#define OPS_EARLY_BINDINGS_MAX 1024
+
+/*
+ * Where kube-scheduler bound a decision's pod, against where the decision
+ * would have put it (server/ops/shadow.h computes it). The decision's
+ * order: nodes that fit before those that do not, then by score; a node's
+ * rank is 1 + the nodes strictly ahead of it, so nodes that tie share a
+ * rank (kube-scheduler would have been sent the same score for them).
+ */
+struct ops_comparison {
+    struct timespec time;                   /* wall clock, when the binding was seen */
+    char bound_name[OPS_NODE_NAME_MAX + 1]; /* where the pod went (longer names cut) */
+    long bound;                             /* its index in nodes, -1 when it was not a candidate */
+    long ours;                              /* the decision's node: best, else the highest score */
+    int rank;             /* the bound node's rank, 0 when it was not a candidate */
+    int score_difference; /* ours' score minus the bound node's (0 when not a candidate) */
+    bool agreed;          /* rank 1 on a node that fits */
+};
+
 /* One node of a decision. */
 struct ops_record_node {
     const char *name;   /* inside the record */
@@ -50,6 +74,7 @@ struct ops_record {
     enum ops_verb verb;   /* filter or prioritize */
     enum ops_answer answer;
     const char *pod_ns, *pod_name; /* inside the record */
+    const char *pod_uid;           /* inside the record, "" when the pod had none */
     struct score_pod_request request;
     struct score_params params;
     int scheduler_weight;
@@ -61,6 +86,20 @@ struct ops_record {
     struct ops_record_node *nodes; /* n_nodes, or none for a pass-through answer */
     size_t bytes;                  /* the record's whole allocation */
     atomic_int refs;
+    /* The comparison with the pod's binding: written once by whoever
+     * claims the record (ops_ring_claim, ops_ring_add_claim), read through
+     * ops_record_comparison() once published. */
+    atomic_int comparison_state;
+    struct ops_comparison comparison;
+    /* The ring's index of comparable decisions by pod UID (under its lock). */
+    uint64_t uid_hash;
+    struct ops_record *uid_next;
+};
+
+/* A binding seen before its decision was recorded. */
+struct ops_early_binding {
+    uint64_t hash;    /* of uid */
+    char *uid, *node; /* one malloc'd block: uid, then node */
 };
 
 struct ops_ring {
@@ -69,6 +108,14 @@ struct ops_ring {
     size_t cap, head, count;
     size_t bytes, max_bytes;
     uint64_t next_id;
+    /* The comparable decisions (prioritize, nodes scored, a pod UID) by
+     * UID hash: chains newest first, n_by_uid a power of two. */
+    struct ops_record **by_uid;
+    size_t n_by_uid;
+    /* Bindings no decision was found for, newest at (early_head +
+     * n_early - 1) % cap_early; at most min(cap, OPS_EARLY_BINDINGS_MAX). */
+    struct ops_early_binding *early;
+    size_t cap_early, early_head, n_early;
 };
 
 /* Starts an empty ring that keeps up to @kept decisions in @max_bytes.
@@ -103,11 +150,40 @@ uint64_t ops_ring_add(struct ops_ring *d, struct ops_record *rec);
 /* Drops one reference; the last frees the record. */
 void ops_record_release(struct ops_record *rec);
 
+/*
+ * The comparison side (issue 16): a decision the pod's binding can be
+ * compared with is a prioritize decision with nodes scored and a pod UID.
+ *
+ * Claims, for its comparison, the newest such decision of pod @uid: 0
+ * with a reference in *@out for the caller to compare, publish and
+ * release; -EALREADY when that decision was claimed before (a binding is
+ * compared once); -ENOENT when the ring has none, and then the binding
+ * (@uid, @node) is remembered for ops_ring_add_claim(). Thread-safe.
+ */
+int ops_ring_claim(struct ops_ring *d, const char *uid, const char *node, struct ops_record **out);
+
+/*
+ * ops_ring_add() of @rec, which also claims @rec when the binding of its
+ * pod was seen before (ops_ring_claim() returned -ENOENT for its UID): then
+ * *@claimed holds a reference to it and @node (@n bytes) the bound node;
+ * else *@claimed is NULL. Thread-safe.
+ */
+uint64_t ops_ring_add_claim(struct ops_ring *d, struct ops_record *rec, struct ops_record **claimed,
+                            char *node, size_t n);
+
+/* Publishes @c as the comparison of @rec, which the caller claimed. */
+void ops_record_set_comparison(struct ops_record *rec, const struct ops_comparison *c);
+
+/* The published comparison of @rec, or NULL while there is none.
+ * Thread-safe. */
+const struct ops_comparison *ops_record_comparison(const struct ops_record *rec);
+
 /* Which records a reader wants; zero fields match everything. */
 struct ops_query {
     uint64_t id;     /* only this one */
     const char *pod; /* "namespace/name", or "name" in any namespace */
     uint64_t limit;  /* at most this many, newest first */
+    bool disagreed;  /* only decisions compared with a binding that disagreed */
 };
 
 /*

@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "server/codec/args.h"
+#include "server/ops/shadow.h"
 #include "server/verbs/deadline.h"
 #include "server/verbs/record.h"
 #include "server/verbs/selector.h"
@@ -118,8 +119,9 @@ int verb_decide(const struct verb_ctx *ctx, enum ops_verb verb, const char *body
     if (ctx->decisions != NULL) {
         bool timed = ctx->start.tv_sec != 0 || ctx->start.tv_nsec != 0;
         struct ops_record *rec = verb_record(ctx, verb, d, timed ? clock_since(&ctx->start) : 0);
+        /* Compared at once if the pod's binding was seen before (a late answer). */
         if (rec != NULL)
-            facts->decision = ops_ring_add(ctx->decisions, rec);
+            facts->decision = ops_shadow_add(ctx->decisions, ctx->metrics, rec);
     }
     return 0;
 }

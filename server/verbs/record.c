@@ -8,7 +8,7 @@ struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
 {
     const struct codec_args *a = &d->args;
     size_t n = d->eval != NULL ? a->n_nodes : 0;
-    size_t strings = strlen(a->pod.ns) + strlen(a->pod.name) + 2;
+    size_t strings = strlen(a->pod.ns) + strlen(a->pod.name) + strlen(a->pod.uid) + 3;
     for (size_t i = 0; i < n; i++)
         strings += strlen(a->nodes[i].name) + strlen(d->eval[i].reason) + 2;
 
@@ -21,6 +21,7 @@ struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
     rec->answer = d->answer;
     rec->pod_ns = ops_record_strdup(rec, a->pod.ns);
     rec->pod_name = ops_record_strdup(rec, a->pod.name);
+    rec->pod_uid = ops_record_strdup(rec, a->pod.uid);
     rec->request = a->pod.request;
     rec->params = ctx->cfg->score;
     rec->scheduler_weight = ctx->cfg->scheduler_weight;

@@ -100,9 +100,15 @@ START_TEST(metrics_count_exactly_what_was_sent)
     ck_assert_msg(strstr(m, "cpu_extender_build_info{version=\"") != NULL, "%s", m);
     ck_assert_msg(strstr(m, "# TYPE cpu_extender_request_duration_seconds histogram") != NULL, "%s",
                   m);
+    /* without a cluster no binding is seen: the shadow report is all zero */
+    ck_assert_double_eq(
+        metrics_must(m, "cpu_extender_shadow_decisions_compared_total{mode=\"enforce\"}"), 0);
+    ck_assert_double_eq(metrics_must(m, "cpu_extender_shadow_bound_rank_count{mode=\"shadow\"}"),
+                        0);
     /* duration: 200 of the four verbs (preempt's empty), prioritize 400, preempt 413; body
-     * bytes for the four verbs; nodes for the three with candidates; the score spread */
-    ck_assert_int_eq(metrics_assert_histograms(m), 6 + 4 + 3 + 1);
+     * bytes for the four verbs; nodes for the three with candidates; the score spread; the
+     * bound node's rank in both modes */
+    ck_assert_int_eq(metrics_assert_histograms(m), 6 + 4 + 3 + 1 + 2);
     free(m);
     free(filter);
     free(prio);

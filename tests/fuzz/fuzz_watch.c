@@ -79,6 +79,7 @@
 #include "server/codec/json.h"
 #include "server/codec/node.h"
 #include "server/codec/pod.h"
+#include "server/codec/scan.h"
 #include "base/log.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -134,8 +135,10 @@ struct harness {
     struct m_pod *mp;
     size_t n_mp, cap_mp;
     unsigned node_gen, pod_gen;
-    bool pods_synced;  /* a pod list has ended */
-    bool pods_listing; /* inside the first pod list: no placements */
+    bool pods_synced;     /* a pod list has ended */
+    bool pods_listing;    /* inside the first pod list: no placements */
+    unsigned bound_calls; /* calls of the binding hook, and the last one's arguments */
+    char bound_uid[256], bound_node[256];
 };
 
 static void fail(const char *what, const char *detail)
@@ -164,7 +167,8 @@ static void *grow(void *p, size_t *cap, size_t n, size_t size)
 }
 
 /* The last member named @key of object @obj, null counting as absent: how
- * Go decodes a struct field (and how the kube objects are read). */
+ * Go decodes a struct field (and how the kube objects are read), the name
+ * case folded as Go folds it ("nodEName" is spec.nodeName). */
 static const cJSON *member(const cJSON *obj, const char *key)
 {
     const cJSON *found = NULL, *item;
@@ -172,7 +176,7 @@ static const cJSON *member(const cJSON *obj, const char *key)
         return NULL;
     cJSON_ArrayForEach(item, obj)
     {
-        if (item->string != NULL && strcmp(item->string, key) == 0)
+        if (item->string != NULL && codec_name_folds(item->string, strlen(item->string), key))
             found = item;
     }
     return cJSON_IsNull(found) ? NULL : found;
@@ -463,8 +467,7 @@ static void apply_node(struct harness *h, enum kube_event ev, const cJSON *obj)
     if (kube_state_view(h->st, name, h->now, h->cfg.in_flight_seconds, &v) != 0)
         fail("an accepted node cannot be viewed", name);
     if (memcmp(v.alloc, d.res.alloc, sizeof(v.alloc)) != 0 ||
-        memcmp(v.annotation, d.res.used, sizeof(v.annotation)) != 0 ||
-        v.invalid != d.invalid)
+        memcmp(v.annotation, d.res.used, sizeof(v.annotation)) != 0 || v.invalid != d.invalid)
         fail("the state holds other node data than the decoder read", name);
     arena_release(a);
 }
@@ -484,25 +487,47 @@ static const char *refused_uid(const cJSON *obj)
     return string_member(meta, "uid");
 }
 
+/* The binding hook: what the shadow report is told. */
+static void on_bound_cb(void *ctx, const char *uid, const char *node)
+{
+    struct harness *h = ctx;
+    h->bound_calls++;
+    snprintf(h->bound_uid, sizeof(h->bound_uid), "%s", uid);
+    snprintf(h->bound_node, sizeof(h->bound_node), "%s", node);
+}
+
 static void apply_pod(struct harness *h, enum kube_event ev, const cJSON *obj)
 {
     char err[ERR_LEN];
     struct codec_pod d;
+    const struct cluster_bound_hook hook = {.fn = on_bound_cb, .ctx = h};
+    unsigned calls = h->bound_calls;
+    const cJSON *meta = member(obj, "metadata");
+    const char *uid = string_member(meta, "uid");
+    const char *node = string_member(member(obj, "spec"), "nodeName");
+    const struct m_pod *before = model_pod(h, uid);
+    /* A binding: a node name on a pod the model knew without one, or not at all. */
+    bool binding =
+        ev != KUBE_DELETED && node[0] != '\0' && (before == NULL || before->node[0] == '\0');
 
     h->now += 1;
-    int rc = cluster_apply_pod(h->st, ev, obj, h->now);
+    int rc = cluster_apply_pod(h->st, ev, obj, h->now, &hook);
     if (rc == -EINVAL) {
+        if (h->bound_calls != calls)
+            fail("a refused pod was told as a binding", refused_uid(obj));
         model_pod_forget(h, refused_uid(obj));
         return;
     }
     if (rc != 0)
         fail("cluster_apply_pod: neither 0 nor -EINVAL", "");
-    const cJSON *meta = member(obj, "metadata");
-    const char *uid = string_member(meta, "uid");
-    const char *node = string_member(member(obj, "spec"), "nodeName");
     const char *phase = string_member(member(obj, "status"), "phase");
     if (uid[0] == '\0')
         fail("a pod without metadata.uid was accepted", "");
+    if (h->bound_calls - calls != (binding ? 1u : 0u))
+        fail(binding ? "a binding was not told" : "an event that binds nothing was told", uid);
+    if (binding && (strncmp(h->bound_uid, uid, sizeof(h->bound_uid) - 1) != 0 ||
+                    strncmp(h->bound_node, node, sizeof(h->bound_node) - 1) != 0))
+        fail("the binding hook was told another pod or node", uid);
     if (ev == KUBE_DELETED) {
         model_pod_forget(h, uid);
         return;

@@ -221,6 +221,25 @@ START_TEST(state_pod_request_only_on_its_node)
 }
 END_TEST
 
+/* A binding is the first event with a node name: pending, unknown and
+ * deleted pods are not assigned; terminal ones that had a node are. */
+START_TEST(state_pod_is_assigned_from_its_first_node_name)
+{
+    node("a", 4000, 8 * GI);
+    ck_assert(!kube_state_pod_is_assigned(st, "p"));
+    pod("p", "", 100, 100, false, 1);
+    ck_assert(!kube_state_pod_is_assigned(st, "p"));
+    pod("p", "a", 100, 100, false, 2);
+    ck_assert(kube_state_pod_is_assigned(st, "p"));
+    pod("p", "a", 100, 100, true, 3); /* Succeeded: uncharged, still bound */
+    ck_assert(kube_state_pod_is_assigned(st, "p"));
+    kube_state_pod_delete(st, "p");
+    ck_assert(!kube_state_pod_is_assigned(st, "p"));
+    pod("q", "elsewhere", 100, 100, false, 4); /* a node with no Node object yet */
+    ck_assert(kube_state_pod_is_assigned(st, "q"));
+}
+END_TEST
+
 START_TEST(state_requests_age_while_watch_broken)
 {
     list_two_nodes();
@@ -327,7 +346,7 @@ END_TEST
 START_TEST(state_view_many_matches_single_views)
 {
     enum { N = 3 * KUBE_VIEW_BATCH + 5 };
-    static char names[N][16];
+    static char names[N][24];
     static const char *list[N];
     static struct kube_node_view views[N];
     static bool found[N];
@@ -396,7 +415,7 @@ static void *read_all_the_time(void *arg)
 START_TEST(state_writer_gets_in_between_readers)
 {
     enum { N = 5000 };
-    static char names[N][16];
+    static char names[N][24]; /* room for any int: -O0 cannot see i < N */
     static const char *list[N];
     kube_state_nodes_begin(st);
     for (int i = 0; i < N; i++) {
@@ -438,6 +457,7 @@ Suite *state_suite(void)
     tcase_add_test(tc, state_burst_of_placements_all_count);
     tcase_add_test(tc, state_our_bind_counts_once);
     tcase_add_test(tc, state_pod_request_only_on_its_node);
+    tcase_add_test(tc, state_pod_is_assigned_from_its_first_node_name);
     tcase_add_test(tc, state_requests_age_while_watch_broken);
     tcase_add_test(tc, state_many_pods_grow_the_table);
     tcase_add_test(tc, state_random_events_match_reference_model);

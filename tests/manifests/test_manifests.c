@@ -21,6 +21,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/err.h"
+#include "config/config.h"
+#include "config/filter_need.h"
 #include "tests/suites.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/server_proc.h"
@@ -64,9 +67,10 @@ static const char *const scheduler_config_versions[] = {
     "kubescheduler.config.k8s.io/v1beta3",
 };
 
-/* The extender's routes (server/http.c): <prefix>/<verb>. */
+/* The extender's routes (server/http/routes.c): <prefix>/<verb>. filterVerb
+ * is registered only where the sidecar's configuration needs the filter
+ * (config/filter_need.h), checked apart. */
 static const char *const verb_fields[][2] = {
-    {"filterVerb", "filter"},
     {"prioritizeVerb", "prioritize"},
     {"preemptVerb", "preempt"},
     {"bindVerb", "bind"},
@@ -131,6 +135,7 @@ struct obj {
 struct ext_cfg {
     const char *from; /* for messages */
     cJSON *json;
+    struct cfg cfg; /* the file over the defaults, as the sidecar reads it */
     char listen[128];
     char prefix[128];
 };
@@ -527,9 +532,12 @@ static struct source resolve(const struct obj *o, const yaml_node_t *spec, const
 
 static void ext_cfg_parse(struct ext_cfg *c, const char *from, const char *text)
 {
+    char err[ERR_LEN];
     c->from = from;
     c->json = cJSON_Parse(text);
     ck_assert_msg(cJSON_IsObject(c->json), "%s: not a JSON object", from);
+    cfg_defaults(&c->cfg);
+    ck_assert_msg(cfg_parse_text(&c->cfg, text, strlen(text), from, err) == 0, "%s", err);
     const cJSON *listen = cJSON_GetObjectItemCaseSensitive(c->json, "listen");
     const cJSON *prefix = cJSON_GetObjectItemCaseSensitive(c->json, "prefix");
     /* Absent keys take the documented defaults (README, "Configuration"). */
@@ -1006,6 +1014,20 @@ static void check_extender(const struct obj *o, const yaml_node_t *e, const stru
             continue;
         expect_str(o, e, where, verb_fields[i][0], verb_fields[i][1]);
     }
+    /* The filter: registered exactly when it decides something that
+     * kube-scheduler's NodeResourcesFit does not (the sidecar watches the
+     * cluster in every shipped setup). */
+    const char *need = cfg_filter_need(&c->cfg, true);
+    const yaml_node_t *filter = ydoc_get(o->doc, e, "filterVerb");
+    if (need != NULL && filter == NULL)
+        fail_at(o, e, "%s: no filterVerb, but %s needs the filter (%s)", where, c->from, need);
+    if (need == NULL && filter != NULL)
+        fail_at(o, filter,
+                "%s.filterVerb: the filter is redundant under %s (used = requests, thresholds "
+                "100 %%): one call per pod costs kube-scheduler throughput for nothing",
+                where, c->from);
+    if (filter != NULL)
+        expect_str(o, e, where, "filterVerb", "filter");
     long long weight = need_int(o, e, where, "weight");
     if (weight <= 0)
         fail_at(o, ydoc_get(o->doc, e, "weight"), "%s.weight: %lld, want > 0", where, weight);

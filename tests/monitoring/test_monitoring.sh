@@ -7,7 +7,8 @@
 #     config.json reads it (schedulerConfig, `config check`);
 #   - the service watches a fake cluster (bench-apiserver, HTTPS on
 #     127.0.0.1) and gets a known number of requests of every verb, malformed
-#     ones and an accepted and a rejected reload;
+#     ones and an accepted and a rejected reload (the bind of one of its
+#     pending pods gives the shadow report one comparison);
 #   - Prometheus scrapes its metrics listener (metricsListen, which serves no
 #     verb) with the job of scrape-config.yaml (its relabelling fed the
 #     labels pod discovery would give, the port the Deployment's
@@ -197,7 +198,16 @@ sleep 1
 # ---- requests, each counted, spread over a few scrapes ----
 url=http://127.0.0.1:$port/scheduler
 names=$(seq 0 $((nodes - 1)) | awk '{ printf "%s\"node-%05d\"", (NR > 1 ? "," : ""), $1 }')
-pod='{"metadata":{"name":"web-0","namespace":"default","uid":"u-1"},"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"256Mi"}}}]}}'
+# The pod scored is one of the fake cluster's pending pods, so that binding
+# it gives the shadow report a comparison (its families then have data).
+curl -s --max-time 10 --cacert "$work/pki/ca.pem" -H "Authorization: Bearer $token" \
+    "https://127.0.0.1:$api_port/api/v1/pods" >"$work/pods.json"
+pending=$(jq -c '[.items[] | select((.spec.nodeName // "") == "")][0].metadata | {name, namespace, uid}' \
+    "$work/pods.json")
+case $pending in *'"uid":"'?*) ok ;; *) bad "no pending pod in the fake cluster: $pending"; exit 1 ;; esac
+pod_name=$(echo "$pending" | jq -r .name) pod_ns=$(echo "$pending" | jq -r .namespace)
+pod_uid=$(echo "$pending" | jq -r .uid)
+pod='{"metadata":'"$pending"',"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"256Mi"}}}]}}'
 printf '{"Pod":%s,"NodeNames":[%s,"not-a-node"]}' "$pod" "$names" >"$work/names.json"
 post() { curl -s -o /dev/null -w '%{http_code}' --max-time 10 --data-binary "@$2" "$url/$1"; }
 n_filter=30 n_preempt=3 n_bind=2 n_bad=2
@@ -209,7 +219,10 @@ for i in $(seq $n_filter); do
     [ $((i % 10)) -eq 0 ] && sleep 1
 done
 for _ in $(seq $n_preempt); do post preempt "$preempt" >/dev/null; done
-printf '{"PodName":"web-0","PodNamespace":"default","PodUID":"u-1","Node":"node-00001"}' >"$work/bind.json"
+# The first binds the pod (the watch shows it: one comparison, mode enforce:
+# the debug endpoints are on); the second finds it bound there, a success.
+printf '{"PodName":"%s","PodNamespace":"%s","PodUID":"%s","Node":"node-00001"}' \
+    "$pod_name" "$pod_ns" "$pod_uid" >"$work/bind.json"
 for _ in $(seq $n_bind); do post bind "$work/bind.json" >/dev/null; done
 printf '{"Pod":{"spec":{"containers":[{"resources":{"requests":{"cpu":"2 cores"}}}]}},"NodeNames":["node-00000"]}' >"$work/bad.json"
 for _ in $(seq $n_bad); do same "malformed filter" "$(post filter "$work/bad.json")" 400; done
@@ -268,6 +281,13 @@ same "nodes per filter (histogram count)" \
     "$(value "cpu_extender_request_nodes_count{verb=\"filter\"}")" "$n_filter"
 same "nodes per filter (histogram sum)" \
     "$(value "cpu_extender_request_nodes_sum{verb=\"filter\"}")" "$((n_filter * (nodes + 1)))"
+# The binding, compared with the pod's last prioritize decision.
+same "shadow report: bindings compared" \
+    "$(value "cpu_extender_shadow_decisions_compared_total{mode=\"enforce\"}")" 1
+same "shadow report: rank observed" \
+    "$(value "cpu_extender_shadow_bound_rank_count{mode=\"enforce\"}")" 1
+same "shadow report: nothing in shadow mode" \
+    "$(value "sum(cpu_extender_shadow_decisions_compared_total{mode=\"shadow\"})")" 0
 
 # Every family with its type and help; every series of the exposition.
 curl -s --get --data-urlencode "match_target={job=\"$job\"}" "$api/targets/metadata" >"$work/meta.json"
