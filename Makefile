@@ -151,7 +151,7 @@ fixtures-check:
 	@cd tests/fixtures/captured && sha256sum --quiet --strict -c SHA256SUMS || \
 	    { echo "tests/fixtures/captured: a captured request is missing or changed" >&2; exit 1; }
 
-test-one: fixtures-check $(BIN) $(TEST_BIN)
+test-one: fixtures-check $(BIN) $(TEST_BIN) $(B)/bench-apiserver
 	TEST_BINARY=$(BIN) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -159,6 +159,7 @@ test-one: fixtures-check $(BIN) $(TEST_BIN)
 	tests/e2e/readme_curl.sh $(BIN)
 	tests/e2e/manpage.sh $(BIN)
 	tests/e2e/standalone.sh
+	tests/e2e/doc_commands.sh $(BIN) $(B)/bench-apiserver
 	tests/e2e/unprivileged.sh $(BIN)
 	$(MAKE) --no-print-directory fuzz-replay
 
