@@ -8,6 +8,8 @@
 #   make check      lint (clang-format, cppcheck) + test
 #   make SAN=1 test only the sanitizer variant
 #   make bench      replay benchmark, writes docs/performance.md (bench/run.sh)
+#   make bench-scheduler  kube-scheduler 1.20.2's pods/s with and without the
+#                   extender on tests/cluster's control plane (bench/scheduler.sh)
 #   make build/release/bench-sim   the simulation engine's driver (bench/sim_engine.c)
 #   make fuzz       libFuzzer targets (tests/fuzz/fuzz.mk)
 #   make image      the container image with podman (scripts/build-image.sh)
@@ -57,6 +59,7 @@ BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserv
 CLUSTER_TOOLS = $(B)/cluster-informer-probe $(B)/cluster-yaml2json
 
 .PHONY: all run test test-one test-cluster fixtures-check check lint install clean deps test-deps bench \
+        bench-scheduler \
         screenshot image test-image test-monitoring test-ship ship-deps
 
 all: $(BIN)
@@ -127,6 +130,14 @@ $(B)/cluster-yaml2json: $(B)/obj/tests/cluster/yaml2json.o $(B)/obj/tests/suppor
 bench: deps
 	$(MAKE) all $(BENCH_BINS)
 	bench/run.sh $(B)
+
+# kube-scheduler 1.20.2 with and without the extender, side by side on the
+# control plane of tests/cluster (its cache of Kubernetes binaries; root the
+# first time, as test-cluster). 2 to 4 minutes; prints the tables of
+# docs/operations.md's "One call per pod" and writes build/bench/scheduler.md.
+bench-scheduler: deps
+	$(MAKE) all $(B)/cluster-yaml2json
+	bench/scheduler.sh $(B)
 
 # docs/debug-page.png: the /debug page after the README's examples, by hand.
 screenshot: all

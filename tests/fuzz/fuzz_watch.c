@@ -188,6 +188,30 @@ static const char *string_member(const cJSON *obj, const char *key)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* metadata.name of a Node as Go reads it into the typed Node: a repeated
+ * "metadata" merges into the earlier one, a null name leaves it alone. */
+static const char *node_name(const cJSON *obj)
+{
+    const char *name = "";
+    const cJSON *meta, *n;
+    if (!cJSON_IsObject(obj))
+        return "";
+    cJSON_ArrayForEach(meta, obj)
+    {
+        if (meta->string == NULL ||
+            !codec_name_folds(meta->string, strlen(meta->string), "metadata") ||
+            !cJSON_IsObject(meta))
+            continue;
+        cJSON_ArrayForEach(n, meta)
+        {
+            if (n->string != NULL && codec_name_folds(n->string, strlen(n->string), "name") &&
+                cJSON_IsString(n))
+                name = n->valuestring;
+        }
+    }
+    return name;
+}
+
 /* ---- the model ---- */
 
 static struct m_node *model_node(struct harness *h, const char *name)
@@ -445,7 +469,7 @@ static void apply_node(struct harness *h, enum kube_event ev, const cJSON *obj)
         return;
     if (rc != 0)
         fail("cluster_apply_node: neither 0 nor -EINVAL", "");
-    const char *name = string_member(member(obj, "metadata"), "name");
+    const char *name = node_name(obj);
     if (name[0] == '\0')
         fail("a node without metadata.name was accepted", "");
     struct m_node *m = model_node(h, name);
