@@ -20,6 +20,9 @@
 #                    runs it against `make run`'s defaults and compares the
 #                    answer; checked here to be one that script finds
 #   scratch          just that
+#   session          a terminal session: each "$ " line is a command, the
+#                    lines under it what it prints (standard output and
+#                    error together), compared exactly
 #   serve-config     with `cpu-extender --config config.json` serving
 #                    (config.json and scheduler-config.yaml the shipped
 #                    ones) as the block starts; it must still serve after
@@ -180,6 +183,27 @@ ctx_scratch() {
     d=$(scratch "$3")
     if run_block "$d" "$work/home.$3" "$1"; then ok; else bad "$2: failed: $(cat "$1.out")"; fi
 }
+ctx_session() {
+    d=$(scratch "$3")
+    awk -v base="$1" '
+        /^\$ / { n++; print substr($0, 3) > (base ".s" n ".cmd"); printf "" > (base ".s" n ".want"); next }
+        n > 0 { print > (base ".s" n ".want") }
+    ' "$1"
+    k=0
+    for c in "$1".s*.cmd; do
+        [ -e "$c" ] || break
+        k=$((k + 1))
+        w=${c%.cmd}.want
+        run_block "$d" "$work/home.$3" "$c" || true
+        if [ "$(cat "$c.out")" = "$(cat "$w")" ]; then ok; else
+            bad "$2: \`$(cat "$c")\` printed:
+$(cat "$c.out")
+the block says:
+$(cat "$w")"
+        fi
+    done
+    [ "$k" -gt 0 ] && ok || bad "$2: a session without a \$ line"
+}
 ctx_serve_config() {
     d=$(scratch "$3")
     cp "$repo/manifests/scheduler/config.json" "$repo/manifests/scheduler/scheduler-config.yaml" "$d/"
@@ -247,13 +271,14 @@ for w in "$work"/blocks/*.where; do
         ctx=${mark#run: }
         case $ctx in
         readme-curl) ctx_readme_curl "$b.cmd" "$where" ;;
-        scratch | serve-config | cluster-servers)
+        scratch | session | serve-config | cluster-servers)
             if [ "$isolated" != 1 ]; then
                 skipped=$((skipped + 1))
                 continue
             fi
             case $ctx in
             scratch) ctx_scratch "$b.cmd" "$where" "$id" ;;
+            session) ctx_session "$b.cmd" "$where" "$id" ;;
             serve-config) ctx_serve_config "$b.cmd" "$where" "$id" ;;
             cluster-servers) ctx_cluster_servers "$b.cmd" "$where" "$id" ;;
             esac
