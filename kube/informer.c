@@ -53,7 +53,7 @@ struct kube_informer {
     int health;   /* last reported: -1 none yet, 0 failing, 1 ok */
     int delay_ms; /* the next backoff */
     unsigned int seed;
-    /* Written by the informer thread, read by any (kube_informer_counts). */
+    /* Written by the informer thread, read by any (kube_informer_get_counts). */
     atomic_ullong watch_restarts, relists, errors;
 };
 
@@ -499,7 +499,7 @@ out_free:
     return -rc;
 }
 
-void kube_informer_counts(const struct kube_informer *inf, struct kube_informer_counts *out)
+void kube_informer_get_counts(const struct kube_informer *inf, struct kube_informer_counts *out)
 {
     out->watch_restarts = atomic_load(&inf->watch_restarts);
     out->relists = atomic_load(&inf->relists);

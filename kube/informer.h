@@ -72,7 +72,7 @@ struct kube_informer_counts {
 };
 
 /* The counts so far. Thread-safe (atomics). */
-void kube_informer_counts(const struct kube_informer *inf, struct kube_informer_counts *out);
+void kube_informer_get_counts(const struct kube_informer *inf, struct kube_informer_counts *out);
 
 /* Stops and joins the thread (within about a second) and frees @inf
  * (NULL is fine). Not from a callback. */

@@ -66,8 +66,8 @@ unsigned long long cluster_unknown_total(struct cluster *cl)
 
 void cluster_counts(struct cluster *cl, struct cluster_counts *out)
 {
-    kube_informer_counts(cl->nodes_inf, &out->nodes);
-    kube_informer_counts(cl->pods_inf, &out->pods);
+    kube_informer_get_counts(cl->nodes_inf, &out->nodes);
+    kube_informer_get_counts(cl->pods_inf, &out->pods);
     const struct cfg *c = cfg_live_acquire(&cl->live);
     out->usage_polled = cluster_usage_needed(c);
     cfg_live_release(c);
