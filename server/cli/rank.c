@@ -191,6 +191,11 @@ int cli_rank_main(int argc, char **argv)
                         "--kubeconfig FILE] [options]\n");
         return 2;
     }
+    if (nodes != NULL && strcmp(pod, "-") == 0 && strcmp(nodes, "-") == 0) {
+        fprintf(stderr, "cpu-extender rank: --pod and --nodes cannot both be - (standard input "
+                        "holds one file)\n");
+        return 2;
+    }
     if (cli_load_config(&c, n, rest) != 0)
         return 2;
     log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);

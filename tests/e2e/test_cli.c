@@ -152,6 +152,12 @@ START_TEST(cli_dash_reads_standard_input)
     ck_assert_str_eq(r.out, files.out);
     ck_assert_str_eq(r.err, files.err);
     run_free(&r);
+    /* one standard input, one file */
+    snprintf(cmd, sizeof(cmd), "$BIN rank --pod - --nodes - < %s", pod);
+    r = run(cmd);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "--pod and --nodes cannot both be -") != NULL, "%s", r.err);
+    run_free(&r);
     run_free(&files);
 }
 END_TEST
