@@ -68,10 +68,12 @@ deps:
 	@pkg-config --exists $(PKGS) check || scripts/install-deps.sh || \
 	    { echo "install the packages in scripts/debian-packages.txt" >&2; exit 1; }
 
-# The tests also drive headless Chromium (the /debug page) and groff (the
-# man page); make run needs neither.
+# The tests also drive headless Chromium (the /debug page), groff (the man
+# page) and, for the commands of the docs, ip, pkill and unshare (a network
+# and PID namespace of their own); make run needs none of them.
 test-deps: deps
-	@command -v chromium >/dev/null && command -v groff >/dev/null || scripts/install-deps.sh || \
+	@command -v chromium >/dev/null && command -v groff >/dev/null && command -v ip >/dev/null && \
+	    command -v pkill >/dev/null && command -v unshare >/dev/null || scripts/install-deps.sh || \
 	    { echo "install the packages in scripts/debian-packages.txt" >&2; exit 1; }
 
 # VERSION plus the commit (git describe); GIT_DESCRIBE=... gives the commit
