@@ -411,8 +411,8 @@ p50s() {
     done
     echo
     echo "Extender p50: from its access log's durationSeconds (exact), then from the"
-    echo "cpu_extender_request_duration_seconds histogram as histogram_quantile reads it (its first"
-    echo "bucket ends at 0.1 ms, so below that it interpolates to about half of it); median of the runs."
+    echo "cpu_extender_request_duration_seconds histogram as histogram_quantile reads it (linear"
+    echo "within its buckets, the first two end at 25 and 50 µs); median of the runs."
     echo "Creating the $PODS pods took $(awk 'NR == 1 || $6 < lo { lo = $6 } NR == 1 || $6 > hi { hi = $6 }
         END { printf "%s–%s s", lo, hi }' "$T/results") per run."
     echo

@@ -53,7 +53,7 @@ enum ops_status_class {
     OPS_STATUS_COUNT,
 };
 
-#define OPS_DURATION_BUCKETS 16
+#define OPS_DURATION_BUCKETS 18 /* 25 us to 10 s */
 #define OPS_BYTES_BUCKETS    12
 #define OPS_NODES_BUCKETS    10
 #define OPS_RANK_BUCKETS     5 /* 1, 2, 3, 5, 10 */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "server/ops/labels.h"
+#include "server/ops/metrics.h"
 #include "tests/suites.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/http_client.h"
@@ -320,6 +321,58 @@ START_TEST(metrics_last_reload_gauges_follow_the_reloads)
 }
 END_TEST
 
+/* The duration buckets as the rule gives them: 25 us to 10 s, le inclusive,
+ * printed as Prometheus' clients print them (Go's %g: 2.5e-05). A call with
+ * node names takes about 0.05 ms; with 0.1 ms as the first bound
+ * histogram_quantile could not tell 0.025 ms from 0.05 ms. */
+START_TEST(metrics_duration_buckets_resolve_tens_of_microseconds)
+{
+    static const char *const le[] = {
+        "2.5e-05", "5e-05", "0.0001", "0.00025", "0.0005", "0.001", "0.0025",
+        "0.005",   "0.01",  "0.025",  "0.05",    "0.1",    "0.25",  "0.5",
+        "1",       "2.5",   "5",      "10",      "+Inf",
+    };
+    /* 20, 25 (on the bound), 30, 50 (on the bound), 70, 100 and 200 us, and 12 s */
+    static const double calls[] = {0.00002, 0.000025, 0.00003, 0.00005,
+                                   0.00007, 0.0001,   0.0002,  12};
+    static const double want[] = {2, 4, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 8};
+    struct ops_metrics m;
+    ops_metrics_init(&m);
+    for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+        ops_metrics_request(&m, OPS_VERB_FILTER, 200, calls[i], 100, 1);
+    struct ops_cluster_gauges g = {0};
+    char *t;
+    size_t len;
+    ck_assert_int_eq(ops_metrics_render(&m, &g, 0, 0, &t, &len), 0);
+
+    /* exactly these bounds, in this order, and nothing else */
+    const char *prefix =
+        "cpu_extender_request_duration_seconds_bucket{verb=\"filter\",status=\"200\","
+        "le=\"";
+    size_t n = 0;
+    for (const char *p = strstr(t, prefix); p != NULL; p = strstr(p + 1, prefix)) {
+        const char *v = p + strlen(prefix);
+        ck_assert_msg(n < sizeof(le) / sizeof(le[0]), "more buckets than %zu", n);
+        ck_assert_msg(strncmp(v, le[n], strlen(le[n])) == 0 && v[strlen(le[n])] == '"',
+                      "bucket %zu: %.12s, want %s", n, v, le[n]);
+        char series[160];
+        snprintf(series, sizeof(series), "%s%s\"}", prefix, le[n]);
+        ck_assert_double_eq(metrics_must(t, series), want[n]);
+        n++;
+    }
+    ck_assert_uint_eq(n, sizeof(le) / sizeof(le[0]));
+    ck_assert_double_eq(
+        metrics_must(t,
+                     "cpu_extender_request_duration_seconds_count{verb=\"filter\",status=\"200\"}"),
+        8);
+    double sum = metrics_must(
+        t, "cpu_extender_request_duration_seconds_sum{verb=\"filter\",status=\"200\"}");
+    ck_assert_double_eq_tol(sum, 12.000495, 1e-8);
+    metrics_assert_histograms(t);
+    free(t);
+}
+END_TEST
+
 Suite *metrics_suite(void)
 {
     Suite *s = suite_create("metrics");
@@ -328,6 +381,7 @@ Suite *metrics_suite(void)
     tcase_add_test(tc, metrics_export_only_possible_label_pairs);
     tcase_add_test(tc, metrics_process_families_describe_the_process);
     tcase_add_test(tc, metrics_last_reload_gauges_follow_the_reloads);
+    tcase_add_test(tc, metrics_duration_buckets_resolve_tens_of_microseconds);
     suite_add_tcase(s, tc);
     return s;
 }
