@@ -1,23 +1,12 @@
 #include "kube/state.h"
 
+#include "base/table.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A chained hash table keyed by string; entries embed struct hentry first. */
-struct hentry {
-    struct hentry *next;
-    uint64_t hash; /* of key: compared before the key, kept for growth */
-    char *key;     /* stored right after the entry's struct (one allocation) */
-};
-
-struct table {
-    struct hentry **buckets;
-    size_t n_buckets; /* a power of two */
-    size_t count;
-};
 
 struct placement {
     char uid[64];
@@ -27,8 +16,8 @@ struct placement {
 };
 
 struct snode {
-    struct hentry h; /* key: node name */
-    bool present;    /* a Node object exists (else only pods refer to it) */
+    struct table_entry h; /* key: node name */
+    bool present;         /* a Node object exists (else only pods refer to it) */
     int64_t alloc[SCORE_NRES];
     int64_t annotation[SCORE_NRES];
     const char *invalid; /* a static text (kube_node_info) */
@@ -47,8 +36,8 @@ struct snode {
 };
 
 struct spod {
-    struct hentry h;    /* key: uid */
-    struct snode *node; /* charged to this node, NULL when not charged */
+    struct table_entry h; /* key: uid */
+    struct snode *node;   /* charged to this node, NULL when not charged */
     int64_t real[SCORE_NRES];
     int64_t non_zero[SCORE_NRES];
     bool assigned; /* had a node name, charged or not (terminal) */
@@ -64,90 +53,10 @@ struct kube_state {
     double pods_broken_since; /* 0 while in sync */
 };
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return h;
-}
-
-/* A lookup is on the request path once per node name: the hash check
- * skips most key comparisons, each a cache miss at 5000 nodes. */
-static struct hentry **slot_of(const struct table *t, const char *key, uint64_t h)
-{
-    struct hentry **p = &t->buckets[h & (t->n_buckets - 1)];
-    while (*p != NULL && ((*p)->hash != h || strcmp((*p)->key, key) != 0))
-        p = &(*p)->next;
-    return p;
-}
-
-static struct hentry *table_find(const struct table *t, const char *key)
-{
-    return t->n_buckets == 0 ? NULL : *slot_of(t, key, hash_str(key));
-}
-
-/* Keeps the load factor at most 1 so lookups stay O(1). */
-static int table_grow(struct table *t)
-{
-    size_t n = t->n_buckets ? t->n_buckets * 2 : 64;
-    struct hentry **b = calloc(n, sizeof(*b));
-    if (b == NULL)
-        return -ENOMEM;
-    for (size_t i = 0; i < t->n_buckets; i++) {
-        struct hentry *e = t->buckets[i];
-        while (e != NULL) {
-            struct hentry *next = e->next;
-            size_t k = e->hash & (n - 1);
-            e->next = b[k];
-            b[k] = e;
-            e = next;
-        }
-    }
-    free(t->buckets);
-    t->buckets = b;
-    t->n_buckets = n;
-    return 0;
-}
-
-/* Inserts @e, whose key is set and not in @t. */
-static int table_insert(struct table *t, struct hentry *e)
-{
-    if (t->count + 1 > t->n_buckets && table_grow(t) != 0)
-        return -ENOMEM;
-    e->hash = hash_str(e->key);
-    struct hentry **head = &t->buckets[e->hash & (t->n_buckets - 1)];
-    e->next = *head;
-    *head = e;
-    t->count++;
-    return 0;
-}
-
-static void table_unlink(struct table *t, const struct hentry *e)
-{
-    struct hentry **p = slot_of(t, e->key, e->hash);
-    if (*p == e) {
-        *p = e->next;
-        t->count--;
-    }
-}
-
 static int64_t add_sat(int64_t a, int64_t b)
 {
     int64_t s;
     return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
-}
-
-/* Allocates a zeroed entry of @size bytes with @key stored after it. */
-static void *entry_new(size_t size, const char *key)
-{
-    size_t len = strlen(key);
-    char *e = calloc(1, size + len + 1);
-    if (e == NULL)
-        return NULL;
-    memcpy(e + size, key, len + 1);
-    ((struct hentry *)(void *)e)->key = e + size;
-    return e;
 }
 
 static void free_node(struct snode *n)
@@ -186,9 +95,9 @@ struct kube_state *kube_state_new(void)
 static void free_table(struct table *t, bool nodes)
 {
     for (size_t i = 0; i < t->n_buckets; i++) {
-        struct hentry *e = t->buckets[i];
+        struct table_entry *e = t->buckets[i];
         while (e != NULL) {
-            struct hentry *next = e->next;
+            struct table_entry *next = e->next;
             if (nodes)
                 free_node((struct snode *)(void *)e);
             else
@@ -196,8 +105,7 @@ static void free_table(struct table *t, bool nodes)
             e = next;
         }
     }
-    free(t->buckets);
-    t->buckets = NULL;
+    table_release(t);
 }
 
 void kube_state_free(struct kube_state *st)
@@ -217,7 +125,7 @@ static struct snode *node_entry(struct kube_state *st, const char *name)
     struct snode *n = (struct snode *)(void *)table_find(&st->nodes, name);
     if (n != NULL)
         return n;
-    n = entry_new(sizeof(*n), name);
+    n = table_entry_new(sizeof(*n), name);
     if (n == NULL)
         return NULL;
     if (table_insert(&st->nodes, &n->h) != 0) {
@@ -303,9 +211,9 @@ void kube_state_nodes_end(struct kube_state *st)
 {
     pthread_rwlock_wrlock(&st->lock);
     for (size_t i = 0; i < st->nodes.n_buckets; i++) {
-        struct hentry *e = st->nodes.buckets[i];
+        struct table_entry *e = st->nodes.buckets[i];
         while (e != NULL) {
-            struct hentry *next = e->next;
+            struct table_entry *next = e->next;
             struct snode *n = (struct snode *)(void *)e;
             if (n->present && n->gen != st->node_gen) {
                 n->present = false;
@@ -370,9 +278,9 @@ void kube_state_pods_end(struct kube_state *st)
 {
     pthread_rwlock_wrlock(&st->lock);
     for (size_t i = 0; i < st->pods.n_buckets; i++) {
-        struct hentry *e = st->pods.buckets[i];
+        struct table_entry *e = st->pods.buckets[i];
         while (e != NULL) {
-            struct hentry *next = e->next;
+            struct table_entry *next = e->next;
             struct spod *p = (struct spod *)(void *)e;
             if (p->gen != st->pod_gen) {
                 uncharge(st, p);
@@ -398,7 +306,7 @@ int kube_state_pod_put(struct kube_state *st, const struct kube_pod_info *info, 
     struct spod *p = (struct spod *)(void *)table_find(&st->pods, info->uid);
     bool was_assigned = p != NULL && p->assigned;
     if (p == NULL) {
-        p = entry_new(sizeof(*p), info->uid);
+        p = table_entry_new(sizeof(*p), info->uid);
         if (p == NULL)
             goto out_unlock;
         if (table_insert(&st->pods, &p->h) != 0) {
@@ -580,7 +488,7 @@ void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums
 {
     pthread_rwlock_rdlock(&st->lock);
     for (size_t i = 0; i < st->nodes.n_buckets; i++) {
-        for (const struct hentry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
+        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
             const struct snode *n = (const struct snode *)(const void *)e;
             if (n->present)
                 score_spread_add(sums, n->req_real[SCORE_CPU], n->alloc[SCORE_CPU]);
@@ -600,7 +508,7 @@ int kube_state_node_names(struct kube_state *st, char ***out, size_t *n)
     if (names == NULL)
         goto out_unlock;
     for (size_t i = 0; i < st->nodes.n_buckets; i++) {
-        for (const struct hentry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
+        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
             if (!((const struct snode *)(const void *)e)->present)
                 continue;
             names[count] = strdup(e->key);
@@ -628,7 +536,7 @@ void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods)
     size_t present = 0;
     pthread_rwlock_rdlock(&st->lock);
     for (size_t i = 0; i < st->nodes.n_buckets; i++)
-        for (const struct hentry *e = st->nodes.buckets[i]; e != NULL; e = e->next)
+        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next)
             present += ((const struct snode *)(const void *)e)->present;
     *nodes = present;
     *pods = st->pods.count;

@@ -24,6 +24,7 @@ int main(void)
         constraints_suite,  simulate_suite,  exec_suite,
         exec_output_suite,  shadow_suite,    shadow_report_suite,
         listeners_suite,    cli_suite,       scheduler_config_suite,
+        table_suite,
     };
     codec_json_install_hooks(); /* as the binary does */
     SRunner *sr = srunner_create(suites[0]());

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "base/hash.h"
 #include "base/err.h"
 #include "server/codec/ints.h"
 #include "server/codec/json.h"
@@ -74,14 +75,6 @@ struct name_index {
     size_t mask;
 };
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 static int index_init(struct arena *a, struct name_index *x, size_t keys)
 {
     size_t size = 16;
@@ -95,7 +88,7 @@ static int index_init(struct arena *a, struct name_index *x, size_t keys)
 /* The slot of @name: holding its index + 1, or 0 where it would go. */
 static size_t *index_slot(struct name_index *x, const struct codec_victims *nodes, const char *name)
 {
-    size_t i = (size_t)fnv1a(name) & x->mask;
+    size_t i = (size_t)hash_fnv1a_str(name) & x->mask;
     while (x->slots[i] != 0 && strcmp(nodes[x->slots[i] - 1].node, name) != 0)
         i = (i + 1) & x->mask;
     return &x->slots[i];

@@ -26,20 +26,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct arena;
+#include "server/codec/str.h"
 
 /* Deepest nesting of objects and arrays accepted. Kubernetes objects are a
  * dozen levels deep; cJSON, which parses the pod after the scanner passed
  * it, stops at 1000. */
 #define CODEC_MAX_DEPTH 1000
-
-/* A string as it stands in the body: the bytes between the quotes, and
- * whether they hold an escape (then codec_str_copy() decodes them). */
-struct codec_str {
-    const char *p;
-    size_t len;
-    bool escaped;
-};
 
 /* Bytes as they stand in a body: a value, a key with its quotes. */
 struct codec_span {
@@ -120,23 +112,5 @@ int codec_scan_fail(struct codec_scan *s, int cls, const char *why);
 /* Words the failure of @s into @err (ERR_LEN): "malformed JSON at byte 12
  * of 40: a number with a leading zero", "invalid UTF-8 at byte 7", ... */
 void codec_scan_error(const struct codec_scan *s, char *err);
-
-/* Does the name @p (@n bytes, decoded) match the ASCII field name @lit as
- * Go's encoding/json matches struct fields? Case folded as bytes.EqualFold
- * folds: ASCII letters, and the two characters outside ASCII that fold to
- * one, U+017F to "s" and U+212A (Kelvin) to "k". Map keys (resource names,
- * annotations, labels) are not folded: compare them exactly. */
-bool codec_name_folds(const char *p, size_t n, const char *lit);
-
-/* Does @str decode to @lit? Folded with @fold as codec_name_folds(). */
-bool codec_str_is(struct codec_str str, const char *lit, bool fold);
-
-/* The decoded string of @str into @buf (@cap bytes, NUL added); returns
- * its length, or (size_t)-1 when it does not fit. The scanner checked the
- * escapes. */
-size_t codec_str_decode(struct codec_str str, char *buf, size_t cap);
-
-/* A NUL-terminated copy of the decoded @str in @a; NULL when out of memory. */
-char *codec_str_copy(struct arena *a, struct codec_str str);
 
 #endif

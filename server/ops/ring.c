@@ -1,5 +1,7 @@
 #include "server/ops/ring.h"
 
+#include "base/hash.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,15 +75,6 @@ const struct ops_comparison *ops_record_comparison(const struct ops_record *rec)
 static bool is_comparable(const struct ops_record *rec)
 {
     return rec->verb == OPS_VERB_PRIORITIZE && rec->n_nodes > 0 && rec->pod_uid[0] != '\0';
-}
-
-/* FNV-1a, as kube/state.c hashes its keys. */
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return h;
 }
 
 /* ---- the UID index and the early bindings, under the lock ---- */
@@ -274,7 +267,7 @@ static uint64_t add_locked(struct ops_ring *d, struct ops_record *rec)
     while (d->count == d->cap || (d->count > 0 && d->bytes + rec->bytes > d->max_bytes))
         drop_oldest(d);
     rec->id = d->next_id++;
-    rec->uid_hash = hash_str(rec->pod_uid);
+    rec->uid_hash = hash_fnv1a_str(rec->pod_uid);
     d->count++;
     *slot(d, 0) = rec;
     d->bytes += rec->bytes;
@@ -311,7 +304,7 @@ uint64_t ops_ring_add_claim(struct ops_ring *d, struct ops_record *rec, struct o
 
 int ops_ring_claim(struct ops_ring *d, const char *uid, const char *node, struct ops_record **out)
 {
-    uint64_t hash = hash_str(uid);
+    uint64_t hash = hash_fnv1a_str(uid);
     int rc = -ENOENT;
 
     *out = NULL;
