@@ -172,6 +172,7 @@ test-one: fixtures-check $(BIN) $(TEST_BIN) $(B)/bench-apiserver
 	tests/e2e/readme_curl.sh $(BIN)
 	tests/e2e/manpage.sh $(BIN)
 	tests/e2e/standalone.sh
+	tests/e2e/log_keys.sh
 	tests/e2e/doc_commands.sh $(BIN) $(B)/bench-apiserver
 	tests/e2e/unprivileged.sh $(BIN)
 	$(MAKE) --no-print-directory fuzz-replay
