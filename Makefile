@@ -55,7 +55,8 @@ TEST_OBJS = $(TEST_SRCS:%.c=$(B)/obj/%.o)
 BIN       = $(B)/cpu-extender
 TEST_BIN  = $(B)/run-tests
 SUPPORT_OBJS = $(B)/obj/tests/support/fixtures.o $(B)/obj/tests/support/http_client.o
-BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver $(B)/bench-sim
+BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserver $(B)/bench-sim \
+             $(B)/bench-sim-gen
 CLUSTER_TOOLS = $(B)/cluster-informer-probe $(B)/cluster-yaml2json
 
 .PHONY: all run test test-one test-cluster fixtures-check check lint install clean deps test-deps bench \
@@ -106,6 +107,10 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB_OBJS)
 $(B)/bench-gen: $(B)/obj/bench/gen.o
 	$(CC) -o $@ $^ $(ALL_LDFLAGS)
 
+# The input of simulate at scale, as kubectl prints it (bench/sim_gen.c).
+$(B)/bench-sim-gen: $(B)/obj/bench/sim_gen.o
+	$(CC) -o $@ $^ $(ALL_LDFLAGS)
+
 $(B)/bench-driver: $(B)/obj/bench/driver.o $(B)/obj/bench/measure.o $(SUPPORT_OBJS) $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
 
@@ -141,9 +146,11 @@ bench-scheduler: deps
 	$(MAKE) all $(B)/cluster-yaml2json
 	bench/scheduler.sh $(B)
 
-# docs/debug-page.png: the /debug page after the README's examples, by hand.
+# docs/debug-page.png: the /debug page after the README's examples, and
+# docs/simulate-page.png: simulate --html on examples/cluster; by hand.
 screenshot: all
 	scripts/debug-screenshot.sh $(BIN) docs/debug-page.png
+	scripts/simulate-screenshot.sh $(BIN) docs/simulate-page.png
 
 # Request-only, whatever the shell has (KUBECONFIG, ~/.kube/config, in-cluster
 # variables): the README's examples answer as shown.
@@ -170,6 +177,7 @@ test-one: fixtures-check $(BIN) $(TEST_BIN) $(B)/bench-apiserver
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(TEST_BIN)
 	tests/e2e/readme_curl.sh $(BIN)
+	tests/e2e/readme_simulate.sh $(BIN)
 	tests/e2e/manpage.sh $(BIN)
 	tests/e2e/standalone.sh
 	tests/e2e/log_keys.sh

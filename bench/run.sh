@@ -13,6 +13,11 @@
 # Each case runs against a server without a cluster and at once after against
 # the cluster one. BENCH_ONLY=cluster runs just these and writes their
 # section to build/bench/cluster.md instead of docs/performance.md.
+#
+# The simulate case runs `cpu-extender simulate` on bench-sim-gen's 5000
+# nodes and 50 000 pods under all four strategies, three times, end to end
+# (reading the files included); BENCH_ONLY=simulate runs just it and writes
+# build/bench/simulate.md.
 set -eu
 . "$(dirname "$0")/../tests/support/server.sh"
 B=${1:-build/release}
@@ -23,9 +28,11 @@ captured=tests/fixtures/captured
 only=${BENCH_ONLY:-}
 cluster_nodes=5000
 pods_per_node=${BENCH_PODS_PER_NODE:-30}
+sim_nodes=5000
+sim_pods=50000
 case "$only" in
-"" | cluster) ;;
-*) echo "BENCH_ONLY: only 'cluster' is known" >&2 && exit 2 ;;
+"" | cluster | simulate) ;;
+*) echo "BENCH_ONLY: only 'cluster' and 'simulate' are known" >&2 && exit 2 ;;
 esac
 mkdir -p "$data" docs
 tmp=$(mktemp -d)
@@ -45,6 +52,71 @@ cleanup() {
 trap cleanup EXIT HUP INT TERM
 
 [ -f "$data/nodes-5000.json" ] || "$B/bench-gen" "$data" 100 500 1000 5000
+
+# up_seconds: seconds since boot, with hundredths (for durations).
+up_seconds() { cut -d' ' -f1 /proc/uptime; }
+
+# ---- simulate at scale ----
+
+# simulate_runs: three end-to-end runs of simulate on the generated cluster;
+# per run one line "wall_seconds|the --timing line" in $tmp/sim-runs.
+simulate_runs() {
+    sn="$data/sim-nodes-$sim_nodes.json" sp="$data/sim-pods-$sim_pods.json"
+    [ -f "$sn" ] && [ -f "$sp" ] || "$B/bench-sim-gen" "$data" "$sim_nodes" "$sim_pods"
+    sim_input=$(($(wc -c <"$sn") + $(wc -c <"$sp")))
+    : >"$tmp/sim-runs"
+    for _ in 1 2 3; do
+        t0=$(up_seconds)
+        rc=0
+        env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME=/nonexistent "$B/cpu-extender" simulate \
+            --nodes "$sn" --pods "$sp" --strategy all --timing >"$tmp/sim.out" 2>"$tmp/sim.err" ||
+            rc=$?
+        t1=$(up_seconds)
+        # 3: some pods fit nowhere (the generated cluster is full on purpose)
+        [ "$rc" = 0 ] || [ "$rc" = 3 ] || { cat "$tmp/sim.err" >&2 && exit 1; }
+        echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')|$(grep '^simulate:' "$tmp/sim.err")" >>"$tmp/sim-runs"
+    done
+    cat "$tmp/sim-runs" >&2
+    # The median run by wall time.
+    sim_median=$(sort -t'|' -k1,1n "$tmp/sim-runs" | sed -n 2p)
+    sim_wall=${sim_median%%|*}
+    sim_rss=$(echo "$sim_median" | sed -n 's/.*max RSS \([0-9.]*\) MiB.*/\1/p')
+    sim_input_mib=$(awk -v b="$sim_input" 'BEGIN { printf "%.1f", b / 1048576 }')
+    sim_rss_ratio=$(awk -v a="$sim_rss" -v b="$sim_input_mib" 'BEGIN { printf "%.2f", a / b }')
+}
+
+# The section on simulate.
+simulate_section() {
+    cat <<EOF
+## simulate at scale ($sim_nodes nodes, $sim_pods pods, four strategies)
+
+\`bench-sim-gen\` (\`bench/sim_gen.c\`) writes what \`kubectl get nodes -o json\` and
+\`kubectl get pods -A -o json\` print for such a cluster: $sim_nodes kubelet-like nodes in six pools
+(GPU and control-plane nodes tainted, 1 % cordoned, 1 % NotReady) and $sim_pods pending pods of 150
+Deployments ($sim_input_mib MiB together). Each run is \`cpu-extender simulate --nodes ... --pods
+... --strategy all --timing\`, timed end to end by the script (start to exit: reading and decoding
+both files, the four runs on two threads, the summary); its own \`--timing\` line splits it.
+
+| run | wall | what simulate reports |
+|---|---|---|
+$(awk -F'|' '{ printf "| %d | %s s | %s |\n", NR, $1, $2 }' "$tmp/sim-runs")
+
+The median run: $sim_wall s, max RSS $sim_rss MiB for $sim_input_mib MiB of input
+($sim_rss_ratio × the input). Its summary:
+
+\`\`\`
+$(sed -n '1,/^(stranded/p' "$tmp/sim.out")
+\`\`\`
+EOF
+}
+
+if [ "$only" = simulate ]; then
+    simulate_runs
+    simulate_section >"$data/simulate.md"
+    cat "$data/simulate.md"
+    echo "wrote $data/simulate.md (BENCH_ONLY=simulate: $out unchanged)" >&2
+    exit 0
+fi
 
 rows="$tmp/rows"
 : >"$rows"
@@ -203,9 +275,6 @@ if [ "$only" != cluster ] && command -v valgrind >/dev/null 2>&1; then
 fi
 
 # ---- NodeNames from cluster state ----
-
-# up_seconds: seconds since boot, with hundredths (for durations).
-up_seconds() { cut -d' ' -f1 /proc/uptime; }
 
 # readyz PORT: the status code of GET /readyz (000 when there is no answer).
 readyz() {
@@ -410,6 +479,10 @@ $(cat "$crows")
 EOF
 }
 
+if [ "$only" != cluster ]; then
+    simulate_runs
+fi
+
 if [ "$only" = cluster ]; then
     cluster_section >"$data/cluster.md"
     cat "$data/cluster.md"
@@ -498,6 +571,10 @@ g0=$(sed -n 's/.*after 10 %: \([0-9.]*\) MiB.*/\1/p' "$tmp/growth")
 g1=$(sed -n 's/.*at the end: \([0-9.]*\) MiB.*/\1/p' "$tmp/growth")
 target "no growth over 100 000 requests (≤ 1 MiB after the first 10 %)" "$(cell "$tmp/growth" 3)" \
     "$(ok holds "$(awk -v a="$g0" -v b="$g1" 'BEGIN { print b - a }')" le 1)" ""
+target "simulate, $sim_nodes nodes × $sim_pods pods × 4 strategies: ≤ 10 s end to end (median of 3)" \
+    "$sim_wall s" "$(ok holds "$sim_wall" le 10)" "The runs: $(cut -d'|' -f1 "$tmp/sim-runs" | tr '\n' ' ')s."
+target "simulate: max RSS ≤ 2 × the input size" \
+    "$sim_rss_ratio × ($sim_rss MiB for $sim_input_mib MiB)" "$(ok holds "$sim_rss_ratio" le 2)" ""
 
 {
     cat <<EOF
@@ -607,6 +684,8 @@ $(compare "$tmp/ops-quiet" "$tmp/ops-debug")
 
 EOF
     cluster_section
+    echo
+    simulate_section
     cat <<EOF
 
 ## Memory and responsiveness

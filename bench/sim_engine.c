@@ -103,28 +103,11 @@ static int64_t pick_mem(void)
     return mems[pick(9)];
 }
 
-int main(int argc, char **argv)
+/* Node @i of the cluster: a pool by its share, kubelet-like labels, the
+ * pool's taint, 1 % cordoned and 1 % NotReady, 20-60 % requested already. */
+static void gen_nodes(size_t n_nodes, struct score_sim_node *nodes, struct score_label *labels,
+                      char *names)
 {
-    size_t n_nodes = argc > 1 ? strtoul(argv[1], NULL, 10) : 5000;
-    size_t n_pods = argc > 2 ? strtoul(argv[2], NULL, 10) : 50000;
-    size_t n_work = argc > 3 ? strtoul(argv[3], NULL, 10) : 150;
-    unsigned threads = argc > 4 ? (unsigned)strtoul(argv[4], NULL, 10) : 2;
-    const char *mode = argc > 5 ? argv[5] : "interleaved";
-    int grouped = strcmp(mode, "grouped") == 0, unique = strcmp(mode, "unique") == 0;
-    if (n_work == 0)
-        n_work = 1;
-
-    struct score_sim_node *nodes = calloc(n_nodes, sizeof(*nodes));
-    struct score_label *labels = calloc(n_nodes * 9, sizeof(*labels));
-    char *names = calloc(n_nodes, 32);
-    struct score_sim_pod *pods = calloc(n_pods, sizeof(*pods));
-    struct score_sim_pod *work = calloc(n_work, sizeof(*work));
-    size_t *replicas = calloc(n_work, sizeof(*replicas));
-    uint32_t *slot = calloc(n_pods, sizeof(*slot));
-    if (nodes == NULL || labels == NULL || names == NULL || pods == NULL || work == NULL ||
-        replicas == NULL || slot == NULL)
-        return 1;
-
     for (size_t i = 0; i < n_nodes; i++) {
         unsigned roll = pick(100), acc = 0;
         size_t p = 0;
@@ -176,8 +159,12 @@ int main(int argc, char **argv)
             n->res.used_non_zero[r] = n->facts.requested[r] + n->facts.pods * 10;
         }
     }
+}
 
-    /* Zipf-like replica counts: workload w gets a share ~ 1 / (w + 1). */
+/* Zipf-like replica counts that sum to @n_pods. */
+static void gen_replicas(size_t n_work, size_t n_pods, size_t *replicas)
+{
+    /* Workload w gets a share ~ 1 / (w + 1). */
     double hsum = 0;
     for (size_t w = 0; w < n_work; w++)
         hsum += 1.0 / (double)(w + 1);
@@ -188,53 +175,62 @@ int main(int argc, char **argv)
     }
     for (size_t w = 0; total < n_pods; w = (w + 1) % n_work, total++)
         replicas[w]++;
-    for (size_t w = 0; w < n_work; w++) {
-        struct score_sim_pod *p = &work[w];
-        int64_t cpu = pick_cpu(), mem = pick_mem();
-        p->request.real[SCORE_CPU] = pick(10) ? cpu : 0; /* some BestEffort-ish */
-        p->request.real[SCORE_MEMORY] = p->request.real[SCORE_CPU] ? mem : 0;
-        p->request.non_zero[SCORE_CPU] = p->request.real[SCORE_CPU] ? cpu : SCORE_DEFAULT_MILLI_CPU;
-        p->request.non_zero[SCORE_MEMORY] =
-            p->request.real[SCORE_MEMORY] ? mem : SCORE_DEFAULT_MEMORY;
-        /* No pod-level requests: scored as charged. */
-        memcpy(p->request.non_zero_scored, p->request.non_zero, sizeof(p->request.non_zero));
-        p->constraints.tolerations = default_tol;
-        p->constraints.n_tolerations = 2;
-        p->priority = pick(5) == 0 ? 1000 : 0;
-        switch (pick(10)) {
-        case 0:
-            p->constraints.node_selector = &sel_amd64;
+}
+
+/* One workload's pod: its request (some BestEffort), priority and constraints. */
+static void gen_workload(struct score_sim_pod *p)
+{
+    int64_t cpu = pick_cpu(), mem = pick_mem();
+    p->request.real[SCORE_CPU] = pick(10) ? cpu : 0; /* some BestEffort-ish */
+    p->request.real[SCORE_MEMORY] = p->request.real[SCORE_CPU] ? mem : 0;
+    p->request.non_zero[SCORE_CPU] = p->request.real[SCORE_CPU] ? cpu : SCORE_DEFAULT_MILLI_CPU;
+    p->request.non_zero[SCORE_MEMORY] = p->request.real[SCORE_MEMORY] ? mem : SCORE_DEFAULT_MEMORY;
+    /* No pod-level requests: scored as charged. */
+    memcpy(p->request.non_zero_scored, p->request.non_zero, sizeof(p->request.non_zero));
+    p->constraints.tolerations = default_tol;
+    p->constraints.n_tolerations = 2;
+    p->priority = pick(5) == 0 ? 1000 : 0;
+    switch (pick(10)) {
+    case 0:
+        p->constraints.node_selector = &sel_amd64;
+        p->constraints.n_node_selector = 1;
+        break;
+    case 1:
+        p->constraints.node_selector = &sel_arm64;
+        p->constraints.n_node_selector = 1;
+        break;
+    case 2:
+        p->constraints.has_required_affinity = true;
+        p->constraints.affinity_terms = &zone_term;
+        p->constraints.n_affinity_terms = 1;
+        break;
+    case 3:
+        p->constraints.has_required_affinity = true;
+        p->constraints.affinity_terms = &not_big_term;
+        p->constraints.n_affinity_terms = 1;
+        break;
+    case 4:
+        if (pick(2) == 0) {
+            p->constraints.node_selector = &sel_gpu;
             p->constraints.n_node_selector = 1;
-            break;
-        case 1:
-            p->constraints.node_selector = &sel_arm64;
+            p->constraints.tolerations = gpu_tol;
+            p->constraints.n_tolerations = 3;
+        } else {
+            p->constraints.node_selector = &sel_memory;
             p->constraints.n_node_selector = 1;
-            break;
-        case 2:
-            p->constraints.has_required_affinity = true;
-            p->constraints.affinity_terms = &zone_term;
-            p->constraints.n_affinity_terms = 1;
-            break;
-        case 3:
-            p->constraints.has_required_affinity = true;
-            p->constraints.affinity_terms = &not_big_term;
-            p->constraints.n_affinity_terms = 1;
-            break;
-        case 4:
-            if (pick(2) == 0) {
-                p->constraints.node_selector = &sel_gpu;
-                p->constraints.n_node_selector = 1;
-                p->constraints.tolerations = gpu_tol;
-                p->constraints.n_tolerations = 3;
-            } else {
-                p->constraints.node_selector = &sel_memory;
-                p->constraints.n_node_selector = 1;
-            }
-            break;
-        default:
-            break;
         }
+        break;
+    default:
+        break;
     }
+}
+
+/* The pods in queue order: replicas of each workload, shuffled unless
+ * @grouped; with @unique every pod's request differs (no shape repeats). */
+static void gen_pods(const struct score_sim_pod *work, size_t n_work, const size_t *replicas,
+                     uint32_t *slot, struct score_sim_pod *pods, size_t n_pods, int grouped,
+                     int unique)
+{
     size_t k = 0;
     for (size_t w = 0; w < n_work; w++)
         for (size_t r = 0; r < replicas[w] && k < n_pods; r++)
@@ -257,6 +253,70 @@ int main(int argc, char **argv)
                    sizeof(pods[i].request.real));
         }
     }
+}
+
+static void report(struct score_sim *sim, struct score_sim_result res[4], size_t n_nodes,
+                   size_t n_pods, size_t n_work, unsigned threads, const char *mode,
+                   double seconds[3])
+{
+    double t0 = seconds[0], t1 = seconds[1], t2 = seconds[2];
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+
+    printf("nodes %zu pods %zu workloads %zu threads %u %s\n", n_nodes, n_pods, n_work, threads,
+           mode);
+    size_t n_classes, n_shapes;
+    score_sim_groups(sim, &n_classes, &n_shapes);
+    printf("constraint classes %zu, shapes %zu\n", n_classes, n_shapes);
+    printf("prepare %.3f s  run (4 strategies) %.3f s  total %.3f s\n", t1 - t0, t2 - t1, t2 - t0);
+    size_t peak = 0;
+    for (int i = 0; i < 4; i++)
+        peak += res[i].peak_bytes;
+    printf(
+        "engine memory: prepared %.1f MiB, runs' peaks summed %.1f MiB; max RSS %.1f MiB "
+        "(input structs %.1f MiB)\n",
+        (double)score_sim_bytes(sim) / MI, (double)peak / MI, (double)ru.ru_maxrss / 1024,
+        (double)(n_nodes * (sizeof(struct score_sim_node) + 9 * sizeof(struct score_label) + 32) +
+                 n_pods * sizeof(struct score_sim_pod)) /
+            MI);
+    for (int i = 0; i < 4; i++) {
+        const struct score_sim_summary *s = &res[i].summary;
+        printf("%-8s placed %zu not %zu nodes used %zu cpu ratio min %.3f max %.3f mean %.3f "
+               "cv %.4f stranded cpu %lldm on %zu nodes\n",
+               score_strategy_name(res[i].strategy), s->placed, s->not_placed, s->nodes_used,
+               s->ratio[SCORE_CPU].min, s->ratio[SCORE_CPU].max, s->ratio[SCORE_CPU].mean,
+               s->ratio[SCORE_CPU].cv, (long long)s->stranded[SCORE_CPU], s->stranded_nodes);
+        score_sim_result_destroy(&res[i]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    size_t n_nodes = argc > 1 ? strtoul(argv[1], NULL, 10) : 5000;
+    size_t n_pods = argc > 2 ? strtoul(argv[2], NULL, 10) : 50000;
+    size_t n_work = argc > 3 ? strtoul(argv[3], NULL, 10) : 150;
+    unsigned threads = argc > 4 ? (unsigned)strtoul(argv[4], NULL, 10) : 2;
+    const char *mode = argc > 5 ? argv[5] : "interleaved";
+    int grouped = strcmp(mode, "grouped") == 0, unique = strcmp(mode, "unique") == 0;
+    if (n_work == 0)
+        n_work = 1;
+
+    struct score_sim_node *nodes = calloc(n_nodes, sizeof(*nodes));
+    struct score_label *labels = calloc(n_nodes * 9, sizeof(*labels));
+    char *names = calloc(n_nodes, 32);
+    struct score_sim_pod *pods = calloc(n_pods, sizeof(*pods));
+    struct score_sim_pod *work = calloc(n_work, sizeof(*work));
+    size_t *replicas = calloc(n_work, sizeof(*replicas));
+    uint32_t *slot = calloc(n_pods, sizeof(*slot));
+    if (nodes == NULL || labels == NULL || names == NULL || pods == NULL || work == NULL ||
+        replicas == NULL || slot == NULL)
+        return 1;
+
+    gen_nodes(n_nodes, nodes, labels, names);
+    gen_replicas(n_work, n_pods, replicas);
+    for (size_t w = 0; w < n_work; w++)
+        gen_workload(&work[w]);
+    gen_pods(work, n_work, replicas, slot, pods, n_pods, grouped, unique);
 
     struct score_sim_input in = {
         .nodes = nodes,
@@ -275,33 +335,7 @@ int main(int argc, char **argv)
     if (score_sim_run_all(sim, all, 4, threads, res) != 0)
         return 1;
     double t2 = now();
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-
-    printf("nodes %zu pods %zu workloads %zu threads %u %s\n", n_nodes, n_pods, n_work, threads,
-           mode);
-    size_t n_classes, n_shapes;
-    score_sim_groups(sim, &n_classes, &n_shapes);
-    printf("constraint classes %zu, shapes %zu\n", n_classes, n_shapes);
-    printf("prepare %.3f s  run (4 strategies) %.3f s  total %.3f s\n", t1 - t0, t2 - t1, t2 - t0);
-    size_t peak = 0;
-    for (int i = 0; i < 4; i++)
-        peak += res[i].peak_bytes;
-    printf(
-        "engine memory: prepared %.1f MiB, runs' peaks summed %.1f MiB; max RSS %.1f MiB "
-        "(input structs %.1f MiB)\n",
-        (double)score_sim_bytes(sim) / MI, (double)peak / MI, (double)ru.ru_maxrss / 1024,
-        (double)(n_nodes * (sizeof(*nodes) + 9 * sizeof(*labels) + 32) + n_pods * sizeof(*pods)) /
-            MI);
-    for (int i = 0; i < 4; i++) {
-        const struct score_sim_summary *s = &res[i].summary;
-        printf("%-8s placed %zu not %zu nodes used %zu cpu ratio min %.3f max %.3f mean %.3f "
-               "cv %.4f stranded cpu %lldm on %zu nodes\n",
-               score_strategy_name(res[i].strategy), s->placed, s->not_placed, s->nodes_used,
-               s->ratio[SCORE_CPU].min, s->ratio[SCORE_CPU].max, s->ratio[SCORE_CPU].mean,
-               s->ratio[SCORE_CPU].cv, (long long)s->stranded[SCORE_CPU], s->stranded_nodes);
-        score_sim_result_destroy(&res[i]);
-    }
+    report(sim, res, n_nodes, n_pods, n_work, threads, mode, (double[3]){t0, t1, t2});
     score_sim_free(sim);
     free(slot);
     free(replicas);

@@ -492,7 +492,7 @@ static void entry_line(const struct score_reason_count *e, char buf[SCORE_REASON
 {
     char text[SCORE_REASON_LEN];
     snprintf(buf, SCORE_REASON_LEN + 24, "%zu %s", e->count,
-             score_reason_text(e->reason, e->taint, text));
+             e->text != NULL ? e->text : score_reason_text(e->reason, e->taint, text));
 }
 
 /* Appends @s to @buf at *@off (snprintf-style: *@off counts past @len). */
@@ -519,7 +519,7 @@ size_t score_fit_error(size_t n_nodes, const struct score_reason_count *entries,
     snprintf(head, sizeof(head), "0/%zu nodes are available:", n_nodes);
     put(buf, len, &off, head);
     for (size_t i = 0; i < n; i++) {
-        if (entries[i].reason == SCORE_REASON_AFFINITY_CONFLICT) {
+        if (entries[i].reason == SCORE_REASON_AFFINITY_CONFLICT && entries[i].text == NULL) {
             /* A PreFilter failure: its message alone, the nodes not listed. */
             put(buf, len, &off, " ");
             put(buf, len, &off, reason_texts[SCORE_REASON_AFFINITY_CONFLICT]);

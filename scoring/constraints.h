@@ -296,6 +296,10 @@ struct score_reason_count {
     enum score_reason reason;
     const struct score_taint *taint; /* SCORE_REASON_TAINT: names the text; else NULL */
     size_t count;
+    /* When not NULL, the line's text instead of @reason's: a reason of our
+     * own filter outside the model's (a node with unusable data, stale used
+     * data), which kube-scheduler counts by its text like any other. */
+    const char *text;
 };
 
 /*

@@ -43,6 +43,11 @@
  * query; input with a distinct request per pod degrades to the plain loop
  * over all nodes for every pod. Memory: see score_sim_new() and
  * struct score_sim_result.
+ *
+ * Files: sim_prepare.c (score_sim_new), sim_group.c and sim_judge.c (its
+ * grouping and static pass), sim_run.c (score_sim_run), sim_summary.c (a
+ * run's summary and FitError counts), sim_threads.c (score_sim_run_all);
+ * sim_prepared.h is the prepared data they share.
  */
 #ifndef SCORING_SIMULATE_H
 #define SCORING_SIMULATE_H

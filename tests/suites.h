@@ -53,5 +53,13 @@ Suite *simulate_suite(void);
 Suite *listeners_suite(void);
 Suite *cli_suite(void);
 Suite *scheduler_config_suite(void);
+Suite *node_facts_suite(void);
+Suite *pod_constraints_suite(void);
+Suite *pod_items_suite(void);
+Suite *codec_manifest_suite(void);
+Suite *simulate_cli_suite(void);
+Suite *simulate_input_suite(void);
+Suite *sim_service_suite(void);
+Suite *rank_suite(void);
 
 #endif

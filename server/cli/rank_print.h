@@ -1,16 +1,45 @@
-/* What `rank` prints: the same breakdown as GET /debug, as a table. */
+/* What `rank` prints: per node the placement model's verdict and the same
+ * breakdown as GET /debug, best first, in columns as wide as their cells. */
 #ifndef SERVER_CLI_RANK_PRINT_H
 #define SERVER_CLI_RANK_PRINT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "config/config.h"
-#include "server/ops/ring.h"
+#include "scoring/constraints.h"
+#include "scoring/strategy.h"
+#include "server/cli/inputs.h"
 
-/* The pod's request and the scoring rules of @rec under @cfg, then per node
- * its verdict, each resource's allocatable, used (and where from), pod
- * request and term, the value, the score, the points kube-scheduler adds,
- * and how they were computed. */
-void cli_rank_print(FILE *out, const struct cfg *cfg, const struct ops_record *rec);
+/* One node as ranked. */
+struct cli_rank_row {
+    const struct cli_node *node;
+    bool fits;                     /* passed every rule: scored as prioritize would */
+    enum score_verdict verdict;    /* SCORE_FITS, or what kube-scheduler makes of the failure */
+    const char *rule;              /* the rule that failed ("TaintToleration", "extender",
+                                    * "invalid"); "" when it fits */
+    char reason[SCORE_REASON_LEN]; /* its text; "" when it fits */
+    bool forced_zero;              /* fits, but scored 0: stale used data under policy pass */
+    struct score_explain explain;  /* terms always; value and score for a node that fits */
+};
+
+/* A ranking: the rows sorted (best first), and the pod. */
+struct cli_rank {
+    const char *pod_ns, *pod_name;
+    struct score_pod_request request;
+    const struct cli_rank_row *rows;
+    size_t n;
+    long best;        /* index of the best row, -1 when nothing fits */
+    bool tie;         /* another node has the best score and value: name order decided */
+    const char *from; /* where the nodes came from, for the header */
+    const struct cli_nodes *nodes;
+};
+
+/* The pod's request and the scoring rules under @cfg, then one row per
+ * node: name, verdict (or the rule that failed), each resource's
+ * allocatable, used (and where from), pod request and term, the value, the
+ * score and the points kube-scheduler adds, and under it how they were
+ * computed or why the node was refused. */
+void cli_rank_print(FILE *out, const struct cfg *cfg, const struct cli_rank *r);
 
 #endif

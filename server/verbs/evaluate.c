@@ -7,10 +7,8 @@
 #include "base/clock.h"
 #include "scoring/best.h"
 
-/* The node of @view under cfg's used sources and stale policy, with
- * allocatable and annotations from @req when not NULL. */
-static void state_from_view(const struct cfg *cfg, const struct kube_node_view *view,
-                            const struct codec_node *req, struct verb_state *out)
+void verb_state_from_view(const struct cfg *cfg, const struct kube_node_view *view,
+                          const struct codec_node *req, struct verb_state *out)
 {
     const struct score_used_limits lim = {
         .requests_max_age = cfg->requests_max_age_seconds,
@@ -57,7 +55,7 @@ int verb_state_node(const struct cfg *cfg, struct cluster *cl, double now, const
         cluster_count_unknown(cl, name);
         return -ENOENT;
     }
-    state_from_view(cfg, &view, req, out);
+    verb_state_from_view(cfg, &view, req, out);
     return 0;
 }
 
@@ -116,7 +114,7 @@ static void judge_from_state(const struct cfg *cfg, struct cluster *cl,
         e->code = OPS_REASON_UNKNOWN_NODE;
         return;
     }
-    state_from_view(cfg, view, args->node_names_mode ? NULL : n, &st);
+    verb_state_from_view(cfg, view, args->node_names_mode ? NULL : n, &st);
     e->from_state = true;
     if (st.invalid != NULL) {
         e->verdict = SCORE_UNRESOLVABLE;

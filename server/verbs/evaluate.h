@@ -53,6 +53,16 @@ int verb_state_node(const struct cfg *cfg, struct cluster *cl, double now, const
                     const struct codec_node *req, struct verb_state *out);
 
 /*
+ * The node of @view (a copy kube_state_view() made, which the caller may
+ * have adjusted: `rank` takes the pod it ranks out of it) under cfg's used
+ * sources and stale policy into @out, with allocatable and annotations
+ * from @req when not NULL. What verb_state_node() does after its lookup.
+ * Pure.
+ */
+void verb_state_from_view(const struct cfg *cfg, const struct kube_node_view *view,
+                          const struct codec_node *req, struct verb_state *out);
+
+/*
  * Judges and scores every node of @args into @eval (args->n_nodes
  * entries), taking what it needs from @a. With @deadline (may be NULL) it
  * gives up once that has passed and returns -ETIMEDOUT (@eval is then

@@ -96,6 +96,8 @@ START_TEST(cli_every_command_has_help)
         {"$BIN probe --ready -h", "Usage: cpu-extender probe"},
         {"$BIN rank --help", "Usage: cpu-extender rank"},
         {"$BIN rank --pod x.json --help", "Usage: cpu-extender rank"},
+        {"$BIN simulate --help", "Usage: cpu-extender simulate"},
+        {"$BIN simulate --pods x.json --strategy all --help", "Usage: cpu-extender simulate"},
         {"$BIN config --help", "Usage: cpu-extender config check"},
         {"$BIN config check --help", "Usage: cpu-extender config check"},
     };
@@ -150,13 +152,23 @@ START_TEST(cli_dash_reads_standard_input)
     snprintf(cmd, sizeof(cmd), "$BIN rank --pod %s --nodes - < %s/nodes.json", pod, dir);
     r = run(cmd);
     ck_assert_str_eq(r.out, files.out);
-    ck_assert_str_eq(r.err, files.err);
+    /* the same but for where the nodes came from, which rank names */
+    char from_file[256], *at = strstr(files.err, " nodes from ");
+    snprintf(from_file, sizeof(from_file), " nodes from %s/nodes.json;", dir);
+    ck_assert_msg(at != NULL && strncmp(at, from_file, strlen(from_file)) == 0, "%s", files.err);
+    char *from_stdin = strstr(r.err, " nodes from standard input;");
+    ck_assert_msg(from_stdin != NULL, "%s", r.err);
+    ck_assert_int_eq(from_stdin - r.err, at - files.err);
+    ck_assert_int_eq(strncmp(r.err, files.err, (size_t)(at - files.err)), 0);
+    ck_assert_str_eq(from_stdin + strlen(" nodes from standard input;"), at + strlen(from_file));
     run_free(&r);
     /* one standard input, one file */
     snprintf(cmd, sizeof(cmd), "$BIN rank --pod - --nodes - < %s", pod);
     r = run(cmd);
     ck_assert_int_eq(r.status, 2);
-    ck_assert_msg(strstr(r.err, "--pod and --nodes cannot both be -") != NULL, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "only one of --pod, --nodes and --existing can read standard "
+                                "input") != NULL,
+                  "%s", r.err);
     run_free(&r);
     run_free(&files);
 }

@@ -833,12 +833,40 @@ START_TEST(cluster_rank_against_live_cluster)
     size_t len;
     char *table = file_slurp(err_path, &len), *manifest = file_slurp(out_path, &len);
     /* the scores of the header comment, from the cluster's pods */
-    ck_assert_msg(strstr(table, "best node: n3 (score 9)") != NULL, "%s", table);
+    ck_assert_msg(strstr(table, "best node: n3 (score 9, value 88)") != NULL, "%s", table);
     ck_assert_msg(strstr(table, "n1 ") != NULL && strstr(table, "1000m") != NULL, "%s", table);
     ck_assert_msg(strstr(table, "requests") != NULL, "%s", table); /* the used source */
-    ck_assert_msg(strstr(manifest, "\"kubernetes.io/hostname\":\t\"n3\"") != NULL, "%s", manifest);
+    /* the fake's nodes have no hostname label: pinned by name */
+    ck_assert_msg(strstr(manifest, "- matchFields:\n") != NULL &&
+                      strstr(manifest, "- key: metadata.name\n") != NULL &&
+                      strstr(manifest, "\n            - n3\n") != NULL,
+                  "%s", manifest);
     free(table);
     free(manifest);
+    /* pod a runs on n1 (2 CPU, 512Mi, beside b's 1 CPU): ranked, its own
+     * request is taken out of n1's sums, so n1 fits it again:
+     * (4000 - 1000 - 2000)*100/4000 = 25, (8192 - 512 - 512)*100/8192 = 87,
+     * (75 + 87)/4 = 40 -> score 4 (counted twice, n1 would be 1000m short) */
+    f = fopen(pod_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\","
+          "\"namespace\":\"default\",\"uid\":\"uid-a\"},\"spec\":{\"nodeName\":\"n1\","
+          "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"2\","
+          "\"memory\":\"512Mi\"}}}]},\"status\":{\"phase\":\"Running\"}}",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd),
+             "env -u KUBECONFIG HOME=/nonexistent %s rank --kubeconfig %s --pod %s -o table >%s "
+             "2>%s",
+             server_binary(), w.kubeconfig, pod_path, out_path, err_path);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+    table = file_slurp(out_path, &len);
+    const char *n1 = strstr(table, "\nn1 ");
+    ck_assert_msg(n1 != NULL && strstr(n1, "4000m 1000m(requests) 2000m -> 25") != NULL &&
+                      strstr(n1, "fits") != NULL,
+                  "%s", table);
+    ck_assert_msg(strstr(table, "(this pod's own request left out)") != NULL, "%s", table);
+    free(table);
     /* no --nodes and no cluster anywhere: a clear refusal */
     snprintf(
         cmd, sizeof(cmd),
@@ -1127,6 +1155,53 @@ START_TEST(cluster_metrics_families_are_the_man_pages)
 }
 END_TEST
 
+/* simulate without --nodes: the nodes and their pods from the cluster
+ * (n1 3000m and 1Gi used, n2 1000m and 1Gi, n3 nothing: its pod finished,
+ * the pending one is on no node), pods to place from a file:
+ *   p1 500m/512Mi: n3 88 -> 9, as in the header (n1 29, n2 66);
+ *   p2 3 CPU/1Gi: n3 now 3500m, 1.5Gi: (500*100/4000 = 12, 81) -> 29, 3;
+ *      n2 4000m, 2Gi: (0, 75) -> 18; n1 does not fit. */
+START_TEST(cluster_simulate_reads_nodes_and_pods_from_the_cluster)
+{
+    struct world w;
+    char pods_path[128], csv_path[128], out_path[128], cmd[1024];
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
+    snprintf(pods_path, sizeof(pods_path), "%s/sim-pods-%d.json", pki.dir, getpid());
+    snprintf(csv_path, sizeof(csv_path), "%s/sim-%d.csv", pki.dir, getpid());
+    snprintf(out_path, sizeof(out_path), "%s/sim-out-%d", pki.dir, getpid());
+    FILE *f = fopen(pods_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"kind\":\"List\",\"items\":[{\"metadata\":{\"name\":\"p1\",\"namespace\":"
+          "\"default\"},\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":"
+          "\"500m\",\"memory\":\"512Mi\"}}}]}},{\"metadata\":{\"name\":\"p2\",\"namespace\":"
+          "\"default\"},\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":"
+          "\"3\",\"memory\":\"1Gi\"}}}]}}]}",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd),
+             "env -u KUBECONFIG HOME=/nonexistent %s simulate --kubeconfig %s --pods %s "
+             "--strategy spread --placements %s >%s 2>&1",
+             server_binary(), w.kubeconfig, pods_path, csv_path, out_path);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+    size_t len;
+    char *csv = file_slurp(csv_path, &len), *out = file_slurp(out_path, &len);
+    ck_assert_msg(strcmp(csv, "strategy,pod,node,value,score\nspread,default/p1,n3,88,9\n"
+                              "spread,default/p2,n3,29,3\n") == 0,
+                  "%s\n%s", csv, out);
+    ck_assert_msg(strstr(out, "3 nodes from the cluster, with 3 pods bound to them from the "
+                              "cluster") != NULL,
+                  "%s", out);
+    free(csv);
+    free(out);
+    unlink(pods_path);
+    unlink(csv_path);
+    unlink(out_path);
+    fake_stop(w.fake);
+    unlink(w.kubeconfig);
+    unlink(w.token_file);
+}
+END_TEST
+
 Suite *cluster_suite(void)
 {
     Suite *s = suite_create("cluster");
@@ -1153,6 +1228,7 @@ Suite *cluster_suite(void)
     tcase_add_test(tc, cluster_usage_polls_and_sample_age_are_exported);
     tcase_add_test(tc, cluster_nodes_total_counters_count_nodes);
     tcase_add_test(tc, cluster_metrics_families_are_the_man_pages);
+    tcase_add_test(tc, cluster_simulate_reads_nodes_and_pods_from_the_cluster);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -464,12 +464,12 @@ START_TEST(e2e_rank_prints_table_and_pinned_manifest)
     fputs(pod, f);
     fclose(f);
 
-    snprintf(cmd, sizeof(cmd), "%s rank --nodes %s --pod %s >%s 2>%s", server_binary(), nodes_path,
-             pod_path, out_path, err_path);
+    snprintf(cmd, sizeof(cmd), "%s rank --nodes %s --pod %s -o json >%s 2>%s", server_binary(),
+             nodes_path, pod_path, out_path, err_path);
     ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
     char *table = file_slurp(err_path, &len), *manifest = file_slurp(out_path, &len);
     /* node-2 has value 94, node-1 89: both score 9, the higher value wins */
-    ck_assert_ptr_nonnull(strstr(table, "best node: node-2 (score 9)"));
+    ck_assert_msg(strstr(table, "best node: node-2 (score 9, value 94)") != NULL, "%s", table);
     /* the breakdown /debug shows: value 94 from both terms, score (94 + 5) / 10 */
     ck_assert_msg(strstr(table, "; score 9 = (94 + 5) / 10") != NULL, "%s", table);
     ck_assert_msg(strstr(table, "+90") != NULL, "%s", table);

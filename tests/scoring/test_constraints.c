@@ -775,10 +775,10 @@ START_TEST(fit_error_sorts_lines_as_strings)
      * case before lower case: kube-scheduler's sort.Strings. */
     const struct score_taint gpu = {"nvidia.com/gpu", "true", SCORE_EFFECT_NO_SCHEDULE};
     const struct score_reason_count e[] = {
-        {SCORE_REASON_INSUFFICIENT_CPU, NULL, 2},
-        {SCORE_REASON_UNSCHEDULABLE, NULL, 10},
-        {SCORE_REASON_TAINT, &gpu, 1},
-        {SCORE_REASON_TOO_MANY_PODS, NULL, 0}, /* not written */
+        {SCORE_REASON_INSUFFICIENT_CPU, NULL, 2, NULL},
+        {SCORE_REASON_UNSCHEDULABLE, NULL, 10, NULL},
+        {SCORE_REASON_TAINT, &gpu, 1, NULL},
+        {SCORE_REASON_TOO_MANY_PODS, NULL, 0, NULL}, /* not written */
     };
     char buf[512];
     size_t n = score_fit_error(13, e, N(e), buf, sizeof(buf));
@@ -791,16 +791,31 @@ END_TEST
 
 START_TEST(fit_error_prefilter_conflict_alone)
 {
-    const struct score_reason_count e[] = {{SCORE_REASON_AFFINITY_CONFLICT, NULL, 3}};
+    const struct score_reason_count e[] = {{SCORE_REASON_AFFINITY_CONFLICT, NULL, 3, NULL}};
     char buf[128];
     score_fit_error(3, e, 1, buf, sizeof(buf));
     ck_assert_str_eq(buf, "0/3 nodes are available: pod affinity terms conflict.");
 }
 END_TEST
 
+START_TEST(fit_error_counts_our_own_texts_among_the_rest)
+{
+    /* A node with unusable data fails our filter with its own text, which
+     * kube-scheduler counts and sorts like any other line. */
+    const struct score_reason_count e[] = {
+        {SCORE_REASON_INSUFFICIENT_CPU, NULL, 2, NULL},
+        {SCORE_REASON_AFFINITY_CONFLICT, NULL, 1, "invalid allocatable cpu"},
+    };
+    char buf[256];
+    score_fit_error(3, e, N(e), buf, sizeof(buf));
+    ck_assert_str_eq(buf,
+                     "0/3 nodes are available: 1 invalid allocatable cpu, 2 Insufficient cpu.");
+}
+END_TEST
+
 START_TEST(fit_error_truncates_and_reports_full_length)
 {
-    const struct score_reason_count e[] = {{SCORE_REASON_UNSCHEDULABLE, NULL, 4}};
+    const struct score_reason_count e[] = {{SCORE_REASON_UNSCHEDULABLE, NULL, 4, NULL}};
     char buf[10];
     size_t n = score_fit_error(4, e, 1, buf, sizeof(buf));
     ck_assert_str_eq(buf, "0/4 nodes");
@@ -882,6 +897,7 @@ Suite *constraints_suite(void)
     tcase_add_test(tc, judge_static_rules_come_before_resources);
     tcase_add_test(tc, fit_error_sorts_lines_as_strings);
     tcase_add_test(tc, fit_error_prefilter_conflict_alone);
+    tcase_add_test(tc, fit_error_counts_our_own_texts_among_the_rest);
     tcase_add_test(tc, fit_error_truncates_and_reports_full_length);
     tcase_add_test(tc, parse_names_accept_kubernetes_spellings);
     suite_add_tcase(s, tc);

@@ -552,7 +552,7 @@ static void compare_with_plain_loop(const struct score_sim_input *in, const uint
                     x++;
                 if (x == nh) {
                     memcpy(h[nh].text, t, sizeof(t));
-                    h[nh].e = (struct score_reason_count){(enum score_reason)r, j.taint, 0};
+                    h[nh].e = (struct score_reason_count){(enum score_reason)r, j.taint, 0, NULL};
                     nh++;
                 }
                 h[x].e.count++;
