@@ -6,6 +6,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,6 +371,27 @@ START_TEST(metrics_duration_buckets_resolve_tens_of_microseconds)
     ck_assert_double_eq_tol(sum, 12.000495, 1e-8);
     metrics_assert_histograms(t);
     free(t);
+
+    /* the man page names the same bounds: ms below 1 s, then s */
+    char said[512] = "end at";
+    size_t last = sizeof(le) / sizeof(le[0]) - 1; /* +Inf is not named */
+    for (size_t i = 0; i < last; i++) {
+        double v = strtod(le[i], NULL);
+        bool ms = v < 1,
+             unit_ends = ms ? strtod(le[i + 1], NULL) >= 1 || i + 1 == last : i + 1 == last;
+        bool unit_starts = i == 0 || (!ms && strtod(le[i - 1], NULL) < 1);
+        size_t k = strlen(said);
+        snprintf(said + k, sizeof(said) - k, "%s%s%.10g%s", unit_starts && i > 0 ? " and at" : "",
+                 unit_starts ? " " : (unit_ends ? " and " : ", "), ms ? v * 1000 : v,
+                 unit_ends ? (ms ? " ms" : " s") : "");
+    }
+    char *page = file_slurp("docs/cpu-extender.1", &len);
+    ck_assert_ptr_nonnull(page);
+    for (char *c = page; *c != '\0'; c++)
+        if (*c == '\n')
+            *c = ' ';
+    ck_assert_msg(strstr(page, said) != NULL, "docs/cpu-extender.1 does not say: %s", said);
+    free(page);
 }
 END_TEST
 
