@@ -926,6 +926,10 @@ START_TEST(cluster_watch_faults_are_counted_by_resource)
     struct fake_counts start, before, after;
     standard_world(&w, NULL);
     int port = w.server.port;
+    /* ready means listed: the first watches may still be on their way, and
+     * counted in the window they would be taken for restarts */
+    ck_assert_int_eq(fake_wait_open_watches(w.fake, FAKE_NODE, 1, 10000), 0);
+    ck_assert_int_eq(fake_wait_open_watches(w.fake, FAKE_POD, 1, 10000), 0);
     fake_counts(w.fake, &start);
     for (int r = 0; r < 2; r++) {
         const char *res = r == 0 ? "nodes" : "pods";
