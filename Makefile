@@ -70,10 +70,12 @@ deps:
 	@pkg-config --exists $(PKGS) check || scripts/install-deps.sh || \
 	    { echo "install the packages in scripts/debian-packages.txt" >&2; exit 1; }
 
-# The tests also drive headless Chromium (the /debug page) and groff (the
-# man page); make run needs neither.
+# The tests also drive headless Chromium (the /debug page), groff (the man
+# page) and, for the commands of the docs, ip, pkill and unshare (a network
+# and PID namespace of their own); make run needs none of them.
 test-deps: deps
-	@command -v chromium >/dev/null && command -v groff >/dev/null || scripts/install-deps.sh || \
+	@command -v chromium >/dev/null && command -v groff >/dev/null && command -v ip >/dev/null && \
+	    command -v pkill >/dev/null && command -v unshare >/dev/null || scripts/install-deps.sh || \
 	    { echo "install the packages in scripts/debian-packages.txt" >&2; exit 1; }
 
 # VERSION plus the commit (git describe); GIT_DESCRIBE=... gives the commit
@@ -178,7 +180,7 @@ fixtures-check:
 	@cd tests/fixtures/captured && sha256sum --quiet --strict -c SHA256SUMS || \
 	    { echo "tests/fixtures/captured: a captured request is missing or changed" >&2; exit 1; }
 
-test-one: fixtures-check $(BIN) $(TEST_BIN)
+test-one: fixtures-check $(BIN) $(TEST_BIN) $(B)/bench-apiserver
 	TEST_BINARY=$(BIN) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -186,6 +188,9 @@ test-one: fixtures-check $(BIN) $(TEST_BIN)
 	tests/e2e/readme_curl.sh $(BIN)
 	tests/e2e/readme_simulate.sh $(BIN)
 	tests/e2e/manpage.sh $(BIN)
+	tests/e2e/standalone.sh
+	tests/e2e/log_keys.sh
+	tests/e2e/doc_commands.sh $(BIN) $(B)/bench-apiserver
 	tests/e2e/unprivileged.sh $(BIN)
 	$(MAKE) --no-print-directory fuzz-replay
 

@@ -10,7 +10,9 @@
  * CPUs less 80m, 4 GiB per CPU less the kubelet's reserve), and
  * PODS_PER_NODE pods for each: 1-3 containers (one in ten with an init
  * container, one in twelve without requests), requests that fill the node
- * to 20-90 %, 3 % pending (no node), 5 % terminal (Succeeded or Failed).
+ * to 20-90 %, 3 % pending (no node), 5 % terminal (Succeeded or Failed),
+ * and each node's metrics.k8s.io usage: 60 % of what its pods request,
+ * one sample taken at the start (its age grows as the process runs).
  * Output is deterministic (fixed seed).
  *
  * Prints "port=N" on stdout once every object is stored, a summary on
@@ -266,7 +268,23 @@ static int fill(struct fake_apiserver *f, unsigned nodes, unsigned pods, struct 
             if (rc != 0)
                 return rc;
         }
+        /* Usage from what is already drawn: no draw of its own, so the
+         * cluster stays the one the fixed seed has always made. */
+        char name[32], cpu[32], mem[32];
+        snprintf(name, sizeof(name), "node-%05u", i);
+        snprintf(cpu, sizeof(cpu), "%lldm",
+                 (long long)(size.cpu_milli * fill_percent * 60 / 10000));
+        snprintf(mem, sizeof(mem), "%lldMi", (long long)(size.mem_mib * fill_percent * 60 / 10000));
+        rc = fake_set_node_metrics(f, name, cpu, mem);
+        if (rc != 0)
+            return rc;
     }
+    char ts[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fake_set_metrics_time(f, ts, "20s");
     return 0;
 }
 

@@ -106,8 +106,9 @@ sa_token kube-system cpu-extender-scheduler "$T/sa/scheduler" || die "no token f
 no_failures "setup"
 
 # What the shipped config.json needs, in config check's words (the report
-# quotes it).
-FILTER_NEED=$("$EXT" config check "$CONFIG_JSON" 2>&1 | grep '^filter verb, with cluster state:') ||
+# quotes it; config check starts each line with the file's name).
+FILTER_NEED=$("$EXT" config check "$CONFIG_JSON" 2>&1 >/dev/null |
+    sed -n "s|^$CONFIG_JSON: \(filter verb, with cluster state:.*\)|\1|p" | grep .) ||
     die "cpu-extender config check $CONFIG_JSON: no verdict on the filter verb"
 
 # ---- nodes and pods ----
@@ -286,7 +287,9 @@ run_one() {
         over="$over | .clientConnection.qps = $qps | .clientConnection.burst = $qps"
     fi
     if [ "$s" != none ]; then
-        ext_start "ext-$id" "$T/sa/scheduler" --config "$PWD/$CONFIG_JSON" --mode "$mode" || die "extender: $(tail -n 5 "$K8S_DIR/logs/ext-$id.log")"
+        # (its metrics listener on loopback too, not the pod's 0.0.0.0:8889)
+        ext_start "ext-$id" "$T/sa/scheduler" --config "$PWD/$CONFIG_JSON" --mode "$mode" \
+            --metrics-listen 127.0.0.1:0 || die "extender: $(tail -n 5 "$K8S_DIR/logs/ext-$id.log")"
         k8s_wait 30 "ext-$id ready" ext_counts_are "$NODES" 0 || die "extender not ready: $ERESP"
         ext_port=$EXT_PORT
         # config.json's debugEndpoints: true, as a sign that it was read.
@@ -408,8 +411,8 @@ p50s() {
     done
     echo
     echo "Extender p50: from its access log's durationSeconds (exact), then from the"
-    echo "cpu_extender_request_duration_seconds histogram as histogram_quantile reads it (its first"
-    echo "bucket ends at 0.1 ms, so below that it interpolates to about half of it); median of the runs."
+    echo "cpu_extender_request_duration_seconds histogram as histogram_quantile reads it (linear"
+    echo "within its buckets, the first two end at 25 and 50 µs); median of the runs."
     echo "Creating the $PODS pods took $(awk 'NR == 1 || $6 < lo { lo = $6 } NR == 1 || $6 > hi { hi = $6 }
         END { printf "%s–%s s", lo, hi }' "$T/results") per run."
     echo

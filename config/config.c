@@ -17,22 +17,68 @@
 /* Largest config file read: it holds a dozen options. */
 #define CFG_FILE_MAX (1 << 20)
 
+/* How a config file is named in messages: "-" is standard input. */
+static const char *shown(const char *name)
+{
+    return strcmp(name, "-") == 0 ? "standard input" : name;
+}
+
+/* The 1-based line and column (in bytes) of byte @off of @text. */
+static void line_col(const char *text, size_t off, size_t *line, size_t *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off && text[i] != '\0'; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+/* A relative scheduler-config in the file at @name is relative to that
+ * file's directory, as kube-scheduler's and kubeconfig files name their
+ * neighbours: the ConfigMap mounts both keys side by side. The value as
+ * written stays in scheduler_config (the hash is the same wherever the
+ * two are mounted); the file to read goes to scheduler_config_path. */
+static int resolve_beside(struct cfg *c, const char *name, char *err)
+{
+    const char *p = c->scheduler_config, *slash = strrchr(name, '/');
+    snprintf(c->scheduler_config_path, sizeof(c->scheduler_config_path), "%s", p);
+    if (p[0] == '\0' || p[0] == '/' || slash == NULL || strcmp(name, "-") == 0)
+        return 0;
+    char joined[2 * CFG_STR_LEN];
+    int n = snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - name), name, p);
+    if (n < 0 || (size_t)n >= CFG_STR_LEN) {
+        err_set(err, "config file %s: field \"schedulerConfig\": longer than %d bytes beside %s",
+                shown(name), CFG_STR_LEN - 1, name);
+        return -EINVAL;
+    }
+    memcpy(c->scheduler_config_path, joined, (size_t)n + 1);
+    return 0;
+}
+
 int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name, char *err)
 {
     char why[256];
     const char *end = NULL;
+    unsigned long long seen = 0, before = c->given;
     int rc = -EINVAL;
 
     /* cJSON needs the terminating NUL inside the length to refuse trailing
      * bytes; the callers' buffers have one. */
     cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
     if (root == NULL) {
-        size_t off = end != NULL && end >= text ? (size_t)(end - text) : 0;
-        err_set(err, "config file %s: not valid JSON (near byte %zu)", name, off);
+        size_t off = end != NULL && end >= text ? (size_t)(end - text) : 0, line, col;
+        line_col(text, off, &line, &col);
+        err_set(err, "config file %s: line %zu, column %zu: not valid JSON", shown(name), line,
+                col);
         return -EINVAL;
     }
     if (!cJSON_IsObject(root)) {
-        err_set(err, "config file %s: want a JSON object", name);
+        err_set(err, "config file %s: want a JSON object", shown(name));
         goto out_delete;
     }
     const cJSON *item;
@@ -40,18 +86,32 @@ int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name
     {
         const struct cfg_opt *o = cfg_opt_by_key(item->string);
         if (o == NULL) {
-            err_set(err, "config file %s: unknown field \"%s\"", name, item->string);
+            err_set(err, "config file %s: unknown field \"%s\"", shown(name), item->string);
             goto out_delete;
         }
+        /* JSON readers disagree on a repeated key (first or last wins): a
+         * file that says two things is refused rather than read one way. */
+        c->given = 0;
         if (cfg_opt_set_json(c, o, item, why, sizeof(why)) != 0) {
-            err_set(err, "config file %s: field \"%s\": %s", name, item->string, why);
+            err_set(err, "config file %s: field \"%s\": %s", shown(name), item->string, why);
             goto out_delete;
         }
+        if ((seen & c->given) != 0) {
+            err_set(err, "config file %s: field \"%s\" appears more than once", shown(name),
+                    item->string);
+            goto out_delete;
+        }
+        seen |= c->given;
     }
+    c->given = before | seen;
+    if (cfg_is_given(c, "schedulerConfig") && resolve_beside(c, name, err) != 0)
+        goto out_delete;
     snprintf(c->config_file, sizeof(c->config_file), "%s", name);
     rc = 0;
 
 out_delete:
+    if (rc != 0)
+        c->given = before | seen;
     cJSON_Delete(root);
     return rc;
 }
@@ -63,7 +123,7 @@ static int load_file(struct cfg *c, const char *path, char *err)
 
     int rc = file_read(path, CFG_FILE_MAX, &text, &len, err);
     if (rc == -EFBIG)
-        err_set(err, "config file %s: larger than 1 MiB", path);
+        err_set(err, "config file %s: larger than 1 MiB", shown(path));
     else if (rc != 0)
         err_prefix(err, "config file ");
     if (rc != 0)
@@ -109,6 +169,19 @@ static bool list_ok(const char *list, bool pairs)
     }
 }
 
+/* Whether two listen addresses would take the same port: the same fixed
+ * port on the same host, or on a wildcard host. */
+static bool same_address(const char *a, const char *b)
+{
+    char ha[CFG_STR_LEN], hb[CFG_STR_LEN];
+    int pa, pb;
+    if (cfg_listen_split(a, ha, &pa) != 0 || cfg_listen_split(b, hb, &pb) != 0)
+        return false;
+    bool wild = strcmp(ha, "0.0.0.0") == 0 || strcmp(ha, "::") == 0 || strcmp(hb, "0.0.0.0") == 0 ||
+                strcmp(hb, "::") == 0;
+    return pa != 0 && pa == pb && (wild || strcmp(ha, hb) == 0);
+}
+
 static int validate(struct cfg *c, char *err)
 {
     int weights = 0;
@@ -124,6 +197,10 @@ static int validate(struct cfg *c, char *err)
     }
     if (c->client_ca[0] != '\0' && c->tls_cert[0] == '\0') {
         err_set(err, "client-ca needs tls-cert and tls-key (mTLS is TLS)");
+        return -EINVAL;
+    }
+    if (c->metrics_listen[0] != '\0' && same_address(c->listen, c->metrics_listen)) {
+        err_set(err, "metrics-listen %s: must not be the listen address", c->metrics_listen);
         return -EINVAL;
     }
     if (c->per_ip_connection_limit > c->connection_limit) {
@@ -153,6 +230,40 @@ static int validate(struct cfg *c, char *err)
                 c->select_priority_min, c->select_priority_max);
         return -EINVAL;
     }
+    compute_hash(c);
+    return 0;
+}
+
+int cfg_set_from_scheduler(struct cfg *c, long long weight, long long timeout_ms, char *err)
+{
+    if (weight < 1 || weight > 1000000) {
+        err_set(err, "scheduler-config %s: weight %lld: want a whole number from 1 to 1000000",
+                c->scheduler_config_path, weight);
+        return -EINVAL;
+    }
+    if (timeout_ms < 0 || timeout_ms > 3600000) {
+        err_set(err, "scheduler-config %s: httpTimeout of %lld ms: want at most 1h",
+                c->scheduler_config_path, timeout_ms);
+        return -EINVAL;
+    }
+    /* Set once, in kube-scheduler's file, which it acts on: a value set
+     * here as well may only repeat it (a printed effective config does). */
+    if (cfg_is_given(c, "schedulerWeight") && c->scheduler_weight != weight) {
+        err_set(err,
+                "scheduler-weight %d disagrees with the weight %lld of scheduler-config %s: "
+                "set it there only",
+                c->scheduler_weight, weight, c->scheduler_config_path);
+        return -EINVAL;
+    }
+    if (cfg_is_given(c, "schedulerTimeoutMs") && c->scheduler_timeout_ms != timeout_ms) {
+        err_set(err,
+                "scheduler-timeout-ms %d disagrees with the httpTimeout (%lld ms) of "
+                "scheduler-config %s: set it there only",
+                c->scheduler_timeout_ms, timeout_ms, c->scheduler_config_path);
+        return -EINVAL;
+    }
+    c->scheduler_weight = (int)weight;
+    c->scheduler_timeout_ms = (int)timeout_ms;
     compute_hash(c);
     return 0;
 }
@@ -218,6 +329,8 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
     }
     if (file != NULL && file[0] != '\0' && load_file(c, file, err) != 0)
         return -EINVAL;
+    char from_file[CFG_STR_LEN];
+    snprintf(from_file, sizeof(from_file), "%s", c->scheduler_config);
 
     for (char **e = envp; e != NULL && *e != NULL; e++) {
         if (strncmp(*e, CFG_ENV_PREFIX, strlen(CFG_ENV_PREFIX)) != 0)
@@ -268,5 +381,9 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
             return -EINVAL;
         }
     }
+    /* Set by the environment or a flag: relative to the working directory. */
+    if (strcmp(c->scheduler_config, from_file) != 0)
+        snprintf(c->scheduler_config_path, sizeof(c->scheduler_config_path), "%s",
+                 c->scheduler_config);
     return validate(c, err);
 }

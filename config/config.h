@@ -32,7 +32,11 @@ enum cfg_mode {
 struct cfg {
     char config_file[CFG_STR_LEN]; /* the file that was read, "" for none */
     char listen[CFG_STR_LEN];      /* host:port or [v6]:port */
-    char prefix[CFG_STR_LEN];      /* URL prefix of the verbs, e.g. /scheduler */
+    /* The operations listener: GET /healthz, /readyz, /metrics, /version
+     * (and /debug when metrics_listen_debug); "" for none. */
+    char metrics_listen[CFG_STR_LEN];
+    bool metrics_listen_debug;
+    char prefix[CFG_STR_LEN]; /* URL prefix of the verbs, e.g. /scheduler */
     struct score_params score;
     char used_annotation[SCORE_NRES][CFG_STR_LEN]; /* "" disables */
     long long max_body_bytes;
@@ -64,10 +68,18 @@ struct cfg {
     long long select_priority_min, select_priority_max;
     int scheduler_timeout_ms; /* the extender's httpTimeout; 0: no deadline answers */
     int scheduler_weight;     /* the extender's weight, to explain influence */
-    bool debug_endpoints;     /* serve GET /debug and /debug/decisions */
-    int decisions_kept;       /* ring buffer of decisions; 0 keeps none */
+    /* The KubeSchedulerConfiguration that weight and timeout come from
+     * ("" for none), as written (what the hash covers), and the file to
+     * read: beside the config file when a relative path came from it. */
+    char scheduler_config[CFG_STR_LEN];
+    char scheduler_config_path[CFG_STR_LEN];
+    bool debug_endpoints; /* serve GET /debug and /debug/decisions */
+    int decisions_kept;   /* ring buffer of decisions; 0 keeps none */
     long long decisions_max_bytes;
     char hash[17]; /* FNV-1a of the effective options, hex: shown in /version */
+    /* Bit i: option i of the table was set by a layer (file, environment
+     * or flag), not left at its default. Not part of the hash. */
+    unsigned long long given;
 };
 
 /* Fills @c with the built-in defaults. */
@@ -92,6 +104,27 @@ int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name
 
 /* Reads and validates only @path over the defaults (for `config check`). */
 int cfg_load_file_only(struct cfg *c, const char *path, char *err);
+
+/* Whether option @key (its config-file key, "schedulerWeight") was set by
+ * the file, the environment or a flag rather than left at its default. */
+bool cfg_is_given(const struct cfg *c, const char *key);
+
+/*
+ * Sets the extender's weight and timeout that cfg->scheduler_config_path says
+ * (read by the caller: config/ reads no YAML) and computes the hash again.
+ * Returns 0, or -EINVAL when schedulerWeight or schedulerTimeoutMs were
+ * also set by a layer (set once: in the scheduler's file) or a value is
+ * out of range, with the reason in @err.
+ */
+int cfg_set_from_scheduler(struct cfg *c, long long weight, long long timeout_ms, char *err);
+
+/*
+ * The config-file keys whose values differ between @a and @b, comma-
+ * separated, into @live (options a reload applies) and @restart (options
+ * that keep their value until the next start: addresses, limits of the
+ * listener, TLS files, the cluster), @n bytes each; "" when none.
+ */
+void cfg_diff(const struct cfg *a, const struct cfg *b, char *live, char *restart, size_t n);
 
 /*
  * Splits c->listen into host (without brackets) and port.

@@ -35,6 +35,13 @@ struct cfg_opt {
 static const struct cfg_opt opts[] = {
     {"listen", OPT_STRING, OFF(listen), 0, 0,
      "address and port to serve on: HOST:PORT or [IPV6]:PORT (port 0 picks a free one)"},
+    {"metrics-listen", OPT_STRING, OFF(metrics_listen), 0, 0,
+     "a second address that serves only GET /healthz, /readyz, /metrics and /version (HTTPS "
+     "with tls-cert, never asking for client certificates), e.g. 0.0.0.0:8889 for Prometheus "
+     "and the kubelet while the verbs stay on loopback (\"\": none)"},
+    {"metrics-listen-debug", OPT_BOOL, OFF(metrics_listen_debug), 0, 1,
+     "also serve /debug and /debug/decisions (with debug-endpoints) on metrics-listen; off, they "
+     "stay on listen only"},
     {"prefix", OPT_STRING, OFF(prefix), 0, 0,
      "URL prefix of the verbs: POST PREFIX/filter and PREFIX/prioritize"},
     {"strategy", OPT_STRATEGY, OFF(score.strategy), 0, 0,
@@ -97,7 +104,8 @@ static const struct cfg_opt opts[] = {
      "serve HTTPS with this PEM certificate chain (re-read when it changes)"},
     {"tls-key", OPT_STRING, OFF(tls_key), 0, 0, "the PEM private key of --tls-cert"},
     {"client-ca", OPT_STRING, OFF(client_ca), 0, 0,
-     "require client certificates from this PEM CA (mTLS); 403 otherwise"},
+     "require client certificates from this PEM CA (mTLS) on listen, except for /healthz and "
+     "/readyz; 403 otherwise"},
     {"log-level", OPT_LOG_LEVEL, OFF(log_level), 0, 0, "debug, info, warn or error"},
     {"mode", OPT_MODE, OFF(mode), 0, 0,
      "enforce (answer what scoring says), shadow (score, log and record, but answer every node "
@@ -116,6 +124,11 @@ static const struct cfg_opt opts[] = {
      "neutral answer (every node passed, equal scores) instead (0: never)"},
     {"scheduler-weight", OPT_INT, OFF(scheduler_weight), 1, 1000000,
      "the extender's weight in the KubeSchedulerConfiguration (explains influence only)"},
+    {"scheduler-config", OPT_STRING, OFF(scheduler_config), 0, 0,
+     "kube-scheduler's KubeSchedulerConfiguration file: scheduler-weight and "
+     "scheduler-timeout-ms come from its extenders entry whose urlPrefix has this listener's "
+     "port and prefix, read at start as kube-scheduler reads it (a relative path in the config "
+     "file is relative to that file's directory; \"\": none)"},
     {"debug-endpoints", OPT_BOOL, OFF(debug_endpoints), 0, 1,
      "serve GET /debug (HTML) and /debug/decisions (JSON) with the recorded decisions"},
     {"decisions-kept", OPT_INT, OFF(decisions_kept), 0, 100000,
@@ -125,6 +138,33 @@ static const struct cfg_opt opts[] = {
 };
 
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+
+/* The options that keep their value until the next start (cfg_diff):
+ * what the listeners, their TLS and the cluster connection were set up
+ * with, and the scheduler's file, which kube-scheduler too reads once. */
+static const char *const restart_flags[] = {
+    "listen",
+    "metrics-listen",
+    "connection-limit",
+    "per-ip-connection-limit",
+    "idle-timeout-seconds",
+    "tls-cert",
+    "tls-key",
+    "client-ca",
+    "kubeconfig",
+    "scheduler-config",
+};
+
+static bool is_restart(const struct cfg_opt *o)
+{
+    for (size_t i = 0; i < sizeof(restart_flags) / sizeof(restart_flags[0]); i++)
+        if (strcmp(o->flag, restart_flags[i]) == 0)
+            return true;
+    return false;
+}
+
+/* struct cfg's given has a bit per option. */
+_Static_assert(N_OPTS <= 64, "more options than bits in cfg.given");
 
 static const char *const mode_names[] = {
     [CFG_MODE_ENFORCE] = "enforce",
@@ -264,7 +304,9 @@ static int check_string(const struct cfg_opt *o, const char *v, char *why, size_
         snprintf(why, n, "longer than %d bytes", CFG_STR_LEN - 1);
         return -EINVAL;
     }
-    if (strcmp(o->flag, "listen") == 0 && cfg_listen_split(v, host, &port) != 0) {
+    bool is_listen =
+        strcmp(o->flag, "listen") == 0 || (strcmp(o->flag, "metrics-listen") == 0 && v[0] != '\0');
+    if (is_listen && cfg_listen_split(v, host, &port) != 0) {
         snprintf(why, n, "want HOST:PORT or [IPV6]:PORT with a port from 0 to 65535");
         return -EINVAL;
     }
@@ -292,7 +334,7 @@ static int name_index(const char *v, const char *const *names, size_t count)
 }
 
 /* Stores the text @v into option @o of @c; @why receives the problem. */
-int cfg_opt_set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char *why, size_t n)
+static int set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char *why, size_t n)
 {
     char *field = (char *)c + o->offset;
     char *end;
@@ -364,6 +406,14 @@ int cfg_opt_set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char
         return 0;
     }
     return -EINVAL;
+}
+
+int cfg_opt_set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char *why, size_t n)
+{
+    int rc = set_text(c, o, v, why, n);
+    if (rc == 0)
+        c->given |= 1ULL << (o - opts);
+    return rc;
 }
 
 const struct cfg_opt *cfg_opt_by_flag(const char *name, size_t len)
@@ -443,56 +493,109 @@ bool cfg_opt_is_bool(const struct cfg_opt *o)
     return o->type == OPT_BOOL;
 }
 
+/* The value of @o in @c as JSON. */
+static void print_value(const struct cfg *c, const struct cfg_opt *o, FILE *out)
+{
+    const char *field = (const char *)c + o->offset;
+    switch (o->type) {
+    case OPT_STRING: {
+        cJSON *s = cJSON_CreateString(field);
+        char *text = s ? cJSON_PrintUnformatted(s) : NULL;
+        fputs(text ? text : "null", out);
+        free(text);
+        cJSON_Delete(s);
+        break;
+    }
+    case OPT_INT:
+        fprintf(out, "%d", *(const int *)(const void *)field);
+        break;
+    case OPT_LLONG:
+        fprintf(out, "%lld", *(const long long *)(const void *)field);
+        break;
+    case OPT_BOOL:
+        fputs(*(const bool *)(const void *)field ? "true" : "false", out);
+        break;
+    case OPT_STRATEGY:
+        fprintf(out, "\"%s\"",
+                score_strategy_name(*(const enum score_strategy *)(const void *)field));
+        break;
+    case OPT_LOG_LEVEL:
+        fprintf(out, "\"%s\"", log_level_name(*(const enum log_level *)(const void *)field));
+        break;
+    case OPT_USED_SOURCE:
+        fprintf(out, "\"%s\"",
+                score_used_source_name(*(const enum score_used_source *)(const void *)field));
+        break;
+    case OPT_STALE_POLICY:
+        fprintf(out, "\"%s\"",
+                score_stale_policy_name(*(const enum score_stale_policy *)(const void *)field));
+        break;
+    case OPT_MODE:
+        fprintf(out, "\"%s\"", cfg_mode_name(*(const enum cfg_mode *)(const void *)field));
+        break;
+    }
+}
+
 void cfg_print_json(const struct cfg *c, FILE *out)
 {
     char key[64];
     const char *sep = "{";
 
     for (size_t i = 0; i < N_OPTS; i++) {
-        const struct cfg_opt *o = &opts[i];
-        const char *field = (const char *)c + o->offset;
-        json_key(o->flag, key, sizeof(key));
+        json_key(opts[i].flag, key, sizeof(key));
         fprintf(out, "%s\n  \"%s\": ", sep, key);
         sep = ",";
-        switch (o->type) {
-        case OPT_STRING: {
-            cJSON *s = cJSON_CreateString(field);
-            char *text = s ? cJSON_PrintUnformatted(s) : NULL;
-            fputs(text ? text : "null", out);
-            free(text);
-            cJSON_Delete(s);
-            break;
-        }
-        case OPT_INT:
-            fprintf(out, "%d", *(const int *)(const void *)field);
-            break;
-        case OPT_LLONG:
-            fprintf(out, "%lld", *(const long long *)(const void *)field);
-            break;
-        case OPT_BOOL:
-            fputs(*(const bool *)(const void *)field ? "true" : "false", out);
-            break;
-        case OPT_STRATEGY:
-            fprintf(out, "\"%s\"",
-                    score_strategy_name(*(const enum score_strategy *)(const void *)field));
-            break;
-        case OPT_LOG_LEVEL:
-            fprintf(out, "\"%s\"", log_level_name(*(const enum log_level *)(const void *)field));
-            break;
-        case OPT_USED_SOURCE:
-            fprintf(out, "\"%s\"",
-                    score_used_source_name(*(const enum score_used_source *)(const void *)field));
-            break;
-        case OPT_STALE_POLICY:
-            fprintf(out, "\"%s\"",
-                    score_stale_policy_name(*(const enum score_stale_policy *)(const void *)field));
-            break;
-        case OPT_MODE:
-            fprintf(out, "\"%s\"", cfg_mode_name(*(const enum cfg_mode *)(const void *)field));
-            break;
-        }
+        print_value(c, &opts[i], out);
     }
     fputs("\n}\n", out);
+}
+
+bool cfg_is_given(const struct cfg *c, const char *key)
+{
+    const struct cfg_opt *o = cfg_opt_by_key(key);
+    return o != NULL && (c->given & (1ULL << (o - opts))) != 0;
+}
+
+/* Whether option @o has the same value in @a and @b: compared as printed,
+ * so that padding and the bytes after a string's NUL never count. */
+static bool same_value(const struct cfg *a, const struct cfg *b, const struct cfg_opt *o)
+{
+    char *ta = NULL, *tb = NULL;
+    size_t la = 0, lb = 0;
+    FILE *fa = open_memstream(&ta, &la), *fb = open_memstream(&tb, &lb);
+    if (fa != NULL)
+        print_value(a, o, fa);
+    if (fb != NULL)
+        print_value(b, o, fb);
+    if (fa != NULL)
+        fclose(fa);
+    if (fb != NULL)
+        fclose(fb);
+    bool same = ta != NULL && tb != NULL && la == lb && memcmp(ta, tb, la) == 0;
+    free(ta);
+    free(tb);
+    return same;
+}
+
+/* Appends ",@key" (or "@key" to an empty list) to @list if it fits. */
+static void list_add(char *list, size_t n, const char *key)
+{
+    size_t len = strlen(list);
+    int w = snprintf(list + len, n - len, "%s%s", len > 0 ? "," : "", key);
+    if (w < 0 || (size_t)w >= n - len)
+        list[len] = '\0'; /* a cut key would name another option */
+}
+
+void cfg_diff(const struct cfg *a, const struct cfg *b, char *live, char *restart, size_t n)
+{
+    char key[64];
+    live[0] = restart[0] = '\0';
+    for (size_t i = 0; i < N_OPTS; i++) {
+        if (same_value(a, b, &opts[i]))
+            continue;
+        json_key(opts[i].flag, key, sizeof(key));
+        list_add(is_restart(&opts[i]) ? restart : live, n, key);
+    }
 }
 
 void cfg_print_help(FILE *out)
@@ -507,7 +610,8 @@ void cfg_print_help(FILE *out)
     for (size_t i = 0; i < N_OPTS; i++) {
         json_key(opts[i].flag, key, sizeof(key));
         env_name(opts[i].flag, env, sizeof(env));
-        fprintf(out, "  --%s  (%s, \"%s\")\n      %s\n", opts[i].flag, env, key, opts[i].help);
+        fprintf(out, "  --%s  (%s, \"%s\")\n      %s%s\n", opts[i].flag, env, key, opts[i].help,
+                is_restart(&opts[i]) ? " (restart: takes effect at the next start)" : "");
     }
     fprintf(out, "\nDefaults as a config file:\n");
     cfg_print_json(&d, out);

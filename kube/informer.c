@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,8 @@ struct kube_informer {
     int health;   /* last reported: -1 none yet, 0 failing, 1 ok */
     int delay_ms; /* the next backoff */
     unsigned int seed;
+    /* Written by the informer thread, read by any (kube_informer_get_counts). */
+    atomic_ullong watch_restarts, relists, errors;
 };
 
 /* One watch connection. */
@@ -369,7 +372,8 @@ static void *run(void *arg)
     struct kube_informer *inf = arg;
     char why[INF_WHY_LEN];
     bool need_list = true;
-    int gone = 0; /* 410s since the last working watch */
+    bool watched = false; /* a watch ran since the last list: the next one resumes */
+    int gone = 0;         /* 410s since the last working watch */
 
     while (!is_stopping(inf)) {
         if (need_list) {
@@ -378,11 +382,13 @@ static void *run(void *arg)
             if (rc == -ECANCELED || is_stopping(inf))
                 break;
             if (rc != 0) {
+                atomic_fetch_add(&inf->errors, 1);
                 report(inf, false, why);
                 backoff(inf);
                 continue;
             }
             need_list = false;
+            watched = false;
             backoff_reset(inf);
             snprintf(why, sizeof(why), "listed %zu %s", count, inf->name);
             report(inf, true, why);
@@ -391,12 +397,16 @@ static void *run(void *arg)
 
         struct inf_watch w = {.inf = inf};
         long started = monotonic_ms();
+        if (watched)
+            atomic_fetch_add(&inf->watch_restarts, 1);
+        watched = true;
         int rc = watch_once(inf, &w);
         if (rc == -ECANCELED || is_stopping(inf))
             break;
         if (w.events > 0)
             gone = 0;
         if (rc == INF_WATCH_GONE) {
+            atomic_fetch_add(&inf->relists, 1);
             need_list = true;
             /* The first 410 relists at once; repeated ones back off. */
             if (gone++ > 0)
@@ -404,6 +414,7 @@ static void *run(void *arg)
             continue;
         }
         if (rc != 0) {
+            atomic_fetch_add(&inf->errors, 1);
             report(inf, false, w.why);
             backoff(inf);
             continue;
@@ -450,6 +461,9 @@ int kube_informer_start(struct kube_client *c, const struct kube_informer_params
     inf->ctx = ctx;
     inf->health = -1;
     atomic_init(&inf->stop, false);
+    atomic_init(&inf->watch_restarts, 0);
+    atomic_init(&inf->relists, 0);
+    atomic_init(&inf->errors, 0);
     backoff_reset(inf);
     if (getrandom(&inf->seed, sizeof(inf->seed), GRND_NONBLOCK) != (ssize_t)sizeof(inf->seed))
         inf->seed = (unsigned int)monotonic_ms() ^ (unsigned int)(uintptr_t)inf;
@@ -483,6 +497,13 @@ out_free:
     free(inf);
     err_set(err, "informer %s: %s", name, strerror(rc));
     return -rc;
+}
+
+void kube_informer_get_counts(const struct kube_informer *inf, struct kube_informer_counts *out)
+{
+    out->watch_restarts = atomic_load(&inf->watch_restarts);
+    out->relists = atomic_load(&inf->relists);
+    out->errors = atomic_load(&inf->errors);
 }
 
 void kube_informer_stop(struct kube_informer *inf)

@@ -64,6 +64,16 @@ int kube_informer_start(struct kube_client *c, const struct kube_informer_params
                         const struct kube_informer_ops *ops, void *ctx, struct kube_informer **out,
                         char *err);
 
+/* What an informer has gone through, for /metrics. */
+struct kube_informer_counts {
+    unsigned long long watch_restarts; /* watches started again from the last resourceVersion */
+    unsigned long long relists;        /* lists after the first: the version was gone (410) */
+    unsigned long long errors;         /* list or watch requests that failed */
+};
+
+/* The counts so far. Thread-safe (atomics). */
+void kube_informer_get_counts(const struct kube_informer *inf, struct kube_informer_counts *out);
+
 /* Stops and joins the thread (within about a second) and frees @inf
  * (NULL is fine). Not from a callback. */
 void kube_informer_stop(struct kube_informer *inf);

@@ -24,6 +24,7 @@ int main(void)
         constraints_suite,  simulate_suite,  exec_suite,
         exec_output_suite,  shadow_suite,    shadow_report_suite,
         budget_suite,       memory_suite,    memory_limits_suite,
+        listeners_suite,    cli_suite,       scheduler_config_suite,
         table_suite,
     };
     /* The inputs of the placement model, rank and simulate (issue 16); a

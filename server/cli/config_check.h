@@ -2,8 +2,14 @@
 #ifndef SERVER_CLI_CONFIG_CHECK_H
 #define SERVER_CLI_CONFIG_CHECK_H
 
-/* Checks FILE over the defaults and prints the effective configuration;
- * exit status 0, or 2 with the error on stderr. */
+#include <stdio.h>
+
+/* Checks FILE over the defaults, the files it names and the advice, and
+ * prints the effective configuration; exit status 0, or 2 with the errors
+ * on stderr, each naming FILE. */
 int cli_config_main(int argc, char **argv);
+
+/* `config --help`. */
+void cli_config_help(FILE *out);
 
 #endif

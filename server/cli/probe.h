@@ -7,8 +7,12 @@
 #define SERVER_CLI_PROBE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "config/config.h"
+
+/* `probe --help`: what it asks, where, and over what. */
+void cli_probe_help(FILE *out);
 
 /* `cpu-extender probe [--ready] [options]`: exit status 0 when healthy
  * (or ready), 1 when not, 2 for a bad configuration. */

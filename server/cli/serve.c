@@ -9,6 +9,7 @@
 
 #include "base/arena.h"
 #include "base/log.h"
+#include "config/advice.h"
 #include "config/config.h"
 #include "config/filter_need.h"
 #include "kube/client.h"
@@ -35,7 +36,7 @@ static struct file_stamp stamp_of(const char *path)
 {
     struct stat st;
     struct file_stamp f = {0};
-    if (path[0] != '\0' && stat(path, &st) == 0) {
+    if (path[0] != '\0' && strcmp(path, "-") != 0 && stat(path, &st) == 0) {
         f.ino = st.st_ino;
         f.size = st.st_size;
         f.mtime = st.st_mtim;
@@ -64,50 +65,75 @@ static void log_filter_need(const struct cfg *c, bool with_cluster)
 }
 
 /* Builds the configuration again from the same file, environment and flags;
- * an invalid one is refused and the last good one keeps serving. */
-static void reload(struct http_server *s, struct cluster *cl, struct cfg *c, int argc, char **argv,
-                   const char *why)
+ * an invalid one is refused and the last good one keeps serving. @started
+ * is what the listeners and the cluster connection were set up with. */
+static void reload(struct http_server *s, struct cluster *cl, struct cfg *c,
+                   const struct cfg *started, int argc, char **argv, const char *why)
 {
     struct cfg next;
-    char err[ERR_LEN];
-    int positional[1], n = 0;
+    char err[ERR_LEN], changed[1024], restart[1024], ignored[1024];
 
-    if (cfg_load(&next, argc, argv, environ, positional, 0, &n, err) != 0) {
+    if (strcmp(c->config_file, "-") == 0) {
+        /* Standard input was read at start and is gone. */
+        LOG(LOG_WARN,
+            "config reload skipped: the config file was standard input, which cannot be "
+            "read again; restart to change it",
+            LOG_STR("trigger", why), LOG_STR("hash", c->hash));
+        return;
+    }
+    if (cli_build_config(&next, argc, argv, started, err) != 0) {
         LOG(LOG_ERROR, "config reload rejected, keeping the last good one", LOG_STR("trigger", why),
             LOG_STR("error", err), LOG_STR("hash", c->hash));
-        http_note_reload(s, false);
+        http_note_reload(s, false, false);
         return;
     }
     if (strcmp(next.hash, c->hash) == 0) {
         LOG(LOG_INFO, "config unchanged", LOG_STR("trigger", why), LOG_STR("hash", c->hash));
+        http_note_reload(s, true, false);
         return;
     }
-    if (strcmp(next.kubeconfig, c->kubeconfig) != 0)
-        LOG(LOG_WARN, "kubeconfig changes take effect at the next restart",
-            LOG_STR("trigger", why));
+    cfg_diff(c, &next, changed, ignored, sizeof(changed));
     if (http_reload(s, &next) != 0 || (cl != NULL && cluster_reload(cl, &next) != 0)) {
         LOG(LOG_ERROR, "config reload failed: out of memory", LOG_STR("trigger", why));
+        http_note_reload(s, false, false);
         return;
     }
-    http_note_reload(s, true);
+    http_note_reload(s, true, true);
     log_set_level(next.log_level);
-    LOG(LOG_INFO, "config reloaded", LOG_STR("trigger", why), LOG_STR("hash", next.hash),
-        LOG_STR("strategy", score_strategy_name(next.score.strategy)));
+    LOG(LOG_INFO, "config reloaded", LOG_STR("trigger", why), LOG_STR("changed", changed),
+        LOG_STR("mode", cfg_mode_name(next.mode)),
+        LOG_STR("strategy", score_strategy_name(next.score.strategy)), LOG_STR("hash", next.hash));
+    /* Against the start, not the last reload: still pending after later
+     * reloads that did not touch them. */
+    cfg_diff(started, &next, ignored, restart, sizeof(restart));
+    if (restart[0] != '\0')
+        LOG(LOG_WARN, "these settings take effect at the next restart", LOG_STR("keys", restart),
+            LOG_STR("trigger", why));
     if ((cfg_filter_need(&next, cl != NULL) == NULL) != (cfg_filter_need(c, cl != NULL) == NULL))
         log_filter_need(&next, cl != NULL);
     *c = next;
 }
 
-/* The start-up lines: where it listens, and what it scores from. */
+/* HOST:PORT of a listener started on @listen, with the port it got. */
+static void bound_addr(const char *listen, int port, char *addr, size_t n)
+{
+    char host[CFG_STR_LEN];
+    int ignored;
+    cfg_listen_split(listen, host, &ignored);
+    bool v6 = strchr(host, ':') != NULL;
+    snprintf(addr, n, "%s%s%s:%d", v6 ? "[" : "", host, v6 ? "]" : "", port);
+}
+
+/* The start-up lines: where it listens, in which mode, and what it scores
+ * from. */
 static void log_started(const struct cfg *c, const struct http_server *s, bool with_cluster)
 {
-    char host[CFG_STR_LEN], addr[CFG_STR_LEN + 16];
-    int port;
+    char addr[CFG_STR_LEN + 16], metrics_addr[CFG_STR_LEN + 16] = "";
 
-    cfg_listen_split(c->listen, host, &port);
-    bool v6 = strchr(host, ':') != NULL;
-    snprintf(addr, sizeof(addr), "%s%s%s:%d", v6 ? "[" : "", host, v6 ? "]" : "", http_port(s));
-    LOG(LOG_INFO, "listening", LOG_STR("addr", addr),
+    bound_addr(c->listen, http_port(s), addr, sizeof(addr));
+    if (c->metrics_listen[0] != '\0')
+        bound_addr(c->metrics_listen, http_metrics_port(s), metrics_addr, sizeof(metrics_addr));
+    LOG(LOG_INFO, "listening", LOG_STR("addr", addr), LOG_STR("metricsAddr", metrics_addr),
         LOG_STR("prefix", c->prefix[0] ? c->prefix : "/"), LOG_STR("version", CPU_EXTENDER_VERSION),
         LOG_STR("tls", c->client_ca[0]  ? "mtls"
                        : c->tls_cert[0] ? "on"
@@ -118,20 +144,30 @@ static void log_started(const struct cfg *c, const struct http_server *s, bool w
         snprintf(used, sizeof(used), "node annotations %s, %s", c->used_annotation[SCORE_CPU],
                  c->used_annotation[SCORE_MEMORY]);
         LOG(LOG_INFO, "request-only mode: no cluster connection",
+            LOG_STR("mode", cfg_mode_name(c->mode)),
             LOG_STR("strategy", score_strategy_name(c->score.strategy)),
-            LOG_INT("cpu_weight", c->score.weight[SCORE_CPU]),
-            LOG_INT("memory_weight", c->score.weight[SCORE_MEMORY]), LOG_STR("used", used),
+            LOG_INT("cpuWeight", c->score.weight[SCORE_CPU]),
+            LOG_INT("memoryWeight", c->score.weight[SCORE_MEMORY]), LOG_STR("used", used),
             LOG_STR("config", file), LOG_STR("hash", c->hash));
         log_filter_need(c, false);
         return;
     }
     LOG(LOG_INFO, "cluster mode: scoring from cluster state",
+        LOG_STR("mode", cfg_mode_name(c->mode)),
         LOG_STR("strategy", score_strategy_name(c->score.strategy)),
-        LOG_STR("cpu_used", score_used_source_name(c->used_source[SCORE_CPU])),
-        LOG_STR("memory_used", score_used_source_name(c->used_source[SCORE_MEMORY])),
-        LOG_STR("stale_policy", score_stale_policy_name(c->stale_policy)), LOG_STR("config", file),
+        LOG_INT("cpuWeight", c->score.weight[SCORE_CPU]),
+        LOG_INT("memoryWeight", c->score.weight[SCORE_MEMORY]),
+        LOG_STR("cpuUsedSource", score_used_source_name(c->used_source[SCORE_CPU])),
+        LOG_STR("memoryUsedSource", score_used_source_name(c->used_source[SCORE_MEMORY])),
+        LOG_STR("stalePolicy", score_stale_policy_name(c->stale_policy)), LOG_STR("config", file),
         LOG_STR("hash", c->hash));
     log_filter_need(c, true);
+}
+
+static void log_advice(void *ctx, const char *key, const char *text)
+{
+    (void)ctx;
+    LOG(LOG_WARN, "config advice", LOG_STR("key", key), LOG_STR("advice", text));
 }
 
 /* Blocks SIGTERM, SIGINT and SIGHUP before any thread starts, so that the
@@ -151,6 +187,7 @@ static void block_signals(sigset_t *sigs)
 static int serve_loop(struct http_server *s, struct cluster *cl, struct cfg *c, int argc,
                       char **argv, const sigset_t *sigs)
 {
+    const struct cfg started = *c;
     struct file_stamp seen = stamp_of(c->config_file);
     const struct timespec tick = {1, 0};
     for (;;) {
@@ -158,11 +195,11 @@ static int serve_loop(struct http_server *s, struct cluster *cl, struct cfg *c, 
         if (sig == SIGTERM || sig == SIGINT)
             return sig;
         if (sig == SIGHUP) {
-            reload(s, cl, c, argc, argv, "SIGHUP");
+            reload(s, cl, c, &started, argc, argv, "SIGHUP");
             seen = stamp_of(c->config_file);
         } else if (c->config_file[0] != '\0' && !stamp_eq(stamp_of(c->config_file), seen)) {
             seen = stamp_of(c->config_file);
-            reload(s, cl, c, argc, argv, "file");
+            reload(s, cl, c, &started, argc, argv, "file");
         }
     }
 }
@@ -219,6 +256,7 @@ int cli_serve(int argc, char **argv)
         goto out_cluster;
     }
     log_started(&c, s, cl != NULL);
+    cfg_advice(&c, log_advice, NULL);
     int sig = serve_loop(s, cl, &c, argc, argv, &sigs);
     LOG(LOG_INFO, "stopping", LOG_STR("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"));
     http_set_unready(s);

@@ -64,6 +64,16 @@ unsigned long long cluster_unknown_total(struct cluster *cl)
     return atomic_load(&cl->unknown_nodes);
 }
 
+void cluster_counts(struct cluster *cl, struct cluster_counts *out)
+{
+    kube_informer_get_counts(cl->nodes_inf, &out->nodes);
+    kube_informer_get_counts(cl->pods_inf, &out->pods);
+    const struct cfg *c = cfg_live_acquire(&cl->live);
+    out->usage_polled = cluster_usage_needed(c);
+    cfg_live_release(c);
+    cluster_usage_counts(cl->usage, &out->usage_errors, &out->usage_newest);
+}
+
 void cluster_on_bound(struct cluster *cl, const struct cluster_bound_hook *hook)
 {
     pthread_mutex_lock(&cl->hook_lock);

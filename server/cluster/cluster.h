@@ -13,6 +13,7 @@
 #include "base/err.h"
 #include "config/config.h"
 #include "kube/client.h"
+#include "kube/informer.h"
 #include "kube/state.h"
 #include "kube/target.h"
 
@@ -70,5 +71,16 @@ void cluster_count_unknown(struct cluster *cl, const char *node);
 
 /* How many unknown node names requests have carried. Thread-safe. */
 unsigned long long cluster_unknown_total(struct cluster *cl);
+
+/* What the connection has gone through, for /metrics. */
+struct cluster_counts {
+    struct kube_informer_counts nodes, pods; /* the two informers */
+    bool usage_polled;                       /* a used source reads metrics.k8s.io */
+    unsigned long long usage_errors;         /* metrics.k8s.io polls that failed */
+    double usage_newest;                     /* newest sample's timestamp, 0: none yet */
+};
+
+/* The counts now. Thread-safe. */
+void cluster_counts(struct cluster *cl, struct cluster_counts *out);
 
 #endif

@@ -15,9 +15,11 @@ struct cluster_usage {
     struct kube_state *state;
     struct cfg_live *live;
     pthread_t thread;
-    pthread_mutex_t lock; /* guards why and polled */
+    pthread_mutex_t lock; /* guards why, polled, errors and newest */
     char why[ERR_LEN];    /* the last poll's failure, "" when it worked */
     bool polled;
+    unsigned long long errors; /* polls that failed */
+    double newest;             /* timestamp of the newest sample stored, 0: none */
     pthread_mutex_t stop_lock;
     pthread_cond_t stop_cond;
     atomic_bool stop;
@@ -34,13 +36,17 @@ bool cluster_usage_needed(const struct cfg *c)
 struct store {
     struct kube_state *state;
     int stored;
+    double newest;
 };
 
 static void store_sample(void *ctx, const struct codec_node_sample *s)
 {
     struct store *st = ctx;
-    if (kube_state_usage_put(st->state, s->node, s->usage, s->timestamp, s->window) == 0)
+    if (kube_state_usage_put(st->state, s->node, s->usage, s->timestamp, s->window) == 0) {
         st->stored++;
+        if (s->timestamp > st->newest)
+            st->newest = s->timestamp;
+    }
 }
 
 static void poll_once(struct cluster_usage *u)
@@ -64,6 +70,9 @@ static void poll_once(struct cluster_usage *u)
     bool changed = strcmp(why, u->why) != 0;
     memcpy(u->why, why, sizeof(u->why));
     u->polled = true;
+    u->errors += why[0] != '\0';
+    if (st.newest > u->newest)
+        u->newest = st.newest;
     pthread_mutex_unlock(&u->lock);
     if (changed && why[0] != '\0')
         LOG(LOG_WARN, "node metrics unavailable, usage goes stale", LOG_STR("error", why));
@@ -125,6 +134,14 @@ bool cluster_usage_polled(struct cluster_usage *u)
     bool polled = u->polled;
     pthread_mutex_unlock(&u->lock);
     return polled;
+}
+
+void cluster_usage_counts(struct cluster_usage *u, unsigned long long *errors, double *newest)
+{
+    pthread_mutex_lock(&u->lock);
+    *errors = u->errors;
+    *newest = u->newest;
+    pthread_mutex_unlock(&u->lock);
 }
 
 void cluster_usage_stop(struct cluster_usage *u)

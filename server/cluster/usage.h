@@ -29,6 +29,10 @@ int cluster_usage_start(struct kube_client *client, struct kube_state *st, struc
 /* Has a poll finished (well or not) since the start? Thread-safe. */
 bool cluster_usage_polled(struct cluster_usage *u);
 
+/* Failed polls so far, and the timestamp (wall seconds) of the newest
+ * sample stored, 0 before the first. Thread-safe. */
+void cluster_usage_counts(struct cluster_usage *u, unsigned long long *errors, double *newest);
+
 /* Stops and joins the thread, frees @u (NULL is fine). */
 void cluster_usage_stop(struct cluster_usage *u);
 

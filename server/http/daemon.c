@@ -24,8 +24,14 @@
  * over the body in 64 KiB chunks (fewer callbacks than the 32 KiB default). */
 #define CONNECTION_MEMORY (128 * 1024)
 
-/* Resolves host:port into @ss (numeric addresses or names like localhost). */
-static int resolve(const struct cfg *cfg, struct sockaddr_storage *ss, char *err)
+/* The operations listener's own slots: the kubelet's probes and a few
+ * scrapers, which must never take the verbs' connections (nor the verbs
+ * theirs). */
+#define OPS_CONNECTION_LIMIT 16
+#define OPS_PER_IP_LIMIT     8
+
+/* Resolves @listen (host:port; names like localhost too) into @ss. */
+static int resolve(const char *listen, struct sockaddr_storage *ss, char *err)
 {
     char host[CFG_STR_LEN], port_text[16];
     struct addrinfo hints = {.ai_family = AF_UNSPEC,
@@ -34,8 +40,8 @@ static int resolve(const struct cfg *cfg, struct sockaddr_storage *ss, char *err
     struct addrinfo *res = NULL;
     int port, rc;
 
-    if (cfg_listen_split(cfg->listen, host, &port) != 0) {
-        err_set(err, "listen: bad address %s", cfg->listen);
+    if (cfg_listen_split(listen, host, &port) != 0) {
+        err_set(err, "listen: bad address %s", listen);
         return -EINVAL;
     }
     snprintf(port_text, sizeof(port_text), "%d", port);
@@ -87,29 +93,17 @@ static int server_new(const struct cfg *cfg, struct cluster *cluster, struct htt
         goto out_free;
     if (ops_ring_init(&s->decisions, ops_shadow_kept(cfg), cfg->decisions_max_bytes) != 0)
         goto out_destroy_live;
-    snprintf(s->listen, sizeof(s->listen), "%s", cfg->listen);
-    s->connection_limit = cfg->connection_limit;
-    s->per_ip_connection_limit = cfg->per_ip_connection_limit;
-    s->idle_timeout_seconds = cfg->idle_timeout_seconds;
     s->mtls = cfg->client_ca[0] != '\0';
-    snprintf(s->tls_cert, sizeof(s->tls_cert), "%s", cfg->tls_cert);
-    snprintf(s->tls_key, sizeof(s->tls_key), "%s", cfg->tls_key);
-    snprintf(s->client_ca, sizeof(s->client_ca), "%s", cfg->client_ca);
     atomic_init(&s->ready, true);
     s->cluster = cluster;
+    s->main = (struct http_listener){.server = s};
+    s->ops = (struct http_listener){.server = s, .ops_only = true};
     ops_metrics_init(&s->metrics);
-    /* The per-IP limit is the guard's, not libmicrohttpd's: it can make
-     * room where libmicrohttpd would refuse (http_guard_accept). */
-    if (http_guard_start(cfg->connection_limit, cfg->per_ip_connection_limit,
-                         cfg->request_timeout_seconds, &s->metrics, &s->guard) != 0)
-        goto out_destroy_ring;
     if (http_budget_new(budget_of(cfg, UINT64_MAX), &s->metrics, &s->budget) != 0)
-        goto out_stop_guard;
+        goto out_destroy_ring;
     *out = s;
     return 0;
 
-out_stop_guard:
-    http_guard_stop(s->guard);
 out_destroy_ring:
     ops_ring_destroy(&s->decisions);
 out_destroy_live:
@@ -125,37 +119,55 @@ static void server_free(struct http_server *s)
 {
     if (s->cluster != NULL)
         cluster_on_bound(s->cluster, NULL); /* no binding reaches @s from here on */
-    http_guard_stop(s->guard);              /* after MHD_stop_daemon: no connection left */
-    http_budget_free(s->budget);            /* and no answer: every reservation is back */
+    /* after MHD_stop_daemon: no connection left */
+    http_guard_stop(s->main.guard);
+    http_guard_stop(s->ops.guard);
+    http_budget_free(s->budget); /* and no answer: every reservation is back */
     ops_ring_destroy(&s->decisions);
     cfg_live_destroy(&s->live);
     free(s);
 }
 
-/* Starts libmicrohttpd on @ss with @cfg's limits and TLS. */
-static int start_daemon(struct http_server *s, const struct cfg *cfg,
-                        const struct sockaddr_storage *ss, char *err)
+/* Starts libmicrohttpd for @l on @listen with @cfg's TLS, the verbs'
+ * limits or, for the operations listener, its own and no client
+ * certificates (the kubelet and Prometheus have none to give). */
+static int start_listener(struct http_listener *l, const struct cfg *cfg, const char *listen,
+                          char *err)
 {
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
-                     MHD_USE_ERROR_LOG | (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    struct sockaddr_storage ss;
     struct MHD_OptionItem opts[24];
     size_t n = 0;
     char *trust = NULL;
+    int limit = l->ops_only ? OPS_CONNECTION_LIMIT : cfg->connection_limit;
+    int per_ip = l->ops_only ? OPS_PER_IP_LIMIT : cfg->per_ip_connection_limit;
+    int rc;
 
+    memset(&ss, 0, sizeof(ss));
+    if ((rc = resolve(listen, &ss, err)) != 0)
+        return rc;
+    /* The per-IP limit is the guard's, not libmicrohttpd's: it can make
+     * room where libmicrohttpd would refuse (http_guard_accept). */
+    if (http_guard_start(limit, per_ip, cfg->request_timeout_seconds, &l->server->metrics,
+                         &l->guard) != 0) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
+                     MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
 #define OPT(o, v, p) (opts[n++] = (struct MHD_OptionItem){(o), (intptr_t)(v), (p)})
-    OPT(MHD_OPTION_SOCK_ADDR, 0, (void *)(uintptr_t)ss);
-    OPT(MHD_OPTION_CONNECTION_LIMIT, cfg->connection_limit, NULL);
-    OPT(MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)http_guard_notify, s->guard);
+    OPT(MHD_OPTION_SOCK_ADDR, 0, (void *)&ss);
+    OPT(MHD_OPTION_CONNECTION_LIMIT, limit, NULL);
+    OPT(MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)http_guard_notify, l->guard);
     OPT(MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout_seconds, NULL);
     OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL);
-    OPT(MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)http_on_completed, s);
-    OPT(MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)http_on_uri, NULL);
+    OPT(MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)http_on_completed, l);
+    OPT(MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)http_on_uri, l);
     if (cfg->tls_cert[0] != '\0') {
         flags |= MHD_USE_TLS;
         /* One-argument options take their argument from ptr_value. */
         OPT(MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)http_tls_cert_callback);
         OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, HTTP_TLS_PRIORITIES);
-        if (cfg->client_ca[0] != '\0') {
+        if (cfg->client_ca[0] != '\0' && !l->ops_only) {
             trust = http_tls_read_pem(cfg->client_ca, err);
             if (trust == NULL)
                 return -EINVAL;
@@ -165,15 +177,15 @@ static int start_daemon(struct http_server *s, const struct cfg *cfg,
     }
     OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
-    s->daemon = MHD_start_daemon(flags, 0, http_guard_accept, s->guard, http_on_request, s,
+    l->daemon = MHD_start_daemon(flags, 0, http_guard_accept, l->guard, http_on_request, l,
                                  MHD_OPTION_EXTERNAL_LOGGER, http_on_mhd_log, NULL,
                                  MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     free(trust);
-    if (s->daemon == NULL) {
+    if (l->daemon == NULL) {
         err_set(err,
                 "cannot serve on %s: address in use or not available, or TLS setup failed "
                 "(details at --log-level debug)",
-                cfg->listen);
+                listen);
         return -EINVAL;
     }
     return 0;
@@ -189,27 +201,45 @@ static void on_bound(void *ctx, const char *uid, const char *node)
 
 int http_start(const struct cfg *cfg, struct cluster *cluster, struct http_server **out, char *err)
 {
-    struct sockaddr_storage ss;
     struct http_server *s;
     int rc;
 
-    memset(&ss, 0, sizeof(ss));
-    if ((rc = resolve(cfg, &ss, err)) != 0 || (rc = server_new(cfg, cluster, &s, err)) != 0)
+    if ((rc = server_new(cfg, cluster, &s, err)) != 0)
         return rc;
-    if ((rc = start_daemon(s, cfg, &ss, err)) != 0) {
-        server_free(s);
-        return rc;
+    if ((rc = start_listener(&s->main, cfg, cfg->listen, err)) != 0)
+        goto out_free;
+    if (cfg->metrics_listen[0] != '\0' &&
+        (rc = start_listener(&s->ops, cfg, cfg->metrics_listen, err)) != 0) {
+        err_prefix(err, "metrics-listen: ");
+        MHD_stop_daemon(s->main.daemon);
+        goto out_free;
     }
     if (cluster != NULL)
         cluster_on_bound(cluster, &(struct cluster_bound_hook){.fn = on_bound, .ctx = s});
     *out = s;
     return 0;
+
+out_free:
+    server_free(s);
+    return rc;
+}
+
+static int port_of(const struct http_listener *l)
+{
+    if (l->daemon == NULL)
+        return -1;
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info != NULL ? info->port : -1;
+}
+
+int http_metrics_port(const struct http_server *s)
+{
+    return port_of(&s->ops);
 }
 
 int http_port(const struct http_server *s)
 {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info != NULL ? info->port : -1;
+    return port_of(&s->main);
 }
 
 void http_set_unready(struct http_server *s)
@@ -217,30 +247,49 @@ void http_set_unready(struct http_server *s)
     atomic_store(&s->ready, false);
 }
 
-static unsigned connections(const struct http_server *s)
+static unsigned connections(const struct http_listener *l)
 {
+    if (l->daemon == NULL)
+        return 0;
     const union MHD_DaemonInfo *info =
-        MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+        MHD_get_daemon_info(l->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
     return info != NULL ? info->num_connections : 0;
+}
+
+/* Quiesce keeps the connections but hands the listening socket back. It
+ * may not be closed before MHD_stop_daemon (its polling thread may still
+ * look at the descriptor), but shutting it down stops listening at once:
+ * new connections are refused instead of waiting in the backlog until
+ * they are reset. Returns the socket, for close after the stop. */
+static MHD_socket quiesce(struct http_listener *l)
+{
+    if (l->daemon == NULL)
+        return MHD_INVALID_SOCKET;
+    MHD_socket listener = MHD_quiesce_daemon(l->daemon);
+    if (listener != MHD_INVALID_SOCKET)
+        shutdown(listener, SHUT_RDWR);
+    return listener;
+}
+
+static void stop_listener(struct http_listener *l, MHD_socket listener)
+{
+    if (l->daemon != NULL)
+        MHD_stop_daemon(l->daemon);
+    l->daemon = NULL;
+    if (listener != MHD_INVALID_SOCKET)
+        close(listener);
 }
 
 void http_stop(struct http_server *s, int drain_seconds)
 {
     if (s == NULL)
         return;
-    /* Quiesce keeps the connections but hands the listening socket back.
-     * It may not be closed before MHD_stop_daemon (its polling thread may
-     * still look at the descriptor), but shutting it down stops listening
-     * at once: new connections are refused instead of waiting in the
-     * backlog until they are reset. */
-    MHD_socket listener = MHD_quiesce_daemon(s->daemon);
-    if (listener != MHD_INVALID_SOCKET)
-        shutdown(listener, SHUT_RDWR);
+    MHD_socket main_socket = quiesce(&s->main), ops_socket = quiesce(&s->ops);
     struct timespec deadline, now;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += drain_seconds;
     for (;;) {
-        unsigned open = connections(s);
+        unsigned open = connections(&s->main) + connections(&s->ops);
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (open == 0 || now.tv_sec > deadline.tv_sec ||
             (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec))
@@ -248,25 +297,20 @@ void http_stop(struct http_server *s, int drain_seconds)
         struct timespec tick = {0, 20 * 1000 * 1000};
         nanosleep(&tick, NULL);
     }
-    MHD_stop_daemon(s->daemon);
-    if (listener != MHD_INVALID_SOCKET)
-        close(listener);
+    stop_listener(&s->main, main_socket);
+    stop_listener(&s->ops, ops_socket);
     server_free(s);
 }
 
 int http_reload(struct http_server *s, const struct cfg *next)
 {
-    /* The daemon's socket and limits were set at start. */
-    if (strcmp(next->listen, s->listen) != 0 || next->connection_limit != s->connection_limit ||
-        next->per_ip_connection_limit != s->per_ip_connection_limit ||
-        next->idle_timeout_seconds != s->idle_timeout_seconds ||
-        strcmp(next->tls_cert, s->tls_cert) != 0 || strcmp(next->tls_key, s->tls_key) != 0 ||
-        strcmp(next->client_ca, s->client_ca) != 0)
-        LOG(LOG_WARN, "listen, connection and TLS settings take effect on restart",
-            LOG_STR("listen", s->listen));
+    /* The daemons' sockets, limits and TLS were set at start: the caller
+     * says which of those a reload leaves for the next start (cfg_diff). */
     if (cfg_live_swap(&s->live, next) != 0)
         return -ENOMEM;
-    http_guard_set_request_timeout(s->guard, next->request_timeout_seconds);
+    http_guard_set_request_timeout(s->main.guard, next->request_timeout_seconds);
+    if (s->ops.guard != NULL)
+        http_guard_set_request_timeout(s->ops.guard, next->request_timeout_seconds);
     http_budget_resize(s->budget, budget_of(next, http_budget_size(s->budget)));
     /* With the debug endpoints off and no shadow report nothing is
      * recorded: keep nothing. */
@@ -276,7 +320,7 @@ int http_reload(struct http_server *s, const struct cfg *next)
     return 0;
 }
 
-void http_note_reload(struct http_server *s, bool accepted)
+void http_note_reload(struct http_server *s, bool valid, bool changed)
 {
-    ops_metrics_reload(&s->metrics, accepted);
+    ops_metrics_reload(&s->metrics, valid, changed);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "scoring/placement.h"
 #include "server/http/respond.h"
 #include "server/ops/debug_json.h"
@@ -26,6 +27,18 @@ static void cluster_gauges(struct cluster *cl, struct ops_cluster_gauges *g)
     kube_state_cpu_spread(cluster_state(cl), &sums);
     g->cpu_ratio_cv = score_spread_cv(&sums);
     g->cpu_ratio_mean = score_spread_mean(&sums);
+    struct cluster_counts c;
+    cluster_counts(cl, &c);
+    g->watch_restarts[OPS_RESOURCE_NODES] = c.nodes.watch_restarts;
+    g->watch_restarts[OPS_RESOURCE_PODS] = c.pods.watch_restarts;
+    g->relists[OPS_RESOURCE_NODES] = c.nodes.relists;
+    g->relists[OPS_RESOURCE_PODS] = c.pods.relists;
+    g->api_errors[OPS_RESOURCE_NODES] = c.nodes.errors;
+    g->api_errors[OPS_RESOURCE_PODS] = c.pods.errors;
+    g->api_errors[OPS_RESOURCE_NODE_METRICS] = c.usage_errors;
+    g->usage_polled = c.usage_polled;
+    g->has_usage_sample = c.usage_newest > 0;
+    g->usage_sample_age = c.usage_newest > 0 ? clock_wall() - c.usage_newest : 0;
 }
 
 static enum MHD_Result serve_metrics(struct http_server *s, struct MHD_Connection *conn)

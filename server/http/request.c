@@ -362,7 +362,7 @@ static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *
     struct http_refusal r;
 
     rq->started = true;
-    http_guard_headers_done(s->guard, conn);
+    http_guard_headers_done(rq->listener->guard, conn);
     rq->cfg = cfg_live_acquire(&s->live);
     rq->start = clock_mono();
     if (http_head_read(conn, method, url, version, rq->target_len, &h, &r) != 0)
@@ -372,9 +372,13 @@ static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *
         return http_refuse(s, conn, rq, &r, true);
     }
     rq->route = http_route_of(rq->cfg, rq->path);
+    if (rq->listener->ops_only && !http_is_ops_route(rq->cfg, rq->route))
+        rq->route = HTTP_ROUTE_NOT_FOUND;
     /* mTLS: everything but the probes (kubelet has no client certificate;
-     * they reveal nothing) needs a verified client. */
-    if (s->mtls && rq->route != HTTP_ROUTE_HEALTHZ && rq->route != HTTP_ROUTE_READYZ) {
+     * they reveal nothing) needs a verified client. The operations
+     * listener asks for none. */
+    if (s->mtls && !rq->listener->ops_only && rq->route != HTTP_ROUTE_HEALTHZ &&
+        rq->route != HTTP_ROUTE_READYZ) {
         r = (struct http_refusal){OPS_REFUSAL_CLIENT_CERTIFICATE, MHD_HTTP_FORBIDDEN,
                                   http_tls_client_refusal(conn)};
         if (r.why != NULL)
@@ -400,7 +404,8 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
                                 const char *method, const char *version, const char *upload_data,
                                 size_t *upload_data_size, void **req_cls)
 {
-    struct http_server *s = cls;
+    const struct http_listener *l = cls;
+    struct http_server *s = l->server;
     struct http_request *rq = *req_cls;
     /* @url is decoded by libmicrohttpd and cut at a %00: rq->path instead;
      * the pointer still shows where the target was (http_head_read). */
@@ -416,17 +421,17 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
         *upload_data_size = 0;
         return MHD_YES;
     }
-    http_guard_body_done(s->guard, conn);
+    http_guard_body_done(l->guard, conn);
     return serve_final(s, conn, rq);
 }
 
 void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
-    (void)cls;
     (void)conn;
     struct http_request *rq = calloc(1, sizeof(*rq));
     if (rq == NULL)
         return NULL;
+    rq->listener = cls;
     if (uri == NULL)
         uri = "";
     rq->target_len = strlen(uri);
@@ -437,10 +442,10 @@ void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 void http_on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
                        enum MHD_RequestTerminationCode toe)
 {
-    struct http_server *s = cls;
+    const struct http_listener *l = cls;
     struct http_request *rq = *req_cls;
     (void)toe;
-    http_guard_request_done(s->guard, conn);
+    http_guard_request_done(l->guard, conn);
     if (rq == NULL)
         return;
     /* A request cut short, or answered without its arena, still holds
@@ -450,7 +455,7 @@ void http_on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     else
         arena_release(rq->arena);
     if (rq->reserved != 0)
-        http_budget_release(s->budget, rq->reserved);
+        http_budget_release(l->server->budget, rq->reserved);
     if (rq->cfg != NULL)
         cfg_live_release(rq->cfg);
     free(rq);

@@ -15,15 +15,15 @@
  * as received, before libmicrohttpd splits and decodes it in place. The
  * request starts here: this returns its struct http_request (malloc'd;
  * NULL when out of memory), which libmicrohttpd hands the handler as
- * *req_cls and http_on_completed frees. */
+ * *req_cls and http_on_completed frees. @cls: the struct http_listener. */
 void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn);
 
-/* The MHD access handler; @cls is the struct http_server. */
+/* The MHD access handler; @cls is the struct http_listener. */
 enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                 const char *method, const char *version, const char *upload_data,
                                 size_t *upload_data_size, void **req_cls);
 
-/* MHD_OPTION_NOTIFY_COMPLETED (@cls: the struct http_server): frees what
+/* MHD_OPTION_NOTIFY_COMPLETED (@cls: the struct http_listener): frees what
  * the request held, on every path, and tells the guard. */
 void http_on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
                        enum MHD_RequestTerminationCode toe);

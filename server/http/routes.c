@@ -10,6 +10,22 @@ bool http_is_verb_route(enum http_route r)
            r == HTTP_ROUTE_BIND;
 }
 
+bool http_is_ops_route(const struct cfg *cfg, enum http_route r)
+{
+    switch (r) {
+    case HTTP_ROUTE_HEALTHZ:
+    case HTTP_ROUTE_READYZ:
+    case HTTP_ROUTE_METRICS:
+    case HTTP_ROUTE_VERSION:
+        return true;
+    case HTTP_ROUTE_DEBUG:
+    case HTTP_ROUTE_DEBUG_DECISIONS:
+        return cfg->metrics_listen_debug;
+    default:
+        return false;
+    }
+}
+
 /* Collapses repeated slashes: kube-scheduler joins urlPrefix and verb with
  * "/" and a verb written "/filter" yields "//filter". */
 static void normalize_path(const char *url, char out[HTTP_PATH_MAX])

@@ -30,6 +30,10 @@ enum http_route http_route_of(const struct cfg *cfg, const char *decoded_path);
 /* Is @r one of the four verbs (POST)? */
 bool http_is_verb_route(enum http_route r);
 
+/* Is @r served by the metrics listener under @cfg? /healthz, /readyz,
+ * /metrics and /version; the /debug pages with metrics-listen-debug. */
+bool http_is_ops_route(const struct cfg *cfg, enum http_route r);
+
 /* The verb of a verb route. */
 enum ops_verb http_verb_of(enum http_route r);
 

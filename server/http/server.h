@@ -23,18 +23,24 @@
 #include "server/ops/metrics.h"
 #include "server/ops/ring.h"
 
+/* One listening daemon of the server and the guard of its connections:
+ * the verbs' (listen), or the operations' (metrics-listen), which serves
+ * only the GET endpoints a monitoring system and the kubelet need. */
+struct http_listener {
+    struct http_server *server;
+    struct MHD_Daemon *daemon; /* NULL: not started */
+    struct http_guard *guard;
+    bool ops_only; /* /healthz /readyz /metrics /version, /debug when asked */
+};
+
 struct http_server {
-    struct MHD_Daemon *daemon;
-    struct cfg_live live;     /* what requests use; swapped by http_reload() */
-    char listen[CFG_STR_LEN]; /* what the daemon was started with */
-    int connection_limit, per_ip_connection_limit, idle_timeout_seconds;
-    bool mtls; /* client certificates are required (set at start) */
-    char tls_cert[CFG_STR_LEN], tls_key[CFG_STR_LEN], client_ca[CFG_STR_LEN]; /* at start */
+    struct http_listener main, ops; /* ops.daemon NULL without metrics-listen */
+    struct cfg_live live;           /* what requests use; swapped by http_reload() */
+    bool mtls;                      /* client certificates are required on main (set at start) */
     atomic_bool ready;
     struct cluster *cluster; /* borrowed; NULL: request-only */
     struct ops_metrics metrics;
     struct ops_ring decisions;  /* recorded while debug endpoints are on */
-    struct http_guard *guard;   /* request deadlines and slots (guard.h) */
     struct http_budget *budget; /* memory of the verb requests in flight (budget.h) */
 };
 
@@ -45,12 +51,13 @@ struct http_server {
  * answer (struct http_hold, in the arena itself), which gives both back
  * once libmicrohttpd has sent it. */
 struct http_request {
-    const struct cfg *cfg;      /* a reference for the request's whole life */
-    struct timespec start;      /* when the headers arrived */
-    bool started;               /* the access handler has seen the headers */
-    size_t target_len;          /* the request-target's length as received */
-    const char *target_refusal; /* why the target is refused, or NULL */
-    char path[HTTP_PATH_MAX];   /* the target's path, decoded; "" if longer */
+    const struct http_listener *listener; /* the daemon it came in on */
+    const struct cfg *cfg;                /* a reference for the request's whole life */
+    struct timespec start;                /* when the headers arrived */
+    bool started;                         /* the access handler has seen the headers */
+    size_t target_len;                    /* the request-target's length as received */
+    const char *target_refusal;           /* why the target is refused, or NULL */
+    char path[HTTP_PATH_MAX];             /* the target's path, decoded; "" if longer */
     enum http_route route;
     bool method_ok;
     bool too_large;

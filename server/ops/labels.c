@@ -58,3 +58,28 @@ const char *ops_memory_refusal_name(enum ops_memory_refusal r)
 {
     return memory_names[r];
 }
+
+bool ops_reason_possible(enum ops_reason r, bool failed)
+{
+    switch (r) {
+    case OPS_REASON_FITS:
+    case OPS_REASON_UNKNOWN_NODE:
+        return !failed;
+    case OPS_REASON_STALE:
+        return true;
+    default:
+        return failed;
+    }
+}
+
+bool ops_answer_possible(enum ops_verb v, enum ops_answer a)
+{
+    (void)a; /* every answer, preempt's neutral_deadline included */
+    return v != OPS_VERB_BIND;
+}
+
+const char *ops_resource_name(int r)
+{
+    static const char *const names[] = {"nodes", "pods", "nodes.metrics.k8s.io"};
+    return r >= 0 && r < (int)(sizeof(names) / sizeof(names[0])) ? names[r] : "other";
+}

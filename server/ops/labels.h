@@ -8,6 +8,8 @@
 #ifndef SERVER_OPS_LABELS_H
 #define SERVER_OPS_LABELS_H
 
+#include <stdbool.h>
+
 enum ops_verb {
     OPS_VERB_FILTER = 0,
     OPS_VERB_PRIORITIZE,
@@ -66,6 +68,19 @@ enum ops_memory_refusal {
 
 /* The label values: "fits", "unknown_node", "insufficient_cpu", ... */
 const char *ops_reason_name(enum ops_reason r);
+
+/* Whether a node can pass (@failed false) or fail (@failed true) a filter
+ * for reason @r: it passes because it fits, is unknown, or is stale under
+ * stalePolicy pass; it fails short of cpu, memory or both, stale under
+ * stalePolicy full, or unusable. Only possible pairs are exported. */
+bool ops_reason_possible(enum ops_reason r, bool failed);
+
+/* Whether verb @v can give answer @a: every verb but bind gives every
+ * kind (preempt keeps every candidate past its deadline too). */
+bool ops_answer_possible(enum ops_verb v, enum ops_answer a);
+
+/* "nodes", "pods", "nodes.metrics.k8s.io": the resource label. */
+const char *ops_resource_name(int r);
 
 /* "scored", "shadow", "passthrough_mode", "passthrough_selector",
  * "neutral_deadline". */

@@ -24,7 +24,14 @@
  *   cpu_extender_shadow_decisions_agreed_total{mode}    of them, bound where we would have
  *   cpu_extender_shadow_bound_rank{mode}                histogram, the bound node's rank
  *   cpu_extender_shadow_bound_elsewhere_total{mode}     bound to a node not among the candidates
+ *   cpu_extender_config_last_reload_successful          0 after a rejected reload
+ *   cpu_extender_config_last_reload_success_timestamp_seconds  the start or last good one
+ *   cpu_extender_watch_restarts_total{resource}         watches resumed (with a cluster)
+ *   cpu_extender_relists_total{resource}                lists after the first (410 Gone)
+ *   cpu_extender_api_errors_total{resource}             failed API requests by resource
+ *   cpu_extender_usage_sample_age_seconds               the newest metrics.k8s.io sample's age
  *   cpu_extender_build_info{version}                    always 1
+ *   process_*                                           server/ops/process.h
  *
  * Every counter is a relaxed atomic: recording costs a few atomic adds and
  * never takes a lock on the request path.
@@ -50,7 +57,7 @@ enum ops_status_class {
     OPS_STATUS_COUNT,
 };
 
-#define OPS_DURATION_BUCKETS 16
+#define OPS_DURATION_BUCKETS 18 /* 25 us to 10 s */
 #define OPS_BYTES_BUCKETS    12
 #define OPS_NODES_BUCKETS    10
 #define OPS_RANK_BUCKETS     5 /* 1, 2, 3, 5, 10 */
@@ -74,6 +81,8 @@ struct ops_metrics {
     struct ops_histogram_n body_bytes[OPS_VERB_COUNT];
     struct ops_histogram_n nodes[OPS_VERB_COUNT];
     atomic_ullong reloads_accepted, reloads_rejected;
+    atomic_bool last_reload_ok;     /* the start counts as a good load */
+    atomic_llong last_reload_ok_ms; /* wall clock of the start or the last good reload */
     atomic_ullong filter_decisions[2][OPS_REASON_COUNT]; /* [failed][reason] */
     struct ops_histogram_n score_spread;
     atomic_ullong stale_nodes;
@@ -87,7 +96,7 @@ struct ops_metrics {
     struct ops_histogram_n shadow_rank[2];
 };
 
-/* Zeroes @m. */
+/* Zeroes @m; the configuration it starts with counts as loaded now. */
 void ops_metrics_init(struct ops_metrics *m);
 
 /*
@@ -129,8 +138,20 @@ void ops_metrics_memory_refused(struct ops_metrics *m, enum ops_memory_refusal r
  * bound elsewhere. Thread-safe, lock-free. */
 void ops_metrics_shadow(struct ops_metrics *m, bool enforce, const struct ops_comparison *c);
 
-/* Counts a configuration reload, accepted or rejected. Thread-safe. */
-void ops_metrics_reload(struct ops_metrics *m, bool accepted);
+/* Notes a configuration reload: @valid (read and in use now, or
+ * rejected), and whether it @changed anything (an unchanged valid one is
+ * not counted in the reloads counter, but is a successful last reload).
+ * Thread-safe. */
+void ops_metrics_reload(struct ops_metrics *m, bool valid, bool changed);
+
+/* The API resources a cluster connection reads (the resource label). */
+enum ops_resource {
+    OPS_RESOURCE_NODES = 0,    /* list + watch */
+    OPS_RESOURCE_PODS,         /* list + watch */
+    OPS_RESOURCE_NODE_METRICS, /* nodes.metrics.k8s.io, polled */
+    OPS_RESOURCE_COUNT,
+};
+#define OPS_WATCHED_RESOURCES 2 /* the first two are watched */
 
 /* What the cluster state looks like, read by the caller when /metrics is
  * scraped (this module does not know the cluster). */
@@ -140,6 +161,11 @@ struct ops_cluster_gauges {
     size_t nodes, pods;
     unsigned long long unknown_nodes;
     double cpu_ratio_cv, cpu_ratio_mean; /* placement quality */
+    unsigned long long watch_restarts[OPS_WATCHED_RESOURCES], relists[OPS_WATCHED_RESOURCES];
+    unsigned long long api_errors[OPS_RESOURCE_COUNT];
+    bool usage_polled;       /* a used source reads metrics.k8s.io */
+    bool has_usage_sample;   /* and a sample came in */
+    double usage_sample_age; /* seconds since the newest sample's timestamp */
 };
 
 /*

@@ -24,6 +24,8 @@ MANIFEST_DIR=manifests
 RBAC_YAML=$MANIFEST_DIR/rbac.yaml
 # shellcheck disable=SC2034 # read by t_scheduler.sh
 SCHEDULER_CONFIG_YAML=$MANIFEST_DIR/scheduler/scheduler-config.yaml
+# shellcheck disable=SC2034 # read by t_scheduler.sh
+EXTENDER_CONFIG_JSON=$MANIFEST_DIR/scheduler/config.json
 # shellcheck disable=SC2034 # read by t_manifests.sh
 KUBEADM_PATCH_YAML=$MANIFEST_DIR/kubeadm/kube-scheduler+strategic.yaml
 
@@ -120,6 +122,7 @@ ALL_TESTS=(
     t_scheduler_bind_verb
     t_scheduler_filter_event
     t_scheduler_extender_down
+    t_scheduler_one_file
 )
 if [ $# -gt 0 ]; then TESTS=("$@"); else TESTS=("${ALL_TESTS[@]}"); fi
 

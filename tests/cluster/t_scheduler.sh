@@ -249,3 +249,36 @@ t_scheduler_extender_down() {
     k8s_stop sched-kd
     sched_cleanup kd
 }
+
+# schedulerWeight and schedulerTimeoutMs set once: the extender runs with
+# the shipped config.json (schedulerConfig, no weight or timeout of its
+# own) pointed at the very file kube-scheduler runs with, whose stanza says
+# weight 3 and httpTimeout 2500ms here. Both read it: kube-scheduler
+# accepts it and calls prioritize, and the extender's decisions carry
+# weight 3 (config check says 3 and 2500 ms).
+t_scheduler_one_file() {
+    sched_nodes || return 1
+    local port
+    port=$(k8s_free_port)
+    sched_config "$T/sched-one.json" "$port" '.extenders[0].weight = 3 | .extenders[0].httpTimeout = "2500ms"'
+    check_eq "the shipped config.json sets neither value itself" "false false" \
+        "$(jq -r '[has("schedulerWeight"), has("schedulerTimeoutMs")] | map(tostring) | join(" ")' "$EXTENDER_CONFIG_JSON")"
+    jq --arg sc "$T/sched-one.json" '.schedulerConfig = $sc | .metricsListen = ""' \
+        "$EXTENDER_CONFIG_JSON" >"$T/ext-one.json"
+    check_eq "config check: weight and timeout from kube-scheduler's file" "3 2500" \
+        "$("$EXT" config check "$T/ext-one.json" 2>/dev/null | jq -r '"\(.schedulerWeight) \(.schedulerTimeoutMs)"')"
+    ext_start ext-k1 "$T/sa/scheduler" --config "$T/ext-one.json" --listen "127.0.0.1:$port" || return 1
+    check_eq "the extender listens where the stanza's urlPrefix points" "$port" "$EXT_PORT"
+    k8s_wait 20 "ext-k1 ready" ext_ready || { fail "extender not ready"; return 1; }
+    sched_start sched-k1 "$T/sched-one.json" || return 1
+    local node
+    node=$(place k1-1 1 512Mi)
+    check "k1-1 bound ($node)" [ -n "$node" ]
+    check_eq "prioritize calls: one" 1 "$(ext_log_requests ext-k1 prioritize | wc -l)"
+    ext GET /debug/decisions
+    check_eq "the decision's schedulerWeight and influenceMax (10 x 3 x 10)" "200 3 300" \
+        "$ECODE $(jq -r '.decisions[0] | "\(.schedulerWeight) \(.influenceMax)"' <<<"$ERESP")"
+    k8s_stop sched-k1
+    k8s_stop ext-k1
+    sched_cleanup k1
+}

@@ -239,6 +239,154 @@ START_TEST(config_print_json_round_trips)
 }
 END_TEST
 
+/* A syntax error says where: line and column (bytes) of the byte that
+ * cannot be read, here the '}' standing where the value of "x" should. */
+START_TEST(config_syntax_error_gives_line_and_column)
+{
+    expect_file_error("{\n  \"cpuWeight\": 2,\n  \"x\": }\n", "line 3, column 8: not valid JSON");
+    /* 15 bytes: the "}" it lacks would be the 16th */
+    expect_file_error("{\"cpuWeight\": 3", "line 1, column 16");
+    struct cfg c;
+    char err[ERR_LEN];
+    const char *f = write_file("{\n\n\"a\" 1}");
+    ck_assert_int_ne(cfg_load_file_only(&c, f, err), 0);
+    char want[160];
+    snprintf(want, sizeof(want), "config file %s: line 3, column 5:", f);
+    ck_assert_msg(strstr(err, want) != NULL, "%s", err);
+    unlink(f);
+}
+END_TEST
+
+/* JSON readers differ on a repeated key (Go's last wins, others the first):
+ * refused, named. */
+START_TEST(config_duplicate_key_is_refused)
+{
+    expect_file_error("{\"cpuWeight\": 2, \"memoryWeight\": 1, \"cpuWeight\": 2}",
+                      "field \"cpuWeight\" appears more than once");
+    expect_file_error("{\"debugEndpoints\": true, \"debugEndpoints\": false}",
+                      "field \"debugEndpoints\" appears more than once");
+}
+END_TEST
+
+START_TEST(config_given_tells_layers_from_defaults)
+{
+    struct cfg c;
+    char err[ERR_LEN];
+    const char *f = write_file("{\"strategy\": \"spread\"}");
+    char cfg_arg[80];
+    snprintf(cfg_arg, sizeof(cfg_arg), "--config=%s", f);
+    char *argv[] = {cfg_arg, "--cpu-weight", "3"};
+    char *envp[] = {"CPU_EXTENDER_MODE=enforce", NULL};
+    ck_assert_int_eq(load(&c, argv, 3, envp, err), 0);
+    /* given even where the value is the default's */
+    ck_assert(cfg_is_given(&c, "strategy"));
+    ck_assert(cfg_is_given(&c, "cpuWeight"));
+    ck_assert(cfg_is_given(&c, "mode"));
+    ck_assert(!cfg_is_given(&c, "memoryWeight"));
+    ck_assert(!cfg_is_given(&c, "schedulerWeight"));
+    ck_assert(!cfg_is_given(&c, "noSuchKey"));
+    unlink(f);
+}
+END_TEST
+
+START_TEST(config_diff_names_changed_keys_by_kind)
+{
+    struct cfg a, b;
+    char err[ERR_LEN], live[256], restart[256];
+    ck_assert_int_eq(load(&a, NULL, 0, NULL, err), 0);
+    char *argv[] = {"--strategy=pack", "--listen=127.0.0.1:9999", "--cpu-weight=3", "--tls-cert=/c",
+                    "--tls-key=/k",    "--debug-endpoints"};
+    ck_assert_int_eq(load(&b, argv, 6, NULL, err), 0);
+    cfg_diff(&a, &b, live, restart, sizeof(live));
+    ck_assert_str_eq(live, "strategy,debugEndpoints"); /* cpuWeight 3 is no change */
+    ck_assert_str_eq(restart, "listen,tlsCert,tlsKey");
+    cfg_diff(&b, &b, live, restart, sizeof(live));
+    ck_assert_str_eq(live, "");
+    ck_assert_str_eq(restart, "");
+}
+END_TEST
+
+START_TEST(config_scheduler_values_are_set_once)
+{
+    struct cfg c;
+    char err[ERR_LEN];
+    char *argv[] = {"--scheduler-config=/etc/s.yaml"};
+    ck_assert_int_eq(load(&c, argv, 1, NULL, err), 0);
+    ck_assert_str_eq(c.scheduler_config_path, "/etc/s.yaml");
+    char hash[sizeof(c.hash)];
+    memcpy(hash, c.hash, sizeof(hash));
+    ck_assert_int_eq(cfg_set_from_scheduler(&c, 4, 2500, err), 0);
+    ck_assert_int_eq(c.scheduler_weight, 4);
+    ck_assert_int_eq(c.scheduler_timeout_ms, 2500);
+    ck_assert_str_ne(c.hash, hash); /* /version shows the values in use */
+    ck_assert_int_ne(cfg_set_from_scheduler(&c, 0, 2500, err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "weight 0"));
+    ck_assert_int_ne(cfg_set_from_scheduler(&c, 1, 3600001, err), 0);
+
+    /* a value also set here may repeat the file's, never differ */
+    char *both[] = {"--scheduler-config=/etc/s.yaml", "--scheduler-weight=2"};
+    ck_assert_int_eq(load(&c, both, 2, NULL, err), 0);
+    ck_assert_int_eq(cfg_set_from_scheduler(&c, 2, 5000, err), 0);
+    ck_assert_int_eq(load(&c, both, 2, NULL, err), 0);
+    ck_assert_int_ne(cfg_set_from_scheduler(&c, 3, 5000, err), 0);
+    ck_assert_msg(strstr(err, "scheduler-weight 2 disagrees with the weight 3") != NULL, "%s", err);
+    char *env[] = {"CPU_EXTENDER_SCHEDULER_TIMEOUT_MS=1000", NULL};
+    ck_assert_int_eq(load(&c, argv, 1, env, err), 0);
+    ck_assert_int_ne(cfg_set_from_scheduler(&c, 1, 5000, err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "scheduler-timeout-ms 1000 disagrees"));
+}
+END_TEST
+
+/* In the file, a relative schedulerConfig is beside the file (the
+ * ConfigMap mounts both keys in one directory); from a flag, relative to
+ * the working directory. */
+START_TEST(config_scheduler_config_is_relative_to_its_file)
+{
+    struct cfg c;
+    char err[ERR_LEN], want[128];
+    const char *f = write_file("{\"schedulerConfig\": \"scheduler-config.yaml\"}");
+    ck_assert_int_eq(cfg_load_file_only(&c, f, err), 0);
+    ck_assert_str_eq(c.scheduler_config_path, "/tmp/scheduler-config.yaml");
+    /* as written in what is printed and hashed: the same wherever mounted */
+    ck_assert_str_eq(c.scheduler_config, "scheduler-config.yaml");
+    char cfg_arg[96];
+    snprintf(cfg_arg, sizeof(cfg_arg), "--config=%s", f);
+    char *from_file[] = {cfg_arg};
+    ck_assert_int_eq(load(&c, from_file, 1, NULL, err), 0);
+    ck_assert_str_eq(c.scheduler_config_path, "/tmp/scheduler-config.yaml");
+    write_file("{\"schedulerConfig\": \"/abs/s.yaml\"}");
+    ck_assert_int_eq(cfg_load_file_only(&c, f, err), 0);
+    ck_assert_str_eq(c.scheduler_config_path, "/abs/s.yaml");
+    char *argv[] = {"--scheduler-config=rel/s.yaml"};
+    ck_assert_int_eq(load(&c, argv, 1, NULL, err), 0);
+    ck_assert_str_eq(c.scheduler_config_path, "rel/s.yaml");
+    char *over[] = {cfg_arg, "--scheduler-config=rel/s.yaml"}; /* the flag wins */
+    ck_assert_int_eq(load(&c, over, 2, NULL, err), 0);
+    ck_assert_str_eq(c.scheduler_config_path, "rel/s.yaml");
+    snprintf(want, sizeof(want), "%s", f);
+    unlink(want);
+}
+END_TEST
+
+START_TEST(config_metrics_listen_is_checked)
+{
+    struct cfg c;
+    char err[ERR_LEN];
+    ck_assert_int_eq(load(&c, NULL, 0, NULL, err), 0);
+    ck_assert_str_eq(c.metrics_listen, ""); /* none unless asked */
+    char *ok[] = {"--metrics-listen=0.0.0.0:8889"};
+    ck_assert_int_eq(load(&c, ok, 1, NULL, err), 0);
+    ck_assert_str_eq(c.metrics_listen, "0.0.0.0:8889");
+    expect_error((char *[]){"--metrics-listen=8889"}, 1, NULL, "--metrics-listen");
+    expect_error((char *[]){"--metrics-listen=0.0.0.0:8888"}, 1, NULL,
+                 "must not be the listen address");
+    expect_error((char *[]){"--metrics-listen=127.0.0.1:8888"}, 1, NULL,
+                 "must not be the listen address");
+    char *zero[] = {"--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0"}; /* two free ports */
+    ck_assert_int_eq(load(&c, zero, 2, NULL, err), 0);
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -252,6 +400,13 @@ Suite *config_suite(void)
     tcase_add_test(tc, config_service_link_variables_are_not_options);
     tcase_add_test(tc, config_listen_split_forms);
     tcase_add_test(tc, config_print_json_round_trips);
+    tcase_add_test(tc, config_syntax_error_gives_line_and_column);
+    tcase_add_test(tc, config_duplicate_key_is_refused);
+    tcase_add_test(tc, config_given_tells_layers_from_defaults);
+    tcase_add_test(tc, config_diff_names_changed_keys_by_kind);
+    tcase_add_test(tc, config_scheduler_values_are_set_once);
+    tcase_add_test(tc, config_scheduler_config_is_relative_to_its_file);
+    tcase_add_test(tc, config_metrics_listen_is_checked);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -114,6 +114,21 @@ if [ "$(sort -u "$work/families" | wc -l)" -ge 20 ]; then ok; else bad "fewer th
 for f in $(sort -u "$work/families"); do
     if in_page "$f"; then ok; else bad "metric family $f is not in the page"; fi
 done
+# The options --help says wait for a restart are said to in the page, and
+# no other option's entry says "Restart.".
+awk '/^  --[a-z]/ { flag = $1; next } /\(restart: / { print flag }' "$work/help.txt" |
+    sort -u >"$work/restart"
+check_restart() {
+    while read -r flag; do
+        text=$(entry "$flag")
+        if grep -qx -- "$flag" "$work/restart"; then
+            case "$text" in *[Rr]estart*) ok ;; *) bad "$flag: --help says restart, the page does not" ;; esac
+        else
+            case "$text" in *"Restart."*) bad "$flag: the page says Restart, --help does not" ;; *) ok ;; esac
+        fi
+    done <"$work/flags"
+}
+if [ -s "$work/restart" ]; then check_restart; else bad "no restart options found in --help"; fi
 
 # make install puts the page where man looks for it (a staged tree: DESTDIR).
 if make -s install DESTDIR="$work/root" PREFIX=/usr/local >"$work/install.out" 2>&1 &&

@@ -27,6 +27,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/clock.h"
 #include "tests/suites.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/fixtures.h"
@@ -935,6 +936,282 @@ START_TEST(cluster_rank_against_live_cluster)
 }
 END_TEST
 
+/* One series of /metrics on @port, now. */
+static double metric_now(int port, const char *series)
+{
+    char *m = metrics_get(port);
+    double v = metrics_value(m, series);
+    free(m);
+    return v;
+}
+
+static double by_resource(int port, const char *family, const char *resource)
+{
+    char series[160];
+    snprintf(series, sizeof(series), "cpu_extender_%s{resource=\"%s\"}", family, resource);
+    return metric_now(port, series);
+}
+
+/* Waits until the fake has seen @n more watch requests of @kind than in
+ * @before. */
+static void await_watches(struct world *w, const struct fake_counts *before, enum fake_kind kind,
+                          unsigned n)
+{
+    for (int i = 0; i < 400; i++) {
+        struct fake_counts now;
+        fake_counts(w->fake, &now);
+        if (now.watches[kind] >= before->watches[kind] + n)
+            return;
+        usleep(25000);
+    }
+    ck_abort_msg("no new watch of kind %d", (int)kind);
+}
+
+/* Watch restarts, relists and API errors, by resource, against what the
+ * fake itself counted: every watch request that is not the first after a
+ * list resumes an earlier one; a 410 is a relist, not an error; a cut
+ * stream and an error status are errors. */
+START_TEST(cluster_watch_faults_are_counted_by_resource)
+{
+    struct world w;
+    struct fake_counts start, before, after;
+    standard_world(&w, NULL);
+    int port = w.server.port;
+    /* ready means listed: the first watches may still be on their way, and
+     * counted in the window they would be taken for restarts */
+    ck_assert_int_eq(fake_wait_open_watches(w.fake, FAKE_NODE, 1, 10000), 0);
+    ck_assert_int_eq(fake_wait_open_watches(w.fake, FAKE_POD, 1, 10000), 0);
+    fake_counts(w.fake, &start);
+    for (int r = 0; r < 2; r++) {
+        const char *res = r == 0 ? "nodes" : "pods";
+        ck_assert_double_eq(by_resource(port, "watch_restarts_total", res), 0);
+        ck_assert_double_eq(by_resource(port, "relists_total", res), 0);
+        ck_assert_double_eq(by_resource(port, "api_errors_total", res), 0);
+    }
+    /* no used source reads metrics.k8s.io: no such series */
+    ck_assert_double_eq(by_resource(port, "api_errors_total", "nodes.metrics.k8s.io"), -1);
+
+    /* both streams cut: each an error, each resumed once */
+    fake_counts(w.fake, &before);
+    fake_drop_watches(w.fake, FAKE_DROP_CLOSE);
+    await_watches(&w, &before, FAKE_NODE, 1);
+    await_watches(&w, &before, FAKE_POD, 1);
+    ck_assert_double_eq(by_resource(port, "watch_restarts_total", "nodes"), 1);
+    ck_assert_double_eq(by_resource(port, "watch_restarts_total", "pods"), 1);
+    ck_assert_double_eq(by_resource(port, "api_errors_total", "nodes"), 1);
+    ck_assert_double_eq(by_resource(port, "api_errors_total", "pods"), 1);
+    ck_assert_double_eq(by_resource(port, "relists_total", "nodes"), 0);
+
+    /* cut again while three answers are 503 and the versions are
+     * compacted away: errors for the cuts and the 503s, and one relist each
+     * once a watch gets 410 */
+    fake_fail_next(w.fake, 3, 503);
+    fake_drop_watches(w.fake, FAKE_DROP_CLOSE);
+    put_pod(&w, "late", "n3", "100m", NULL, "Running");
+    put_node(&w, "n4", "4", "8Gi");
+    fake_compact(w.fake);
+    for (int i = 0; i < 400; i++) {
+        if (by_resource(port, "relists_total", "nodes") == 1 &&
+            by_resource(port, "relists_total", "pods") == 1)
+            break;
+        usleep(25000);
+    }
+    /* the watches after the relists are open: nothing more is pending */
+    ck_assert_int_eq(fake_wait_open_watches(w.fake, FAKE_NODE, 1, 10000), 0);
+    ck_assert_int_eq(fake_wait_open_watches(w.fake, FAKE_POD, 1, 10000), 0);
+    usleep(200000);
+    fake_counts(w.fake, &after);
+    ck_assert_double_eq(by_resource(port, "relists_total", "nodes"), 1);
+    ck_assert_double_eq(by_resource(port, "relists_total", "pods"), 1);
+    ck_assert_uint_eq(after.injected - start.injected, 3);
+    double errors = by_resource(port, "api_errors_total", "nodes") +
+                    by_resource(port, "api_errors_total", "pods");
+    ck_assert_double_eq(errors, 2 + 2 + 3);
+    /* Every watch request but the first after each relist resumes one:
+     * those the fake counted as watches, and the 503s that hit a watch
+     * request (the fake answers them before routing, so they are not in
+     * watches[]; a 503 that hits a list after a 410 is followed by another
+     * list, not a watch, and resumes nothing). */
+    unsigned watches = after.watches[FAKE_NODE] - start.watches[FAKE_NODE] +
+                       after.watches[FAKE_POD] - start.watches[FAKE_POD];
+    unsigned relisted = after.lists[FAKE_NODE] - start.lists[FAKE_NODE] + after.lists[FAKE_POD] -
+                        start.lists[FAKE_POD];
+    double restarts = by_resource(port, "watch_restarts_total", "nodes") +
+                      by_resource(port, "watch_restarts_total", "pods");
+    /* lists the fake counted are answered ones: 2 relists, and each 503
+     * that hit a list instead of a watch makes one more watch-less request */
+    ck_assert_uint_eq(relisted, 2);
+    ck_assert_uint_le(after.injected_watches - start.injected_watches, 3);
+    ck_assert_double_eq(restarts, watches + (after.injected_watches - start.injected_watches) - 2);
+    stop_world(&w);
+}
+END_TEST
+
+/* Node metrics errors by poll, and the age of the newest sample, from the
+ * sample's own timestamp. */
+START_TEST(cluster_usage_polls_and_sample_age_are_exported)
+{
+    struct world w;
+    const char *const usage[] = {"--cpu-used-source", "usage", "--metrics-interval-seconds", "1",
+                                 NULL};
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
+    double t0 = clock_wall();
+    set_metrics(&w, 30); /* taken 30 s ago, in whole seconds */
+    start_world(&w, usage);
+    free(wait_ready(w.server.port, 200));
+    int port = w.server.port;
+    await_free_cpu(port, "n1", 500); /* the first poll is in */
+    double age = metric_now(port, "cpu_extender_usage_sample_age_seconds");
+    /* the stamp is 30 s before a whole second at or after t0: the age is 30
+     * plus what has passed since, less than a second more than t0 says
+     * (start-up under ASan on busy cores takes seconds) */
+    double passed = clock_wall() - t0;
+    ck_assert_msg(age >= 29.999 && age <= 31 + passed, "age %f, %f s since the stamp", age, passed);
+    ck_assert_double_eq(by_resource(port, "api_errors_total", "nodes.metrics.k8s.io"), 0);
+
+    struct fake_counts before, now;
+    fake_set_metrics_status(w.fake, 503);
+    fake_counts(w.fake, &before);
+    for (int i = 0; i < 200; i++) {
+        fake_counts(w.fake, &now);
+        if (now.metrics >= before.metrics + 2)
+            break;
+        usleep(50000);
+    }
+    fake_set_metrics_status(w.fake, 0);
+    usleep(300000); /* the poll answered last is counted */
+    double errors = by_resource(port, "api_errors_total", "nodes.metrics.k8s.io");
+    fake_counts(w.fake, &now);
+    ck_assert_msg(errors >= 2 && errors <= now.metrics - before.metrics, "%f errors, %u polls",
+                  errors, now.metrics - before.metrics);
+    /* the failed polls brought no sample: the age went on from 30 s */
+    age = metric_now(port, "cpu_extender_usage_sample_age_seconds");
+    ck_assert_msg(age >= 31, "age %f", age);
+    stop_world(&w);
+}
+END_TEST
+
+/* Counters named *_nodes_total count nodes: one per node of each request
+ * (NodeNames, Nodes, preempt candidates), not one per request. */
+START_TEST(cluster_nodes_total_counters_count_nodes)
+{
+    struct world w;
+    standard_world(&w, NULL);
+    int port = w.server.port;
+    double u0 = metric_now(port, "cpu_extender_unknown_nodes_total");
+    char *args = names_args("100m", "1", "\"n1\",\"x1\",\"x2\",\"n2\",\"x3\"");
+    free(post(port, "filter", args, NULL));
+    free(post(port, "prioritize", args, NULL));
+    free(args);
+    ck_assert_double_eq(metric_now(port, "cpu_extender_unknown_nodes_total"), u0 + 2 * 3);
+    const char *preempt =
+        "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"},\"spec\":"
+        "{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"100m\"}}}]}},"
+        "\"NodeNameToMetaVictims\":{\"y1\":{\"Pods\":[{\"UID\":\"v1\"}]},"
+        "\"y2\":{\"Pods\":[{\"UID\":\"v2\"}]},\"n3\":{\"Pods\":[{\"UID\":\"v3\"}]}}}";
+    free(post(port, "preempt", preempt, NULL));
+    ck_assert_double_eq(metric_now(port, "cpu_extender_unknown_nodes_total"), u0 + 6 + 2);
+    stop_world(&w);
+
+    /* stale nodes: under stalePolicy pass, with usage and no sample for
+     * n3 only, a request naming n1, n2, n3 twice has two stale nodes */
+    const char *const pass[] = {"--cpu-used-source",
+                                "usage",
+                                "--metrics-interval-seconds",
+                                "1",
+                                "--stale-policy",
+                                "pass",
+                                NULL};
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
+    set_metrics(&w, 5);
+    start_world(&w, pass);
+    free(wait_ready(w.server.port, 200));
+    port = w.server.port;
+    await_free_cpu(port, "n1", 500); /* the first poll is in */
+    double s0 = metric_now(port, "cpu_extender_stale_nodes_total");
+    args = names_args("100m", "1", "\"n1\",\"n3\",\"n2\",\"n3\"");
+    free(post(port, "prioritize", args, NULL));
+    free(args);
+    ck_assert_double_eq(metric_now(port, "cpu_extender_stale_nodes_total"), s0 + 2);
+    stop_world(&w);
+}
+END_TEST
+
+/* The families of /metrics, from its TYPE lines. */
+static void families_of(const char *text, char *out, size_t n)
+{
+    out[0] = '\0';
+    for (const char *line = strstr(text, "# TYPE "); line != NULL;
+         line = strstr(line + 1, "\n# TYPE ")) {
+        char name[128];
+        if (sscanf(line + (line[0] == '\n' ? 8 : 7), "%127s", name) == 1) {
+            size_t used = strlen(out);
+            snprintf(out + used, n - used, " %s ", name);
+        }
+    }
+}
+
+/* Every family /metrics exposes (with a cluster and a usage source, the
+ * most there are) is listed in the man page, and every family the man page
+ * lists is exposed. */
+START_TEST(cluster_metrics_families_are_the_man_pages)
+{
+    struct world w;
+    const char *const usage[] = {"--cpu-used-source", "usage", "--metrics-interval-seconds", "1",
+                                 NULL};
+    static char families[8192], listed[8192];
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
+    set_metrics(&w, 5);
+    start_world(&w, usage);
+    free(wait_ready(w.server.port, 200));
+    await_free_cpu(w.server.port, "n1", 500);
+    char *m = metrics_get(w.server.port);
+    families_of(m, families, sizeof(families));
+    free(m);
+    stop_world(&w);
+
+    /* The page's /metrics entry: a .nf block of ".B family{labels}" lines. */
+    size_t len;
+    char *page = file_slurp("docs/cpu-extender.1", &len);
+    ck_assert_ptr_nonnull(page);
+    const char *entry = strstr(page, ".B GET /metrics\n");
+    ck_assert_ptr_nonnull(entry);
+    entry = strstr(entry, "\n.nf\n");
+    ck_assert_ptr_nonnull(entry);
+    const char *end = strstr(entry, "\n.fi\n");
+    ck_assert_ptr_nonnull(end);
+    listed[0] = '\0';
+    for (const char *l = strstr(entry, "\n.B "); l != NULL && l < end; l = strstr(l + 1, "\n.B ")) {
+        char name[128];
+        if (sscanf(l + 4, "%127[a-z_]", name) == 1) {
+            /* roff writes _ as is, but "\-" never appears in a family name */
+            size_t used = strlen(listed);
+            snprintf(listed + used, sizeof(listed) - used, " %s ", name);
+        }
+    }
+    free(page);
+    for (const char *f = families; (f = strchr(f, ' ')) != NULL && f[1] != '\0';) {
+        char name[128];
+        if (sscanf(f, " %127s", name) != 1)
+            break;
+        char key[132];
+        snprintf(key, sizeof(key), " %s ", name);
+        ck_assert_msg(strstr(listed, key) != NULL, "%s is on /metrics, not in the man page", name);
+        f += strlen(key) - 1;
+    }
+    for (const char *f = listed; (f = strchr(f, ' ')) != NULL && f[1] != '\0';) {
+        char name[128];
+        if (sscanf(f, " %127s", name) != 1)
+            break;
+        char key[132];
+        snprintf(key, sizeof(key), " %s ", name);
+        ck_assert_msg(strstr(families, key) != NULL, "%s is in the man page, not on /metrics",
+                      name);
+        f += strlen(key) - 1;
+    }
+}
+END_TEST
+
 /* simulate without --nodes: the nodes and their pods from the cluster
  * (n1 3000m and 1Gi used, n2 1000m and 1Gi, n3 nothing: its pod finished,
  * the pending one is on no node), pods to place from a file:
@@ -1005,6 +1282,10 @@ Suite *cluster_suite(void)
     tcase_add_test(tc, cluster_unreadable_kubeconfig_exits_with_reason);
     tcase_add_test(tc, cluster_none_bind_fails_and_preempt_keeps_all);
     tcase_add_test(tc, cluster_rank_against_live_cluster);
+    tcase_add_test(tc, cluster_watch_faults_are_counted_by_resource);
+    tcase_add_test(tc, cluster_usage_polls_and_sample_age_are_exported);
+    tcase_add_test(tc, cluster_nodes_total_counters_count_nodes);
+    tcase_add_test(tc, cluster_metrics_families_are_the_man_pages);
     tcase_add_test(tc, cluster_simulate_reads_nodes_and_pods_from_the_cluster);
     suite_add_tcase(s, tc);
     return s;

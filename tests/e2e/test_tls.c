@@ -241,6 +241,30 @@ START_TEST(tls_bad_settings_stop_the_start)
 }
 END_TEST
 
+/* `cpu-extender probe` with the server's own TLS settings (the shipped
+ * exec probes pass the same --config): HTTPS, and under mTLS no client
+ * certificate for /healthz and /readyz. */
+START_TEST(tls_probe_speaks_https)
+{
+    for (int mtls = 0; mtls < 2; mtls++) {
+        struct server_proc s;
+        char cmd[1024];
+        start_tls(&s, mtls);
+        for (int ready = 0; ready < 2; ready++) {
+            snprintf(cmd, sizeof(cmd),
+                     "%s probe %s --listen 127.0.0.1:%d --tls-cert %s/server.pem --tls-key "
+                     "%s/server.key %s%s",
+                     server_binary(), ready ? "--ready" : "", s.port, pki, pki,
+                     mtls ? "--client-ca " : "", mtls ? pki : "");
+            if (mtls)
+                snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), "/ca.pem");
+            ck_assert_msg(WEXITSTATUS(system(cmd)) == 0, "%s", cmd);
+        }
+        ck_assert_int_eq(server_stop(&s), 0);
+    }
+}
+END_TEST
+
 Suite *tls_suite(void)
 {
     Suite *s = suite_create("tls");
@@ -252,6 +276,7 @@ Suite *tls_suite(void)
     tcase_add_test(tc, tls_client_certificate_refusals_say_why);
     tcase_add_test(tc, tls_certificate_is_reloaded_when_its_files_change);
     tcase_add_test(tc, tls_bad_settings_stop_the_start);
+    tcase_add_test(tc, tls_probe_speaks_https);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -58,11 +58,13 @@
 #ifdef FUZZ_TARGET
 /* The informer's exported functions are linked from kube/informer.o too:
  * the included copy gets other names (its statics are what is tested). */
-#define kube_informer_start fuzz_watch_informer_start
-#define kube_informer_stop  fuzz_watch_informer_stop
+#define kube_informer_start      fuzz_watch_informer_start
+#define kube_informer_stop       fuzz_watch_informer_stop
+#define kube_informer_get_counts fuzz_watch_informer_get_counts
 #include "kube/informer.c"
 #undef kube_informer_start
 #undef kube_informer_stop
+#undef kube_informer_get_counts
 
 #include <stdbool.h>
 #include <stdint.h>

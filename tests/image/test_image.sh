@@ -12,9 +12,13 @@
 #   - --version carries VERSION and the commit;
 #   - the default command, nothing mounted: serves /healthz and answers the
 #     README's curl examples as the README and the binary outside do;
-#   - the Deployment's command with its config.json mounted at
-#     /etc/cpu-extender: reads it (same configHash as outside, /debug on),
-#     the Deployment's probes pass, the README's examples answer the same;
+#   - the Deployment's command with its config.json and the scheduler's
+#     file mounted at /etc/cpu-extender as the Deployment mounts them: reads
+#     them (same configHash as outside, /debug on), serves the metrics
+#     listener on 8889, the Deployment's probes (their commands as written
+#     there) pass, the README's examples answer the same;
+#   - the same with TLS and client certificates turned on in that
+#     config.json: the Deployment's probes still pass, unchanged;
 #   - SIGTERM stops it with exit 0.
 # Usage: tests/image/test_image.sh OUTSIDE-BINARY [IMAGE]   (root; from the repository root)
 set -eu
@@ -24,6 +28,7 @@ image=${2:-localhost/cpu-extender:$(cat VERSION)}
 # The Deployment and the config.json it mounts (the ConfigMap's source).
 deployment=${DEPLOYMENT:-manifests/deployment.yaml}
 config_json=${CONFIG_JSON:-manifests/scheduler/config.json}
+sched_config=${SCHED_CONFIG:-manifests/scheduler/scheduler-config.yaml}
 # Above this the image has grown by more than its libraries (base ~80 MiB).
 max_mib=${IMAGE_MAX_MIB:-110}
 . "$(dirname "$0")/../support/readme.sh"
@@ -102,6 +107,17 @@ same "deployment command[0]" "${dcmd%% *}" "$entrypoint"
 mountpath=$(echo "$ext" | sed -n 's/^ *mountPath: \(\/etc\/cpu-extender\)$/\1/p')
 same "deployment config mount" "$mountpath" /etc/cpu-extender
 case $dcmd in *" --config /etc/cpu-extender/config.json"*) ok ;; *) bad "deployment command: $dcmd" ;; esac
+# The exec probes as written in the Deployment, one line each.
+probe_cmd() {
+    echo "$ext" | awk -v p="$1" '$1 == p ":" { f = 1; next }
+        f && /^ *command:/ { c = 1; next }
+        c && /^ *- / { sub(/^ *- /, ""); printf "%s%s", s, $0; s = " "; next }
+        c { exit }'
+}
+liveness=$(probe_cmd livenessProbe)
+readiness=$(probe_cmd readinessProbe)
+case $liveness in "$entrypoint probe "*) ok ;; *) bad "livenessProbe: $liveness" ;; esac
+case $readiness in "$entrypoint probe --ready "*) ok ;; *) bad "readinessProbe: $readiness" ;; esac
 
 size=$(inspect '{{.Size}}')
 mib=$((size / 1048576))
@@ -208,9 +224,11 @@ compare default
 check test "$(code /debug)" = 404 # built-in default: debugEndpoints off
 stop
 
-# The Deployment's command, with its config.json where the ConfigMap goes.
+# The Deployment's command, with its config.json and the scheduler's file
+# where the ConfigMap's two keys go.
 mkdir "$work/cfg"
 cp "$config_json" "$work/cfg/config.json"
+cp "$sched_config" "$work/cfg/scheduler-config.yaml"
 serve "$work/outside-cfg.log" outside --config "$work/cfg/config.json"
 want_hash=$(version_of)
 stop
@@ -221,9 +239,13 @@ mount -o remount,bind,ro "$root/etc/cpu-extender"
 serve "$work/deployment.log" image $dcmd
 same "deployment: configHash" "$(version_of)" "$want_hash"
 same "deployment: /debug (debugEndpoints in config.json)" "$(code /debug)" 200
-for probe in "probe" "probe --ready"; do
+same "deployment: /metrics on the metrics listener" \
+    "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 http://127.0.0.1:8889/metrics)" 200
+same "deployment: no verb on the metrics listener" \
+    "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -d '{}' http://127.0.0.1:8889/scheduler/filter)" 404
+for probe in "$liveness" "$readiness"; do
     # shellcheck disable=SC2086
-    check in_image /usr/local/bin/cpu-extender $probe --config /etc/cpu-extender/config.json
+    check in_image $probe
 done
 answers "$work/deployment"
 compare deployment
@@ -231,6 +253,33 @@ check grep -q '"msg":"listening"' "$work/deployment.log"
 if grep -q '"level":"error"' "$work/deployment.log" "$work/default.log"; then
     bad "error lines in the image's logs: $(grep -h '"level":"error"' "$work"/*.log)"
 fi
+stop
+
+# The same config.json with TLS and client certificates on: the probes of
+# the Deployment, unchanged, still pass (they read the config and speak
+# HTTPS; /healthz and /readyz need no client certificate).
+mkdir "$work/cfg-tls"
+cp "$sched_config" "$work/cfg-tls/scheduler-config.yaml"
+"$(dirname "$0")/../e2e/make_certs.sh" "$work/cfg-tls/tls" >/dev/null
+chmod -R a+rX "$work/cfg-tls"
+sed 's|^  "listen": |  "tlsCert": "/etc/cpu-extender/tls/server.pem",\
+  "tlsKey": "/etc/cpu-extender/tls/server.key",\
+  "clientCa": "/etc/cpu-extender/tls/ca.pem",\
+  "listen": |' "$config_json" >"$work/cfg-tls/config.json"
+check grep -q '"clientCa"' "$work/cfg-tls/config.json"
+umount "$root/etc/cpu-extender"
+mount --bind -o ro "$work/cfg-tls" "$root/etc/cpu-extender"
+mount -o remount,bind,ro "$root/etc/cpu-extender"
+# shellcheck disable=SC2086
+serve "$work/deployment-tls.log" image $dcmd
+same "tls: /healthz over HTTPS" "$(curl -s --max-time 5 --cacert "$work/cfg-tls/tls/ca.pem" \
+    https://127.0.0.1:8888/healthz)" '{"status":"ok"}'
+same "tls: the verbs need a client certificate" "$(curl -s -o /dev/null -w '%{http_code}' \
+    --max-time 5 --cacert "$work/cfg-tls/tls/ca.pem" -d '{}' https://127.0.0.1:8888/scheduler/filter)" 403
+for probe in "$liveness" "$readiness"; do
+    # shellcheck disable=SC2086
+    check in_image $probe
+done
 stop
 
 echo "test_image: $pass passed, $fail failed"

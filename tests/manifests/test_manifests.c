@@ -607,21 +607,30 @@ static long long duration_ms(const char *s)
 
 /* Runs `<binary> config check FILE` on @text. Returns its exit status, or
  * -ENOENT when the binary is not built; its output goes to @out. */
-static int config_check(const char *text, char *out, size_t out_len)
+/* `cpu-extender config check` of config.json @text, with the scheduler's
+ * file @sched_text beside it as scheduler-config.yaml (as the ConfigMap
+ * mounts both keys in one directory). */
+static int config_check(const char *text, const char *sched_text, char *out, size_t out_len)
 {
     const char *bin = server_binary();
-    char path[64], scratch[256];
+    char dir[64], path[96], sched[96], scratch[256];
     int fds[2], status = 0;
     size_t used = 0;
 
     out[0] = '\0';
     if (access(bin, X_OK) != 0)
         return -ENOENT;
-    snprintf(path, sizeof(path), "/tmp/cpu-extender-manifests-%d.json", (int)getpid());
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
+    snprintf(dir, sizeof(dir), "/tmp/cpu-extender-manifests-%d", (int)getpid());
+    ck_assert_int_eq(mkdir(dir, 0700) == 0 || errno == EEXIST, 1);
+    snprintf(path, sizeof(path), "%s/config.json", dir);
+    snprintf(sched, sizeof(sched), "%s/scheduler-config.yaml", dir);
+    const char *const files[][2] = {{path, text}, {sched, sched_text}};
+    for (size_t i = 0; i < 2; i++) {
+        FILE *f = fopen(files[i][0], "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(files[i][1], f);
+        fclose(f);
+    }
     ck_assert_int_eq(pipe(fds), 0);
     pid_t pid = fork();
     ck_assert_int_ne(pid, -1);
@@ -648,6 +657,8 @@ static int config_check(const char *text, char *out, size_t out_len)
     close(fds[0]);
     waitpid(pid, &status, 0);
     unlink(path);
+    unlink(sched);
+    rmdir(dir);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -1029,17 +1040,12 @@ static void check_extender(const struct obj *o, const yaml_node_t *e, const stru
     expect_bool(o, e, where, "enableHTTPS", false); /* http:// above */
     expect_bool(o, e, where, "nodeCacheCapable", true);
     expect_bool(o, e, where, "ignorable", true);
-    /* The sidecar's own copies of the scheduler's settings, when it has them. */
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(c->json, "schedulerTimeoutMs");
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(c->json, "schedulerWeight");
-    if (cJSON_IsNumber(t) && (long long)t->valuedouble != timeout)
-        fail_at(o, ydoc_get(o->doc, e, "httpTimeout"),
-                "%s.httpTimeout is %lld ms but %s has schedulerTimeoutMs %.0f", where, timeout,
-                c->from, t->valuedouble);
-    if (cJSON_IsNumber(w) && (long long)w->valuedouble != weight)
-        fail_at(o, ydoc_get(o->doc, e, "weight"),
-                "%s.weight is %lld but %s has schedulerWeight %.0f", where, weight, c->from,
-                w->valuedouble);
+    /* Set once: the sidecar reads them from this file (schedulerConfig),
+     * never from a copy of its own that could drift. */
+    if (cJSON_GetObjectItemCaseSensitive(c->json, "schedulerTimeoutMs") != NULL ||
+        cJSON_GetObjectItemCaseSensitive(c->json, "schedulerWeight") != NULL)
+        fail_at(o, e, "%s repeats schedulerWeight or schedulerTimeoutMs: set them here only",
+                c->from);
 }
 
 START_TEST(manifests_scheduler_configs_call_the_sidecar_routes)
@@ -1718,27 +1724,42 @@ END_TEST
 
 /* ---- the sidecar's config.json ---- */
 
+/* Each config.json passes `config check` with the scheduler's file beside
+ * it, and the weight and timeout it reports are the scheduler's: set once,
+ * in the KubeSchedulerConfiguration (config.json does not repeat them). */
 START_TEST(manifests_config_json_is_accepted_by_config_check)
 {
     struct manifests m;
-    char out[2048];
+    static char out[8192];
 
     manifests_load(&m);
     struct obj cm = need_obj(&m, "ConfigMap", CONFIGMAP_NAME);
-    const char *cm_json = ydoc_str(ydoc_get(cm.doc, need(&cm, cm.root, "", "data"), "config.json"));
+    const yaml_node_t *data = need(&cm, cm.root, "", "data");
+    const char *cm_json = ydoc_str(ydoc_get(cm.doc, data, "config.json"));
+    const char *cm_sched = ydoc_str(ydoc_get(cm.doc, data, "scheduler-config.yaml"));
     size_t len;
     char *kubeadm_json = file_slurp(KUBEADM_EXT_CONFIG, &len);
-    ck_assert_msg(cm_json != NULL, "ConfigMap %s: no data.config.json", CONFIGMAP_NAME);
+    char *kubeadm_sched = file_slurp(KUBEADM_SCHED_CONFIG, &len);
+    ck_assert_msg(cm_json != NULL && cm_sched != NULL, "ConfigMap %s: no data.config.json",
+                  CONFIGMAP_NAME);
     ck_assert_msg(kubeadm_json != NULL, "%s: cannot read", KUBEADM_EXT_CONFIG);
-    const char *const texts[][2] = {
-        {"ConfigMap " CONFIGMAP_NAME " data.config.json", cm_json},
-        {KUBEADM_EXT_CONFIG, kubeadm_json},
+    const char *const texts[][3] = {
+        {"ConfigMap " CONFIGMAP_NAME " data.config.json", cm_json, cm_sched},
+        {KUBEADM_EXT_CONFIG, kubeadm_json, kubeadm_sched},
     };
     for (size_t i = 0; i < 2; i++) {
         cJSON *j = cJSON_Parse(texts[i][1]);
         ck_assert_msg(cJSON_IsObject(j), "%s: not a JSON object", texts[i][0]);
+        ck_assert_msg(cJSON_GetObjectItemCaseSensitive(j, "schedulerWeight") == NULL &&
+                          cJSON_GetObjectItemCaseSensitive(j, "schedulerTimeoutMs") == NULL,
+                      "%s: schedulerWeight and schedulerTimeoutMs come from schedulerConfig",
+                      texts[i][0]);
+        const cJSON *sc = cJSON_GetObjectItemCaseSensitive(j, "schedulerConfig");
+        ck_assert_msg(cJSON_IsString(sc) && strcmp(sc->valuestring, "scheduler-config.yaml") == 0,
+                      "%s: want schedulerConfig \"scheduler-config.yaml\" (beside it)",
+                      texts[i][0]);
         cJSON_Delete(j);
-        int rc = config_check(texts[i][1], out, sizeof(out));
+        int rc = config_check(texts[i][1], texts[i][2], out, sizeof(out));
         if (rc == -ENOENT) {
             fprintf(stderr, "manifests: %s not built, config check of %s skipped\n",
                     server_binary(), texts[i][0]);
@@ -1746,8 +1767,13 @@ START_TEST(manifests_config_json_is_accepted_by_config_check)
         }
         ck_assert_msg(rc == 0, "%s: `%s config check` exits %d: %s", texts[i][0], server_binary(),
                       rc, out);
+        /* the effective values are the scheduler file's weight 1 and 5s */
+        ck_assert_msg(strstr(out, "\"schedulerWeight\": 1,") != NULL, "%s: %s", texts[i][0], out);
+        ck_assert_msg(strstr(out, "\"schedulerTimeoutMs\": 5000,") != NULL, "%s: %s", texts[i][0],
+                      out);
     }
     free(kubeadm_json);
+    free(kubeadm_sched);
     manifests_free(&m);
 }
 END_TEST

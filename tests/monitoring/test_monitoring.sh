@@ -3,13 +3,16 @@
 # service, and promtool checks what manifests/monitoring ships.
 #   - promtool: the rules file, its unit tests (tests/monitoring/rules_test.yaml,
 #     one per alert), the exposition (`promtool check metrics`); the latency
-#     alert's threshold is half the scheduler's httpTimeout;
+#     alert's threshold is half the scheduler's httpTimeout, as the shipped
+#     config.json reads it (schedulerConfig, `config check`);
 #   - the service watches a fake cluster (bench-apiserver, HTTPS on
 #     127.0.0.1) and gets a known number of requests of every verb, malformed
 #     ones and an accepted and a rejected reload (the bind of one of its
 #     pending pods gives the shadow report one comparison);
-#   - Prometheus scrapes it with the job of scrape-config.yaml (its
-#     relabelling fed the labels pod discovery would give), evaluates
+#   - Prometheus scrapes its metrics listener (metricsListen, which serves no
+#     verb) with the job of scrape-config.yaml (its relabelling fed the
+#     labels pod discovery would give, the port the Deployment's
+#     prometheus.io/port annotation names replaced by the test's), evaluates
 #     rules.yaml, and its HTTP API shows: the target up with the relabelled
 #     labels; every family of /metrics with its type and help; every series;
 #     the counts sent; histogram_quantile equal to the quantile worked out
@@ -58,9 +61,20 @@ for alert in $(sed -n 's/^ *- alert: //p' "$rules"); do
         t && /exp_alerts: \[\]/ { t = 0 } t && /exp_labels:/ { n++; t = 0 } END { print n + 0 }' "$rules_test")
     check test "$n" -ge 1 || echo "  ($alert has no unit test that fires it)" >&2
 done
-timeout_s=$(sed -n 's/^ *httpTimeout: \([0-9]*\)s$/\1/p' "$sched_config")
+# The timeout as the extender reads it: config.json names the scheduler's
+# file (schedulerConfig), whose httpTimeout is the only copy.
+timeout_ms=$("$bin" config check manifests/scheduler/config.json 2>/dev/null |
+    sed -n 's/^  "schedulerTimeoutMs": \([0-9]*\),$/\1/p')
+same "httpTimeout as config check reads it from $sched_config" \
+    "$timeout_ms" "$(($(sed -n 's/^ *httpTimeout: \([0-9]*\)s$/\1/p' "$sched_config") * 1000))"
 same "CpuExtenderLatencyNearTimeout threshold (0.5 * httpTimeout)" \
-    "$(sed -n 's/.*> 0\.5 \* \([0-9.]*\)$/\1/p' "$rules")" "$timeout_s"
+    "$(sed -n 's/.*> 0\.5 \* \([0-9.]*\)$/\1/p' "$rules")" "$((timeout_ms / 1000))"
+same "the Deployment's prometheus.io/port is its containerPort metrics" \
+    "$(sed -n 's/^ *prometheus.io\/port: "\([0-9]*\)"$/\1/p' manifests/deployment.yaml)" \
+    "$(awk '/- name: metrics$/ { m = 1; next } m && /containerPort:/ { print $2; exit }' manifests/deployment.yaml)"
+same "the shipped metricsListen port is the annotation's" \
+    "$(sed -n 's/^  "metricsListen": "0.0.0.0:\([0-9]*\)",$/\1/p' manifests/scheduler/config.json)" \
+    "$(sed -n 's/^ *prometheus.io\/port: "\([0-9]*\)"$/\1/p' manifests/deployment.yaml)"
 
 # ---- the service, watching a fake cluster ----
 nodes=12
@@ -96,18 +110,25 @@ contexts:
     cluster: test
     user: extender
 EOF
-printf '{"listen":"127.0.0.1:0","debugEndpoints":true}\n' >"$work/config.json"
+# Memory used is the larger of requests and usage: the metrics.k8s.io poll
+# (and its sample age) is part of what is scraped.
+base='"listen":"127.0.0.1:0","metricsListen":"127.0.0.1:0","debugEndpoints":true,"memoryUsedSource":"max","metricsIntervalSeconds":1'
+printf '{%s}\n' "$base" >"$work/config.json"
 "$bin" --config "$work/config.json" --kubeconfig "$work/kubeconfig" 2>"$work/server.log" &
 pids="$pids $!"
 port=$(wait_port "$work/server.log")
+mport=$(sed -n 's/.*"msg":"listening",.*"metricsAddr":"127.0.0.1:\([0-9]*\)".*/\1/p' "$work/server.log")
+check test -n "$mport"
 for _ in $(seq 100); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ] && break
     sleep 0.1
 done
 same "/readyz" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" 200
-# Where Prometheus scrapes /metrics: the one address to change when the
-# metrics get a listener of their own.
-target=${METRICS_TARGET:-127.0.0.1:$port}
+# Prometheus scrapes the metrics listener, which answers no verb.
+target=127.0.0.1:$mport
+same "a verb on the metrics listener" \
+    "$(curl -s -o /dev/null -w '%{http_code}' --data-binary '{}' "http://$target/scheduler/filter")" 404
+same "/readyz on the metrics listener" "$(curl -s -o /dev/null -w '%{http_code}' "http://$target/readyz")" 200
 
 # ---- Prometheus, with the job of scrape-config.yaml ----
 # Pod discovery replaced by one static target carrying the labels it would
@@ -206,10 +227,10 @@ for _ in $(seq $n_bind); do post bind "$work/bind.json" >/dev/null; done
 printf '{"Pod":{"spec":{"containers":[{"resources":{"requests":{"cpu":"2 cores"}}}]}},"NodeNames":["node-00000"]}' >"$work/bad.json"
 for _ in $(seq $n_bad); do same "malformed filter" "$(post filter "$work/bad.json")" 400; done
 # One accepted reload, one rejected (the file is re-read within a second).
-printf '{"listen":"127.0.0.1:0","debugEndpoints":true,"strategy":"pack"}\n' >"$work/config.json.new"
+printf '{%s,"strategy":"pack"}\n' "$base" >"$work/config.json.new"
 mv "$work/config.json.new" "$work/config.json"
 for _ in $(seq 50); do grep -q '"msg":"config reloaded' "$work/server.log" && break; sleep 0.1; done
-printf '{"listen":"127.0.0.1:0","strategy":"nonsense"}\n' >"$work/config.json.new"
+printf '{%s,"strategy":"nonsense"}\n' "$base" >"$work/config.json.new"
 mv "$work/config.json.new" "$work/config.json"
 for _ in $(seq 50); do grep -q 'config reload rejected' "$work/server.log" && break; sleep 0.1; done
 check grep -q 'config reload rejected' "$work/server.log"
@@ -224,8 +245,10 @@ for _ in $(seq 100); do
 done
 sleep 2 # two more scrapes: the same values, now stable
 curl -s "http://$target/metrics" >"$work/metrics.txt"
-same "the exposition is stable" "$(grep -v '^cpu_extender_build_info' "$work/metrics.txt" | md5sum)" \
-    "$(grep -v '^cpu_extender_build_info' "$work/metrics.final" | md5sum)"
+# (not the figures that move by themselves: the process's, the sample's age)
+moving='^cpu_extender_build_info|^process_|^cpu_extender_usage_sample_age_seconds '
+same "the exposition is stable" "$(grep -Ev "$moving" "$work/metrics.txt" | md5sum)" \
+    "$(grep -Ev "$moving" "$work/metrics.final" | md5sum)"
 
 # ---- what Prometheus has ----
 tj=$(curl -s "$api/targets?state=active")
@@ -249,6 +272,11 @@ same "unknown node names" "$(value "cpu_extender_unknown_nodes_total")" \
 same "cluster nodes" "$(value "cpu_extender_cluster_nodes")" "$nodes"
 same "cluster ready" "$(value "cpu_extender_cluster_ready")" 1
 same "reloads accepted" "$(value "cpu_extender_config_reloads_total{result=\"accepted\"}")" 1
+same "last reload successful (the rejected one)" "$(value "cpu_extender_config_last_reload_successful")" 0
+same "node metrics polls failed" "$(value "cpu_extender_api_errors_total{resource=\"nodes.metrics.k8s.io\"}")" 0
+age=$(value "cpu_extender_usage_sample_age_seconds")
+case $age in none | NaN | "") bad "usage sample age: $age" ;; *) ok ;; esac
+same "resident memory ingested" "$(value "count(process_resident_memory_bytes{job=\"$job\"} > 0)")" 1
 same "nodes per filter (histogram count)" \
     "$(value "cpu_extender_request_nodes_count{verb=\"filter\"}")" "$n_filter"
 same "nodes per filter (histogram sum)" \

@@ -91,7 +91,7 @@ END_TEST
 
 START_TEST(test_protocol_worked_example)
 {
-    /* Protocol doc §10.6: app {500m, 1Gi}, helper {}; init {2, 128Mi}.
+    /* docs/protocol.md §10.6: app {500m, 1Gi}, helper {}; init {2, 128Mi}.
      * real:     cpu max(500, 2000) = 2000, memory max(1Gi, 128Mi) = 1073741824
      * non_zero: cpu max(500 + 100, 2000) = 2000,
      *           memory max(1Gi + 200Mi, 128Mi) = 1283457024 */

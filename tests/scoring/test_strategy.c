@@ -1,5 +1,5 @@
 /*
- * The strategies against kube-scheduler's worked examples (protocol doc
+ * The strategies against kube-scheduler's worked examples (docs/protocol.md
  * §10.6): node-a has 4 CPUs and 8Gi; the pod asks cpu 2000m (non-zero and
  * real), memory 1283457024 non-zero / 1073741824 real.
  */

@@ -1263,6 +1263,10 @@ static enum MHD_Result serve(struct fake_apiserver *f, struct MHD_Connection *co
     if (f->fail_n > 0) {
         f->fail_n--;
         f->counts.injected++;
+        /* not in watches[]: the kind is not looked at, but whether the
+         * client was resuming a watch or listing is */
+        if (is_arg_true(conn, "watch"))
+            f->counts.injected_watches++;
         injected = f->fail_status;
     }
     authorized = injected != 0 || is_authorized(f, conn);

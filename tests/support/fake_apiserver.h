@@ -55,6 +55,7 @@ struct fake_counts {
     unsigned metrics;                   /* metrics.k8s.io requests, whatever the answer */
     unsigned unauthorized;              /* requests answered 401 */
     unsigned injected;                  /* requests answered by fake_fail_next */
+    unsigned injected_watches;          /* those of them that were watch requests */
     unsigned bookmarks_sent;            /* BOOKMARK lines handed to streams */
     uint64_t last_watch_rv[FAKE_KINDS]; /* resourceVersion of the latest watch, 0: none */
 };

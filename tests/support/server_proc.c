@@ -1,6 +1,7 @@
 #include "tests/support/server_proc.h"
 
 #include <check.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -143,6 +144,17 @@ cJSON *server_log_lines(const struct server_proc *s)
         for (const char *const *k = (const char *const[]){"time", "level", "msg", NULL}; *k; k++)
             ck_assert_msg(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, *k)), "no %s: %s", *k,
                           line);
+        /* One key style in every line: camelCase, as the config keys. */
+        const cJSON *field;
+        cJSON_ArrayForEach(field, j)
+        {
+            const char *k = field->string;
+            bool camel = k[0] >= 'a' && k[0] <= 'z';
+            for (const char *c = k; camel && *c != '\0'; c++)
+                camel = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                        (*c >= '0' && *c <= '9');
+            ck_assert_msg(camel, "log key \"%s\" is not camelCase: %s", k, line);
+        }
         cJSON_AddItemToArray(lines, j);
     }
     free(log);

@@ -1,0 +1,353 @@
+/*
+ * The commands as a user types them, against the real binary: every
+ * command's --help, "-" for standard input wherever a file is taken,
+ * `config check` (where a syntax error is, the file named in every
+ * message, the files a config names, advice, repeated keys), and the
+ * start-up and reload lines of the log (the mode, what changed, one key
+ * style).
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "tests/suites.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/http_client.h"
+#include "tests/support/server_proc.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof(dir), "/tmp/cpu-extender-cli-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* What one run printed and how it ended. */
+struct run {
+    int status; /* exit status, -1 when killed */
+    char *out, *err;
+};
+
+static void run_free(struct run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* Runs `sh -c "@cmd"` with BIN set to the binary under test, from the
+ * repository root, without a cluster from the environment. */
+static struct run run(const char *cmd)
+{
+    char full[4096], out[128], err[128];
+    size_t len;
+    snprintf(out, sizeof(out), "%s/out", dir);
+    snprintf(err, sizeof(err), "%s/err", dir);
+    snprintf(full, sizeof(full),
+             "env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME=/nonexistent BIN='%s' "
+             "sh -c '%s' >%s 2>%s",
+             server_binary(), cmd, out, err);
+    int rc = system(full);
+    struct run r = {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, file_slurp(out, &len),
+                    file_slurp(err, &len)};
+    ck_assert_ptr_nonnull(r.out);
+    ck_assert_ptr_nonnull(r.err);
+    return r;
+}
+
+static const char *write_in_dir(const char *name, const char *text)
+{
+    static char path[4][128];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, 128, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+START_TEST(cli_every_command_has_help)
+{
+    static const struct {
+        const char *cmd, *says;
+    } cases[] = {
+        {"$BIN --help", "Usage:"},
+        {"$BIN serve --help", "Usage:"},
+        {"$BIN serve --listen 127.0.0.1:1 --help", "Usage:"},
+        {"$BIN --listen 127.0.0.1:1 --help", "Usage:"},
+        {"$BIN probe --help", "Usage: cpu-extender probe"},
+        {"$BIN probe --ready -h", "Usage: cpu-extender probe"},
+        {"$BIN rank --help", "Usage: cpu-extender rank"},
+        {"$BIN rank --pod x.json --help", "Usage: cpu-extender rank"},
+        {"$BIN simulate --help", "Usage: cpu-extender simulate"},
+        {"$BIN simulate --pods x.json --strategy all --help", "Usage: cpu-extender simulate"},
+        {"$BIN config --help", "Usage: cpu-extender config check"},
+        {"$BIN config check --help", "Usage: cpu-extender config check"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct run r = run(cases[i].cmd);
+        ck_assert_msg(r.status == 0, "%s: exit %d: %s", cases[i].cmd, r.status, r.err);
+        ck_assert_msg(strstr(r.out, cases[i].says) != NULL, "%s: %s", cases[i].cmd, r.out);
+        ck_assert_msg(r.err[0] == '\0', "%s wrote to stderr: %s", cases[i].cmd, r.err);
+        run_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(cli_dash_reads_standard_input)
+{
+    /* config check - */
+    struct run r = run("echo \"{\\\"strategy\\\": \\\"pack\\\"}\" | $BIN config check -");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "standard input: ok"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"strategy\": \"pack\""));
+    run_free(&r);
+    r = run("printf \"{\\n  \\\"strategy\\\": }\" | $BIN config check -");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "config file standard input: line 2, column 15") != NULL, "%s",
+                  r.err);
+    run_free(&r);
+
+    /* rank --pod - and rank --nodes -: the same answer as from files */
+    const char *pod = write_in_dir(
+        "pod.json", "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"web-0\","
+                    "\"namespace\":\"default\"},\"spec\":{\"containers\":[{\"name\":\"app\","
+                    "\"resources\":{\"requests\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}}]}}");
+    /* the NodeList of the README's filter example, as kubectl prints one */
+    size_t len;
+    char *filter = file_slurp("examples/filter.json", &len);
+    cJSON *args = cJSON_Parse(filter);
+    char *nodes = cJSON_Print(cJSON_GetObjectItem(args, "Nodes"));
+    write_in_dir("nodes.json", nodes);
+    free(nodes);
+    cJSON_Delete(args);
+    free(filter);
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "$BIN rank --pod %s --nodes %s/nodes.json", pod, dir);
+    struct run files = run(cmd);
+    ck_assert_msg(files.status == 0, "%s", files.err);
+    ck_assert_ptr_nonnull(strstr(files.err, "best node: node-b"));
+    snprintf(cmd, sizeof(cmd), "$BIN rank --pod - --nodes %s/nodes.json < %s", dir, pod);
+    r = run(cmd);
+    ck_assert_str_eq(r.out, files.out);
+    ck_assert_str_eq(r.err, files.err);
+    run_free(&r);
+    snprintf(cmd, sizeof(cmd), "$BIN rank --pod %s --nodes - < %s/nodes.json", pod, dir);
+    r = run(cmd);
+    ck_assert_str_eq(r.out, files.out);
+    /* the same but for where the nodes came from, which rank names */
+    char from_file[256], *at = strstr(files.err, " nodes from ");
+    snprintf(from_file, sizeof(from_file), " nodes from %s/nodes.json;", dir);
+    ck_assert_msg(at != NULL && strncmp(at, from_file, strlen(from_file)) == 0, "%s", files.err);
+    char *from_stdin = strstr(r.err, " nodes from standard input;");
+    ck_assert_msg(from_stdin != NULL, "%s", r.err);
+    ck_assert_int_eq(from_stdin - r.err, at - files.err);
+    ck_assert_int_eq(strncmp(r.err, files.err, (size_t)(at - files.err)), 0);
+    ck_assert_str_eq(from_stdin + strlen(" nodes from standard input;"), at + strlen(from_file));
+    run_free(&r);
+    /* one standard input, one file */
+    snprintf(cmd, sizeof(cmd), "$BIN rank --pod - --nodes - < %s", pod);
+    r = run(cmd);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "only one of --pod, --nodes and --existing can read standard "
+                                "input") != NULL,
+                  "%s", r.err);
+    run_free(&r);
+    run_free(&files);
+}
+END_TEST
+
+/* serve --config -: read once at start; a reload cannot read it again and
+ * says so instead of failing on an empty file. */
+START_TEST(cli_serve_reads_its_config_from_standard_input)
+{
+    struct server_proc s;
+    const char *cfg = write_in_dir("stdin.json", "{\"strategy\": \"pack\"}");
+    int fd = open(cfg, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    int saved = dup(STDIN_FILENO);
+    dup2(fd, STDIN_FILENO); /* the child inherits it */
+    const char *const args[] = {"--config", "-", NULL};
+    server_start(&s, args);
+    dup2(saved, STDIN_FILENO);
+    close(saved);
+    close(fd);
+    struct http_response r;
+    ck_assert_int_eq(http_request(s.port, "GET", "/version", NULL, 0, &r), 0);
+    ck_assert_msg(strstr(r.body, "\"strategy\":\"pack\"") != NULL, "%s", r.body);
+    http_response_free(&r);
+    kill(s.pid, SIGHUP);
+    cJSON *lines = NULL;
+    bool skipped = false;
+    for (int i = 0; i < 100 && !skipped; i++) {
+        usleep(20000);
+        cJSON_Delete(lines);
+        lines = server_log_lines(&s);
+        const cJSON *l;
+        cJSON_ArrayForEach(l, lines) skipped |=
+            strstr(cJSON_GetObjectItem(l, "msg")->valuestring,
+                   "config reload skipped: the config file was standard input") != NULL;
+    }
+    cJSON_Delete(lines);
+    ck_assert(skipped);
+    ck_assert_int_eq(http_request(s.port, "GET", "/version", NULL, 0, &r), 0);
+    ck_assert_msg(strstr(r.body, "\"strategy\":\"pack\"") != NULL, "%s", r.body);
+    http_response_free(&r);
+    ck_assert_int_eq(server_stop(&s), 0);
+}
+END_TEST
+
+/* Every line `config check` writes to stderr names the file. */
+static void assert_every_line_names(const char *err, const char *file)
+{
+    char *copy = strdup(err), *save = NULL;
+    int lines = 0;
+    for (char *l = strtok_r(copy, "\n", &save); l != NULL; l = strtok_r(NULL, "\n", &save)) {
+        ck_assert_msg(strstr(l, file) != NULL, "a line without %s: %s", file, l);
+        lines++;
+    }
+    ck_assert_int_gt(lines, 0);
+    free(copy);
+}
+
+START_TEST(cli_config_check_names_the_file_in_every_message)
+{
+    static const struct {
+        const char *text, *says;
+        int status;
+    } cases[] = {
+        {"{\n  \"cpuWeight\": 3,\n  \"strategy\" \"pack\"\n}", "line 3, column 14: not valid JSON",
+         2},
+        {"{\"cpuWeight\": 3, \"cpuWeight\": 4}", "field \"cpuWeight\" appears more than once", 2},
+        {"{\"cpuWeigth\": 3}", "unknown field \"cpuWeigth\"", 2},
+        {"{\"cpuWeight\": 0, \"memoryWeight\": 0}", "at least one must be above 0", 2},
+        {"{\"tlsCert\": \"/nonexistent/c.pem\"}", "tls-cert and tls-key", 2},
+        {"{\"idleTimeoutSeconds\": 60}",
+         "warning: idleTimeoutSeconds 60 is not above kube-scheduler's 90 s keep-alive", 0},
+        {"{\"listen\": \"0.0.0.0:8888\"}", "warning: listen 0.0.0.0:8888 is not loopback", 0},
+        {"{\"strategy\": \"pack\"}", "warning: strategy pack with schedulerWeight 1", 0},
+        {"{\"cpuUsedSource\": \"usage\", \"usageMaxAgeSeconds\": 10}",
+         "warning: usageMaxAgeSeconds 10 is not above metricsIntervalSeconds 15", 0},
+        {"{}", "ok", 0},
+    };
+    char cmd[256];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *f = write_in_dir("check.json", cases[i].text);
+        snprintf(cmd, sizeof(cmd), "$BIN config check %s", f);
+        struct run r = run(cmd);
+        ck_assert_msg(r.status == cases[i].status, "%s: exit %d: %s", cases[i].text, r.status,
+                      r.err);
+        ck_assert_msg(strstr(r.err, cases[i].says) != NULL, "%s: %s", cases[i].text, r.err);
+        assert_every_line_names(r.err, f);
+        run_free(&r);
+    }
+}
+END_TEST
+
+/* The files a config names must be there and readable: TLS, client CA,
+ * every kubeconfig, the scheduler's file. */
+START_TEST(cli_config_check_reads_the_files_it_names)
+{
+    char text[1024], cmd[256];
+    const char *present = write_in_dir("present.pem", "x");
+    snprintf(text, sizeof(text),
+             "{\"tlsCert\": \"%s\", \"tlsKey\": \"%s/missing.key\", \"clientCa\": \"%s\", "
+             "\"kubeconfig\": \"%s:%s/gone.yaml\", \"schedulerConfig\": \"%s\"}",
+             present, dir, dir, present, dir, present);
+    const char *f = write_in_dir("files.json", text);
+    snprintf(cmd, sizeof(cmd), "$BIN config check %s", f);
+    struct run r = run(cmd);
+    ck_assert_int_eq(r.status, 2);
+    char want[512];
+    snprintf(want, sizeof(want), "%s: tlsKey %s/missing.key: No such file or directory", f, dir);
+    ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
+    snprintf(want, sizeof(want), "%s: clientCa %s: a directory, not a file", f, dir);
+    ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
+    snprintf(want, sizeof(want), "%s: kubeconfig %s/gone.yaml: No such file", f, dir);
+    ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "tlsCert") == NULL, "the cert is there: %s", r.err);
+    assert_every_line_names(r.err, f);
+    run_free(&r);
+}
+END_TEST
+
+/* The start-up lines state the mode (and the scoring settings); a reload
+ * says which keys changed and which wait for a restart; every key of every
+ * line is camelCase (server_log_lines checks). */
+START_TEST(cli_log_lines_state_mode_and_changes)
+{
+    struct server_proc s;
+    const char *f = write_in_dir("live.json", "{\"mode\": \"shadow\"}");
+    const char *const args[] = {"--config", f, NULL};
+    server_start(&s, args);
+    char next[128];
+    snprintf(next, sizeof(next), "%s/live.json.new", dir);
+    FILE *o = fopen(next, "w");
+    ck_assert_ptr_nonnull(o);
+    /* (listen is a flag of server_start: flags win over the file) */
+    fputs("{\"mode\": \"enforce\", \"cpuWeight\": 5, \"idleTimeoutSeconds\": 200}", o);
+    fclose(o);
+    ck_assert_int_eq(rename(next, f), 0);
+    cJSON *lines = NULL;
+    const cJSON *reloaded = NULL, *restart = NULL, *started = NULL;
+    for (int i = 0; i < 150 && restart == NULL; i++) {
+        usleep(20000);
+        cJSON_Delete(lines);
+        lines = server_log_lines(&s);
+        const cJSON *l;
+        cJSON_ArrayForEach(l, lines)
+        {
+            const char *msg = cJSON_GetObjectItem(l, "msg")->valuestring;
+            if (strcmp(msg, "config reloaded") == 0)
+                reloaded = l;
+            if (strcmp(msg, "these settings take effect at the next restart") == 0)
+                restart = l;
+            if (strcmp(msg, "request-only mode: no cluster connection") == 0)
+                started = l;
+        }
+    }
+    ck_assert_ptr_nonnull(started);
+    ck_assert_str_eq(cJSON_GetObjectItem(started, "mode")->valuestring, "shadow");
+    ck_assert_int_eq(cJSON_GetObjectItem(started, "cpuWeight")->valueint, 3);
+    ck_assert_ptr_nonnull(reloaded);
+    ck_assert_str_eq(cJSON_GetObjectItem(reloaded, "mode")->valuestring, "enforce");
+    ck_assert_str_eq(cJSON_GetObjectItem(reloaded, "changed")->valuestring, "cpuWeight,mode");
+    ck_assert_ptr_nonnull(restart);
+    ck_assert_str_eq(cJSON_GetObjectItem(restart, "keys")->valuestring, "idleTimeoutSeconds");
+    cJSON_Delete(lines);
+    ck_assert_int_eq(server_stop(&s), 0);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("cli");
+    tcase_set_timeout(tc, 60);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, cli_every_command_has_help);
+    tcase_add_test(tc, cli_dash_reads_standard_input);
+    tcase_add_test(tc, cli_serve_reads_its_config_from_standard_input);
+    tcase_add_test(tc, cli_config_check_names_the_file_in_every_message);
+    tcase_add_test(tc, cli_config_check_reads_the_files_it_names);
+    tcase_add_test(tc, cli_log_lines_state_mode_and_changes);
+    suite_add_tcase(s, tc);
+    return s;
+}
