@@ -502,7 +502,7 @@ misses="$tmp/misses"
 target() {
     if [ "$3" = 0 ]; then v=PASS; else v="**MISS**"; fi
     echo "| $1 | $2 | $v |" >>"$targets"
-    [ "$3" = 0 ] || echo "- *$1*: measured $2. $4 Why, as measured: see the analysis at the end. Decision: _(lead: accept, or what closes it)_" >>"$misses"
+    [ "$3" = 0 ] || echo "- *$1*: measured $2. $4 Why, as measured, and what is decided about it: in the analysis at the end." >>"$misses"
 }
 # ok COMMAND...: 0 when the command holds, 1 when not.
 ok() { if "$@"; then echo 0; else echo 1; fi; }

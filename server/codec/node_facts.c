@@ -32,6 +32,31 @@ static int nomem(struct facts_walk *w)
     return -ENOMEM;
 }
 
+/* Passes over the value at the scan point. */
+static int skip(struct facts_walk *w)
+{
+    return codec_scan_skip(w->s) != 0 ? scan_fault(w) : 0;
+}
+
+/* Calls @fn for each member of the object just entered, with the scan
+ * point at the member's value, which @fn reads or skips: the one loop
+ * over members of every object below. The first failure is returned. */
+static int each_member(struct facts_walk *w,
+                       int (*fn)(struct facts_walk *w, struct codec_str key, void *ctx), void *ctx)
+{
+    for (bool first = true;; first = false) {
+        struct codec_str key;
+        bool more;
+        if (codec_scan_member(w->s, first, &key, &more) != 0)
+            return scan_fault(w);
+        if (!more)
+            return 0;
+        int rc = fn(w, key, ctx);
+        if (rc != 0)
+            return rc;
+    }
+}
+
 /* A string value at the scan point into *@out (a copy in the arena); null
  * leaves *@out alone (Go keeps a string field as it was), unless @null_is
  * is given, which it becomes (a map element: Go stores the zero value). */
@@ -43,7 +68,7 @@ static int string_value(struct facts_walk *w, const char *path, const char **out
     if (c == 'n') {
         if (null_is != NULL)
             *out = null_is;
-        return codec_scan_skip(w->s) != 0 ? scan_fault(w) : 0;
+        return skip(w);
     }
     if (c != '"') {
         err_set(w->err, "%s: want a string", path);
@@ -81,12 +106,25 @@ static int put_label(struct facts_walk *w, const char *key, const char *value)
     return 0;
 }
 
+static int label(struct facts_walk *w, struct codec_str key, void *ctx)
+{
+    (void)ctx;
+    char *k = codec_str_copy(w->a, key);
+    if (k == NULL)
+        return nomem(w);
+    const char *v = "";
+    char path[256];
+    snprintf(path, sizeof(path), "metadata.labels[\"%.200s\"]", k);
+    int rc = string_value(w, path, &v, "");
+    return rc == 0 ? put_label(w, k, v) : rc;
+}
+
 static int labels(struct facts_walk *w)
 {
     char c = codec_scan_peek(w->s);
     if (c == 'n') {
         w->out->n_labels = 0; /* null clears a map */
-        return codec_scan_skip(w->s) != 0 ? scan_fault(w) : 0;
+        return skip(w);
     }
     if (c != '{') {
         err_set(w->err, "metadata.labels: want an object");
@@ -94,25 +132,7 @@ static int labels(struct facts_walk *w)
     }
     if (codec_scan_object(w->s) != 0)
         return scan_fault(w);
-    for (bool first = true;; first = false) {
-        struct codec_str key;
-        bool more;
-        if (codec_scan_member(w->s, first, &key, &more) != 0)
-            return scan_fault(w);
-        if (!more)
-            return 0;
-        char *k = codec_str_copy(w->a, key);
-        if (k == NULL)
-            return nomem(w);
-        const char *v = "";
-        char path[256];
-        snprintf(path, sizeof(path), "metadata.labels[\"%.200s\"]", k);
-        int rc = string_value(w, path, &v, "");
-        if (rc == 0)
-            rc = put_label(w, k, v);
-        if (rc != 0)
-            return rc;
-    }
+    return each_member(w, label, NULL);
 }
 
 /* Enters the object at the scan point for a struct field @path: 1 when it
@@ -121,7 +141,7 @@ static int struct_field(struct facts_walk *w, const char *path)
 {
     char c = codec_scan_peek(w->s);
     if (c == 'n')
-        return codec_scan_skip(w->s) != 0 ? scan_fault(w) : 0;
+        return skip(w);
     if (c != '{') {
         err_set(w->err, "%s: want an object", path);
         return -EINVAL;
@@ -129,30 +149,41 @@ static int struct_field(struct facts_walk *w, const char *path)
     return codec_scan_object(w->s) != 0 ? scan_fault(w) : 1;
 }
 
+static int metadata_member(struct facts_walk *w, struct codec_str key, void *ctx)
+{
+    (void)ctx;
+    return codec_str_is(key, "labels", true) ? labels(w) : skip(w);
+}
+
 static int metadata(struct facts_walk *w)
 {
     int rc = struct_field(w, "metadata");
-    if (rc <= 0)
-        return rc;
-    for (bool first = true;; first = false) {
-        struct codec_str key;
-        bool more;
-        if (codec_scan_member(w->s, first, &key, &more) != 0)
-            return scan_fault(w);
-        if (!more)
-            return 0;
-        if (codec_str_is(key, "labels", true))
-            rc = labels(w);
-        else
-            rc = codec_scan_skip(w->s) != 0 ? scan_fault(w) : 0;
-        if (rc != 0)
-            return rc;
+    return rc <= 0 ? rc : each_member(w, metadata_member, NULL);
+}
+
+/* One taint as it is read: where, and its effect's text until checked. */
+struct taint_read {
+    struct score_taint *t;
+    const char *path, *effect;
+};
+
+static int taint_member(struct facts_walk *w, struct codec_str key, void *ctx)
+{
+    static const char *const names[] = {"key", "value", "effect"};
+    struct taint_read *r = ctx;
+    const char **to[] = {&r->t->key, &r->t->value, &r->effect};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (codec_str_is(key, names[i], true)) {
+            char field[96];
+            snprintf(field, sizeof(field), "%s.%s", r->path, names[i]);
+            return string_value(w, field, to[i], NULL);
+        }
     }
+    return skip(w);
 }
 
 static int taint(struct facts_walk *w, size_t i, struct score_taint *t)
 {
-    const char *effect = "";
     char path[64];
     snprintf(path, sizeof(path), "spec.taints[%zu]", i);
     int rc = struct_field(w, path);
@@ -163,32 +194,12 @@ static int taint(struct facts_walk *w, size_t i, struct score_taint *t)
     if (rc < 0)
         return rc;
     t->key = t->value = "";
-    for (bool first = true;; first = false) {
-        struct codec_str key;
-        bool more;
-        char field[96];
-        if (codec_scan_member(w->s, first, &key, &more) != 0)
-            return scan_fault(w);
-        if (!more)
-            break;
-        if (codec_str_is(key, "key", true)) {
-            snprintf(field, sizeof(field), "%s.key", path);
-            rc = string_value(w, field, &t->key, NULL);
-        } else if (codec_str_is(key, "value", true)) {
-            snprintf(field, sizeof(field), "%s.value", path);
-            rc = string_value(w, field, &t->value, NULL);
-        } else if (codec_str_is(key, "effect", true)) {
-            snprintf(field, sizeof(field), "%s.effect", path);
-            rc = string_value(w, field, &effect, NULL);
-        } else {
-            rc = codec_scan_skip(w->s) != 0 ? scan_fault(w) : 0;
-        }
-        if (rc != 0)
-            return rc;
-    }
-    if (score_taint_effect_parse(effect, false, &t->effect) != 0) {
+    struct taint_read r = {.t = t, .path = path, .effect = ""};
+    if ((rc = each_member(w, taint_member, &r)) != 0)
+        return rc;
+    if (score_taint_effect_parse(r.effect, false, &t->effect) != 0) {
         err_set(w->err, "%s.effect: want NoSchedule, PreferNoSchedule or NoExecute, not \"%.100s\"",
-                path, effect);
+                path, r.effect);
         return -EINVAL;
     }
     return 0;
@@ -202,7 +213,7 @@ static int taints(struct facts_walk *w)
     f->n_taints = 0; /* a repeated array replaces; null clears */
     f->taints = NULL;
     if (c == 'n')
-        return codec_scan_skip(w->s) != 0 ? scan_fault(w) : 0;
+        return skip(w);
     if (c != '[') {
         err_set(w->err, "spec.taints: want an array");
         return -EINVAL;
@@ -232,38 +243,43 @@ static int taints(struct facts_walk *w)
     }
 }
 
+static int spec_member(struct facts_walk *w, struct codec_str key, void *ctx)
+{
+    (void)ctx;
+    if (codec_str_is(key, "taints", true))
+        return taints(w);
+    if (codec_str_is(key, "containers", true)) {
+        w->out->has_containers = true;
+        return skip(w);
+    }
+    if (codec_str_is(key, "unschedulable", true)) {
+        char c = codec_scan_peek(w->s);
+        if (c != 't' && c != 'f' && c != 'n') {
+            err_set(w->err, "spec.unschedulable: want true or false");
+            return -EINVAL;
+        }
+        if (c != 'n') /* null leaves a bool alone */
+            w->out->unschedulable = c == 't';
+    }
+    return skip(w);
+}
+
 static int spec(struct facts_walk *w)
 {
     int rc = struct_field(w, "spec");
-    if (rc <= 0)
-        return rc;
-    for (bool first = true;; first = false) {
-        struct codec_str key;
-        bool more;
-        if (codec_scan_member(w->s, first, &key, &more) != 0)
-            return scan_fault(w);
-        if (!more)
-            return 0;
-        if (codec_str_is(key, "taints", true)) {
-            rc = taints(w);
-        } else if (codec_str_is(key, "containers", true)) {
-            w->out->has_containers = true;
-            rc = codec_scan_skip(w->s) != 0 ? scan_fault(w) : 0;
-        } else if (codec_str_is(key, "unschedulable", true)) {
-            char c = codec_scan_peek(w->s);
-            if (c != 't' && c != 'f' && c != 'n') {
-                err_set(w->err, "spec.unschedulable: want true or false");
-                return -EINVAL;
-            }
-            if (c != 'n') /* null leaves a bool alone */
-                w->out->unschedulable = c == 't';
-            rc = codec_scan_skip(w->s) != 0 ? scan_fault(w) : 0;
-        } else {
-            rc = codec_scan_skip(w->s) != 0 ? scan_fault(w) : 0;
-        }
-        if (rc != 0)
-            return rc;
-    }
+    return rc <= 0 ? rc : each_member(w, spec_member, NULL);
+}
+
+static int node_member(struct facts_walk *w, struct codec_str key, void *ctx)
+{
+    (void)ctx;
+    if (codec_str_is(key, "kind", true))
+        return string_value(w, "kind", &w->out->kind, NULL);
+    if (codec_str_is(key, "metadata", true))
+        return metadata(w);
+    if (codec_str_is(key, "spec", true))
+        return spec(w);
+    return skip(w);
 }
 
 int codec_node_facts_decode(struct arena *a, struct codec_span node, struct codec_node_facts *out,
@@ -281,26 +297,7 @@ int codec_node_facts_decode(struct arena *a, struct codec_span node, struct code
     }
     if (codec_scan_object(&s) != 0)
         return scan_fault(&w);
-    for (bool first = true;; first = false) {
-        struct codec_str key;
-        bool more;
-        int rc;
-        if (codec_scan_member(&s, first, &key, &more) != 0)
-            return scan_fault(&w);
-        if (!more)
-            break;
-        if (codec_str_is(key, "kind", true))
-            rc = string_value(&w, "kind", &out->kind, NULL);
-        else if (codec_str_is(key, "metadata", true))
-            rc = metadata(&w);
-        else if (codec_str_is(key, "spec", true))
-            rc = spec(&w);
-        else
-            rc = codec_scan_skip(&s) != 0 ? scan_fault(&w) : 0;
-        if (rc != 0)
-            return rc;
-    }
-    return 0;
+    return each_member(&w, node_member, NULL);
 }
 
 const char *codec_node_facts_label(const struct codec_node_facts *f, const char *key)
