@@ -12,6 +12,7 @@
 
 #include "base/err.h"
 #include "base/file.h"
+#include "base/hash.h"
 #include "config/options.h"
 
 /* Largest config file read: it holds a dozen options. */
@@ -139,14 +140,12 @@ static void compute_hash(struct cfg *c)
 {
     char *text = NULL;
     size_t len = 0;
-    uint64_t h = 0xcbf29ce484222325ULL;
     FILE *f = open_memstream(&text, &len);
     if (f != NULL) {
         cfg_print_json(c, f);
         fclose(f);
     }
-    for (size_t i = 0; text != NULL && i < len; i++)
-        h = (h ^ (unsigned char)text[i]) * 0x100000001b3ULL;
+    uint64_t h = text != NULL ? hash_fnv1a_bytes(HASH_FNV1A_SEED, text, len) : HASH_FNV1A_SEED;
     free(text);
     snprintf(c->hash, sizeof(c->hash), "%016llx", (unsigned long long)h);
 }
