@@ -1,37 +1,61 @@
 #!/bin/bash
-# A real Kubernetes 1.20.2 control plane on loopback for tests/cluster:
-# etcd 3.4 and kube-apiserver (plus kube-controller-manager for the
-# ServiceAccount controllers, and kube-scheduler when a test starts one),
-# built from Debian 12's `kubernetes` source package into a cache outside
-# the clone, so that a second run on the same machine reuses the binaries.
+# A real Kubernetes control plane on loopback for tests/cluster: etcd and
+# kube-apiserver (plus kube-controller-manager for the ServiceAccount
+# controllers, and kube-scheduler when a test starts one), built once into
+# a cache outside the clone, so that a second run on the same machine
+# reuses the binaries. Two releases, selected by K8S_VERSION:
 #
-#   tests/cluster/k8s.sh deps       install the Debian packages (root)
-#   tests/cluster/k8s.sh build      deps, then build the binaries unless cached
-#   tests/cluster/k8s.sh versions   print the versions of what runs
-#   . tests/cluster/k8s.sh          the functions below, for tests/cluster/run.sh
+#   1.37.2  the newest served as Go modules (the default): kube-* and
+#           kubectl from k8s.io/kubernetes, etcd from go.etcd.io/etcd/server/v3
+#           at the version that release requires (k8s_modules.sh, k8s-go/)
+#   1.20.2  the oldest supported: Debian 12's source package with Debian's
+#           Go 1.19 and Debian's etcd 3.4 (k8s_debian.sh)
 #
-# Cache: ${K8S_TEST_CACHE:-$HOME/.cache/cpu-extender/k8s-v1.20.2}. (Not
+#   K8S_VERSION=V tests/cluster/k8s.sh deps      install the Debian packages (root)
+#   K8S_VERSION=V tests/cluster/k8s.sh build     deps, then build the binaries unless cached
+#   K8S_VERSION=V tests/cluster/k8s.sh versions  print the versions of what runs
+#   . tests/cluster/k8s.sh                       the functions below, for run.sh
+#
+# Cache: ${K8S_TEST_CACHE:-$HOME/.cache/cpu-extender}/k8s-vVERSION. (Not
 # CPU_EXTENDER_*: cpu-extender refuses unknown variables of its own prefix.)
-# Its bin/ is used when bin/.recipe holds K8S_RECIPE below; change that string
-# whenever the build changes, so that every cache builds again. The source
-# tree and Go's build cache are deleted after a good build (about 800 MB)
+# Its bin/ is used when bin/.recipe holds the recipe's K8S_RECIPE; the
+# recipe string names everything the build depends on (for the modules,
+# the hash of k8s-go/go.mod and go.sum), so a changed recipe builds again.
+# The build's work tree and Go's build cache are deleted after a good build
 # unless K8S_TEST_KEEP_BUILD=1.
 #
 # Everything started here listens on 127.0.0.1 only and is stopped by its
 # process id (k8s_stop_all, which run.sh calls from its EXIT trap).
 
-K8S_VERSION=1.20.2
-K8S_GIT_COMMIT=faecb196815e248d3ecfb03c680a4507229c2a56 # tag v1.20.2
-K8S_BUILD_DATE=2021-01-13T13:20:00Z                      # the release's date
-# Debian 12's source package: upstream 1.20.2 under a 1.20.5 epoch-free
-# version (Debian went back from a 1.20.5 upload to 1.20.2).
-K8S_DEB_SOURCE=kubernetes
-K8S_DEB_UPSTREAM=1.20.5+really1.20.2
+K8S_VERSION=${K8S_VERSION:-1.37.2}
+# The releases tests/cluster knows, newest first: `make test-cluster` runs
+# each one named in K8S_VERSIONS (default: both).
+K8S_KNOWN_VERSIONS="1.37.2 1.20.2"
+K8S_MINOR=${K8S_VERSION#1.}
+K8S_MINOR=${K8S_MINOR%%.*}
 K8S_BINS="kube-apiserver kube-controller-manager kube-scheduler kubectl"
-K8S_RECIPE="k8s-v$K8S_VERSION recipe 1: dpkg-source, reflect2 1.0.2, openapi-gen, GOPATH, CGO_ENABLED=0: $K8S_BINS"
-K8S_DEB_PACKAGES="golang-go etcd-server golang-github-modern-go-reflect2-dev dpkg-dev jq curl openssl"
-K8S_CACHE=${K8S_TEST_CACHE:-$HOME/.cache/cpu-extender/k8s-v$K8S_VERSION}
+K8S_CACHE=${K8S_TEST_CACHE:-$HOME/.cache/cpu-extender}/k8s-v$K8S_VERSION
 K8S_BIN=$K8S_CACHE/bin
+K8S_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# k8s_since MINOR: the release under test is 1.MINOR or newer (for the
+# flags and API versions that changed between the two releases).
+k8s_since() { [ "$K8S_MINOR" -ge "$1" ]; }
+
+case " $K8S_KNOWN_VERSIONS " in
+*" $K8S_VERSION "*) ;;
+*)
+    printf 'k8s: K8S_VERSION=%s is not one of: %s\n' "$K8S_VERSION" "$K8S_KNOWN_VERSIONS" >&2
+    exit 2
+    ;;
+esac
+if [ "$K8S_VERSION" = 1.20.2 ]; then
+    # shellcheck source=tests/cluster/k8s_debian.sh
+    . "$K8S_HERE/k8s_debian.sh"
+else
+    # shellcheck source=tests/cluster/k8s_modules.sh
+    . "$K8S_HERE/k8s_modules.sh"
+fi
 
 k8s_log() { printf '%s k8s: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 k8s_die() {
@@ -61,99 +85,15 @@ k8s_cached() {
     for b in $K8S_BINS; do [ -x "$K8S_BIN/$b" ] || return 1; done
 }
 
-# The source package needs a deb-src line; Debian 12 images ship none.
-k8s_fetch_source() {
-    local dir=$1 list=/etc/apt/sources.list.d/cpu-extender-bookworm-src.sources
-    if ! apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -qx Sources; then
-        [ "$(id -u)" -eq 0 ] || k8s_die "apt has no deb-src line: the Kubernetes source needs one (run as root)"
-        k8s_log "adding $list (deb-src for bookworm)"
-        printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm' \
-            'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$list"
-        DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    fi
-    # apt and dpkg-source warn that they cannot check the .dsc signature
-    # themselves: apt has checked its hash against the signed index.
-    (cd "$dir" && apt-get source -qq --download-only "$K8S_DEB_SOURCE") >>"$K8S_CACHE/build.log" 2>&1 ||
-        k8s_die "apt-get source $K8S_DEB_SOURCE failed (see $K8S_CACHE/build.log)"
-    local dsc
-    dsc=$(ls "$dir"/"${K8S_DEB_SOURCE}"_*.dsc 2>/dev/null | head -n1)
-    [ -n "$dsc" ] || k8s_die "apt-get source left no .dsc in $dir"
-    grep -q "^Version: $K8S_DEB_UPSTREAM-" "$dsc" ||
-        k8s_die "$dsc is not upstream $K8S_DEB_UPSTREAM: $(grep '^Version:' "$dsc")"
-    echo "$dsc"
-}
-
-# Directories whose Go files carry +k8s:openapi-gen= tags, as
-# build/root/Makefile.generated_files finds them for pkg/generated/openapi:
-# the tree without vendor/ (staging/src named as vendor/), minus
-# code-generator and sample-apiserver.
-k8s_openapi_dirs() {
-    find -H . \( -path ./_\* -o -path ./.\* -o -path ./vendor \) -prune -o \
-        -type f -name '*.go' -print |
-        sed 's|^\./staging/src|vendor|; s|^\./||' |
-        xargs grep -l '^// *+k8s:' | xargs grep -l '+k8s:openapi-gen=' |
-        grep -v -e '^vendor/k8s.io/code-generator/' -e '^vendor/k8s.io/sample-apiserver/' |
-        xargs -n1 dirname | LC_ALL=C sort -u | sed 's|^|k8s.io/kubernetes/|' | paste -sd,
-}
-
 k8s_build() {
     k8s_deps
     if k8s_cached; then
         k8s_log "using the binaries in $K8S_BIN"
         return 0
     fi
+    mkdir -p "$K8S_CACHE"
     # A subshell: the build changes directory and exports Go's settings.
     (k8s_build_tree)
-}
-
-k8s_build_tree() {
-    local t0=$SECONDS work="$K8S_CACHE/build" dsc tree
-    k8s_log "building Kubernetes $K8S_VERSION into $K8S_BIN (about 6 minutes on 2 cores)"
-    rm -rf "$work" "$K8S_BIN" "$K8S_CACHE/build.log"
-    mkdir -p "$work"
-    dsc=$(k8s_fetch_source "$work") || exit 1
-    tree="$work/gopath/src/k8s.io/kubernetes"
-    mkdir -p "$(dirname "$tree")"
-    # dpkg-source applies Debian's patches (kubectl printing fixes).
-    dpkg-source -x "$dsc" "$tree" >>"$K8S_CACHE/build.log" 2>&1 ||
-        k8s_die "dpkg-source -x $dsc failed (see $K8S_CACHE/build.log)"
-    # The vendored reflect2 1.0.1 breaks under Go >= 1.18 (kube-apiserver
-    # panics decoding JSON bodies); 1.0.2 from Debian is API-compatible.
-    rm -rf "$tree/vendor/github.com/modern-go/reflect2"
-    cp -rL /usr/share/gocode/src/github.com/modern-go/reflect2 "$tree/vendor/github.com/modern-go/reflect2"
-    # GOPATH mode: the tree's go.mod and vendor/modules.txt do not agree with
-    # -mod=vendor under Go 1.19; upstream 1.20 builds in GOPATH as well.
-    export GOPATH="$work/gopath" GO111MODULE=off CGO_ENABLED=0 GOCACHE="$work/gocache" GOFLAGS=
-    cd "$tree" || exit 1
-    # kube-apiserver's OpenAPI definitions are generated by upstream's make
-    # and not in the tarball.
-    k8s_log "generating pkg/generated/openapi"
-    go build -o "$work/openapi-gen" ./vendor/k8s.io/kube-openapi/cmd/openapi-gen ||
-        k8s_die "building openapi-gen failed"
-    "$work/openapi-gen" --logtostderr -i "$(k8s_openapi_dirs)" \
-        -p k8s.io/kubernetes/pkg/generated/openapi -O zz_generated.openapi \
-        -h vendor/k8s.io/code-generator/hack/boilerplate.go.txt \
-        -r "$work/openapi-violations.report" 2>"$work/openapi-gen.log" ||
-        { tail -n 20 "$work/openapi-gen.log" >&2; k8s_die "openapi-gen failed"; }
-    [ -s pkg/generated/openapi/zz_generated.openapi.go ] || k8s_die "openapi-gen wrote nothing"
-    local v=k8s.io/kubernetes/vendor ld="-s -w" key val
-    for key in gitVersion=v$K8S_VERSION gitMajor=1 gitMinor=20 gitTreeState=clean \
-        gitCommit=$K8S_GIT_COMMIT buildDate=$K8S_BUILD_DATE; do
-        val=${key#*=}
-        key=${key%%=*}
-        ld="$ld -X $v/k8s.io/component-base/version.$key=$val -X $v/k8s.io/client-go/pkg/version.$key=$val"
-    done
-    local b pkgs=""
-    for b in $K8S_BINS; do pkgs="$pkgs ./cmd/$b"; done
-    k8s_log "go build$pkgs"
-    mkdir -p "$work/bin"
-    # shellcheck disable=SC2086
-    go build -o "$work/bin/" -ldflags "$ld" $pkgs || k8s_die "go build failed"
-    echo "$K8S_RECIPE" >"$work/bin/.recipe"
-    basename "$dsc" .dsc >"$work/bin/.source"
-    mv "$work/bin" "$K8S_BIN"
-    [ "${K8S_TEST_KEEP_BUILD:-0}" = 1 ] || rm -rf "$work"
-    k8s_log "built in $((SECONDS - t0)) s: $K8S_BINS"
 }
 
 k8s_versions() {
@@ -161,10 +101,9 @@ k8s_versions() {
     for b in kube-apiserver kube-controller-manager kube-scheduler; do
         printf '%s: %s\n' "$b" "$("$K8S_BIN/$b" --version 2>&1)"
     done
-    printf 'kubectl: %s\n' "$("$K8S_BIN/kubectl" version --client --short 2>&1)"
-    printf 'etcd: %s\n' "$(etcd --version 2>&1 | head -n1)"
-    printf 'built from: %s\n' "$(cat "$K8S_BIN/.source" 2>/dev/null)"
-    printf 'go: %s\n' "$(go version 2>&1)"
+    printf 'kubectl: %s\n' "$("$K8S_BIN/kubectl" version --client -o json 2>/dev/null | jq -r .clientVersion.gitVersion)"
+    printf 'etcd: %s\n' "$("$K8S_ETCD" --version 2>&1 | head -n1)"
+    printf 'built from: %s\n' "$(cat "$K8S_BIN/.source" 2>/dev/null | paste -sd' ')"
 }
 
 # ---- the control plane ----
@@ -337,7 +276,7 @@ k8s_start_etcd() {
 
 k8s_start_etcd_once() {
     mkdir -p "$K8S_DIR/etcd"
-    k8s_run etcd etcd --name test --data-dir "$K8S_DIR/etcd" \
+    k8s_run etcd "$K8S_ETCD" --name test --data-dir "$K8S_DIR/etcd" \
         --listen-client-urls "http://127.0.0.1:$K8S_ETCD_PORT" \
         --advertise-client-urls "http://127.0.0.1:$K8S_ETCD_PORT" \
         --listen-peer-urls "http://127.0.0.1:$K8S_ETCD_PEER_PORT" \
@@ -381,10 +320,17 @@ k8s_start_apiserver() {
 
 k8s_start_apiserver_once() {
     [ -f "$K8S_DIR/audit-policy.yaml" ] || k8s_audit_policy
+    # 1.20: --insecure-port=0 turns off its unauthenticated port; the flag
+    # is gone since 1.24.
+    # Newer releases refuse a loopback advertise address for the endpoint
+    # reconciler of the kubernetes Service, which nothing here reaches
+    # through the Service anyway.
+    local -a old=(--endpoint-reconciler-type=none)
+    k8s_since 24 || old=(--insecure-port=0)
     k8s_run kube-apiserver "$K8S_BIN/kube-apiserver" \
         --etcd-servers="http://127.0.0.1:$K8S_ETCD_PORT" \
         --bind-address=127.0.0.1 --advertise-address=127.0.0.1 \
-        --secure-port="$K8S_API_PORT" --insecure-port=0 \
+        --secure-port="$K8S_API_PORT" "${old[@]}" \
         --tls-cert-file="$K8S_PKI/apiserver.crt" --tls-private-key-file="$K8S_PKI/apiserver.key" \
         --client-ca-file="$K8S_PKI/ca.crt" \
         --service-account-issuer=https://kubernetes.default.svc.cluster.local \
@@ -405,17 +351,20 @@ k8s_ready() {
 
 # Only the two ServiceAccount controllers: the `default` account of every
 # namespace (the ServiceAccount admission plugin refuses pods without it)
-# and the token Secrets of 1.20. The other controllers would act on a
+# and the token Secrets (made by 1.20 for every account; since 1.24 only
+# filled in for the Secrets sa_token creates). The other controllers would act on a
 # cluster without kubelets (the node lifecycle controller taints and evicts
 # every node that never reports).
 k8s_start_controller_manager() {
+    local -a old=()
+    k8s_since 24 || old=(--port=0) # the insecure port, gone since 1.24
     k8s_run kube-controller-manager "$K8S_BIN/kube-controller-manager" \
         --kubeconfig="$K8S_ADMIN_KUBECONFIG" \
         --controllers=serviceaccount,serviceaccount-token \
         --service-account-private-key-file="$K8S_PKI/sa.key" \
         --root-ca-file="$K8S_PKI/ca.crt" \
         --use-service-account-credentials=false \
-        --leader-elect=false --port=0 --secure-port=0 --v=1
+        --leader-elect=false "${old[@]}" --secure-port=0 --v=1
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -126,27 +126,56 @@ set_phase() {
         "{\"status\":{\"phase\":\"$3\"}}" 200
 }
 
-# A namespace whose `default` ServiceAccount has its token Secret: before
-# that, the ServiceAccount admission plugin of 1.20 refuses pods.
+# A namespace whose `default` ServiceAccount exists (with its token Secret
+# on 1.20): before that, the ServiceAccount admission plugin refuses pods.
 mk_namespace() {
     must POST /api/v1/namespaces "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$1\"}}" 201 ||
         return 1
-    k8s_wait 30 "ServiceAccount $1/default with a token" sa_has_token "$1" default ||
-        { fail "namespace $1: no default ServiceAccount token within 30 s (kube-controller-manager)"; return 1; }
+    k8s_wait 30 "ServiceAccount $1/default" sa_has_token "$1" default ||
+        { fail "namespace $1: no default ServiceAccount within 30 s (kube-controller-manager)"; return 1; }
 }
 
+# The account exists and, on 1.20, has the token Secret that release makes
+# for every account (the ServiceAccount admission plugin of 1.20 waits for
+# it). Since 1.24 no Secret is made: sa_token creates one.
 sa_has_token() {
     api GET "/api/v1/namespaces/$1/serviceaccounts/$2"
-    [ "$CODE" = 200 ] && [ "$(jq -r '.secrets[0].name // ""' <<<"$RESP")" != "" ]
+    [ "$CODE" = 200 ] || return 1
+    k8s_since 24 || [ "$(jq -r '.secrets[0].name // ""' <<<"$RESP")" != "" ]
+}
+
+# The name of an account's token Secret: 1.20's own, or the one sa_token
+# makes on newer releases.
+sa_secret_name() {
+    if k8s_since 24; then
+        echo "$2-token"
+    else
+        api GET "/api/v1/namespaces/$1/serviceaccounts/$2"
+        jq -r '.secrets[0].name' <<<"$RESP"
+    fi
+}
+
+# A long-lived token Secret for the account, filled in by the
+# serviceaccount-token controller: what 1.20 makes by itself, and what
+# newer releases make when asked (a Secret of type
+# kubernetes.io/service-account-token naming the account).
+sa_secret_filled() {
+    api GET "/api/v1/namespaces/$1/secrets/$2"
+    [ "$CODE" = 200 ] && [ -n "$(jq -r '.data.token // ""' <<<"$RESP")" ]
 }
 
 # sa_token NAMESPACE NAME DIR: writes DIR/token, DIR/ca.crt and
 # DIR/namespace from the account's token Secret (as the kubelet mounts it).
 sa_token() {
     local secret
-    k8s_wait 30 "ServiceAccount $1/$2 with a token" sa_has_token "$1" "$2" || return 1
-    secret=$(jq -r '.secrets[0].name' <<<"$RESP")
-    must GET "/api/v1/namespaces/$1/secrets/$secret" 200 || return 1
+    k8s_wait 30 "ServiceAccount $1/$2" sa_has_token "$1" "$2" || return 1
+    secret=$(sa_secret_name "$1" "$2")
+    if k8s_since 24; then
+        must POST "/api/v1/namespaces/$1/secrets" "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",
+            \"type\":\"kubernetes.io/service-account-token\",\"metadata\":{\"name\":\"$secret\",
+            \"annotations\":{\"kubernetes.io/service-account.name\":\"$2\"}}}" "201 409" || return 1
+    fi
+    k8s_wait 30 "Secret $1/$secret with a token" sa_secret_filled "$1" "$secret" || return 1
     mkdir -p "$3"
     jq -r '.data.token' <<<"$RESP" | base64 -d >"$3/token"
     jq -r '.data["ca.crt"]' <<<"$RESP" | base64 -d >"$3/ca.crt"

@@ -1,10 +1,11 @@
 #!/bin/bash
 # make test-cluster: cpu-extender against a real kube-apiserver, etcd and
-# kube-scheduler (Kubernetes 1.20.2 from Debian 12's source, built once into
-# a cache by tests/cluster/k8s.sh), all on 127.0.0.1. No kubelet runs: Node
+# kube-scheduler of one Kubernetes release (K8S_VERSION: 1.37.2 from Go
+# modules, the default, or 1.20.2 from Debian 12's source; built once into a
+# cache by tests/cluster/k8s.sh), all on 127.0.0.1. No kubelet runs: Node
 # objects are created through the API and a pod's path ends at its Binding.
 #
-#   tests/cluster/run.sh BUILD_DIR [TEST...]
+#   [K8S_VERSION=V] tests/cluster/run.sh BUILD_DIR [TEST...]
 #
 # BUILD_DIR holds cpu-extender and the two helpers (make test-cluster builds
 # them). TEST names run only those tests (after the setup), e.g.
@@ -104,7 +105,11 @@ suite_setup() {
 }
 SETUP_DONE=0
 
-# The tests in order; each cleans up the nodes and pods it made.
+# The tests in order; each cleans up the nodes and pods it made. A test
+# that only one release can show is listed as NAME@SINCE-UNTIL (minor
+# versions, either side may be empty) with the reason in TEST_NEEDS; on
+# another release it is reported as skipped with that reason, never as a
+# pass.
 ALL_TESTS=(
     t_manifests_dry_run
     t_informer_paged_lists
@@ -124,7 +129,18 @@ ALL_TESTS=(
     t_scheduler_extender_down
     t_scheduler_one_file
 )
+declare -A TEST_NEEDS=()
 if [ $# -gt 0 ]; then TESTS=("$@"); else TESTS=("${ALL_TESTS[@]}"); fi
+
+# test_runs_here NAME@SINCE-UNTIL: the release under test is in the range.
+test_runs_here() {
+    local range=${1#*@} since until
+    [ "$range" != "$1" ] || return 0
+    since=${range%-*}
+    until=${range#*-}
+    { [ -z "$since" ] || [ "$K8S_MINOR" -ge "$since" ]; } &&
+        { [ -z "$until" ] || [ "$K8S_MINOR" -le "$until" ]; }
+}
 
 # After each test, whatever it left: its processes, nodes and pods (a
 # failing test returns early), and the API server if it stopped it.
@@ -153,9 +169,15 @@ suite_reset() {
     for name in $(jq -r '.items[].metadata.name' <<<"$RESP"); do api DELETE "/api/v1/nodes/$name"; done
 }
 
-PASSED=() FAILED=()
-for t in "${TESTS[@]}"; do
+PASSED=() FAILED=() SKIPPED_TESTS=()
+for entry in "${TESTS[@]}"; do
+    t=${entry%@*}
     declare -F "$t" >/dev/null || { echo "run.sh: no test $t" >&2; exit 2; }
+    if ! test_runs_here "$entry"; then
+        SKIPPED_TESTS+=("$t")
+        echo "SKIP $t on Kubernetes $K8S_VERSION: ${TEST_NEEDS[$t]:-runs on 1.${entry#*@} only}"
+        continue
+    fi
     # The dry run comes first, before the RBAC objects exist for real.
     if [ "$t" != t_manifests_dry_run ] && [ "$SETUP_DONE" = 0 ]; then
         suite_setup || { echo "run.sh: setup failed" >&2; exit 1; }
@@ -177,5 +199,7 @@ for t in "${TESTS[@]}"; do
     fi
 done
 
-echo "== $((${#PASSED[@]})) passed, ${#FAILED[@]} failed, in $((SECONDS - T0)) s (build or cache: $T_BUILD s)"
+echo "== Kubernetes $K8S_VERSION in $((SECONDS - T0)) s (build or cache: $T_BUILD s)"
+echo "test-cluster: ${#PASSED[@]} passed, ${#FAILED[@]} failed, ${#SKIPPED_TESTS[@]} skipped"
+[ "${#SKIPPED_TESTS[@]}" -eq 0 ] || printf 'skipped on %s: %s\n' "$K8S_VERSION" "${SKIPPED_TESTS[*]}"
 [ "${#FAILED[@]}" -eq 0 ] || { printf 'failed: %s\n' "${FAILED[*]}"; exit 1; }

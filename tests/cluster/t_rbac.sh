@@ -121,9 +121,8 @@ t_rbac_least_privilege() {
         '{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kube-scheduler","namespace":"kube-system"}}'
 
     can "list secrets" "$s" 403 GET /api/v1/secrets
-    api GET /api/v1/namespaces/kube-system/serviceaccounts/cpu-extender-scheduler
     can "read its own token Secret" "$s" 403 \
-        GET "/api/v1/namespaces/kube-system/secrets/$(jq -r '.secrets[0].name' <<<"$RESP")"
+        GET "/api/v1/namespaces/kube-system/secrets/$(sa_secret_name kube-system cpu-extender-scheduler)"
     CT=application/merge-patch+json can "patch a node" "$s" 403 \
         PATCH "/api/v1/nodes/rb-a?dryRun=All" '{"metadata":{"labels":{"x":"y"}}}'
     can "delete a node" "$s" 403 DELETE "/api/v1/nodes/rb-a?dryRun=All"

@@ -1,39 +1,53 @@
 # shellcheck shell=bash
-# A real kube-scheduler 1.20.2 with cpu-extender as its extender. Each
-# test's KubeSchedulerConfiguration is built from $SCHEDULER_CONFIG_YAML:
-# its leaderElection, profiles and extenders stanza, in
-# kubescheduler.config.k8s.io/v1beta1 (what 1.20 reads; the stanza's fields
-# are the same as in v1), with urlPrefix pointed at the test's extender and
-# the fields a test needs overridden (said at each test). kube-scheduler
-# uses the manifests' account, kube-system/cpu-extender-scheduler, like the
+# A real kube-scheduler with cpu-extender as its extender. Each test's
+# KubeSchedulerConfiguration is built from $SCHEDULER_CONFIG_YAML: its
+# leaderElection, profiles and extenders stanza, in
+# kubescheduler.config.k8s.io/v1 (1.37) or v1beta1 (what 1.20 reads; the
+# stanza's fields are the same), with urlPrefix pointed at the test's
+# extender and the fields a test needs overridden (said at each test).
+# t_scheduler_v1.sh runs the shipped files unmodified. kube-scheduler uses
+# the manifests' account, kube-system/cpu-extender-scheduler, like the
 # Deployment. 1.20.2 never calls the preempt verb (kubernetes#102971).
 
-# sched_config FILE EXT-PORT [JQ-OVERRIDES]
+# sched_config FILE EXT-PORT [JQ-OVERRIDES]: the file, and SCHED_PORT and
+# SCHED_HEALTHZ for sched_start. 1.20 serves /healthz on plain HTTP at the
+# configuration's healthzBindAddress; v1 (1.25+) has no such field and
+# kube-scheduler serves /healthz on its secure port (open to anyone by
+# --authorization-always-allow-paths' default).
 sched_config() {
-    local hz
-    hz=127.0.0.1:$(k8s_free_port)
-    "$Y2J" "$SCHEDULER_CONFIG_YAML" | jq --arg kc "$T/scheduler.kubeconfig" --arg hz "$hz" \
+    local api=v1
+    SCHED_PORT=$(k8s_free_port)
+    if k8s_since 25; then
+        SCHED_HEALTHZ=https://127.0.0.1:$SCHED_PORT/healthz
+    else
+        api=v1beta1
+        SCHED_HEALTHZ=http://127.0.0.1:$SCHED_PORT/healthz
+    fi
+    "$Y2J" "$SCHEDULER_CONFIG_YAML" | jq --arg kc "$T/scheduler.kubeconfig" --arg hz "127.0.0.1:$SCHED_PORT" \
+        --arg api "kubescheduler.config.k8s.io/$api" \
         --arg url "http://127.0.0.1:$2/scheduler" '{
-            apiVersion: "kubescheduler.config.k8s.io/v1beta1", kind: "KubeSchedulerConfiguration",
+            apiVersion: $api, kind: "KubeSchedulerConfiguration",
             clientConnection: {kubeconfig: $kc},
             leaderElection: .leaderElection,
-            healthzBindAddress: $hz, metricsBindAddress: $hz,
             percentageOfNodesToScore: 100,
             profiles: .profiles,
-            extenders: [.extenders[0] | .urlPrefix = $url]}' | jq "${3:-.}" >"$1"
-    SCHED_HEALTHZ=$hz
+            extenders: [.extenders[0] | .urlPrefix = $url]} +
+            if ($api | endswith("v1beta1")) then {healthzBindAddress: $hz, metricsBindAddress: $hz} else {} end' |
+        jq "${3:-.}" >"$1"
 }
 
 # sched_start NAME CONFIG: kube-scheduler with the account's token; waits
 # for its healthz and for it to hold the lease of the manifests'
 # leaderElection (kube-system/cpu-extender-scheduler).
 sched_start() {
+    local -a serve=(--secure-port=0)
+    k8s_since 25 && serve=(--secure-port="$SCHED_PORT" --bind-address=127.0.0.1)
     k8s_kubeconfig "$T/scheduler.kubeconfig" "token: $(cat "$T/sa/scheduler/token")"
     # The previous test's scheduler did not release the lease: without
     # this, the next one waits out its 15 s.
     must DELETE /apis/coordination.k8s.io/v1/namespaces/kube-system/leases/cpu-extender-scheduler "200 404"
-    k8s_run "$1" "$K8S_BIN/kube-scheduler" --config="$2" --secure-port=0 --v=2
-    k8s_wait 20 "$1 healthz" curl -sf "http://$SCHED_HEALTHZ/healthz" ||
+    k8s_run "$1" "$K8S_BIN/kube-scheduler" --config="$2" "${serve[@]}" --v=2
+    k8s_wait 20 "$1 healthz" curl -skf "$SCHED_HEALTHZ" ||
         { fail "$1 did not start: $(tail -n 5 "$K8S_DIR/logs/$1.log")"; return 1; }
     k8s_wait 20 "$1 holds the lease" sched_leads || { fail "$1 did not take the lease"; return 1; }
 }
@@ -88,7 +102,7 @@ sched_cleanup() {
 }
 
 # The manifest's stanza as it is (nodeCacheCapable: true), strategy spread:
-# seven pods of 1 CPU/512Mi, each after the one before is bound.
+# seven pods of 1 CPU/256Mi, each after the one before is bound.
 t_scheduler_cache() {
     sched_nodes || return 1
     ext_start ext-kc "$T/sa/scheduler" || return 1
@@ -96,24 +110,36 @@ t_scheduler_cache() {
     sched_config "$T/sched-cache.json" "$EXT_PORT"
     check_eq "nodeCacheCapable as in the manifest" true "$(jq .extenders[0].nodeCacheCapable "$T/sched-cache.json")"
     sched_start sched-kc "$T/sched-cache.json" || return 1
-    # kube-scheduler 1.20's total per node for each pod, as
-    # NodeResourcesLeastAllocated + NodeResourcesBalancedAllocation +
-    # extender score x weight 1 x 10 (the other default score plugins give
-    # every node the same here: no images, affinities, taints or owners).
-    # LeastAllocated: mean of (alloc-req)*100/alloc for cpu and memory;
-    # Balanced: (1 - |cpu fraction - memory fraction|) * 100; the extender:
-    # spread, (cpu*3 + memory)/4, then (value+5)/10. req includes the pod.
-    #   pod  ks-2            ks-4            ks-8
-    #   1    71+56+60 = 187  84+81+80 = 245  90+93+90 = 273  -> ks-8
-    #   2    187             245             81+87+80 = 248  -> ks-8
-    #   3    187             245             71+81+70 = 222  -> ks-4
-    #   4    187             68+62+60 = 190  222             -> ks-8
-    #   5    187             190             62+75+60 = 197  -> ks-8
-    #   6    187             190             52+68+40 = 160  -> ks-4
-    #   7    187             53+43+40 = 136  160             -> ks-2
-    # (No ties: kube-scheduler picks at random among equal totals.)
+    # kube-scheduler's total per node for each pod, as NodeResourcesFit
+    # (LeastAllocated) + NodeResourcesBalancedAllocation + the extender's
+    # score x weight 1 x 10 (the other default score plugins give every node
+    # the same here: no images, affinities, taints or owners).
+    # LeastAllocated: mean of (alloc-req)*100/alloc for cpu and memory.
+    # Balanced, 1.20: (1 - |cpu fraction - memory fraction|) * 100;
+    # 1.37: with = (1 - |cpu fraction - memory fraction| / 2) * 100, the same
+    # without the pod, then 50 + (50 + with - without) / 2.
+    # The extender: spread, (cpu*3 + memory)/4, then (value+5)/10. req
+    # includes the pod.
+    #   1.20 pod  ks-2            ks-4            ks-8
+    #   1         73+53+60 = 186  85+78+80 = 243  91+90+90 = 271  -> ks-8
+    #   2         186             243             84+81+80 = 245  -> ks-8
+    #   3         186             243             76+71+70 = 217  -> ks-4
+    #   4         186             71+56+60 = 187  217             -> ks-8
+    #   5         186             187             68+62+60 = 190  -> ks-8
+    #   6         186             187             60+53+50 = 163  -> ks-4
+    #   7         186             57+34+40 = 131  163             -> ks-2
+    #   1.37 pod  ks-2            ks-4            ks-8
+    #   1         73+63+60 = 196  85+69+80 = 234  91+72+90 = 253  -> ks-8
+    #   2         196             234             84+72+80 = 236  -> ks-8
+    #   3         196             234             76+72+70 = 218  -> ks-4
+    #   4         196             71+69+60 = 200  218             -> ks-8
+    #   5         196             200             68+73+60 = 201  -> ks-8
+    #   6         196             200             60+72+50 = 182  -> ks-4
+    #   7         196             57+69+40 = 166  182             -> ks-2
+    # (No ties in either: kube-scheduler picks at random among equal
+    # totals. 512Mi pods would tie twice on 1.37.)
     local i got=""
-    for i in 1 2 3 4 5 6 7; do got="$got $(place "kc-$i" 1 512Mi)"; done
+    for i in 1 2 3 4 5 6 7; do got="$got $(place "kc-$i" 1 256Mi)"; done
     check_eq "every pod bound, in this order" "ks-8 ks-8 ks-4 ks-8 ks-8 ks-4 ks-2" "${got# }"
     check_eq "more free CPU, more pods" "ks-2:1 ks-4:2 ks-8:4" "$(spread_of kc)"
     local calls
@@ -143,11 +169,12 @@ t_scheduler_nocache() {
     sched_config "$T/sched-nocache.json" "$EXT_PORT" '.extenders[0].nodeCacheCapable = false'
     sched_start sched-kn "$T/sched-nocache.json" || return 1
     # Pod 1 CPU/512Mi on empty nodes (in-tree: LeastAllocated +
-    # BalancedAllocation): ks-2 71+56 = 127, ks-4 84+81 = 165, ks-8 90+93 =
-    # 183. The extender: ks-2 cpu 50, memory 93, (150+93)/4 = 60, score 6;
+    # BalancedAllocation): 1.20 ks-2 71+56 = 127, ks-4 84+81 = 165, ks-8
+    # 90+93 = 183; 1.37 ks-2 71+64 = 135, ks-4 84+70 = 154, ks-8 90+73 = 163.
+    # The extender: ks-2 cpu 50, memory 93, (150+93)/4 = 60, score 6;
     # ks-4 cpu 75, (225+93)/4 = 79, score 8; ks-8 with 7 CPUs used, cpu 0,
-    # 93/4 = 23, score 2. Totals: ks-2 187, ks-4 245, ks-8 203: ks-4, where
-    # the in-tree plugins alone would pick ks-8.
+    # 93/4 = 23, score 2. Totals 1.20: ks-2 187, ks-4 245, ks-8 203; 1.37:
+    # 195, 234, 183: ks-4, where the in-tree plugins alone would pick ks-8.
     check_eq "the first pod goes where the extender says" ks-4 "$(place kn-1 1 512Mi)"
     # Two more: every pod bound.
     place kn-2 1 512Mi >/dev/null && place kn-3 1 512Mi >/dev/null
@@ -172,8 +199,8 @@ t_scheduler_bind_verb() {
     sched_config "$T/sched-bind.json" "$EXT_PORT" '.extenders[0].bindVerb = "bind"'
     sched_start sched-kb "$T/sched-bind.json" || return 1
     m=$(audit_mark)
-    check_eq "kb-1 placed as in t_scheduler_cache" ks-8 "$(place kb-1 1 512Mi)"
-    check_eq "kb-2" ks-8 "$(place kb-2 1 512Mi)"
+    check_eq "kb-1 placed as in t_scheduler_cache" ks-8 "$(place kb-1 1 256Mi)"
+    check_eq "kb-2" ks-8 "$(place kb-2 1 256Mi)"
     check_eq "the extender's bind calls" "kb-1 200 kb-2 200" \
         "$(ext_log_requests ext-kb bind | jq -r '"\(.pod | sub("ce-a/"; "")) \(.status)"' | paste -sd' ')"
     check_eq "the Bindings' creators" "cpu-extender cpu-extender" \
@@ -204,7 +231,11 @@ t_scheduler_filter_event() {
     # kube-scheduler 1.20 reads only FailedNodes (ExtenderFilterResult has
     # no FailedAndUnresolvableNodes before 1.21's extender API), so ks-4
     # rejected with no reason: the event counts two reasons for three nodes.
+    # 1.37 counts all three, then tries preemption: ks-8 could be freed
+    # but kf-fill has the same priority (no victims); ks-2 (over its
+    # allocatable) and ks-4 (the extender's unresolvable) cannot.
     local ev want="0/3 nodes are available: 2 Insufficient cpu."
+    k8s_since 24 && want="0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling."
     k8s_wait 20 "kf-1 FailedScheduling" failed_scheduling kf-1
     ev=$(failed_scheduling kf-1)
     check_eq "kf-1's FailedScheduling event" "$want" "$ev"
@@ -245,7 +276,7 @@ t_scheduler_extender_down() {
     a=$(place kd-1 1 512Mi) && b=$(place kd-2 1 512Mi)
     check "kd-1 and kd-2 bound without the extender ($a, $b)" [ -n "$a" ] && [ -n "$b" ]
     check "the scheduler skipped the extender" \
-        grep -q "Skipping extender .* as it returned error .* and has ignorable flag set" "$K8S_DIR/logs/sched-kd.log"
+        grep -Eq "Skipping extender.* as it returned error.* and has ignorable flag set" "$K8S_DIR/logs/sched-kd.log"
     k8s_stop sched-kd
     sched_cleanup kd
 }
