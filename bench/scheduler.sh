@@ -1,9 +1,11 @@
 #!/bin/bash
-# make bench-scheduler: kube-scheduler 1.20.2's throughput with and without
-# cpu-extender, side by side on one real control plane (issue 13; the
-# result is in docs/operations.md, "One call per pod").
+# make bench-scheduler: kube-scheduler's throughput with and without
+# cpu-extender, side by side on one real control plane, for the release
+# K8S_VERSION names (tests/cluster/k8s.sh: 1.37.2 by default, or 1.20.2;
+# make bench-scheduler runs each of K8S_VERSIONS). The result is in
+# docs/performance.md ("kube-scheduler's throughput").
 #
-#   bench/scheduler.sh BUILD_DIR
+#   [K8S_VERSION=V] bench/scheduler.sh BUILD_DIR
 #
 # The control plane, the nodes, the extender in-cluster and kube-scheduler
 # are those of tests/cluster (its functions are sourced, not copied; the
@@ -11,25 +13,28 @@
 # first time). Everything listens on 127.0.0.1 and is stopped by process id
 # (k8s_stop_all from the EXIT trap).
 #
-# BENCH_NODES nodes (default 100, 4/8/12/16 CPUs with 4 GiB per CPU), then
-# for each run a batch of BENCH_PODS pods (default 500, five request shapes)
-# created at once in parallel over one HTTP/2 connection. A run's pods/s is
-# BENCH_PODS over the time from the first pod's ADDED event to the event
-# that shows the last pod's spec.nodeName, both as a watch on the pods
-# receives them (the same watcher's clock at both ends). The setups run in
-# turn, BENCH_REPEATS rounds (default 3), each run with a fresh
-# kube-scheduler and extender; the pods are deleted between runs. Then one
-# round at kube-scheduler's default client limits (BENCH_DEFAULT_QPS=0
-# skips it). Writes the Markdown tables to stdout and to BENCH_OUT (default
-# build/bench/scheduler.md); progress on stderr.
+# For each node count of BENCH_NODE_COUNTS (default "100 5000"; 4/8/12/16
+# CPUs with 4 GiB per CPU, created in parallel), then for each run a batch
+# of BENCH_PODS pods (default 500, five request shapes) created at once in
+# parallel over one HTTP/2 connection. A run's pods/s is BENCH_PODS over the
+# time from the first pod's ADDED event to the event that shows the last
+# pod's spec.nodeName, both as a watch on the pods receives them (the same
+# watcher's clock at both ends). The setups (BENCH_SETUPS) run in turn,
+# BENCH_REPEATS rounds (default 3) at the first node count and
+# BENCH_REPEATS_LARGE (default 1) at the others, each run with a fresh
+# kube-scheduler and extender; the pods are deleted between runs. Then, at
+# the first node count, one round at kube-scheduler's default client limits
+# (BENCH_DEFAULT_QPS=0 skips it). Writes the Markdown tables to stdout and
+# to BENCH_OUT (default build/bench/scheduler-VERSION.md); progress on
+# stderr.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 B=${1:?usage: bench/scheduler.sh BUILD_DIR}
-NODES=${BENCH_NODES:-100}
+read -r -a NODE_COUNTS <<<"${BENCH_NODE_COUNTS:-100 5000}"
 PODS=${BENCH_PODS:-500}
 REPEATS=${BENCH_REPEATS:-3}
+REPEATS_LARGE=${BENCH_REPEATS_LARGE:-1}
 DEFAULT_QPS_ROUND=${BENCH_DEFAULT_QPS:-1}
-OUT=${BENCH_OUT:-build/bench/scheduler.md}
 # kube-scheduler's client limits in the measured rounds. Its defaults (qps
 # 50, burst 100) cap the Bindings at 50/s and hide every other cost; the
 # default-limits round shows that. 5000 is what upstream's scheduler_perf
@@ -50,6 +55,7 @@ Y2J=$B/cluster-yaml2json
 
 # shellcheck source=tests/cluster/k8s.sh
 . tests/cluster/k8s.sh
+OUT=${BENCH_OUT:-build/bench/scheduler-$K8S_VERSION.md}
 # shellcheck source=tests/support/server.sh
 . tests/support/server.sh
 # shellcheck source=tests/cluster/lib.sh
@@ -113,12 +119,50 @@ FILTER_NEED=$("$EXT" config check "$CONFIG_JSON" 2>&1 >/dev/null |
 
 # ---- nodes and pods ----
 
-say "creating $NODES nodes"
-for i in $(seq 1 "$NODES"); do
-    c=$((4 * (1 + (i - 1) % 4)))
-    mk_node "$(printf 'bn-%03d' "$i")" "$c" "$((4 * c))Gi" || break
-done
-no_failures "creating nodes"
+# curl_op FILE URL METHOD DATA CONTENT-TYPE: appends one operation to a
+# curl config for --parallel (curl's --next resets every option that is not
+# global: each operation names its own credentials).
+curl_op() {
+    [ -s "$1" ] && echo next >>"$1"
+    printf '%s\n' "url = \"$2\"" "request = \"$3\"" "data-binary = \"$4\"" "header = \"Content-Type: $5\"" \
+        "cacert = \"$K8S_PKI/ca.crt\"" "cert = \"$K8S_PKI/admin.crt\"" "key = \"$K8S_PKI/admin.key\"" \
+        'output = "/dev/null"' 'write-out = "%{http_code}\n"' >>"$1"
+}
+
+# curl_all FILE WANT-CODE: runs the operations, 50 in flight over one
+# HTTP/2 connection; dies unless every one answered WANT-CODE.
+curl_all() {
+    local codes n
+    n=$(grep -c '^url = ' "$1")
+    codes=$(curl -sS --parallel --parallel-max 50 --http2 -K "$1" 2>"$T/curl.err" | sort | uniq -c | awk '{print $2 "x" $1}')
+    [ "$codes" = "$2x$n" ] || die "$1: HTTP $codes, wanted $2x$n $(head -c 300 "$T/curl.err")"
+}
+
+# grow_nodes N: creates nodes until there are N (bn-00001 ...) as mk_node
+# makes them (a kubelet's status, then without the not-ready taint), in
+# parallel: 5000 one at a time would take minutes.
+NODES=0
+grow_nodes() {
+    local i c name create=$T/nodes.curl untaint=$T/nodes-patch.curl
+    : >"$create"
+    : >"$untaint"
+    for i in $(seq $((NODES + 1)) "$1"); do
+        c=$((4 * (1 + (i - 1) % 4)))
+        name=$(printf 'bn-%05d' "$i")
+        jq -nc --arg n "$name" --arg c "$c" --arg m "$((4 * c))Gi" '{apiVersion: "v1", kind: "Node",
+            metadata: {name: $n, labels: {"kubernetes.io/hostname": $n, "kubernetes.io/os": "linux"}},
+            status: {capacity: {cpu: $c, memory: $m, pods: "110"}, allocatable: {cpu: $c, memory: $m, pods: "110"},
+                     conditions: [{type: "Ready", status: "True", reason: "KubeletReady", message: "ready"}]}}' \
+            >"$T/node-$name.json"
+        curl_op "$create" "$K8S_SERVER/api/v1/nodes" POST "@$T/node-$name.json" application/json
+        curl_op "$untaint" "$K8S_SERVER/api/v1/nodes/$name" PATCH '{\"spec\":{\"taints\":null}}' \
+            application/merge-patch+json
+    done
+    curl_all "$create" 201
+    curl_all "$untaint" 200
+    rm -f "$T"/node-*.json
+    NODES=$1
+}
 
 # Five request shapes in turn; at 100 nodes and 500 pods the cluster ends
 # about 38 % requested in CPU, 10 % in memory: every pod fits somewhere and
@@ -132,22 +176,14 @@ for i in $(seq 1 "$PODS"); do
     name=$(printf 'bp-%04d' "$i")
     pod_json "$NS" "$name" ".spec.schedulerName = \"cpu-extender-scheduler\" |
         .spec.containers[0].resources.requests = {cpu: \"$cpu\", memory: \"$mem\"}" >"$T/pods/$name.json"
-    # curl's --next resets every option that is not global: each operation
-    # names its own credentials.
-    [ "$i" = 1 ] || echo next >>"$CURLCFG"
-    printf '%s\n' "url = \"$K8S_SERVER/api/v1/namespaces/$NS/pods\"" \
-        "cacert = \"$K8S_PKI/ca.crt\"" "cert = \"$K8S_PKI/admin.crt\"" "key = \"$K8S_PKI/admin.key\"" \
-        'header = "Content-Type: application/json"' "data-binary = \"@$T/pods/$name.json\"" \
-        'output = "/dev/null"' 'write-out = "%{http_code}\n"' >>"$CURLCFG"
+    curl_op "$CURLCFG" "$K8S_SERVER/api/v1/namespaces/$NS/pods" POST "@$T/pods/$name.json" application/json
 done
 
 # The pods of one run, all at once: one curl, 50 requests in flight over
 # one HTTP/2 connection. Prints the seconds it took.
 create_pods() {
-    local t0 codes
-    t0=$EPOCHREALTIME
-    codes=$(curl -sS --parallel --parallel-max 50 --http2 -K "$CURLCFG" 2>"$T/create.err" | sort | uniq -c | awk '{print $2 "x" $1}')
-    [ "$codes" = "201x$PODS" ] || die "creating pods: HTTP $codes $(head -c 300 "$T/create.err")"
+    local t0=$EPOCHREALTIME
+    curl_all "$CURLCFG" 201
     awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'
 }
 
@@ -189,7 +225,7 @@ bound_count() { awk '$4 != "-" { b[$3] = 1 } END { print length(b) }' "$WATCH_LO
 # Every half second (not k8s_wait's tenth: the poll competes with the
 # scheduler for the 2 cores; the rate comes from the watch's own stamps).
 wait_bound() {
-    local deadline=$((SECONDS + 120))
+    local deadline=$((SECONDS + 300))
     until [ "$(bound_count)" = "$PODS" ]; do
         [ "$SECONDS" -lt "$deadline" ] || return 1
         sleep 0.5
@@ -256,14 +292,19 @@ cpu_ms() {
 
 # ---- the setups ----
 
-SETUPS=(none filter-prioritize prioritize passthrough-filter-prioritize passthrough-prioritize)
+# NodeNames (nodeCacheCapable: true, the shipped stanza) and whole
+# NodeLists (false: kube-scheduler sends every candidate Node object).
+read -r -a SETUPS <<<"${BENCH_SETUPS:-none prioritize filter-prioritize prioritize-nodelist filter-prioritize-nodelist}"
 declare -A TITLE=(
     [none]="no extender"
-    [filter-prioritize]="filter + prioritize"
-    [prioritize]="prioritize only (shipped)"
-    [passthrough-filter-prioritize]="filter + prioritize, passthrough"
-    [passthrough-prioritize]="prioritize only, passthrough"
+    [filter-prioritize]="filter + prioritize, NodeNames"
+    [prioritize]="prioritize only, NodeNames (shipped)"
+    [filter-prioritize-nodelist]="filter + prioritize, NodeLists"
+    [prioritize-nodelist]="prioritize only, NodeLists"
+    [passthrough-filter-prioritize]="filter + prioritize, NodeNames, passthrough"
+    [passthrough-prioritize]="prioritize only, NodeNames, passthrough"
 )
+for s in "${SETUPS[@]}"; do [ -n "${TITLE[$s]:-}" ] || die "BENCH_SETUPS: no setup $s"; done
 
 # The shipped stanza must be prioritize-only, or the "shipped" row would
 # measure something else.
@@ -271,17 +312,19 @@ declare -A TITLE=(
     (has("filterVerb") | not) and .nodeCacheCapable == true' >/dev/null ||
     die "$SCHEDULER_CONFIG_YAML: the stanza is not prioritize-only with nodeCacheCapable: true"
 
-# run_one SETUP ROUND QPS: one measured run; appends a line to $T/results:
+# run_one SETUP ROUND QPS: one measured run on $NODES nodes; appends a line
+# to $T/results-$NODES:
 # SETUP ROUND QPS PODS/S SECONDS CREATE-S SCHED-MEAN-MS FILTER-P50 PRIO-P50
 # FILTER-LOG-P50 PRIO-LOG-P50 FILTER-CALLS PRIO-CALLS, then CPU ms per pod:
 # SCHEDULER EXTENDER APISERVER+ETCD
 run_one() {
-    local s=$1 r=$2 qps=$3 id="$1-$2-q$3" over ext_port=1 mode=enforce
+    local s=$1 r=$2 qps=$3 id="$1-$2-q$3-n$NODES" over ext_port=1 mode=enforce
     case "$s" in
     none) over='del(.extenders)' ;;
-    filter-prioritize | passthrough-filter-prioritize) over='.extenders[0].filterVerb = "filter"' ;;
+    *filter-prioritize*) over='.extenders[0].filterVerb = "filter"' ;;
     *) over=. ;;
     esac
+    case "$s" in *-nodelist) over="$over | .extenders[0].nodeCacheCapable = false" ;; esac
     case "$s" in passthrough-*) mode=passthrough ;; esac
     if [ "$qps" != default ]; then
         over="$over | .clientConnection.qps = $qps | .clientConnection.burst = $qps"
@@ -303,7 +346,7 @@ run_one() {
     local create_s c0 c1
     c0="$(cpu_ms "sched-$id") $(cpu_ms "ext-$id") $(cpu_ms kube-apiserver) $(cpu_ms etcd)"
     create_s=$(create_pods) || exit 1
-    wait_bound || die "$id: $(bound_count) of $PODS pods bound in 120 s"
+    wait_bound || die "$id: $(bound_count) of $PODS pods bound in 300 s"
     c1="$(cpu_ms "sched-$id") $(cpu_ms "ext-$id") $(cpu_ms kube-apiserver) $(cpu_ms etcd)"
     # CPU ms per pod from the creation to the last bound pod (up to the
     # half second of wait_bound more): kube-scheduler, the extender,
@@ -313,7 +356,7 @@ run_one() {
         printf "%.3f %.3f %.3f", (y[1] - x[1]) / n, (y[2] - x[2]) / n, (y[3] + y[4] - x[3] - x[4]) / n }')
     local rate
     rate=$(watch_rate) || die "$id: no rate from $WATCH_LOG"
-    curl -sf --max-time 10 "http://$SCHED_HEALTHZ/metrics" >"$T/sched-$id.metrics" || die "scheduler metrics"
+    curl -skf --max-time 10 "$SCHED_METRICS" >"$T/sched-$id.metrics" || die "scheduler metrics"
     local sn fp pp fl pl fc pc
     read -r -a sn < <(sched_numbers "$T/sched-$id.metrics")
     { [ "${sn[0]}" = "$PODS" ] && [ "${sn[1]}" = 0 ]; } ||
@@ -340,7 +383,7 @@ run_one() {
     case "$s" in none) want_p=0 ;; *filter*) want_f=$PODS ;; esac
     { [ "$fc" = "$want_f" ] && [ "$pc" = "$want_p" ]; } ||
         die "$id: $fc filter and $pc prioritize calls, wanted $want_f and $want_p"
-    echo "$s $r $qps $rate $create_s ${sn[2]} $fp $pp $fl $pl $fc $pc $cpu" >>"$T/results"
+    echo "$s $r $qps $rate $create_s ${sn[2]} $fp $pp $fl $pl $fc $pc $cpu" >>"$T/results-$NODES"
     say "$id: $(cut -d' ' -f2 <<<"$rate") s → ${rate%% *} pods/s (created in $create_s s; algorithm mean ${sn[2]} ms; extender p50 filter $fp prioritize $pp ms)"
     k8s_stop "watch-$id-curl"
     k8s_stop "watch-$id-jq"
@@ -349,31 +392,39 @@ run_one() {
     delete_pods
 }
 
-: >"$T/results"
-say "$REPEATS rounds of ${#SETUPS[@]} setups, $PODS pods on $NODES nodes each"
 # Each round starts one setup later than the one before, so that none is
 # always first after the control plane's start or always after the same
 # neighbour.
-for r in $(seq 1 "$REPEATS"); do
-    for k in $(seq 0 $((${#SETUPS[@]} - 1))); do
-        run_one "${SETUPS[$(((r - 1 + k) % ${#SETUPS[@]}))]}" "$r" "$QPS"
+for n in "${NODE_COUNTS[@]}"; do
+    say "growing to $n nodes"
+    grow_nodes "$n"
+    no_failures "creating nodes"
+    rounds=$REPEATS
+    [ "$n" = "${NODE_COUNTS[0]}" ] || rounds=$REPEATS_LARGE
+    : >"$T/results-$n"
+    say "$rounds rounds of ${#SETUPS[@]} setups, $PODS pods on $n nodes each"
+    for r in $(seq 1 "$rounds"); do
+        for k in $(seq 0 $((${#SETUPS[@]} - 1))); do
+            run_one "${SETUPS[$(((r - 1 + k) % ${#SETUPS[@]}))]}" "$r" "$QPS"
+        done
     done
+    if [ "$DEFAULT_QPS_ROUND" = 1 ] && [ "$n" = "${NODE_COUNTS[0]}" ]; then
+        say "one round at kube-scheduler's default client limits (qps 50, burst 100)"
+        for s in none filter-prioritize prioritize; do run_one "$s" 1 default; done
+    fi
 done
-if [ "$DEFAULT_QPS_ROUND" = 1 ]; then
-    say "one round at kube-scheduler's default client limits (qps 50, burst 100)"
-    for s in none filter-prioritize prioritize; do run_one "$s" 1 default; done
-fi
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- the report ----
 
-# median and range of column COL for SETUP at QPS
+# median and range of column COL for SETUP at QPS, in $RESULTS (one node
+# count's runs)
 stats() {
     awk -v s="$1" -v q="$2" -v c="$3" '$1 == s && $3 == q && $c != "-" { v[++n] = $c }
         END { if (!n) { print "-"; exit }
               for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
               m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-              if (n == 1) print m; else printf "%s (%s–%s)\n", m, v[1], v[n] }' "$T/results"
+              if (n == 1) print m; else printf "%s (%s–%s)\n", m, v[1], v[n] }' "$RESULTS"
 }
 median() { stats "$@" | cut -d' ' -f1; }
 # p50s SETUP HIST-COL LOG-COL: "exact / histogram" medians, or — for a
@@ -385,10 +436,15 @@ p50s() {
     if [ "$h" = - ]; then echo —; else echo "$l / $h"; fi
 }
 
-{
+# report_nodes N ROUNDS: the tables of the runs on N nodes.
+report_nodes() {
+    local n=$1 rounds=$2 s m am rel over base abase e
+    RESULTS=$T/results-$n
     base=$(median none "$QPS" 4)
     abase=$(median none "$QPS" 7)
-    echo "| setup | pods/s, median (range) of $REPEATS | vs no extender | kube-scheduler algorithm per pod, ms | over no extender, ms | extender p50 per call, ms (log / histogram): filter | prioritize |"
+    echo "#### $n nodes, $PODS pods per run, $rounds round(s)"
+    echo
+    echo "| setup | pods/s, median (range) | vs no extender | kube-scheduler algorithm per pod, ms | over no extender, ms | extender p50 per call, ms (log / histogram): filter | prioritize |"
     echo "|---|---|---|---|---|---|---|"
     for s in "${SETUPS[@]}"; do
         m=$(median "$s" "$QPS" 4)
@@ -410,13 +466,10 @@ p50s() {
         printf '| %s | %s | %s | %s |\n' "${TITLE[$s]}" "$(median "$s" "$QPS" 14)" "$e" "$(median "$s" "$QPS" 16)"
     done
     echo
-    echo "Extender p50: from its access log's durationSeconds (exact), then from the"
-    echo "cpu_extender_request_duration_seconds histogram as histogram_quantile reads it (linear"
-    echo "within its buckets, the first two end at 25 and 50 µs); median of the runs."
     echo "Creating the $PODS pods took $(awk 'NR == 1 || $6 < lo { lo = $6 } NR == 1 || $6 > hi { hi = $6 }
-        END { printf "%s–%s s", lo, hi }' "$T/results") per run."
+        END { printf "%s–%s s", lo, hi }' "$RESULTS") per run."
     echo
-    if [ "$DEFAULT_QPS_ROUND" = 1 ]; then
+    if [ "$DEFAULT_QPS_ROUND" = 1 ] && [ "$n" = "${NODE_COUNTS[0]}" ]; then
         echo "At kube-scheduler's default client limits (clientConnection qps 50, burst 100), one run each:"
         echo
         echo "| setup | pods/s | kube-scheduler algorithm per pod, ms |"
@@ -426,20 +479,33 @@ p50s() {
         done
         echo
     fi
-    echo "\`bench/scheduler.sh $B\` (\`make bench-scheduler\`) at $(git describe --always --dirty 2>/dev/null),"
-    echo "$(date -u +%Y-%m-%d), in $((SECONDS - T0)) s. $PODS pods on $NODES nodes per run; $REPEATS rounds of"
-    echo "the setups in turn, each round starting one later; a fresh kube-scheduler and extender for"
-    echo "each run; clientConnection qps and burst $QPS; percentageOfNodesToScore 100; the extender"
-    echo "with $CONFIG_JSON (\`config check\`: \"$FILTER_NEED\")."
+}
+
+{
+    echo "### Kubernetes $K8S_VERSION"
+    echo
+    for n in "${NODE_COUNTS[@]}"; do
+        rounds=$REPEATS
+        [ "$n" = "${NODE_COUNTS[0]}" ] || rounds=$REPEATS_LARGE
+        report_nodes "$n" "$rounds"
+    done
+    echo "Extender p50: from its access log's durationSeconds (exact), then from the"
+    echo "cpu_extender_request_duration_seconds histogram as histogram_quantile reads it (linear"
+    echo "within its buckets, the first two end at 25 and 50 µs); median of the runs."
+    echo "\`K8S_VERSION=$K8S_VERSION bench/scheduler.sh $B\` (\`make bench-scheduler\`) at"
+    echo "$(git describe --always --dirty 2>/dev/null), $(date -u +%Y-%m-%d), in $((SECONDS - T0)) s. The setups in"
+    echo "turn, each round starting one later; a fresh kube-scheduler and extender for each run;"
+    echo "clientConnection qps and burst $QPS; percentageOfNodesToScore 100; the extender with"
+    echo "$CONFIG_JSON (\`config check\`: \"$FILTER_NEED\")."
     echo "Every run checked: $PODS calls per registered verb, every pod scheduled at its first attempt"
-    echo "with all $NODES nodes evaluated."
+    echo "with all nodes evaluated."
     echo "$(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), $(uname -sr), shared"
     echo "with other jobs: load average $LOAD_BEFORE before, $LOAD_AFTER after."
     echo "kube-scheduler and kube-apiserver $("$K8S_BIN/kube-scheduler" --version 2>&1 | sed 's/^Kubernetes //'), etcd"
-    echo "$(etcd --version 2>&1 | sed -n 's/^etcd Version: //p'), $("$EXT" --version 2>&1 | head -n1)."
+    echo "$("$K8S_ETCD" --version 2>&1 | sed -n 's/^etcd Version: //p'), $("$EXT" --version 2>&1 | head -n1)."
 } >"$T/report.md"
 mkdir -p "$(dirname "$OUT")"
 cp "$T/report.md" "$OUT"
-cp "$T/results" "${OUT%.md}.runs"
+cat "$T"/results-* >"${OUT%.md}.runs"
 cat "$T/report.md"
 say "done in $((SECONDS - T0)) s; $OUT, runs in ${OUT%.md}.runs"

@@ -9,11 +9,11 @@
 # the manifests' account, kube-system/cpu-extender-scheduler, like the
 # Deployment. 1.20.2 never calls the preempt verb (kubernetes#102971).
 
-# sched_config FILE EXT-PORT [JQ-OVERRIDES]: the file, and SCHED_PORT and
-# SCHED_HEALTHZ for sched_start. 1.20 serves /healthz on plain HTTP at the
-# configuration's healthzBindAddress; v1 (1.25+) has no such field and
-# kube-scheduler serves /healthz on its secure port (open to anyone by
-# --authorization-always-allow-paths' default).
+# sched_config FILE EXT-PORT [JQ-OVERRIDES]: the file, and SCHED_PORT,
+# SCHED_HEALTHZ and SCHED_METRICS (URLs) for sched_start and the bench.
+# 1.20 serves both on plain HTTP at the configuration's healthzBindAddress
+# and metricsBindAddress; v1 (1.25+) has no such fields and kube-scheduler
+# serves them on its secure port.
 sched_config() {
     local api=v1
     SCHED_PORT=$(k8s_free_port)
@@ -23,6 +23,7 @@ sched_config() {
         api=v1beta1
         SCHED_HEALTHZ=http://127.0.0.1:$SCHED_PORT/healthz
     fi
+    SCHED_METRICS=${SCHED_HEALTHZ%/healthz}/metrics
     "$Y2J" "$SCHEDULER_CONFIG_YAML" | jq --arg kc "$T/scheduler.kubeconfig" --arg hz "127.0.0.1:$SCHED_PORT" \
         --arg api "kubescheduler.config.k8s.io/$api" \
         --arg url "http://127.0.0.1:$2/scheduler" '{
@@ -41,7 +42,10 @@ sched_config() {
 # leaderElection (kube-system/cpu-extender-scheduler).
 sched_start() {
     local -a serve=(--secure-port=0)
-    k8s_since 25 && serve=(--secure-port="$SCHED_PORT" --bind-address=127.0.0.1)
+    # /metrics too without credentials (bench/scheduler.sh reads it), as
+    # 1.20's plain-HTTP metricsBindAddress served it.
+    k8s_since 25 && serve=(--secure-port="$SCHED_PORT" --bind-address=127.0.0.1
+        --authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics)
     k8s_kubeconfig "$T/scheduler.kubeconfig" "token: $(cat "$T/sa/scheduler/token")"
     # The previous test's scheduler did not release the lease: without
     # this, the next one waits out its 15 s.
