@@ -64,7 +64,7 @@ BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserv
              $(B)/bench-sim-gen
 CLUSTER_TOOLS = $(B)/cluster-informer-probe $(B)/cluster-yaml2json
 
-.PHONY: all run test test-one test-cluster fixtures-check check lint install clean deps test-deps bench soak \
+.PHONY: all run test test-one test-cluster fixtures-check check lint lint-deps install clean deps test-deps bench soak \
         bench-scheduler \
         screenshot image test-image test-monitoring test-ship ship-deps
 
@@ -238,7 +238,13 @@ test-ship: test-image test-monitoring
 # Formatting, static analysis, and the architecture (which room may
 # include which, symbol prefixes, no two files calling each other).
 C_FILES = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
-lint: $(BIN)
+# The linters (and valgrind, for make bench) are not in every machine
+# image: scripts/debian-packages-dev.txt.
+lint-deps:
+	@scripts/install-deps.sh scripts/debian-packages-dev.txt || \
+	    { echo "install the packages in scripts/debian-packages-dev.txt" >&2; exit 1; }
+
+lint: lint-deps $(BIN)
 	clang-format --dry-run -Werror $(C_FILES)
 	cppcheck -q --enable=warning,style,performance,portability --std=c11 --library=posix \
 	    --inline-suppr --suppress=missingIncludeSystem --error-exitcode=1 -I. \
