@@ -128,8 +128,23 @@ ALL_TESTS=(
     t_scheduler_filter_event
     t_scheduler_extender_down
     t_scheduler_one_file
+    t_scheduler_v1_shipped@25-
+    t_scheduler_v1_kubeadm@25-
+    t_scheduler_v1beta3_file@23-28
+    t_scheduler_v1beta3_refused@29-
+    t_pod_shapes_scored@34-
+    t_scheduler_preempt@25-
+    t_scheduler_preempt_drops@25-
 )
-declare -A TEST_NEEDS=()
+declare -A TEST_NEEDS=(
+    [t_scheduler_v1_shipped]="the shipped file is kubescheduler.config.k8s.io/v1, read since 1.25 (1.20 reads up to v1beta1)"
+    [t_scheduler_v1_kubeadm]="the kubeadm file is kubescheduler.config.k8s.io/v1, read since 1.25 (1.20 reads up to v1beta1)"
+    [t_scheduler_v1beta3_file]="kubescheduler.config.k8s.io/v1beta3 is read by 1.23 to 1.28 only: removed in 1.29 (t_scheduler_v1beta3_refused shows 1.37 refusing it), not yet in 1.20"
+    [t_scheduler_v1beta3_refused]="kube-scheduler refuses v1beta3 since 1.29, which removed it"
+    [t_scheduler_preempt]="kube-scheduler 1.20 never calls the preempt verb (kubernetes#102971); 1.37 does, and its configuration is v1 (1.25+)"
+    [t_scheduler_preempt_drops]="kube-scheduler 1.20 never calls the preempt verb (kubernetes#102971); 1.37 does, and its configuration is v1 (1.25+)"
+    [t_pod_shapes_scored]="pod-level spec.resources is on by default since 1.34 (sidecars since 1.29); 1.20 drops both fields"
+)
 if [ $# -gt 0 ]; then TESTS=("$@"); else TESTS=("${ALL_TESTS[@]}"); fi
 
 # test_runs_here NAME@SINCE-UNTIL: the release under test is in the range.
