@@ -133,6 +133,7 @@ ALL_TESTS=(
     t_scheduler_v1beta3_file@23-28
     t_scheduler_v1beta3_refused@29-
     t_pod_shapes_scored@34-
+    t_pod_resize_charged@33-
     t_scheduler_preempt@25-
     t_scheduler_preempt_drops@25-
 )
@@ -144,6 +145,7 @@ declare -A TEST_NEEDS=(
     [t_scheduler_preempt]="kube-scheduler 1.20 never calls the preempt verb (kubernetes#102971); 1.37 does, and its configuration is v1 (1.25+)"
     [t_scheduler_preempt_drops]="kube-scheduler 1.20 never calls the preempt verb (kubernetes#102971); 1.37 does, and its configuration is v1 (1.25+)"
     [t_pod_shapes_scored]="pod-level spec.resources is on by default since 1.34 (sidecars since 1.29); 1.20 drops both fields"
+    [t_pod_resize_charged]="the pods/resize subresource and the resize status fields exist since 1.33 (in-place resize GA in 1.35); 1.20 has neither"
 )
 if [ $# -gt 0 ]; then TESTS=("$@"); else TESTS=("${ALL_TESTS[@]}"); fi
 
