@@ -160,6 +160,7 @@ soak: deps
 bench-scheduler: deps
 	$(MAKE) all $(B)/cluster-yaml2json
 	for v in $(K8S_VERSIONS); do K8S_VERSION=$$v bench/scheduler.sh $(B) || exit 1; done
+	bench/scheduler_doc.sh $(K8S_VERSIONS)
 
 # docs/debug-page.png: the /debug page after the README's examples, and
 # docs/simulate-page.png: simulate --html on examples/cluster; by hand.

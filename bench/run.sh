@@ -699,5 +699,11 @@ EOF
 
 EOF
     cat bench/analysis.md
+    # kube-scheduler's throughput, from the last make bench-scheduler
+    # (bench/scheduler_doc.sh): kept across make bench runs.
+    if [ -s bench/scheduler-throughput.md ]; then
+        echo
+        cat bench/scheduler-throughput.md
+    fi
 } >"$out"
 echo "wrote $out" >&2
