@@ -128,8 +128,11 @@ ALL_TESTS=(
     t_scheduler_filter_event
     t_scheduler_extender_down
     t_scheduler_one_file
+    t_simulate_agrees@37-
 )
-declare -A TEST_NEEDS=()
+declare -A TEST_NEEDS=(
+    [t_simulate_agrees]="NodeResourcesFit's scoringStrategy (LeastAllocated, MostAllocated with resource weights) and the v1 profile that turns every other plugin off arrived after 1.20, whose v1beta1 has separate NodeResources{Least,Most}Allocated plugins and older reason texts"
+)
 if [ $# -gt 0 ]; then TESTS=("$@"); else TESTS=("${ALL_TESTS[@]}"); fi
 
 # test_runs_here NAME@SINCE-UNTIL: the release under test is in the range.
