@@ -68,15 +68,18 @@ sa_node() {
 }
 
 # Sizes that differ in both resources (fewer ties), sized so that the
-# last tenth of the pods of either strategy meets full nodes.
+# cluster fills in the last fifth (spread) to quarter (pack) of the pods:
+# the FitError counts of full nodes ("Too many pods" on sa-c1's cap of
+# 20, "Insufficient cpu/memory") get compared too, besides the pods that
+# fit nowhere by design.
 sa_nodes() {
     local z=topology.kubernetes.io/zone
     sa_node sa-a1 8 16Gi "{\"$z\":\"a\",\"disktype\":\"ssd\",\"gen\":\"2\"}" '{}' &&
-        sa_node sa-a2 16 32Gi "{\"$z\":\"a\",\"gen\":\"4\"}" '{}' &&
+        sa_node sa-a2 24 48Gi "{\"$z\":\"a\",\"gen\":\"4\"}" '{}' &&
         sa_node sa-b1 12 48Gi "{\"$z\":\"b\",\"disktype\":\"ssd\",\"gen\":\"5\"}" '{}' &&
-        sa_node sa-b2 32 64Gi "{\"$z\":\"b\",\"gen\":\"3\"}" '{}' &&
+        sa_node sa-b2 48 96Gi "{\"$z\":\"b\",\"gen\":\"3\"}" '{}' &&
         sa_node sa-c1 24 24Gi "{\"$z\":\"c\",\"gen\":\"6\"}" '{}' 20 &&
-        sa_node sa-c2 16 32Gi "{\"$z\":\"c\"}" '{"taints":[{"key":"soft","value":"yes","effect":"PreferNoSchedule"}]}' &&
+        sa_node sa-c2 24 32Gi "{\"$z\":\"c\"}" '{"taints":[{"key":"soft","value":"yes","effect":"PreferNoSchedule"}]}' &&
         sa_node sa-gpu 32 128Gi "{\"$z\":\"a\",\"accel\":\"gpu\"}" \
             '{"taints":[{"key":"nvidia.com/gpu","value":"true","effect":"NoSchedule"}]}' &&
         sa_node sa-edge 4 8Gi "{\"$z\":\"b\",\"tier\":\"edge\"}" '{"taints":[{"key":"edge","effect":"NoExecute"}]}' &&
