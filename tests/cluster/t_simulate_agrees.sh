@@ -26,8 +26,8 @@
 # are not in our model's value, so they are off. One kube-scheduler serves
 # both strategies as two profiles (schedulerName sim-spread, sim-pack).
 #
-# The comparison, step by step: before pod i is decided, simulate places
-# it alone on the state kube-scheduler really left (the nodes read back
+# The comparison, step by step: simulate places pod i alone on the state
+# kube-scheduler had left when pod i was created (the nodes read back
 # from the API, the pods bound before the test and the pods 1..i-1 where
 # kube-scheduler bound them, as --existing), giving simulate's node and
 # its value; rank on that same state gives the value of the node
@@ -37,7 +37,10 @@
 # A pod neither places must have the same reasons: the nodes counted per
 # reason of kube-scheduler's message (PodScheduled's) and simulate's, with
 # the taint texts as one class (1.37 says "node(s) had untolerated
-# taint(s)", the model names the taint as releases up to 1.33 did).
+# taint(s)", the model names the taint as earlier releases did).
+# OpportunisticBatching (beta, on by default since 1.35) stays on: it
+# reuses the last cycle's scores for a pod identical to the one before
+# only where they cannot have changed, so the decisions are the same.
 #
 # Pods with pod-level requests (spec.resources) are bound before the test
 # but never placed by it: kube-scheduler 1.37.2 disagrees with itself on
