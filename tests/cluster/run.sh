@@ -136,6 +136,7 @@ ALL_TESTS=(
     t_pod_resize_charged@33-
     t_scheduler_preempt@25-
     t_scheduler_preempt_drops@25-
+    t_simulate_agrees@37-
 )
 declare -A TEST_NEEDS=(
     [t_scheduler_v1_shipped]="the shipped file is kubescheduler.config.k8s.io/v1, read since 1.25 (1.20 reads up to v1beta1)"
@@ -146,6 +147,7 @@ declare -A TEST_NEEDS=(
     [t_scheduler_preempt_drops]="kube-scheduler 1.20 never calls the preempt verb (kubernetes#102971); 1.37 does, and its configuration is v1 (1.25+)"
     [t_pod_shapes_scored]="pod-level spec.resources is on by default since 1.34 (sidecars since 1.29); 1.20 drops both fields"
     [t_pod_resize_charged]="the pods/resize subresource and the resize status fields exist since 1.33 (in-place resize GA in 1.35); 1.20 has neither"
+    [t_simulate_agrees]="NodeResourcesFit's scoringStrategy (LeastAllocated, MostAllocated with resource weights) and the v1 profile that turns every other plugin off arrived after 1.20, whose v1beta1 has separate NodeResources{Least,Most}Allocated plugins and older reason texts"
 )
 if [ $# -gt 0 ]; then TESTS=("$@"); else TESTS=("${ALL_TESTS[@]}"); fi
 
