@@ -145,9 +145,9 @@ static int containers_status(const cJSON *spec_list, const cJSON *statuses,
     {
         const char *key = "";
         size_t index = 0;
-        char path[96], list[128];
         const cJSON *e = find_status(statuses, init_statuses, name_of(c), &key, &index);
         if (e != NULL) {
+            char path[96], list[128];
             snprintf(path, sizeof(path), "Pod.status.%s[%zu]", key, index);
             snprintf(list, sizeof(list), "%s.allocatedResources", path);
             if (status_list(present(e, "allocatedResources"), &out[i].allocated, list, err) != 0 ||
