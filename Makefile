@@ -13,6 +13,9 @@
 #   make bench-scheduler  kube-scheduler's pods/s (1.37.2 and 1.20.2) with and without the
 #                   extender on tests/cluster's control plane (bench/scheduler.sh)
 #   make build/release/bench-sim   the simulation engine's driver (bench/sim_engine.c)
+#   make test-oracle  scoring/ against Kubernetes v1.37.2's own code, 1 000 000 random
+#                   cases (tests/oracle; Go 1.26 at /usr/local/go, test-only;
+#                   ORACLE_SEED, ORACLE_CASES)
 #   make fuzz       libFuzzer targets (tests/fuzz/fuzz.mk)
 #   make image      the container image with podman (scripts/build-image.sh)
 #   make test-ship  test-image (the image, run read-only as 65532) and
@@ -55,7 +58,7 @@ LIB_SRCS  = $(wildcard base/*.c scoring/*.c config/*.c kube/*.c) \
             $(filter-out server/cli/main.c,$(wildcard server/*/*.c))
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/obj/%.o)
 MAIN_OBJ  = $(B)/obj/server/cli/main.o
-TEST_SRCS = $(filter-out tests/fuzz/% tests/cluster/%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
+TEST_SRCS = $(filter-out tests/fuzz/% tests/cluster/% tests/oracle/%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
 TEST_OBJS = $(TEST_SRCS:%.c=$(B)/obj/%.o)
 BIN       = $(B)/cpu-extender
 TEST_BIN  = $(B)/run-tests
@@ -65,7 +68,7 @@ BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserv
 CLUSTER_TOOLS = $(B)/cluster-informer-probe $(B)/cluster-yaml2json
 
 .PHONY: all run test test-one test-cluster fixtures-check check lint lint-deps install clean deps test-deps bench soak \
-        bench-scheduler \
+        bench-scheduler test-oracle \
         screenshot image test-image test-monitoring test-ship ship-deps
 
 all: $(BIN)
@@ -125,6 +128,26 @@ $(B)/bench-once: $(B)/obj/bench/once.o $(B)/obj/bench/measure.o $(SUPPORT_OBJS) 
 # The simulation engine alone: scoring/ only, no decoding (bench/sim_engine.c).
 $(B)/bench-sim: $(B)/obj/bench/sim_engine.o $(filter $(B)/obj/scoring/%,$(LIB_OBJS))
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) -lpthread -lm
+
+# The differential test against Kubernetes' own code (tests/oracle/README.md):
+# the C side is scoring/ alone behind a line protocol; the Go side is the
+# kube-scheduler v1.37.2 plugins and helpers, pinned by tests/oracle/go.mod
+# and go.sum. Go is needed by this target only; its build cache stays outside
+# the clone, and a first build fetches the modules from the Go module proxy
+# and compiles for about 5 minutes on 2 cores.
+GO             ?= /usr/local/go/bin/go
+ORACLE_GOCACHE ?= $(HOME)/.cache/cpu-extender/go-build
+ORACLE_GOENV    = GOFLAGS=-mod=mod GOCACHE=$(ORACLE_GOCACHE) GOTOOLCHAIN=local
+
+$(B)/oracle-driver: $(B)/obj/tests/oracle/driver/driver.o $(filter $(B)/obj/scoring/%,$(LIB_OBJS))
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) -lm
+
+$(B)/oracle: tests/oracle/go.mod tests/oracle/go.sum $(wildcard tests/oracle/*.go)
+	@mkdir -p $(@D)
+	cd tests/oracle && $(ORACLE_GOENV) $(GO) build -o $(CURDIR)/$@ .
+
+test-oracle: $(B)/oracle-driver $(B)/oracle
+	$(B)/oracle -driver $(B)/oracle-driver
 
 $(B)/bench-apiserver: $(B)/obj/bench/apiserver.o $(B)/obj/tests/support/fake_apiserver.o $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS)

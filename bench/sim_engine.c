@@ -185,8 +185,9 @@ static void gen_workload(struct score_sim_pod *p)
     p->request.real[SCORE_MEMORY] = p->request.real[SCORE_CPU] ? mem : 0;
     p->request.non_zero[SCORE_CPU] = p->request.real[SCORE_CPU] ? cpu : SCORE_DEFAULT_MILLI_CPU;
     p->request.non_zero[SCORE_MEMORY] = p->request.real[SCORE_MEMORY] ? mem : SCORE_DEFAULT_MEMORY;
-    /* No pod-level requests: scored as charged. */
+    /* No pod-level requests, no resize status: scored as charged, checked as charged. */
     memcpy(p->request.non_zero_scored, p->request.non_zero, sizeof(p->request.non_zero));
+    memcpy(p->request.fit, p->request.real, sizeof(p->request.real));
     p->constraints.tolerations = default_tol;
     p->constraints.n_tolerations = 2;
     p->priority = pick(5) == 0 ? 1000 : 0;
@@ -248,6 +249,7 @@ static void gen_pods(const struct score_sim_pod *work, size_t n_work, const size
             /* Memory differs by 4 KiB from pod to pod: no shape repeats. */
             pods[i].request.real[SCORE_CPU] = 1 + (int64_t)(i * 7919 % 3989);
             pods[i].request.real[SCORE_MEMORY] = 64 * MI + (int64_t)i * 4096;
+            memcpy(pods[i].request.fit, pods[i].request.real, sizeof(pods[i].request.real));
             memcpy(pods[i].request.non_zero, pods[i].request.real, sizeof(pods[i].request.real));
             memcpy(pods[i].request.non_zero_scored, pods[i].request.real,
                    sizeof(pods[i].request.real));

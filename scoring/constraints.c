@@ -452,7 +452,7 @@ void score_judge_resources(const struct score_pod_request *req, const struct sco
         out->reasons |= 1u << SCORE_REASON_TOO_MANY_PODS;
         out->verdict = SCORE_UNFIT;
     }
-    struct score_fit f = score_fit(whole, &k8s, req->real);
+    struct score_fit f = score_fit(whole, &k8s, req->fit);
     if (f.short_of & (1u << SCORE_CPU))
         out->reasons |= 1u << SCORE_REASON_INSUFFICIENT_CPU;
     if (f.short_of & (1u << SCORE_MEMORY))
@@ -465,7 +465,7 @@ void score_judge_resources(const struct score_pod_request *req, const struct sco
     }
 
     /* Our filter sees only what passed the plugins. */
-    f = score_fit(threshold_percent, res, req->real);
+    f = score_fit(threshold_percent, res, req->fit);
     if (f.short_of == 0)
         return;
     out->rule = SCORE_RULE_EXTENDER;

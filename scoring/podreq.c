@@ -2,71 +2,166 @@
 
 #include <errno.h>
 
+/* The source followed: staging/src/k8s.io/component-helpers/resource/helpers.go
+ * (PodRequests, AggregateContainerRequests, aggregateContainerResourcesByFn,
+ * the container*Requests getters), v1.37. Every value there is a
+ * ResourceList, where a key can be missing; here one resource at a time as a
+ * value and whether the list holds the key. Values are >= 0, so a missing
+ * key adds and compares as 0; it matters only to which keys are defaulted. */
+
 static const int64_t default_request[SCORE_NRES] = {
     [SCORE_CPU] = SCORE_DEFAULT_MILLI_CPU,
     [SCORE_MEMORY] = SCORE_DEFAULT_MEMORY,
 };
 
-static int64_t container_request(const struct score_container *c, enum score_resource r,
-                                 bool non_zero)
+/* One resource of a ResourceList. */
+struct amount {
+    int64_t v;
+    bool has;
+};
+
+/* Which list of a container counts. */
+enum source {
+    SPEC,      /* containerSpecRequests */
+    ALLOCATED, /* containerAllocatedRequests */
+    ACTUATED,  /* containerActuatedRequests */
+};
+
+/* How a view reads the pod. */
+struct view {
+    enum score_resource r;
+    bool non_zero;   /* NonMissingContainerRequests: a missing key counts the default */
+    bool use_status; /* UseStatusResources and the pod-level resize status */
+};
+
+static struct amount of_list(const int64_t req[SCORE_NRES], const bool has[SCORE_NRES],
+                             enum score_resource r)
 {
-    if (non_zero && !c->has[r])
-        return default_request[r];
-    return c->req[r];
+    return (struct amount){has[r] ? req[r] : 0, has[r]};
 }
 
-static int64_t max64(int64_t a, int64_t b)
+static const struct amount none = {0, false};
+
+/* The container's list from @src, then the default for a missing key. A
+ * status list that is not there falls back as upstream does; an Infeasible
+ * resize leaves no list (nil) where no status has one. */
+static struct amount container_amount(const struct score_container *c, enum source src,
+                                      bool infeasible, const struct view *v)
 {
-    return a > b ? a : b;
+    struct amount a = of_list(c->req, c->has, v->r);
+    if (src == ACTUATED && c->actuated.set)
+        a = of_list(c->actuated.req, c->actuated.has, v->r);
+    else if (src != SPEC && c->allocated.set)
+        a = of_list(c->allocated.req, c->allocated.has, v->r);
+    else if (src != SPEC && infeasible)
+        a = none;
+    if (v->non_zero && !a.has)
+        a = (struct amount){default_request[v->r], true};
+    return a;
 }
 
-/* One resource, one view: the sidecar rule of KEP-753. */
-static int request_of(const struct score_pod *pod, enum score_resource r, bool non_zero,
-                      int64_t *out)
+static int add(struct amount *sum, struct amount x)
 {
-    int64_t sum = 0, sidecars = 0, init_max = 0;
-
-    for (size_t i = 0; i < pod->n_containers; i++)
-        if (__builtin_add_overflow(sum, container_request(&pod->containers[i], r, non_zero), &sum))
-            return -ERANGE;
-    for (size_t i = 0; i < pod->n_init_containers; i++) {
-        const struct score_container *c = &pod->init_containers[i];
-        int64_t req = container_request(c, r, non_zero), running;
-        if (c->restartable) {
-            /* A sidecar keeps running next to the app containers. */
-            if (__builtin_add_overflow(sum, req, &sum) ||
-                __builtin_add_overflow(sidecars, req, &sidecars))
-                return -ERANGE;
-            running = sidecars;
-        } else if (__builtin_add_overflow(req, sidecars, &running)) {
-            return -ERANGE;
-        }
-        init_max = max64(init_max, running);
-    }
-    int64_t total = max64(sum, init_max);
-    if (pod->pod_level.has[r])
-        total = pod->pod_level.req[r];
-    if (pod->overhead.has[r] && __builtin_add_overflow(total, pod->overhead.req[r], &total))
+    if (__builtin_add_overflow(sum->v, x.v, &sum->v))
         return -ERANGE;
-    *out = total;
+    sum->has = sum->has || x.has;
     return 0;
 }
 
-static bool any_has(const struct score_container *c, size_t n, enum score_resource r)
+/* maxResourceList: the larger value; the key is there if either has it. */
+static struct amount max_amount(struct amount a, struct amount b)
 {
-    for (size_t i = 0; i < n; i++)
-        if (c[i].has[r])
-            return true;
-    return false;
+    return (struct amount){a.v > b.v ? a.v : b.v, a.has || b.has};
 }
 
-/* Whether PodRequests' result holds the key: a container, init container,
- * pod-level request or overhead names it, even with 0. */
-static bool pod_names(const struct score_pod *pod, enum score_resource r)
+/* aggregateContainerResourcesByFn: the containers and sidecars summed, or
+ * an init container with the sidecars started before it (KEP-753),
+ * whichever is larger. */
+static int aggregate(const struct score_pod *pod, enum source src, const struct view *v,
+                     struct amount *out)
 {
-    return any_has(pod->containers, pod->n_containers, r) ||
-           any_has(pod->init_containers, pod->n_init_containers, r) || pod->pod_level.has[r] ||
-           pod->overhead.has[r];
+    struct amount sum = none, sidecars = none, init_max = none;
+    bool infeasible = v->use_status && pod->resize_infeasible;
+
+    for (size_t i = 0; i < pod->n_containers; i++)
+        if (add(&sum, container_amount(&pod->containers[i], src, infeasible, v)) != 0)
+            return -ERANGE;
+    for (size_t i = 0; i < pod->n_init_containers; i++) {
+        const struct score_container *c = &pod->init_containers[i];
+        struct amount running = container_amount(c, src, infeasible, v);
+        if (c->restartable) {
+            /* A sidecar keeps running next to the app containers. */
+            if (add(&sum, running) != 0 || add(&sidecars, running) != 0)
+                return -ERANGE;
+            running = sidecars;
+        } else if (add(&running, sidecars) != 0) {
+            return -ERANGE;
+        }
+        init_max = max_amount(init_max, running);
+    }
+    *out = max_amount(sum, init_max);
+    return 0;
+}
+
+static struct amount of_status(const struct score_list *l, enum score_resource r)
+{
+    return l->set ? of_list(l->req, l->has, r) : none;
+}
+
+/* AggregateContainerRequests: the spec alone, or with the resize status the
+ * largest of spec, actuated and allocated (the spec left out when the resize
+ * is Infeasible). The pod-level status maps, when both are there, stand for
+ * the containers' statuses (and get no defaults: they are sums already). */
+static int containers_request(const struct score_pod *pod, const struct view *v, struct amount *out)
+{
+    struct amount spec, allocated, actuated;
+
+    if (aggregate(pod, SPEC, v, &spec) != 0)
+        return -ERANGE;
+    if (!v->use_status) {
+        *out = spec;
+        return 0;
+    }
+    if (pod->status_allocated.set && pod->status_actuated.set) {
+        allocated = of_status(&pod->status_allocated, v->r);
+        actuated = of_status(&pod->status_actuated, v->r);
+    } else if (aggregate(pod, ALLOCATED, v, &allocated) != 0 ||
+               aggregate(pod, ACTUATED, v, &actuated) != 0) {
+        return -ERANGE;
+    }
+    *out = max_amount(actuated, allocated);
+    if (!pod->resize_infeasible)
+        *out = max_amount(*out, spec);
+    return 0;
+}
+
+/* PodRequests for one resource and view: the containers, then the pod-level
+ * request replaces the key where it names it (with the resize status: the
+ * largest of spec, actuated and allocated pod-level values, the spec left
+ * out when Infeasible), then the overhead is added. */
+static int request_of(const struct score_pod *pod, bool pod_level_set, const struct view *v,
+                      struct amount *out)
+{
+    struct amount total;
+
+    if (containers_request(pod, v, &total) != 0)
+        return -ERANGE;
+    if (pod_level_set) {
+        struct amount level = of_list(pod->pod_level.req, pod->pod_level.has, v->r);
+        if (v->use_status && pod->status_resources) {
+            if (pod->resize_infeasible)
+                level = none;
+            level = max_amount(level, of_status(&pod->status_actuated, v->r));
+            level = max_amount(level, of_status(&pod->status_allocated, v->r));
+        }
+        if (level.has)
+            total = level;
+    }
+    if (pod->overhead.has[v->r] &&
+        add(&total, of_list(pod->overhead.req, pod->overhead.has, v->r)) != 0)
+        return -ERANGE;
+    *out = total;
+    return 0;
 }
 
 int score_pod_request(const struct score_pod *pod, struct score_pod_request *out)
@@ -75,15 +170,24 @@ int score_pod_request(const struct score_pod *pod, struct score_pod_request *out
         pod->pod_level_set || pod->pod_level.has[SCORE_CPU] || pod->pod_level.has[SCORE_MEMORY];
 
     for (int r = 0; r < SCORE_NRES; r++) {
-        enum score_resource res = (enum score_resource)r;
-        if (request_of(pod, res, false, &out->real[r]) != 0 ||
-            request_of(pod, res, true, &out->non_zero_scored[r]) != 0)
+        const struct view fit = {(enum score_resource)r, false, false};
+        const struct view real = {(enum score_resource)r, false, true};
+        const struct view charged = {(enum score_resource)r, true, true};
+        const struct view scored = {(enum score_resource)r, true, true};
+        struct amount f, re, ch, sc;
+        if (request_of(pod, pod_level, &fit, &f) != 0 ||
+            request_of(pod, pod_level, &real, &re) != 0 ||
+            request_of(pod, pod_level, &charged, &ch) != 0 ||
+            request_of(pod, pod_level, &scored, &sc) != 0)
             return -ERANGE;
+        out->fit[r] = f.v;
+        out->real[r] = re.v;
+        out->non_zero_scored[r] = sc.v;
         /* NodeInfo's getNonMissingContainerRequests: with pod-level requests,
-         * only a key the pod lacks altogether gets the default, and then every
-         * container lacks it, so the per-container sum is the one above. */
-        out->non_zero[r] =
-            pod_level && pod_names(pod, res) ? out->real[r] : out->non_zero_scored[r];
+         * only a key PodRequests' result lacks gets the default, and then
+         * every container lacks it, so the per-container sum is the one of
+         * the defaulted view. */
+        out->non_zero[r] = pod_level && re.has ? re.v : ch.v;
     }
     return 0;
 }

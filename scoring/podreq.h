@@ -1,8 +1,10 @@
 /*
- * The effective pod request exactly as kube-scheduler charges it
- * (component-helpers resource.PodRequests):
+ * The effective pod request exactly as kube-scheduler v1.37 charges it
+ * (component-helpers resource.PodRequests, with the options and the feature
+ * gates at their v1.37 defaults that NodeResourcesFit and NodeInfo pass):
  *   max(sum of containers + sidecars, each init container + the sidecars
  *       started before it), then pod-level requests override, + overhead.
+ * tests/oracle compares every view below against that code.
  */
 #ifndef SCORING_PODREQ_H
 #define SCORING_PODREQ_H
@@ -16,22 +18,36 @@
 
 /* The views of one pod's request.
  *
- * real: PodRequests, no defaults. What the filter and BalancedAllocation
- * use, for the pod being placed and for the pods on a node (Requested).
+ * fit: PodRequests from the spec alone, no defaults: the pod being placed,
+ * as NodeResourcesFit's PreFilter takes it (computePodResourceRequest; a pod
+ * not yet scheduled has no resize status). What the filters check.
+ *
+ * real: PodRequests with the resize status (UseStatusResources, pod-level
+ * status maps), no defaults: what a pod charges its node (NodeInfo's
+ * Requested) and what BalancedAllocation takes of the pod being placed.
+ * Equal to fit for a pod without resize status. Per container: the largest
+ * of spec, allocated and actuated requests, as aggregated sums
+ * (AggregateContainerRequests: max(spec, actuated, allocated); without the
+ * spec when the resize is Infeasible).
  *
  * non_zero: what the pod adds to its node's NonZeroRequested once it runs
  * there (NodeInfo: PodInfo.CalculateResource). Without pod-level requests,
  * every container (regular, init, sidecar) whose requests lack the key counts
  * 100m / 200Mi. With pod-level requests (pod_level_set), a key is defaulted
  * only if the pod as a whole lacks it: no container, init container, pod-level
- * request or overhead names it; then every container gets the default (they
- * all lack it). A key the pod has anywhere is charged as real.
+ * request, overhead or resize status names it; then every container gets the
+ * default (they all lack it). A key the pod has anywhere is charged as real.
  *
- * non_zero_scored: the pod being placed, as NodeResourcesFit's scorers take
- * it (calculatePodResourceRequest: the per-container defaults always, then
- * the pod-level override). Differs from non_zero only for a pod with
- * pod-level requests whose containers name a key only in part. */
+ * non_zero_scored: the pod being placed, as NodeResourcesFit's scorers are
+ * meant to take it (calculatePodResourceRequest with the feature gates on:
+ * the resize status, the per-container defaults always, then the pod-level
+ * override). Differs from non_zero only for a pod with pod-level requests
+ * whose containers name a key only in part. kube-scheduler v1.37.2 itself
+ * scores without the pod-level override and status, as NewFit never passes
+ * the gates to the scorer it embeds; tests/oracle excludes those cases by a
+ * rule that says so. */
 struct score_pod_request {
+    int64_t fit[SCORE_NRES];
     int64_t real[SCORE_NRES];
     int64_t non_zero[SCORE_NRES];
     int64_t non_zero_scored[SCORE_NRES];

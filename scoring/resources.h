@@ -19,6 +19,16 @@ enum score_resource {
 /* Returns "cpu" or "memory": the Kubernetes resource name. */
 const char *score_resource_name(enum score_resource r);
 
+/* A resource list of a pod's or container's status during an in-place
+ * resize. set says the map is there (not null), even when empty: upstream
+ * tells a missing map (fall back to the next source) from an empty one (no
+ * keys). has[r] says the map holds key r. */
+struct score_list {
+    int64_t req[SCORE_NRES];
+    bool has[SCORE_NRES];
+    bool set;
+};
+
 /* One container's resources.requests for the scored resources. has[r] is
  * true when the requests map holds the key, even with value 0: only an
  * absent key gets the scoring default (100m CPU, 200Mi memory). */
@@ -26,6 +36,13 @@ struct score_container {
     int64_t req[SCORE_NRES];
     bool has[SCORE_NRES];
     bool restartable; /* init container with restartPolicy: Always (sidecar) */
+    /* In-place resize (InPlacePodVerticalScaling): the container's entry in
+     * status.containerStatuses or initContainerStatuses, found by name (the
+     * regular statuses first, as findContainerStatus looks): its
+     * allocatedResources and its resources.requests (what the kubelet
+     * actuated). Both unset for a container without a status entry. */
+    struct score_list allocated;
+    struct score_list actuated;
 };
 
 /* What a pod asks for. Arrays are borrowed. pod_level is spec.resources.
@@ -42,6 +59,17 @@ struct score_pod {
     struct score_container pod_level;
     bool pod_level_set;
     struct score_container overhead;
+    /* In-place resize status. resize_infeasible: the first condition of
+     * type PodResizePending has reason Infeasible (IsPodResizeInfeasible):
+     * the spec no longer counts where a status says otherwise.
+     * status_resources: status.resources is there (not null), even without
+     * requests; status_allocated and status_actuated are
+     * status.allocatedResources and status.resources.requests, the pod-level
+     * maps (InPlacePodLevelResourcesVerticalScaling). */
+    bool resize_infeasible;
+    bool status_resources;
+    struct score_list status_allocated;
+    struct score_list status_actuated;
 };
 
 /* A candidate node: allocatable and what is already used on it (from the

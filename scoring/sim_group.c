@@ -140,8 +140,10 @@ static void table_destroy(struct table *t)
 
 static bool shape_eq(const struct sim_shape *s, uint32_t cls, const struct score_pod_request *r)
 {
-    /* Every view: non_zero_scored scores the pod, non_zero charges its node. */
-    return s->cls == cls && memcmp(s->req.real, r->real, sizeof(r->real)) == 0 &&
+    /* Every view: fit is checked, non_zero_scored scores the pod, real and
+     * non_zero charge its node. */
+    return s->cls == cls && memcmp(s->req.fit, r->fit, sizeof(r->fit)) == 0 &&
+           memcmp(s->req.real, r->real, sizeof(r->real)) == 0 &&
            memcmp(s->req.non_zero, r->non_zero, sizeof(r->non_zero)) == 0 &&
            memcmp(s->req.non_zero_scored, r->non_zero_scored, sizeof(r->non_zero_scored)) == 0;
 }

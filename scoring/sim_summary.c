@@ -41,6 +41,7 @@ void score_sim_summarise(const struct score_sim *sim, const struct score_sim_end
             sum->not_placed++;
     }
     memcpy(sum->median_request, sim->median, sizeof(sum->median_request));
+    memcpy(median.fit, sim->median, sizeof(median.fit));
     memcpy(median.real, sim->median, sizeof(median.real));
     memcpy(median.non_zero, sim->median, sizeof(median.non_zero));
     memcpy(median.non_zero_scored, sim->median, sizeof(median.non_zero_scored));

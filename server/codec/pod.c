@@ -8,6 +8,7 @@
 #include "base/arena.h"
 #include "base/err.h"
 #include "server/codec/json.h"
+#include "server/codec/pod_status.h"
 #include "server/codec/quantities.h"
 
 /* A member that must be an object when present. */
@@ -50,7 +51,7 @@ static int container(const cJSON *c, const char *path, struct score_container *o
 }
 
 static int container_list(struct arena *a, const cJSON *spec, const char *key,
-                          const struct score_container **out, size_t *n, char *err)
+                          struct score_container **out, size_t *n, char *err)
 {
     const cJSON *list = codec_json_field(spec, key), *c;
     char path[64];
@@ -181,6 +182,7 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
 {
     const cJSON *spec, *resources;
     struct score_pod p;
+    struct score_container *containers, *init_containers;
     int rc;
 
     memset(out, 0, sizeof(*out));
@@ -200,10 +202,17 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
     if (priority(spec, out, err) != 0)
         return -EINVAL;
     out->phase = string_or_empty(codec_json_field(pod, "status"), "phase");
-    if ((rc = container_list(a, spec, "containers", &p.containers, &p.n_containers, err)) != 0 ||
-        (rc = container_list(a, spec, "initContainers", &p.init_containers, &p.n_init_containers,
+    if ((rc = container_list(a, spec, "containers", &containers, &p.n_containers, err)) != 0 ||
+        (rc = container_list(a, spec, "initContainers", &init_containers, &p.n_init_containers,
                              err)) != 0)
         return rc;
+    /* A running pod charges its node what an in-place resize left it. */
+    if (codec_pod_status(codec_json_field(pod, "status"), codec_json_field(spec, "containers"),
+                         codec_json_field(spec, "initContainers"), &p, containers, init_containers,
+                         err) != 0)
+        return -EINVAL;
+    p.containers = containers;
+    p.init_containers = init_containers;
     if (codec_resource_list(codec_json_field(spec, "overhead"), &p.overhead, "Pod.spec.overhead",
                             err) != 0)
         return -EINVAL;

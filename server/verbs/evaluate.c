@@ -75,7 +75,7 @@ static const char *stale_reason(enum score_resource r, enum score_used_source s)
 static void judge(const struct cfg *cfg, const struct score_node *node,
                   const struct codec_args *args, struct verb_node *e)
 {
-    struct score_fit f = score_fit(cfg->score.threshold_percent, node, args->pod.request.real);
+    struct score_fit f = score_fit(cfg->score.threshold_percent, node, args->pod.request.fit);
     e->verdict = f.verdict;
     e->reason = score_fit_reason(f.short_of);
     e->code = f.verdict == SCORE_FITS                                ? OPS_REASON_FITS

@@ -45,7 +45,7 @@ static bool keeps_node(const struct cfg *cfg, struct cluster *cl, double now,
             st.node.used_non_zero[r] = sub_floor(st.node.used_non_zero[r], req.non_zero[r]);
         }
     }
-    return score_fit(cfg->score.threshold_percent, &st.node, args->pod.request.real).verdict ==
+    return score_fit(cfg->score.threshold_percent, &st.node, args->pod.request.fit).verdict ==
            SCORE_FITS;
 }
 

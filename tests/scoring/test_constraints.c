@@ -653,8 +653,10 @@ END_TEST
 
 static struct score_pod_request request(int64_t cpu, int64_t mem)
 {
-    struct score_pod_request r = {
-        .real = {cpu, mem}, .non_zero = {cpu, mem}, .non_zero_scored = {cpu, mem}};
+    struct score_pod_request r = {.fit = {cpu, mem},
+                                  .real = {cpu, mem},
+                                  .non_zero = {cpu, mem},
+                                  .non_zero_scored = {cpu, mem}};
     return r;
 }
 

@@ -566,6 +566,68 @@ START_TEST(test_upstream_scorer_requests)
 }
 END_TEST
 
+/* In-place resize (component-helpers AggregateContainerRequests, v1.37):
+ * a running pod charges max(spec, actuated, allocated) of the container
+ * sums; Infeasible drops the spec; the pod-level status maps stand for the
+ * containers' when both are there. fit (the pod being placed) is the spec. */
+START_TEST(test_resize_status)
+{
+    struct score_container c[] = {BOTH(1000, GI)};
+    struct score_pod pod = {.containers = c, .n_containers = N(c)};
+    struct score_pod_request r;
+
+    /* Allocated 2 cores (resize up accepted), actuated still 1: real 2000. */
+    c[0].allocated = (struct score_list){.req = {2000, GI}, .has = {true, true}, .set = true};
+    ck_assert_int_eq(score_pod_request(&pod, &r), 0);
+    ck_assert_int_eq(r.fit[SCORE_CPU], 1000);
+    ck_assert_int_eq(r.real[SCORE_CPU], 2000);
+    ck_assert_int_eq(r.non_zero[SCORE_CPU], 2000);
+
+    /* Spec lowered to 500m, status still 2 cores: the larger is charged. */
+    c[0].req[SCORE_CPU] = 500;
+    ck_assert_int_eq(score_pod_request(&pod, &r), 0);
+    ck_assert_int_eq(r.real[SCORE_CPU], 2000);
+
+    /* Infeasible, spec 4 cores: the spec no longer counts. */
+    c[0].req[SCORE_CPU] = 4000;
+    pod.resize_infeasible = true;
+    ck_assert_int_eq(score_pod_request(&pod, &r), 0);
+    ck_assert_int_eq(r.fit[SCORE_CPU], 4000);
+    ck_assert_int_eq(r.real[SCORE_CPU], 2000);
+
+    /* Actuated lists no memory: allocated's memory (1Gi) still counts. */
+    c[0].actuated = (struct score_list){.req = {3000, 0}, .has = {true, false}, .set = true};
+    ck_assert_int_eq(score_pod_request(&pod, &r), 0);
+    ck_assert_int_eq(r.real[SCORE_CPU], 3000);
+    ck_assert_int_eq(r.real[SCORE_MEMORY], GI);
+
+    /* Both pod-level status maps: they replace the containers' statuses. */
+    pod.status_allocated = (struct score_list){.req = {100, 0}, .has = {true, false}, .set = true};
+    pod.status_actuated = (struct score_list){.req = {200, 0}, .has = {true, false}, .set = true};
+    ck_assert_int_eq(score_pod_request(&pod, &r), 0);
+    ck_assert_int_eq(r.real[SCORE_CPU], 200);
+    ck_assert_int_eq(r.real[SCORE_MEMORY], 0); /* Infeasible: no spec, no status memory */
+}
+END_TEST
+
+START_TEST(test_resize_pod_level_status)
+{
+    /* Pod-level cpu 1 in the spec, status.resources.requests cpu 3: the
+     * override is the larger, 3; without status.resources the spec's 1. */
+    const struct score_container c[] = {CPU(500)};
+    struct score_pod pod = {.containers = c, .n_containers = N(c), .pod_level = CPU(1000)};
+    struct score_pod_request r;
+    pod.status_actuated = (struct score_list){.req = {3000, 0}, .has = {true, false}, .set = true};
+    ck_assert_int_eq(score_pod_request(&pod, &r), 0);
+    ck_assert_int_eq(r.real[SCORE_CPU], 1000);
+    pod.status_resources = true;
+    ck_assert_int_eq(score_pod_request(&pod, &r), 0);
+    ck_assert_int_eq(r.fit[SCORE_CPU], 1000);
+    ck_assert_int_eq(r.real[SCORE_CPU], 3000);
+    ck_assert_int_eq(r.non_zero[SCORE_CPU], 3000);
+}
+END_TEST
+
 Suite *podreq_suite(void)
 {
     Suite *s = suite_create("podreq");
@@ -592,6 +654,8 @@ Suite *podreq_suite(void)
     tcase_add_test(tc, test_node_view_without_pod_level_defaults_per_container);
     tcase_add_test(tc, test_boundary_no_overflow);
     tcase_add_test(tc, test_overflow);
+    tcase_add_test(tc, test_resize_status);
+    tcase_add_test(tc, test_resize_pod_level_status);
     tcase_add_loop_test(tc, test_upstream_pod_requests, 0, (int)N(pod_requests_cases));
     tcase_add_loop_test(tc, test_upstream_scorer_requests, 0, (int)N(scorer_request_cases));
     suite_add_tcase(s, tc);

@@ -52,8 +52,10 @@ static void existing(struct score_sim_node *n, int64_t pods, int64_t cpu, int64_
 
 static struct score_sim_pod mk_pod(int64_t cpu, int64_t mem)
 {
-    struct score_sim_pod p = {
-        .request = {.real = {cpu, mem}, .non_zero = {cpu, mem}, .non_zero_scored = {cpu, mem}}};
+    struct score_sim_pod p = {.request = {.fit = {cpu, mem},
+                                          .real = {cpu, mem},
+                                          .non_zero = {cpu, mem},
+                                          .non_zero_scored = {cpu, mem}}};
     return p;
 }
 
@@ -607,7 +609,7 @@ static void compare_with_plain_loop(const struct score_sim_input *in, const uint
                 le += in->pods[o].request.real[r] <= v;
             }
             if (lt <= (np - 1) / 2 && (np - 1) / 2 < le)
-                median.real[r] = v, below++;
+                median.fit[r] = median.real[r] = v, below++;
         }
         ck_assert_uint_gt(below, 0);
     }
@@ -791,6 +793,7 @@ static void random_input(struct score_sim_input *in, struct score_sim_node *node
         p->request.non_zero[SCORE_MEMORY] =
             p->request.real[SCORE_MEMORY] ? p->request.real[SCORE_MEMORY] : SCORE_DEFAULT_MEMORY;
         memcpy(p->request.non_zero_scored, p->request.non_zero, sizeof(p->request.non_zero));
+        memcpy(p->request.fit, p->request.real, sizeof(p->request.real));
         if (rnd(4) == 0) {
             /* Like a pod with pod-level requests (podreq.h): scored with a
              * defaulted container more than it charges its node. */

@@ -151,7 +151,7 @@ START_TEST(strategy_huge_quantities_divide_exactly)
      * K * 100 / (2K + 2) = 49.99... -> 49 with K free; pack's used share
      * the same numbers the other way round. */
     const int64_t k = INT64_MAX / 100;
-    const struct score_pod_request none = {{0, 0}, {0, 0}, {0, 0}};
+    const struct score_pod_request none = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
     struct score_node n = {.alloc = {2 * (k + 1), 0}};
     struct score_params spread = params(SCORE_SPREAD, 1, 0);
     struct score_params pack = params(SCORE_PACK, 1, 0);

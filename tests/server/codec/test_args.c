@@ -319,6 +319,41 @@ START_TEST(codec_out_of_memory_is_not_malformed_json)
 }
 END_TEST
 
+START_TEST(codec_pod_resize_status)
+{
+    /* A running pod after an in-place resize: the container's status (by
+     * name) and the Infeasible condition reach score_pod_request. */
+    struct codec_args a;
+    char err[ERR_LEN];
+    ck_assert_int_eq(
+        decode("{\"Pod\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"resources\":"
+               "{\"requests\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}}]},\"status\":{"
+               "\"containerStatuses\":[{\"name\":\"other\",\"allocatedResources\":{\"cpu\":\"9\"}},"
+               "{\"name\":\"app\",\"allocatedResources\":{\"cpu\":\"2\"},"
+               "\"resources\":{\"requests\":{\"cpu\":\"1500m\",\"memory\":\"2Gi\"}}}]}},"
+               "\"NodeNames\":[\"x\"]}",
+               &a, err),
+        0);
+    ck_assert_int_eq(a.pod.request.fit[SCORE_CPU], 1000);
+    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 2000);
+    ck_assert_int_eq(a.pod.request.real[SCORE_MEMORY], 2 * 1024 * MI);
+    ck_assert_int_eq(
+        decode("{\"Pod\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"resources\":"
+               "{\"requests\":{\"cpu\":\"4\"}}}]},\"status\":{\"conditions\":["
+               "{\"type\":\"PodResizePending\",\"reason\":\"Infeasible\"}],"
+               "\"containerStatuses\":[{\"name\":\"app\",\"allocatedResources\":{\"cpu\":\"1\"}}],"
+               "\"allocatedResources\":null}},\"NodeNames\":[\"x\"]}",
+               &a, err),
+        0);
+    ck_assert_int_eq(a.pod.request.fit[SCORE_CPU], 4000);
+    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 1000);
+    ck_assert_int_eq(
+        decode("{\"Pod\":{\"status\":{\"containerStatuses\":{}}},\"NodeNames\":[]}", &a, err),
+        -EINVAL);
+    ck_assert_str_eq(err, "Pod.status.containerStatuses: want an array");
+}
+END_TEST
+
 Suite *codec_suite(void)
 {
     Suite *s = suite_create("codec");
@@ -326,6 +361,7 @@ Suite *codec_suite(void)
     tcase_add_checked_fixture(tc, arena_fixture_setup, arena_fixture_teardown);
     tcase_add_test(tc, codec_every_fixture_request_decodes);
     tcase_add_test(tc, codec_keys_fold_case_and_last_duplicate_wins);
+    tcase_add_test(tc, codec_pod_resize_status);
     tcase_add_test(tc, codec_quantity_strings_are_trimmed_and_null_is_zero);
     tcase_add_test(tc, codec_sidecar_overhead_and_pod_level);
     tcase_add_test(tc, codec_pod_level_hugepages_alone_counts_as_pod_level);
