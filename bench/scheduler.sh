@@ -205,20 +205,36 @@ delete_pods() {
 # watch_start NAME: curl streams the pods' events from the current list
 # version (nothing is missed however late it connects) into a FIFO; jq
 # stamps each one with its own clock as it reads it (now, microseconds)
-# and writes "TIME TYPE NAME NODE" lines to logs/NAME-jq.log. Two processes,
-# each stopped by its id.
+# and writes "TIME TYPE NAME NODE RESOURCEVERSION" lines to
+# logs/NAME-jq.log. 1.37's API server closes a watch whose reader falls
+# behind a burst ("Forcing pods watcher close due to unresponsiveness", the
+# scheduler's own watch included, when 500 pods arrive at once on 2
+# cores), so the curl runs in a loop that resumes from the last version jq
+# wrote, as an informer does; the FIFO stays open across the loop (fd 3),
+# so jq never sees its end. Two processes, each stopped by its id.
 watch_start() {
-    local rv fifo=$T/$1.fifo
+    local rv fifo=$T/$1.fifo log=$K8S_DIR/logs/$1-jq.log
     api GET "/api/v1/namespaces/$NS/pods?limit=1"
     rv=$(jq -r .metadata.resourceVersion <<<"$RESP")
     { [ -n "$rv" ] && [ "$rv" != null ]; } || die "no list version: $RESP"
     mkfifo "$fifo"
     k8s_run "$1-jq" jq --unbuffered -r \
-        '"\(now) \(.type) \(.object.metadata.name // "-") \(.object.spec.nodeName // "-")"' "$fifo"
-    k8s_run "$1-curl" curl -sS -N --max-time 600 --cacert "$K8S_PKI/ca.crt" \
-        --cert "$K8S_PKI/admin.crt" --key "$K8S_PKI/admin.key" -o "$fifo" \
-        "$K8S_SERVER/api/v1/namespaces/$NS/pods?watch=1&allowWatchBookmarks=false&resourceVersion=$rv"
-    WATCH_LOG=$K8S_DIR/logs/$1-jq.log
+        '"\(now) \(.type) \(.object.metadata.name // "-") \(.object.spec.nodeName // "-") \(.object.metadata.resourceVersion // "-")"' "$fifo"
+    k8s_run "$1-curl" bash -c '
+        exec 3>"$1"
+        rv=$2 c=""
+        trap '\''[ -n "$c" ] && kill "$c" 2>/dev/null; exit 0'\'' TERM
+        while :; do
+            curl -sS -N --max-time 600 --cacert "$3/ca.crt" --cert "$3/admin.crt" --key "$3/admin.key" \
+                "$4&resourceVersion=$rv" >&3 &
+            c=$!
+            wait "$c"
+            last=$(awk '\''$5 ~ /^[0-9]+$/ { v = $5 } END { print v }'\'' "$5")
+            [ -n "$last" ] && rv=$last
+            sleep 0.1
+        done' watch "$fifo" "$rv" "$K8S_PKI" \
+        "$K8S_SERVER/api/v1/namespaces/$NS/pods?watch=1&allowWatchBookmarks=false" "$log"
+    WATCH_LOG=$log
 }
 
 bound_count() { awk '$4 != "-" { b[$3] = 1 } END { print length(b) }' "$WATCH_LOG" 2>/dev/null; }
