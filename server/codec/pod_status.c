@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
@@ -111,47 +112,92 @@ static int check_statuses(const cJSON *list, const char *key, char *err)
     return 0;
 }
 
-/* findContainerStatus: the regular statuses first, then the init ones; the
- * first entry of the name. */
-static const cJSON *find_status(const cJSON *statuses, const cJSON *init_statuses, const char *name,
-                                const char **key, size_t *index)
+/* One status entry, by the name findContainerStatus looks it up by. */
+struct status_ref {
+    const char *name;
+    const cJSON *entry;
+    const char *key; /* containerStatuses or initContainerStatuses */
+    size_t index;    /* in its list */
+    size_t order;    /* the regular statuses first: the first entry of a name wins */
+};
+
+static int ref_order(const void *a, const void *b)
+{
+    const struct status_ref *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c != 0 ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* The index of both status lists, sorted by name then order: one lookup per
+ * container is a binary search, so a pod of n containers and m statuses
+ * costs O((n + m) log m), where scanning the lists per container cost
+ * n x m (seconds for a crafted pod of 40 000 of each). */
+struct status_index {
+    struct status_ref *refs;
+    size_t n;
+};
+
+static int index_build(struct arena *a, const cJSON *statuses, const cJSON *init_statuses,
+                       struct status_index *out, char *err)
 {
     const cJSON *lists[] = {statuses, init_statuses}, *e;
     static const char *const keys[] = {"containerStatuses", "initContainerStatuses"};
+    size_t n = (size_t)cJSON_GetArraySize(statuses) + (size_t)cJSON_GetArraySize(init_statuses);
 
+    out->refs = NULL;
+    out->n = 0;
+    if (n == 0)
+        return 0;
+    out->refs = arena_calloc(a, n, sizeof(*out->refs));
+    if (out->refs == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
     for (size_t l = 0; l < 2; l++) {
         size_t i = 0;
         cJSON_ArrayForEach(e, lists[l])
         {
-            if (strcmp(name_of(e), name) == 0) {
-                *key = keys[l];
-                *index = i;
-                return e;
-            }
-            i++;
+            out->refs[out->n] = (struct status_ref){name_of(e), e, keys[l], i++, out->n};
+            out->n++;
         }
     }
-    return NULL;
+    qsort(out->refs, out->n, sizeof(*out->refs), ref_order);
+    return 0;
+}
+
+/* findContainerStatus: the first entry of the name (the lowest order), by
+ * the lower bound of the name. */
+static const struct status_ref *index_find(const struct status_index *ix, const char *name)
+{
+    size_t lo = 0, hi = ix->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ix->refs[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ix->n && strcmp(ix->refs[lo].name, name) == 0 ? &ix->refs[lo] : NULL;
 }
 
 /* Each container of @spec_list gets the status entry of its name. */
-static int containers_status(const cJSON *spec_list, const cJSON *statuses,
-                             const cJSON *init_statuses, struct score_container *out, char *err)
+static int containers_status(const cJSON *spec_list, const struct status_index *ix,
+                             struct score_container *out, char *err)
 {
     const cJSON *c;
     size_t i = 0;
 
     cJSON_ArrayForEach(c, spec_list)
     {
-        const char *key = "";
-        size_t index = 0;
-        const cJSON *e = find_status(statuses, init_statuses, name_of(c), &key, &index);
-        if (e != NULL) {
+        const struct status_ref *ref = index_find(ix, name_of(c));
+        if (ref != NULL) {
             char path[96], list[128];
-            snprintf(path, sizeof(path), "Pod.status.%s[%zu]", key, index);
+            snprintf(path, sizeof(path), "Pod.status.%s[%zu]", ref->key, ref->index);
             snprintf(list, sizeof(list), "%s.allocatedResources", path);
-            if (status_list(present(e, "allocatedResources"), &out[i].allocated, list, err) != 0 ||
-                resources_requests(e, &out[i].actuated, path, err) != 0)
+            if (status_list(present(ref->entry, "allocatedResources"), &out[i].allocated, list,
+                            err) != 0 ||
+                resources_requests(ref->entry, &out[i].actuated, path, err) != 0)
                 return -EINVAL;
         }
         i++;
@@ -159,11 +205,12 @@ static int containers_status(const cJSON *spec_list, const cJSON *statuses,
     return 0;
 }
 
-int codec_pod_status(const cJSON *status, const cJSON *containers, const cJSON *init_containers,
-                     struct score_pod *pod, struct score_container *regular,
-                     struct score_container *init, char *err)
+int codec_pod_status(struct arena *a, const cJSON *status, const cJSON *containers,
+                     const cJSON *init_containers, struct score_pod *pod,
+                     struct score_container *regular, struct score_container *init, char *err)
 {
     const cJSON *resources;
+    struct status_index ix;
 
     if (status == NULL || cJSON_IsNull(status))
         return 0;
@@ -184,8 +231,11 @@ int codec_pod_status(const cJSON *status, const cJSON *containers, const cJSON *
     if (check_statuses(statuses, "containerStatuses", err) != 0 ||
         check_statuses(init_statuses, "initContainerStatuses", err) != 0)
         return -EINVAL;
-    if (containers_status(containers, statuses, init_statuses, regular, err) != 0 ||
-        containers_status(init_containers, statuses, init_statuses, init, err) != 0)
+    int rc = index_build(a, statuses, init_statuses, &ix, err);
+    if (rc != 0)
+        return rc;
+    if (containers_status(containers, &ix, regular, err) != 0 ||
+        containers_status(init_containers, &ix, init, err) != 0)
         return -EINVAL;
     return 0;
 }

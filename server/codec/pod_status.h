@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/arena.h"
 #include "scoring/resources.h"
 
 /*
@@ -22,10 +23,11 @@
  * @init_containers (spec.initContainers; @pod's arrays, in that order) the
  * status entry of its name, looked for in containerStatuses then
  * initContainerStatuses: allocatedResources and resources.requests. Returns 0
- * or -EINVAL with @err naming the field.
+ * or -EINVAL with @err naming the field (-ENOMEM: the index of the status
+ * entries, allocated in @a, did not fit).
  */
-int codec_pod_status(const cJSON *status, const cJSON *containers, const cJSON *init_containers,
-                     struct score_pod *pod, struct score_container *regular,
-                     struct score_container *init, char *err);
+int codec_pod_status(struct arena *a, const cJSON *status, const cJSON *containers,
+                     const cJSON *init_containers, struct score_pod *pod,
+                     struct score_container *regular, struct score_container *init, char *err);
 
 #endif

@@ -354,6 +354,58 @@ START_TEST(codec_pod_resize_status)
 }
 END_TEST
 
+/* findContainerStatus through JSON: the regular statuses before the init
+ * ones, the first entry of a name, a sidecar's status among the init
+ * statuses. */
+START_TEST(codec_pod_status_found_by_name_first_wins)
+{
+    struct codec_args a;
+    char err[ERR_LEN];
+    ck_assert_int_eq(
+        decode("{\"Pod\":{\"spec\":{\"initContainers\":[{\"name\":\"sc\",\"restartPolicy\":\"Always\","
+               "\"resources\":{\"requests\":{\"cpu\":\"100m\"}}}],"
+               "\"containers\":[{\"name\":\"app\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]},"
+               "\"status\":{\"initContainerStatuses\":[{\"name\":\"app\",\"allocatedResources\":{\"cpu\":\"7\"}},"
+               "{\"name\":\"sc\",\"allocatedResources\":{\"cpu\":\"500m\"}}],"
+               "\"containerStatuses\":[{\"name\":\"app\",\"allocatedResources\":{\"cpu\":\"3\"}},"
+               "{\"name\":\"app\",\"allocatedResources\":{\"cpu\":\"9\"}}]}},\"NodeNames\":[\"x\"]}",
+               &a, err),
+        0);
+    /* app: 3 (the first regular entry, not 9, not the init list's 7);
+     * sc: 500m from the init statuses. */
+    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 3500);
+    ck_assert_int_eq(a.pod.request.fit[SCORE_CPU], 1100);
+}
+END_TEST
+
+/* Many containers with their statuses in reverse order: each still finds
+ * its own (the lookup is an index, not a scan per container). */
+START_TEST(codec_pod_status_many_containers_reversed)
+{
+    enum { N = 4000 };
+    struct codec_args a;
+    char err[ERR_LEN];
+    size_t cap = (size_t)N * 160 + 256, len = 0;
+    char *body = malloc(cap);
+    ck_assert_ptr_nonnull(body);
+    len += (size_t)snprintf(body + len, cap - len, "{\"Pod\":{\"spec\":{\"containers\":[");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(body + len, cap - len,
+                                "%s{\"name\":\"c%d\",\"resources\":{\"requests\":{\"cpu\":\"1m\"}}}",
+                                i ? "," : "", i);
+    len += (size_t)snprintf(body + len, cap - len, "]},\"status\":{\"containerStatuses\":[");
+    for (int i = N - 1; i >= 0; i--)
+        len += (size_t)snprintf(body + len, cap - len,
+                                "{\"name\":\"c%d\",\"allocatedResources\":{\"cpu\":\"%dm\"}}%s", i,
+                                i % 2 ? 2 : 1, i ? "," : "");
+    snprintf(body + len, cap - len, "]}},\"NodeNames\":[\"x\"]}");
+    ck_assert_int_eq(decode(body, &a, err), 0);
+    /* Half the containers allocated 2m, half 1m (their spec): 3 * N / 2. */
+    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 3 * N / 2);
+    free(body);
+}
+END_TEST
+
 Suite *codec_suite(void)
 {
     Suite *s = suite_create("codec");
@@ -362,6 +414,8 @@ Suite *codec_suite(void)
     tcase_add_test(tc, codec_every_fixture_request_decodes);
     tcase_add_test(tc, codec_keys_fold_case_and_last_duplicate_wins);
     tcase_add_test(tc, codec_pod_resize_status);
+    tcase_add_test(tc, codec_pod_status_found_by_name_first_wins);
+    tcase_add_test(tc, codec_pod_status_many_containers_reversed);
     tcase_add_test(tc, codec_quantity_strings_are_trimmed_and_null_is_zero);
     tcase_add_test(tc, codec_sidecar_overhead_and_pod_level);
     tcase_add_test(tc, codec_pod_level_hugepages_alone_counts_as_pod_level);
