@@ -19,6 +19,8 @@
 #   resized down to 500m    spec 500m, allocated and
 #     while the kubelet       actuated 1, InProgress    1000m (not 500m)
 #     has not actuated it
+#   asked for 3, still     spec 3, allocated and
+#     in progress             actuated 1, InProgress    3000m
 #   asked for 3, Infeasible spec 3, allocated and
 #                             actuated 1, Pending
 #                             reason Infeasible         1000m (not 3000m)
@@ -77,7 +79,9 @@ t_pod_resize_charged() {
     rz_expect 2000 "resized up, nothing allocated yet"
     rz_resize 500m && rz_status 1 1 "$(rz_condition PodResizeInProgress)" || return 1
     rz_expect 1000 "resized down, the kubelet not done: the allocated and actuated 1 CPU count"
-    rz_resize 3 && rz_status 1 1 "$(rz_condition PodResizePending Infeasible)" || return 1
+    rz_resize 3 || return 1
+    rz_expect 3000 "asked for 3 while in progress: the spec counts"
+    rz_status 1 1 "$(rz_condition PodResizePending Infeasible)" || return 1
     rz_expect 1000 "asked for 3, Infeasible: the spec does not count"
     rz_resize 500m && rz_status 500m 500m || return 1
     rz_expect 500 "done at 500m"

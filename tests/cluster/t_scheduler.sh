@@ -278,7 +278,7 @@ t_scheduler_extender_down() {
     sched_start sched-kd "$T/sched-down.json" || return 1
     local a b
     a=$(place kd-1 1 512Mi) && b=$(place kd-2 1 512Mi)
-    check "kd-1 and kd-2 bound without the extender ($a, $b)" [ -n "$a" ] && [ -n "$b" ]
+    check "kd-1 and kd-2 bound without the extender ($a, $b)" test -n "$a" -a -n "$b"
     check "the scheduler skipped the extender" \
         grep -Eq "Skipping extender.* as it returned error.* and has ignorable flag set" "$K8S_DIR/logs/sched-kd.log"
     k8s_stop sched-kd

@@ -58,6 +58,10 @@ kubeadm_scheduler_conf() {
 # pod has none). Sets SCHED_HEALTHZ.
 sched_ns_start() {
     local name=$1 config=$2 how=$3 port
+    # The files are read unmodified, so their paths must exist as written:
+    # only root can lay them out in a mount namespace of its own.
+    [ "$(id -u)" -eq 0 ] && unshare --mount true 2>/dev/null ||
+        { fail "$name: needs root and unshare --mount (the shipped files' paths exist only in a private mount namespace)"; return 1; }
     port=$(k8s_free_port)
     SCHED_HEALTHZ=https://127.0.0.1:$port/healthz
     k8s_kubeconfig "$T/scheduler.kubeconfig" "token: $(cat "$T/sa/scheduler/token")"
