@@ -137,7 +137,7 @@ $(B)/bench-sim: $(B)/obj/bench/sim_engine.o $(filter $(B)/obj/scoring/%,$(LIB_OB
 # and compiles for about 5 minutes on 2 cores.
 GO             ?= /usr/local/go/bin/go
 ORACLE_GOCACHE ?= $(HOME)/.cache/cpu-extender/go-build
-ORACLE_GOENV    = GOFLAGS=-mod=mod GOCACHE=$(ORACLE_GOCACHE) GOTOOLCHAIN=local
+ORACLE_GOENV    = GOFLAGS=-mod=readonly GOCACHE=$(ORACLE_GOCACHE) GOTOOLCHAIN=local
 
 $(B)/oracle-driver: $(B)/obj/tests/oracle/driver/driver.o $(filter $(B)/obj/scoring/%,$(LIB_OBJS))
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) -lm
@@ -146,7 +146,7 @@ $(B)/oracle: tests/oracle/go.mod tests/oracle/go.sum $(wildcard tests/oracle/*.g
 	@mkdir -p $(@D)
 	cd tests/oracle && $(ORACLE_GOENV) $(GO) build -o $(CURDIR)/$@ .
 
-test-oracle: $(B)/oracle-driver $(B)/oracle
+test-oracle: deps $(B)/oracle-driver $(B)/oracle
 	$(B)/oracle -driver $(B)/oracle-driver
 
 $(B)/bench-apiserver: $(B)/obj/bench/apiserver.o $(B)/obj/tests/support/fake_apiserver.o $(LIB_OBJS)
@@ -262,7 +262,7 @@ test-ship: test-image test-monitoring
 # Formatting, static analysis, and the architecture (which room may
 # include which, symbol prefixes, no two files calling each other).
 C_FILES = $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
-# The linters (and valgrind, for make bench) are not in every machine
+# The linters (clang-format, cppcheck) are not in every machine
 # image: scripts/debian-packages-dev.txt.
 lint-deps:
 	@scripts/install-deps.sh scripts/debian-packages-dev.txt || \

@@ -13,7 +13,8 @@ K8S_GO_MODULE=$K8S_HERE/k8s-go
 K8S_BINS="$K8S_BINS etcd"
 # etcd built from the release's own module graph (k8s-go/go.mod).
 K8S_ETCD=$K8S_BIN/etcd
-K8S_DEB_PACKAGES="jq curl openssl"
+# ca-certificates: the Go module proxy is reached over HTTPS.
+K8S_DEB_PACKAGES="jq curl openssl ca-certificates"
 K8S_RECIPE="k8s-v$K8S_VERSION recipe 1: go modules $(cat "$K8S_GO_MODULE/go.mod" "$K8S_GO_MODULE/go.sum" 2>/dev/null |
     sha256sum | cut -c1-16), -trimpath, CGO_ENABLED=0: $K8S_BINS"
 

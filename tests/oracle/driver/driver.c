@@ -288,6 +288,9 @@ static bool term(char *s, struct constraints_buf *b, size_t t)
         return true;
     for (char *req; (req = cut(&s, "&")) != NULL && k < 2 * MAX_ITEMS; k++) {
         bool expr = req[0] == 'e';
+        /* Each kind has MAX_ITEMS slots of its own. */
+        if ((expr ? term->n_match_expressions : term->n_match_fields) >= MAX_ITEMS)
+            return false;
         struct score_requirement *r = expr ? &b->exprs[t][term->n_match_expressions++]
                                            : &b->fields[t][term->n_match_fields++];
         char *p = req + 1;
