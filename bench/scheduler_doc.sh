@@ -1,6 +1,7 @@
 #!/bin/bash
 # Puts the tables of the last `make bench-scheduler` (build/bench/scheduler-VERSION.md, one per
-# release) into bench/scheduler-throughput.md and into the section of docs/performance.md
+# release), between bench/scheduler-intro.md and bench/scheduler-analysis.md (by hand, from
+# the recorded run), into bench/scheduler-throughput.md and into the section of docs/performance.md
 # between its two markers, so that the figures stand beside make bench's without a rerun of it
 # (bench/run.sh, which writes docs/performance.md anew, appends bench/scheduler-throughput.md).
 #
@@ -23,6 +24,8 @@ done
         echo
         cat "build/bench/scheduler-$v.md"
     done
+    echo
+    cat bench/scheduler-analysis.md
     echo
     echo "$end"
 } >"$section"
