@@ -195,12 +195,11 @@ func (o *oracle) quantity(f []string) (string, string) {
 	return "ok " + strconv.FormatInt(v, 10), ""
 }
 
-// roundAway: unscaled * 10^-scale rounded away from zero, known to fit.
-func roundAway(unscaled *big.Int, scale int) int64 {
+// roundedAway: unscaled * 10^-scale rounded away from zero, exactly.
+func roundedAway(unscaled *big.Int, scale int) *big.Int {
 	v := new(big.Int).Set(unscaled)
 	if scale <= 0 {
-		v.Mul(v, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil))
-		return v.Int64()
+		return v.Mul(v, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil))
 	}
 	d := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
 	q, m := new(big.Int).QuoRem(v, d, new(big.Int))
@@ -209,7 +208,12 @@ func roundAway(unscaled *big.Int, scale int) int64 {
 	} else if m.Sign() < 0 {
 		q.Sub(q, big.NewInt(1))
 	}
-	return q.Int64()
+	return q
+}
+
+// roundAway: roundedAway, known to fit.
+func roundAway(unscaled *big.Int, scale int) int64 {
+	return roundedAway(unscaled, scale).Int64()
 }
 
 // capped: ParseQuantity clamps a value with a binary suffix to ±(2^63-1)
@@ -223,30 +227,18 @@ func capped(text string, exact *inf.Dec) bool {
 }
 
 // fitsInt64: unscaled * 10^-scale, rounded away from zero, within int64.
+// The bounds keep the exact arithmetic small: 10^40 is past int64 for any
+// nonzero value, and past 10^-400 every value rounds to ±1.
 func fitsInt64(unscaled *big.Int, scale int) bool {
-	v := new(big.Int).Set(unscaled)
-	if v.Sign() == 0 {
+	switch {
+	case unscaled.Sign() == 0:
+		return true
+	case scale < -40:
+		return false
+	case scale > 400:
 		return true
 	}
-	if scale <= 0 {
-		if -scale > 40 {
-			return false
-		}
-		v.Mul(v, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil))
-	} else {
-		if scale > 400 {
-			return true // |v| < 10^(digits) far below one: rounds to ±1
-		}
-		d := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
-		q, m := new(big.Int).QuoRem(v, d, new(big.Int))
-		if m.Sign() > 0 {
-			q.Add(q, big.NewInt(1))
-		} else if m.Sign() < 0 {
-			q.Sub(q, big.NewInt(1))
-		}
-		v = q
-	}
-	return v.IsInt64()
+	return roundedAway(unscaled, scale).IsInt64()
 }
 
 var resourceKeys = map[string]v1.ResourceName{
