@@ -207,10 +207,9 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
                              err)) != 0)
         return rc;
     /* A running pod charges its node what an in-place resize left it. */
-    if ((rc = codec_pod_status(a, codec_json_field(pod, "status"),
-                               codec_json_field(spec, "containers"),
-                               codec_json_field(spec, "initContainers"), &p, containers,
-                               init_containers, err)) != 0)
+    if ((rc = codec_pod_status(
+             a, codec_json_field(pod, "status"), codec_json_field(spec, "containers"),
+             codec_json_field(spec, "initContainers"), &p, containers, init_containers, err)) != 0)
         return rc;
     p.containers = containers;
     p.init_containers = init_containers;

@@ -362,14 +362,16 @@ START_TEST(codec_pod_status_found_by_name_first_wins)
     struct codec_args a;
     char err[ERR_LEN];
     ck_assert_int_eq(
-        decode("{\"Pod\":{\"spec\":{\"initContainers\":[{\"name\":\"sc\",\"restartPolicy\":\"Always\","
-               "\"resources\":{\"requests\":{\"cpu\":\"100m\"}}}],"
-               "\"containers\":[{\"name\":\"app\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]},"
-               "\"status\":{\"initContainerStatuses\":[{\"name\":\"app\",\"allocatedResources\":{\"cpu\":\"7\"}},"
-               "{\"name\":\"sc\",\"allocatedResources\":{\"cpu\":\"500m\"}}],"
-               "\"containerStatuses\":[{\"name\":\"app\",\"allocatedResources\":{\"cpu\":\"3\"}},"
-               "{\"name\":\"app\",\"allocatedResources\":{\"cpu\":\"9\"}}]}},\"NodeNames\":[\"x\"]}",
-               &a, err),
+        decode(
+            "{\"Pod\":{\"spec\":{\"initContainers\":[{\"name\":\"sc\",\"restartPolicy\":\"Always\","
+            "\"resources\":{\"requests\":{\"cpu\":\"100m\"}}}],"
+            "\"containers\":[{\"name\":\"app\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]},"
+            "\"status\":{\"initContainerStatuses\":[{\"name\":\"app\",\"allocatedResources\":{"
+            "\"cpu\":\"7\"}},"
+            "{\"name\":\"sc\",\"allocatedResources\":{\"cpu\":\"500m\"}}],"
+            "\"containerStatuses\":[{\"name\":\"app\",\"allocatedResources\":{\"cpu\":\"3\"}},"
+            "{\"name\":\"app\",\"allocatedResources\":{\"cpu\":\"9\"}}]}},\"NodeNames\":[\"x\"]}",
+            &a, err),
         0);
     /* app: 3 (the first regular entry, not 9, not the init list's 7);
      * sc: 500m from the init statuses. */
@@ -390,9 +392,9 @@ START_TEST(codec_pod_status_many_containers_reversed)
     ck_assert_ptr_nonnull(body);
     len += (size_t)snprintf(body + len, cap - len, "{\"Pod\":{\"spec\":{\"containers\":[");
     for (int i = 0; i < N; i++)
-        len += (size_t)snprintf(body + len, cap - len,
-                                "%s{\"name\":\"c%d\",\"resources\":{\"requests\":{\"cpu\":\"1m\"}}}",
-                                i ? "," : "", i);
+        len += (size_t)snprintf(
+            body + len, cap - len,
+            "%s{\"name\":\"c%d\",\"resources\":{\"requests\":{\"cpu\":\"1m\"}}}", i ? "," : "", i);
     len += (size_t)snprintf(body + len, cap - len, "]},\"status\":{\"containerStatuses\":[");
     for (int i = N - 1; i >= 0; i--)
         len += (size_t)snprintf(body + len, cap - len,
