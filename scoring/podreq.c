@@ -172,17 +172,18 @@ int score_pod_request(const struct score_pod *pod, struct score_pod_request *out
     for (int r = 0; r < SCORE_NRES; r++) {
         const struct view fit = {(enum score_resource)r, false, false};
         const struct view real = {(enum score_resource)r, false, true};
-        const struct view charged = {(enum score_resource)r, true, true};
-        const struct view scored = {(enum score_resource)r, true, true};
-        struct amount f, re, ch, sc;
+        /* The scorers' view (defaults per container, then the pod-level
+         * override) is also what NodeInfo's defaulted sum starts from: one
+         * computation for both. */
+        const struct view defaulted = {(enum score_resource)r, true, true};
+        struct amount f, re, ch;
         if (request_of(pod, pod_level, &fit, &f) != 0 ||
             request_of(pod, pod_level, &real, &re) != 0 ||
-            request_of(pod, pod_level, &charged, &ch) != 0 ||
-            request_of(pod, pod_level, &scored, &sc) != 0)
+            request_of(pod, pod_level, &defaulted, &ch) != 0)
             return -ERANGE;
         out->fit[r] = f.v;
         out->real[r] = re.v;
-        out->non_zero_scored[r] = sc.v;
+        out->non_zero_scored[r] = ch.v;
         /* NodeInfo's getNonMissingContainerRequests: with pod-level requests,
          * only a key PodRequests' result lacks gets the default, and then
          * every container lacks it, so the per-container sum is the one of
