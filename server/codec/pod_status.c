@@ -92,26 +92,6 @@ static const char *name_of(const cJSON *obj)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-static int check_statuses(const cJSON *list, const char *key, char *err)
-{
-    const cJSON *e;
-    if (list == NULL)
-        return 0;
-    if (!cJSON_IsArray(list)) {
-        err_set(err, "Pod.status.%s: want an array", key);
-        return -EINVAL;
-    }
-    cJSON_ArrayForEach(e, list)
-    {
-        const cJSON *name = codec_json_field(e, "name");
-        if (!cJSON_IsObject(e) || (name != NULL && !cJSON_IsString(name) && !cJSON_IsNull(name))) {
-            err_set(err, "Pod.status.%s: want objects with a string name", key);
-            return -EINVAL;
-        }
-    }
-    return 0;
-}
-
 /* One status entry, by the name findContainerStatus looks it up by. */
 struct status_ref {
     const char *name;
@@ -137,15 +117,33 @@ struct status_index {
     size_t n;
 };
 
+/* Checks each list is an array of objects with a string name (or none),
+ * then indexes both. */
 static int index_build(struct arena *a, const cJSON *statuses, const cJSON *init_statuses,
                        struct status_index *out, char *err)
 {
     const cJSON *lists[] = {statuses, init_statuses}, *e;
     static const char *const keys[] = {"containerStatuses", "initContainerStatuses"};
-    size_t n = (size_t)cJSON_GetArraySize(statuses) + (size_t)cJSON_GetArraySize(init_statuses);
+    size_t n = 0;
 
     out->refs = NULL;
     out->n = 0;
+    for (size_t l = 0; l < 2; l++) {
+        if (lists[l] != NULL && !cJSON_IsArray(lists[l])) {
+            err_set(err, "Pod.status.%s: want an array", keys[l]);
+            return -EINVAL;
+        }
+        cJSON_ArrayForEach(e, lists[l])
+        {
+            const cJSON *name = codec_json_field(e, "name");
+            if (!cJSON_IsObject(e) ||
+                (name != NULL && !cJSON_IsString(name) && !cJSON_IsNull(name))) {
+                err_set(err, "Pod.status.%s: want objects with a string name", keys[l]);
+                return -EINVAL;
+            }
+            n++;
+        }
+    }
     if (n == 0)
         return 0;
     out->refs = arena_calloc(a, n, sizeof(*out->refs));
@@ -228,9 +226,6 @@ int codec_pod_status(struct arena *a, const cJSON *status, const cJSON *containe
 
     const cJSON *statuses = present(status, "containerStatuses");
     const cJSON *init_statuses = present(status, "initContainerStatuses");
-    if (check_statuses(statuses, "containerStatuses", err) != 0 ||
-        check_statuses(init_statuses, "initContainerStatuses", err) != 0)
-        return -EINVAL;
     int rc = index_build(a, statuses, init_statuses, &ix, err);
     if (rc != 0)
         return rc;
