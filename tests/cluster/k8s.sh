@@ -145,6 +145,17 @@ k8s_init() {
     K8S_AUDIT_LOG=$K8S_DIR/logs/audit.log
 }
 
+# k8s_leaf_cert NAME SUBJECT EXTENSIONS: NAME.key and NAME.crt in the
+# current directory, signed by ca.crt there (k8s_certs runs it in $K8S_PKI).
+k8s_leaf_cert() {
+    openssl genrsa -out "$1.key" 2048 2>/dev/null &&
+        openssl req -new -key "$1.key" -subj "$2" -out "$1.csr" 2>/dev/null &&
+        printf '%s\n' "$3" >"$1.ext" &&
+        openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+            -extfile "$1.ext" -out "$1.crt" 2>/dev/null &&
+        rm -f "$1.csr" "$1.ext"
+}
+
 # The PKI: a CA, the apiserver's serving certificate (127.0.0.1, localhost
 # and the kubernetes Service's names and first IP), an admin client
 # certificate (group system:masters) and the service-account signing key.
@@ -157,18 +168,10 @@ k8s_certs() {
         openssl req -x509 -new -key ca.key -subj "/CN=cpu-extender-test-kubernetes-ca" -days 2 \
             -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
             -out ca.crt 2>/dev/null
-        leaf() { # name subject extensions
-            openssl genrsa -out "$1.key" 2048 2>/dev/null
-            openssl req -new -key "$1.key" -subj "$2" -out "$1.csr" 2>/dev/null
-            printf '%s\n' "$3" >"$1.ext"
-            openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
-                -extfile "$1.ext" -out "$1.crt" 2>/dev/null
-            rm -f "$1.csr" "$1.ext"
-        }
-        leaf apiserver "/CN=kube-apiserver" "subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.96.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local
+        k8s_leaf_cert apiserver "/CN=kube-apiserver" "subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.96.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local
 extendedKeyUsage=serverAuth
 keyUsage=critical,digitalSignature,keyEncipherment"
-        leaf admin "/O=system:masters/CN=cpu-extender-test-admin" "extendedKeyUsage=clientAuth
+        k8s_leaf_cert admin "/O=system:masters/CN=cpu-extender-test-admin" "extendedKeyUsage=clientAuth
 keyUsage=critical,digitalSignature,keyEncipherment"
         openssl genrsa -out sa.key 2048 2>/dev/null
         openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null

@@ -40,15 +40,9 @@ shipped_ext_start() {
 # user, bound to the bootstrap ClusterRole system:kube-scheduler) and a
 # kubeconfig with it: FILE.
 kubeadm_scheduler_conf() {
-    local d=$K8S_PKI
-    openssl genrsa -out "$d/kube-scheduler.key" 2048 2>/dev/null &&
-        openssl req -new -key "$d/kube-scheduler.key" -subj "/CN=system:kube-scheduler" \
-            -out "$d/kube-scheduler.csr" 2>/dev/null &&
-        printf 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n' \
-            >"$d/kube-scheduler.ext" &&
-        openssl x509 -req -in "$d/kube-scheduler.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial \
-            -days 2 -extfile "$d/kube-scheduler.ext" -out "$d/kube-scheduler.crt" 2>/dev/null || return 1
-    k8s_kubeconfig "$1" "client-certificate: $d/kube-scheduler.crt" "client-key: $d/kube-scheduler.key"
+    (cd "$K8S_PKI" && k8s_leaf_cert kube-scheduler "/CN=system:kube-scheduler" "extendedKeyUsage=clientAuth
+keyUsage=critical,digitalSignature,keyEncipherment") || return 1
+    k8s_kubeconfig "$1" "client-certificate: $K8S_PKI/kube-scheduler.crt" "client-key: $K8S_PKI/kube-scheduler.key"
 }
 
 # sched_ns_start NAME CONFIG incluster|SCHEDULER-CONF: kube-scheduler with
