@@ -576,6 +576,7 @@ target "simulate, $sim_nodes nodes × $sim_pods pods × 4 strategies: ≤ 10 s e
 target "simulate: max RSS ≤ 2 × the input size" \
     "$sim_rss_ratio × ($sim_rss MiB for $sim_input_mib MiB)" "$(ok holds "$sim_rss_ratio" le 2)" ""
 
+sed -n '/^<!-- bench-scheduler: begin/,/^<!-- bench-scheduler: end -->$/p' "$out" >"$tmp/scheduler-section" 2>/dev/null || true
 {
     cat <<EOF
 # Performance
@@ -699,11 +700,12 @@ EOF
 
 EOF
     cat bench/analysis.md
-    # kube-scheduler's throughput, from the last make bench-scheduler
-    # (bench/scheduler_doc.sh): kept across make bench runs.
-    if [ -s bench/scheduler-throughput.md ]; then
+    # kube-scheduler's throughput, written by make bench-scheduler
+    # (bench/scheduler_doc.sh) between its markers: kept from the file this
+    # run replaces.
+    if [ -s "$tmp/scheduler-section" ]; then
         echo
-        cat bench/scheduler-throughput.md
+        cat "$tmp/scheduler-section"
     fi
 } >"$out"
 echo "wrote $out" >&2

@@ -1,16 +1,17 @@
 #!/bin/bash
 # Puts the tables of the last `make bench-scheduler` (build/bench/scheduler-VERSION.md, one per
 # release), between bench/scheduler-intro.md and bench/scheduler-analysis.md (by hand, from
-# the recorded run), into bench/scheduler-throughput.md and into the section of docs/performance.md
-# between its two markers, so that the figures stand beside make bench's without a rerun of it
-# (bench/run.sh, which writes docs/performance.md anew, appends bench/scheduler-throughput.md).
+# the recorded run), into the section of docs/performance.md between its two markers, so that
+# the figures stand beside make bench's without a rerun of it (bench/run.sh, which writes
+# docs/performance.md anew, keeps that section).
 #
 #   bench/scheduler_doc.sh VERSION...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { echo "usage: bench/scheduler_doc.sh VERSION..." >&2; exit 2; }
 doc=docs/performance.md
-section=bench/scheduler-throughput.md
+section=$(mktemp)
+trap 'rm -f "$section"' EXIT
 begin='<!-- bench-scheduler: begin (bench/scheduler_doc.sh writes this section) -->'
 end='<!-- bench-scheduler: end -->'
 for v in "$@"; do
@@ -39,4 +40,4 @@ if grep -qF "$begin" "$doc"; then
 else
     { echo; cat "$section"; } >>"$doc"
 fi
-echo "wrote $section and its section of $doc" >&2
+echo "wrote the bench-scheduler section of $doc" >&2
