@@ -54,10 +54,11 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -I$(B)/gen $(OPTFLAGS) $(WARN) $(HARDEN)
 ALL_LDFLAGS = -pie -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack $(SANLD) $(LDFLAGS)
 LIBS = $(DEPLIBS) -lpthread -lm
 
-LIB_SRCS  = $(wildcard base/*.c scoring/*.c config/*.c kube/*.c) \
-            $(filter-out server/cli/main.c,$(wildcard server/*/*.c))
+# The product's rooms, from the one file that names them (docs/architecture.md).
+ROOMS    := $(shell awk '!/^\#/ && NF { print $$1 }' scripts/architecture.rules)
+LIB_SRCS  = $(filter-out cli/main.c,$(foreach r,$(ROOMS),$(wildcard $(r)/*.c)))
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/obj/%.o)
-MAIN_OBJ  = $(B)/obj/server/cli/main.o
+MAIN_OBJ  = $(B)/obj/cli/main.o
 TEST_SRCS = $(filter-out tests/fuzz/% tests/cluster/% tests/oracle/%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
 TEST_OBJS = $(TEST_SRCS:%.c=$(B)/obj/%.o)
 BIN       = $(B)/cpu-extender
@@ -125,8 +126,8 @@ $(B)/bench-driver: $(B)/obj/bench/driver.o $(B)/obj/bench/measure.o $(SUPPORT_OB
 $(B)/bench-once: $(B)/obj/bench/once.o $(B)/obj/bench/measure.o $(SUPPORT_OBJS) $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
 
-# The simulation engine alone: scoring/ only, no decoding (bench/sim_engine.c).
-$(B)/bench-sim: $(B)/obj/bench/sim_engine.o $(filter $(B)/obj/scoring/%,$(LIB_OBJS))
+# The simulation engine alone: placement/ and scoring/ only, no decoding (bench/sim_engine.c).
+$(B)/bench-sim: $(B)/obj/bench/sim_engine.o $(filter $(B)/obj/scoring/% $(B)/obj/placement/%,$(LIB_OBJS))
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) -lpthread -lm
 
 # The differential test against Kubernetes' own code (tests/oracle/README.md):
@@ -272,7 +273,7 @@ lint: lint-deps $(BIN)
 	clang-format --dry-run -Werror $(C_FILES)
 	cppcheck -q --enable=warning,style,performance,portability --std=c11 --library=posix \
 	    --inline-suppr --suppress=missingIncludeSystem --error-exitcode=1 -I. \
-	    base scoring config server kube
+	    $(ROOMS)
 	scripts/lint-architecture.sh $(B)/obj
 	CFLAGS="-I$(B)/gen $(DEPCFLAGS)" scripts/lint-headers.sh
 

@@ -1,5 +1,5 @@
 /*
- * bench-sim: times the simulation engine (scoring/simulate.h) alone, on a
+ * bench-sim: times the simulation engine (placement/simulate.h) alone, on a
  * generated cluster, without any decoding.
  *
  *   bench-sim [NODES [PODS [WORKLOADS [THREADS [ORDER]]]]]
@@ -26,7 +26,7 @@
 #include <time.h>
 
 #include "bench/rng.h"
-#include "scoring/simulate.h"
+#include "placement/simulate.h"
 
 #define GI (1024LL * 1024 * 1024)
 #define MI (1024LL * 1024)
@@ -55,40 +55,40 @@ static const struct pool pools[] = {
 
 static const char *const zones[] = {"zone-a", "zone-b", "zone-c"};
 
-static struct score_taint gpu_taint = {"nvidia.com/gpu", "true", SCORE_EFFECT_NO_SCHEDULE};
-static struct score_taint cp_taint = {"node-role.kubernetes.io/control-plane", "",
-                                      SCORE_EFFECT_NO_SCHEDULE};
-static struct score_taint not_ready[2] = {
-    {SCORE_TAINT_NOT_READY, "", SCORE_EFFECT_NO_SCHEDULE},
-    {SCORE_TAINT_NOT_READY, "", SCORE_EFFECT_NO_EXECUTE},
+static struct place_taint gpu_taint = {"nvidia.com/gpu", "true", PLACE_EFFECT_NO_SCHEDULE};
+static struct place_taint cp_taint = {"node-role.kubernetes.io/control-plane", "",
+                                      PLACE_EFFECT_NO_SCHEDULE};
+static struct place_taint not_ready[2] = {
+    {PLACE_TAINT_NOT_READY, "", PLACE_EFFECT_NO_SCHEDULE},
+    {PLACE_TAINT_NOT_READY, "", PLACE_EFFECT_NO_EXECUTE},
 };
-static struct score_taint cordoned = {SCORE_TAINT_UNSCHEDULABLE, "", SCORE_EFFECT_NO_SCHEDULE};
+static struct place_taint cordoned = {PLACE_TAINT_UNSCHEDULABLE, "", PLACE_EFFECT_NO_SCHEDULE};
 
 /* Default tolerations every pod read back from the API has. */
-static const struct score_toleration default_tol[2] = {
-    {SCORE_TAINT_NOT_READY, SCORE_TOLERATION_EXISTS, "", SCORE_EFFECT_NO_EXECUTE},
-    {SCORE_TAINT_UNREACHABLE, SCORE_TOLERATION_EXISTS, "", SCORE_EFFECT_NO_EXECUTE},
+static const struct place_toleration default_tol[2] = {
+    {PLACE_TAINT_NOT_READY, PLACE_TOLERATION_EXISTS, "", PLACE_EFFECT_NO_EXECUTE},
+    {PLACE_TAINT_UNREACHABLE, PLACE_TOLERATION_EXISTS, "", PLACE_EFFECT_NO_EXECUTE},
 };
-static const struct score_toleration gpu_tol[3] = {
-    {SCORE_TAINT_NOT_READY, SCORE_TOLERATION_EXISTS, "", SCORE_EFFECT_NO_EXECUTE},
-    {SCORE_TAINT_UNREACHABLE, SCORE_TOLERATION_EXISTS, "", SCORE_EFFECT_NO_EXECUTE},
-    {"nvidia.com/gpu", SCORE_TOLERATION_EQUAL, "true", SCORE_EFFECT_NO_SCHEDULE},
+static const struct place_toleration gpu_tol[3] = {
+    {PLACE_TAINT_NOT_READY, PLACE_TOLERATION_EXISTS, "", PLACE_EFFECT_NO_EXECUTE},
+    {PLACE_TAINT_UNREACHABLE, PLACE_TOLERATION_EXISTS, "", PLACE_EFFECT_NO_EXECUTE},
+    {"nvidia.com/gpu", PLACE_TOLERATION_EQUAL, "true", PLACE_EFFECT_NO_SCHEDULE},
 };
 
 static const char *const two_zones[] = {"zone-a", "zone-b"};
 static const char *const big_types[] = {"m6i.8xlarge"};
-static const struct score_requirement zone_in = {"topology.kubernetes.io/zone", SCORE_OP_IN,
+static const struct place_requirement zone_in = {"topology.kubernetes.io/zone", PLACE_OP_IN,
                                                  two_zones, 2};
-static const struct score_requirement not_big[2] = {
-    {"topology.kubernetes.io/zone", SCORE_OP_IN, two_zones, 2},
-    {"node.kubernetes.io/instance-type", SCORE_OP_NOT_IN, big_types, 1},
+static const struct place_requirement not_big[2] = {
+    {"topology.kubernetes.io/zone", PLACE_OP_IN, two_zones, 2},
+    {"node.kubernetes.io/instance-type", PLACE_OP_NOT_IN, big_types, 1},
 };
-static const struct score_selector_term zone_term = {&zone_in, 1, NULL, 0};
-static const struct score_selector_term not_big_term = {not_big, 2, NULL, 0};
-static const struct score_label sel_amd64 = {"kubernetes.io/arch", "amd64"};
-static const struct score_label sel_arm64 = {"kubernetes.io/arch", "arm64"};
-static const struct score_label sel_gpu = {"pool", "gpu"};
-static const struct score_label sel_memory = {"pool", "memory"};
+static const struct place_selector_term zone_term = {&zone_in, 1, NULL, 0};
+static const struct place_selector_term not_big_term = {not_big, 2, NULL, 0};
+static const struct place_label sel_amd64 = {"kubernetes.io/arch", "amd64"};
+static const struct place_label sel_arm64 = {"kubernetes.io/arch", "arm64"};
+static const struct place_label sel_gpu = {"pool", "gpu"};
+static const struct place_label sel_memory = {"pool", "memory"};
 
 static int64_t pick_cpu(void)
 {
@@ -105,7 +105,7 @@ static int64_t pick_mem(void)
 
 /* Node @i of the cluster: a pool by its share, kubelet-like labels, the
  * pool's taint, 1 % cordoned and 1 % NotReady, 20-60 % requested already. */
-static void gen_nodes(size_t n_nodes, struct score_sim_node *nodes, struct score_label *labels,
+static void gen_nodes(size_t n_nodes, struct place_sim_node *nodes, struct place_label *labels,
                       char *names)
 {
     for (size_t i = 0; i < n_nodes; i++) {
@@ -117,18 +117,18 @@ static void gen_nodes(size_t n_nodes, struct score_sim_node *nodes, struct score
         char *name = names + 32 * i;
         snprintf(name, 32, "ip-10-%u-%u-%u.ec2", (unsigned)(i / 250 % 1000), (unsigned)(i % 250),
                  pick(1000));
-        struct score_label *l = labels + 9 * i;
-        l[0] = (struct score_label){"kubernetes.io/hostname", name};
-        l[1] = (struct score_label){"kubernetes.io/arch", pl->arch};
-        l[2] = (struct score_label){"kubernetes.io/os", "linux"};
-        l[3] = (struct score_label){"topology.kubernetes.io/zone", zones[pick(3)]};
-        l[4] = (struct score_label){"topology.kubernetes.io/region", "eu-west-1"};
-        l[5] = (struct score_label){"node.kubernetes.io/instance-type", pl->type};
-        l[6] = (struct score_label){"pool", pl->name};
+        struct place_label *l = labels + 9 * i;
+        l[0] = (struct place_label){"kubernetes.io/hostname", name};
+        l[1] = (struct place_label){"kubernetes.io/arch", pl->arch};
+        l[2] = (struct place_label){"kubernetes.io/os", "linux"};
+        l[3] = (struct place_label){"topology.kubernetes.io/zone", zones[pick(3)]};
+        l[4] = (struct place_label){"topology.kubernetes.io/region", "eu-west-1"};
+        l[5] = (struct place_label){"node.kubernetes.io/instance-type", pl->type};
+        l[6] = (struct place_label){"pool", pl->name};
         l[7] =
-            (struct score_label){"eks.amazonaws.com/capacityType", pick(4) ? "ON_DEMAND" : "SPOT"};
-        l[8] = (struct score_label){"beta.kubernetes.io/arch", pl->arch};
-        struct score_sim_node *n = &nodes[i];
+            (struct place_label){"eks.amazonaws.com/capacityType", pick(4) ? "ON_DEMAND" : "SPOT"};
+        l[8] = (struct place_label){"beta.kubernetes.io/arch", pl->arch};
+        struct place_sim_node *n = &nodes[i];
         n->facts.name = name;
         n->facts.labels = l;
         n->facts.n_labels = 9;
@@ -178,7 +178,7 @@ static void gen_replicas(size_t n_work, size_t n_pods, size_t *replicas)
 }
 
 /* One workload's pod: its request (some BestEffort), priority and constraints. */
-static void gen_workload(struct score_sim_pod *p)
+static void gen_workload(struct place_sim_pod *p)
 {
     int64_t cpu = pick_cpu(), mem = pick_mem();
     p->request.real[SCORE_CPU] = pick(10) ? cpu : 0; /* some BestEffort-ish */
@@ -228,8 +228,8 @@ static void gen_workload(struct score_sim_pod *p)
 
 /* The pods in queue order: replicas of each workload, shuffled unless
  * @grouped; with @unique every pod's request differs (no shape repeats). */
-static void gen_pods(const struct score_sim_pod *work, size_t n_work, const size_t *replicas,
-                     uint32_t *slot, struct score_sim_pod *pods, size_t n_pods, int grouped,
+static void gen_pods(const struct place_sim_pod *work, size_t n_work, const size_t *replicas,
+                     uint32_t *slot, struct place_sim_pod *pods, size_t n_pods, int grouped,
                      int unique)
 {
     size_t k = 0;
@@ -257,7 +257,7 @@ static void gen_pods(const struct score_sim_pod *work, size_t n_work, const size
     }
 }
 
-static void report(struct score_sim *sim, struct score_sim_result res[4], size_t n_nodes,
+static void report(struct place_sim *sim, struct place_sim_result res[4], size_t n_nodes,
                    size_t n_pods, size_t n_work, unsigned threads, const char *mode,
                    double seconds[3])
 {
@@ -268,7 +268,7 @@ static void report(struct score_sim *sim, struct score_sim_result res[4], size_t
     printf("nodes %zu pods %zu workloads %zu threads %u %s\n", n_nodes, n_pods, n_work, threads,
            mode);
     size_t n_classes, n_shapes;
-    score_sim_groups(sim, &n_classes, &n_shapes);
+    place_sim_groups(sim, &n_classes, &n_shapes);
     printf("constraint classes %zu, shapes %zu\n", n_classes, n_shapes);
     printf("prepare %.3f s  run (4 strategies) %.3f s  total %.3f s\n", t1 - t0, t2 - t1, t2 - t0);
     size_t peak = 0;
@@ -277,18 +277,18 @@ static void report(struct score_sim *sim, struct score_sim_result res[4], size_t
     printf(
         "engine memory: prepared %.1f MiB, runs' peaks summed %.1f MiB; max RSS %.1f MiB "
         "(input structs %.1f MiB)\n",
-        (double)score_sim_bytes(sim) / MI, (double)peak / MI, (double)ru.ru_maxrss / 1024,
-        (double)(n_nodes * (sizeof(struct score_sim_node) + 9 * sizeof(struct score_label) + 32) +
-                 n_pods * sizeof(struct score_sim_pod)) /
+        (double)place_sim_bytes(sim) / MI, (double)peak / MI, (double)ru.ru_maxrss / 1024,
+        (double)(n_nodes * (sizeof(struct place_sim_node) + 9 * sizeof(struct place_label) + 32) +
+                 n_pods * sizeof(struct place_sim_pod)) /
             MI);
     for (int i = 0; i < 4; i++) {
-        const struct score_sim_summary *s = &res[i].summary;
+        const struct place_sim_summary *s = &res[i].summary;
         printf("%-8s placed %zu not %zu nodes used %zu cpu ratio min %.3f max %.3f mean %.3f "
                "cv %.4f stranded cpu %lldm on %zu nodes\n",
                score_strategy_name(res[i].strategy), s->placed, s->not_placed, s->nodes_used,
                s->ratio[SCORE_CPU].min, s->ratio[SCORE_CPU].max, s->ratio[SCORE_CPU].mean,
                s->ratio[SCORE_CPU].cv, (long long)s->stranded[SCORE_CPU], s->stranded_nodes);
-        score_sim_result_destroy(&res[i]);
+        place_sim_result_destroy(&res[i]);
     }
 }
 
@@ -303,11 +303,11 @@ int main(int argc, char **argv)
     if (n_work == 0)
         n_work = 1;
 
-    struct score_sim_node *nodes = calloc(n_nodes, sizeof(*nodes));
-    struct score_label *labels = calloc(n_nodes * 9, sizeof(*labels));
+    struct place_sim_node *nodes = calloc(n_nodes, sizeof(*nodes));
+    struct place_label *labels = calloc(n_nodes * 9, sizeof(*labels));
     char *names = calloc(n_nodes, 32);
-    struct score_sim_pod *pods = calloc(n_pods, sizeof(*pods));
-    struct score_sim_pod *work = calloc(n_work, sizeof(*work));
+    struct place_sim_pod *pods = calloc(n_pods, sizeof(*pods));
+    struct place_sim_pod *work = calloc(n_work, sizeof(*work));
     size_t *replicas = calloc(n_work, sizeof(*replicas));
     uint32_t *slot = calloc(n_pods, sizeof(*slot));
     if (nodes == NULL || labels == NULL || names == NULL || pods == NULL || work == NULL ||
@@ -320,25 +320,25 @@ int main(int argc, char **argv)
         gen_workload(&work[w]);
     gen_pods(work, n_work, replicas, slot, pods, n_pods, grouped, unique);
 
-    struct score_sim_input in = {
+    struct place_sim_input in = {
         .nodes = nodes,
         .n_nodes = n_nodes,
         .pods = pods,
         .n_pods = n_pods,
         .params = {.weight = {3, 1}, .target_percent = 60, .threshold_percent = {100, 100}},
     };
-    struct score_sim *sim;
+    struct place_sim *sim;
     double t0 = now();
-    if (score_sim_new(&in, &sim) != 0)
+    if (place_sim_new(&in, &sim) != 0)
         return 1;
     double t1 = now();
     const enum score_strategy all[4] = {SCORE_SPREAD, SCORE_PACK, SCORE_BALANCED, SCORE_TARGET};
-    struct score_sim_result res[4];
-    if (score_sim_run_all(sim, all, 4, threads, res) != 0)
+    struct place_sim_result res[4];
+    if (place_sim_run_all(sim, all, 4, threads, res) != 0)
         return 1;
     double t2 = now();
     report(sim, res, n_nodes, n_pods, n_work, threads, mode, (double[3]){t0, t1, t2});
-    score_sim_free(sim);
+    place_sim_free(sim);
     free(slot);
     free(replicas);
     free(work);

@@ -23,8 +23,7 @@ field() { # ROOM N: the Nth column of the room's line (3 = folders, after | = li
         else { s = ""; for (i = 3; i in w; i++) s = s " " w[i]; print s } }' "$rules"
 }
 
-files=$(git ls-files -co --exclude-standard 'base/*.[ch]' 'scoring/*.[ch]' 'config/*.[ch]' \
-    'kube/*.[ch]' 'server/*/*.[ch]' | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+files=$(scripts/product-files.sh)
 
 # 1. includes
 for f in $files; do

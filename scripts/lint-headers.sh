@@ -5,8 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 fail=0
-for h in $(git ls-files -co --exclude-standard 'base/*.h' 'scoring/*.h' 'config/*.h' 'kube/*.h' \
-    'server/*/*.h'); do
+for h in $(scripts/product-files.sh h); do
     [ -f "$h" ] || continue
     want=$(echo "$h" | tr 'a-z/.' 'A-Z__')
     grep -q "^#ifndef $want\$" "$h" || { echo "$h: include guard is not $want" >&2; fail=1; }

@@ -3,7 +3,7 @@
 # same cluster (nodes with taints, a cordon, labels, a pod cap, pods
 # bound already) and the same pods, in the same order, placed by
 # kube-scheduler with a profile made of the plugins our placement model
-# implements (scoring/constraints.h) and by simulate.
+# implements (placement/constraints.h) and by simulate.
 #
 # The profile. Filters: NodeName, NodeUnschedulable, TaintToleration,
 # NodeAffinity and NodeResourcesFit (with the PreFilters of the last two,

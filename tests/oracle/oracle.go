@@ -595,17 +595,17 @@ func (o *oracle) constraints(f []string) (string, string) {
 	state := framework.NewCycleState()
 	result, st := o.affinity.PreFilter(o.ctx, state, pod, []fwk.NodeInfo{ni})
 	if !st.IsSuccess() && !st.IsSkip() {
-		// SCORE_RULE_PREFILTER, SCORE_REASON_AFFINITY_CONFLICT: no node at all
+		// PLACE_RULE_PREFILTER, PLACE_REASON_AFFINITY_CONFLICT: no node at all
 		return "rule 1 reasons 1 taint -1", ""
 	}
 	if result != nil && !result.AllNodes() && !result.NodeNames.Has(node.Name) {
-		// SCORE_REASON_PREFILTER_AFFINITY: outside the node names
+		// PLACE_REASON_PREFILTER_AFFINITY: outside the node names
 		return "rule 1 reasons 2 taint -1", ""
 	}
 	for i, pl := range o.filters {
 		if s := pl.Filter(o.ctx, state, pod, ni); !s.IsSuccess() {
-			// SCORE_RULE_UNSCHEDULABLE, NODE_NAME, TAINT, NODE_AFFINITY and
-			// their reasons SCORE_REASON_UNSCHEDULABLE .. NODE_AFFINITY.
+			// PLACE_RULE_UNSCHEDULABLE, NODE_NAME, TAINT, NODE_AFFINITY and
+			// their reasons PLACE_REASON_UNSCHEDULABLE .. NODE_AFFINITY.
 			rule, reason := 2+i, 2+i
 			t := -1
 			if i == 2 {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scoring/constraints.h"
+#include "placement/constraints.h"
 #include "scoring/podreq.h"
 #include "scoring/quantity.h"
 #include "scoring/strategy.h"
@@ -255,15 +255,15 @@ static size_t items(char *s, char **out)
 }
 
 struct constraints_buf {
-    struct score_label labels[MAX_ITEMS], selector[MAX_ITEMS];
-    struct score_taint taints[MAX_ITEMS];
-    struct score_toleration tolerations[MAX_ITEMS];
-    struct score_selector_term terms[MAX_ITEMS];
-    struct score_requirement exprs[MAX_ITEMS][MAX_ITEMS], fields[MAX_ITEMS][MAX_ITEMS];
+    struct place_label labels[MAX_ITEMS], selector[MAX_ITEMS];
+    struct place_taint taints[MAX_ITEMS];
+    struct place_toleration tolerations[MAX_ITEMS];
+    struct place_selector_term terms[MAX_ITEMS];
+    struct place_requirement exprs[MAX_ITEMS][MAX_ITEMS], fields[MAX_ITEMS][MAX_ITEMS];
     const char *values[MAX_ITEMS][2 * MAX_ITEMS][8];
 };
 
-static bool labels(char *s, struct score_label *out, size_t *n)
+static bool labels(char *s, struct place_label *out, size_t *n)
 {
     char *it[MAX_ITEMS];
     *n = items(s, it);
@@ -278,7 +278,7 @@ static bool labels(char *s, struct score_label *out, size_t *n)
 
 static bool term(char *s, struct constraints_buf *b, size_t t)
 {
-    struct score_selector_term *term = &b->terms[t];
+    struct place_selector_term *term = &b->terms[t];
     size_t k = 0;
 
     memset(term, 0, sizeof(*term));
@@ -291,11 +291,11 @@ static bool term(char *s, struct constraints_buf *b, size_t t)
         /* Each kind has MAX_ITEMS slots of its own. */
         if ((expr ? term->n_match_expressions : term->n_match_fields) >= MAX_ITEMS)
             return false;
-        struct score_requirement *r = expr ? &b->exprs[t][term->n_match_expressions++]
+        struct place_requirement *r = expr ? &b->exprs[t][term->n_match_expressions++]
                                            : &b->fields[t][term->n_match_fields++];
         char *p = req + 1;
         char *key = cut(&p, "="), *op = cut(&p, "="), *count = cut(&p, "=");
-        if (p == NULL || score_selector_op_parse(op, &r->op) != 0)
+        if (p == NULL || place_selector_op_parse(op, &r->op) != 0)
             return false;
         r->key = key;
         r->n_values = (size_t)atoi(count);
@@ -311,9 +311,9 @@ static bool term(char *s, struct constraints_buf *b, size_t t)
 static void answer_constraints(char *rest)
 {
     static struct constraints_buf b;
-    struct score_pod_constraints pod;
-    struct score_node_facts node;
-    struct score_judgement j;
+    struct place_pod_constraints pod;
+    struct place_node_facts node;
+    struct place_judgement j;
     char *f[8], *it[MAX_ITEMS];
 
     memset(&pod, 0, sizeof(pod));
@@ -330,7 +330,7 @@ static void answer_constraints(char *rest)
     for (size_t i = 0; i < node.n_taints; i++) {
         b.taints[i].key = cut(&it[i], "=");
         b.taints[i].value = cut(&it[i], ":");
-        if (it[i] == NULL || score_taint_effect_parse(it[i], false, &b.taints[i].effect) != 0)
+        if (it[i] == NULL || place_taint_effect_parse(it[i], false, &b.taints[i].effect) != 0)
             goto bad;
     }
     node.taints = b.taints;
@@ -349,16 +349,16 @@ static void answer_constraints(char *rest)
     }
     pod.n_tolerations = items(f[7], it);
     for (size_t i = 0; i < pod.n_tolerations; i++) {
-        struct score_toleration *t = &b.tolerations[i];
+        struct place_toleration *t = &b.tolerations[i];
         t->key = cut(&it[i], "=");
         const char *op = cut(&it[i], "=");
         t->value = cut(&it[i], ":");
-        if (it[i] == NULL || score_toleration_op_parse(op, &t->op) != 0 ||
-            score_taint_effect_parse(it[i], true, &t->effect) != 0)
+        if (it[i] == NULL || place_toleration_op_parse(op, &t->op) != 0 ||
+            place_taint_effect_parse(it[i], true, &t->effect) != 0)
             goto bad;
     }
     pod.tolerations = b.tolerations;
-    score_judge_static(&pod, &node, &j);
+    place_judge_static(&pod, &node, &j);
     printf("rule %d reasons %u taint %d\n", (int)j.rule, j.reasons,
            j.taint != NULL ? (int)(j.taint - node.taints) : -1);
     return;

@@ -1,0 +1,269 @@
+/*
+ * One run of the simulation (place_sim_run): the pods in placement order,
+ * each given the best node of its shape's max-tree (see the Cost paragraph
+ * of placement/simulate.h), the node charged with it, and the node marked
+ * dirty in every shape that admits it.
+ */
+#include "placement/simulate.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scoring/placement.h"
+#include "placement/sim_prepared.h"
+#include "placement/sim_summary.h"
+
+/* A shape's tree while it has pods to come. */
+struct shape_tree {
+    uint32_t *tree; /* 2n keys (index 1 the root, n..2n-1 the leaves); NULL: not built */
+    uint32_t *dirty_list;
+    uint8_t *dirty;
+    uint32_t n, n_dirty;
+    uint32_t counts[SIM_RESOURCE_REASONS]; /* admitted nodes rejected per resource reason text */
+};
+
+struct run {
+    const struct place_sim *sim;
+    struct score_params params;
+    struct place_node_facts *facts; /* by position */
+    struct score_node *res;         /* by position */
+    struct shape_tree *rt;
+    size_t bytes, peak;
+};
+
+static void account(struct run *r, size_t add)
+{
+    r->bytes += add;
+    if (r->bytes > r->peak)
+        r->peak = r->bytes;
+}
+
+static uint32_t resource_reason_bits(unsigned reasons)
+{
+    uint32_t bits = 0;
+    for (int d = 0; d < SIM_RESOURCE_REASONS; d++)
+        if (reasons & (1u << sim_resource_reason_of[d]))
+            bits |= 1u << d;
+    return bits;
+}
+
+static void count(struct shape_tree *rt, uint32_t key, int sign)
+{
+    if (key >= SIM_KEY_FITS)
+        return;
+    for (int d = 0; d < SIM_RESOURCE_REASONS; d++)
+        if (key & (1u << d))
+            rt->counts[d] += (uint32_t)sign;
+}
+
+/* The key of node @pos, leaf @leaf of shape @sh, in the current state: the
+ * resource rules, then the value, with the functions the service uses. */
+static uint32_t leaf_key(const struct run *r, const struct sim_shape *sh, uint32_t leaf,
+                         uint32_t pos)
+{
+    struct place_judgement j;
+    struct score_explain ex;
+
+    place_judge_resources(&sh->req, &r->facts[pos], &r->res[pos], r->params.threshold_percent, &j);
+    if (j.rule != PLACE_RULE_NONE)
+        return resource_reason_bits(j.reasons);
+    score_node_value(&r->params, &r->res[pos], &sh->req, &ex);
+    int v = ex.value < 0 ? 0 : ex.value > SCORE_MAX_VALUE ? SCORE_MAX_VALUE : ex.value;
+    return ((uint32_t)(v + 1) << 24) | (SIM_KEY_LEAF - leaf);
+}
+
+static uint32_t max_u32(uint32_t a, uint32_t b)
+{
+    return a > b ? a : b;
+}
+
+static int build(struct run *r, uint32_t s)
+{
+    const struct place_sim *sim = r->sim;
+    const struct sim_shape *sh = &sim->shapes[s];
+    const struct sim_class *c = &sim->classes[sh->cls];
+    struct shape_tree *rt = &r->rt[s];
+    uint32_t n = c->n_elig;
+    size_t size = (2 * (size_t)n + 2 + n) * sizeof(uint32_t) + n + 1;
+
+    uint32_t *block = malloc(size);
+    if (block == NULL)
+        return -ENOMEM;
+    account(r, size);
+    rt->tree = block;
+    rt->dirty_list = block + 2 * (size_t)n + 2;
+    rt->dirty = (uint8_t *)(rt->dirty_list + n);
+    memset(rt->dirty, 0, n + 1);
+    rt->n = n;
+    rt->n_dirty = 0;
+    memset(rt->counts, 0, sizeof(rt->counts));
+    rt->tree[0] = rt->tree[1] = 0;
+    for (uint32_t leaf = 0; leaf < n; leaf++) {
+        uint32_t key = leaf_key(r, sh, leaf, sim->eligible[c->elig_off + leaf]);
+        rt->tree[n + leaf] = key;
+        count(rt, key, 1);
+    }
+    for (uint32_t i = n - 1; n > 1 && i >= 1; i--)
+        rt->tree[i] = max_u32(rt->tree[2 * i], rt->tree[2 * i + 1]);
+    return 0;
+}
+
+static void release(struct run *r, uint32_t s)
+{
+    struct shape_tree *rt = &r->rt[s];
+    r->bytes -= (2 * (size_t)rt->n + 2 + rt->n) * sizeof(uint32_t) + rt->n + 1;
+    free(rt->tree);
+    rt->tree = NULL;
+    rt->dirty_list = NULL;
+    rt->dirty = NULL;
+}
+
+/* Recomputes the dirty leaves of shape @s: along their paths when few, or
+ * every inner key when that is cheaper. */
+static void sync(struct run *r, uint32_t s)
+{
+    const struct place_sim *sim = r->sim;
+    const struct sim_shape *sh = &sim->shapes[s];
+    const uint32_t *elig = sim->eligible + sim->classes[sh->cls].elig_off;
+    struct shape_tree *rt = &r->rt[s];
+    uint32_t n = rt->n, depth = 1;
+
+    if (rt->n_dirty == 0)
+        return;
+    while ((1u << depth) < n)
+        depth++;
+    bool rebuild = (size_t)rt->n_dirty * depth >= n;
+    for (uint32_t d = 0; d < rt->n_dirty; d++) {
+        uint32_t leaf = rt->dirty_list[d], i = n + leaf;
+        uint32_t key = leaf_key(r, sh, leaf, elig[leaf]);
+        rt->dirty[leaf] = 0;
+        count(rt, rt->tree[i], -1);
+        count(rt, key, 1);
+        rt->tree[i] = key;
+        if (rebuild)
+            continue;
+        for (i /= 2; i >= 1; i /= 2) {
+            uint32_t m = max_u32(rt->tree[2 * i], rt->tree[2 * i + 1]);
+            if (rt->tree[i] == m)
+                break;
+            rt->tree[i] = m;
+        }
+    }
+    if (rebuild)
+        for (uint32_t i = n - 1; n > 1 && i >= 1; i--)
+            rt->tree[i] = max_u32(rt->tree[2 * i], rt->tree[2 * i + 1]);
+    rt->n_dirty = 0;
+}
+
+/* Binds the pod of shape @sh to node @pos and marks the node dirty in every
+ * live shape that admits it. */
+static void place(struct run *r, const struct sim_shape *sh, uint32_t pos)
+{
+    const struct place_sim *sim = r->sim;
+
+    place_sim_add_sat(&r->facts[pos].pods, 1);
+    for (int k = 0; k < SCORE_NRES; k++) {
+        place_sim_add_sat(&r->facts[pos].requested[k], sh->req.real[k]);
+        place_sim_add_sat(&r->res[pos].used[k], sh->req.real[k]);
+        place_sim_add_sat(&r->res[pos].used_non_zero[k], sh->req.non_zero[k]);
+    }
+    for (uint32_t l = sim->link_off[pos]; l < sim->link_off[pos + 1]; l++) {
+        const struct sim_node_link *link = &sim->links[l];
+        const struct sim_class *c = &sim->classes[link->cls];
+        for (uint32_t k = 0; k < c->n_shapes; k++) {
+            struct shape_tree *rt = &r->rt[sim->class_shapes[c->shape_off + k]];
+            if (rt->tree == NULL || rt->dirty[link->leaf])
+                continue;
+            rt->dirty[link->leaf] = 1;
+            rt->dirty_list[rt->n_dirty++] = link->leaf;
+        }
+    }
+}
+
+int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct place_sim_result *out)
+{
+    size_t nn = sim->in.n_nodes, np = sim->in.n_pods;
+    struct run r = {.sim = sim, .params = sim->in.params};
+    uint32_t(*resource_reasons)[SIM_RESOURCE_REASONS] = NULL;
+    int rc = -ENOMEM;
+
+    memset(out, 0, sizeof(*out));
+    out->strategy = s;
+    r.params.strategy = s;
+    r.facts = malloc((nn + 1) * sizeof(*r.facts));
+    r.res = malloc((nn + 1) * sizeof(*r.res));
+    r.rt = calloc(sim->n_shapes + 1, sizeof(*r.rt));
+    resource_reasons = calloc(np + 1, sizeof(*resource_reasons));
+    out->pods = calloc(np + 1, sizeof(*out->pods));
+    out->nodes = calloc(nn + 1, sizeof(*out->nodes));
+    if (r.facts == NULL || r.res == NULL || r.rt == NULL || resource_reasons == NULL ||
+        out->pods == NULL || out->nodes == NULL)
+        goto out_free;
+    account(&r, (nn + 1) * (sizeof(*r.facts) + sizeof(*r.res)) +
+                    (sim->n_shapes + 1) * sizeof(*r.rt) + (np + 1) * sizeof(*resource_reasons));
+    for (size_t pos = 0; pos < nn; pos++) {
+        r.facts[pos] = sim->in.nodes[sim->by_name[pos]].facts;
+        r.res[pos] = sim->in.nodes[sim->by_name[pos]].res;
+    }
+
+    for (uint32_t k = 0; k < np; k++) {
+        uint32_t pod = sim->order[k], si = sim->pod_shape[pod];
+        const struct sim_shape *sh = &sim->shapes[si];
+        struct shape_tree *rt = &r.rt[si];
+        struct place_sim_placement *pl = &out->pods[pod];
+
+        if (rt->tree == NULL) {
+            if (build(&r, si) != 0)
+                goto out_free;
+        } else {
+            sync(&r, si);
+        }
+        uint32_t root = rt->n > 0 ? rt->tree[1] : 0;
+        if (root >= SIM_KEY_FITS) {
+            const struct sim_class *c = &sim->classes[sh->cls];
+            uint32_t leaf = SIM_KEY_LEAF - (root & SIM_KEY_LEAF);
+            uint32_t pos = sim->eligible[c->elig_off + leaf];
+            struct score_explain ex;
+            score_node_value(&r.params, &r.res[pos], &sh->req, &ex);
+            score_finish(&r.params, &ex, 1);
+            pl->node = (int32_t)sim->by_name[pos];
+            pl->value = ex.value;
+            pl->score = ex.score;
+            place(&r, sh, pos);
+        } else {
+            pl->node = -1;
+            memcpy(resource_reasons[pod], rt->counts, sizeof(resource_reasons[pod]));
+        }
+        if (sh->last == k)
+            release(&r, si);
+    }
+    if (place_sim_collect_reasons(sim, (const uint32_t(*)[SIM_RESOURCE_REASONS])resource_reasons,
+                                  out) != 0)
+        goto out_free;
+    struct place_sim_end end = {r.facts, r.res, r.params.threshold_percent};
+    place_sim_summarise(sim, &end, out);
+    out->peak_bytes = r.peak;
+    rc = 0;
+
+out_free:
+    for (size_t si = 0; r.rt != NULL && si < sim->n_shapes; si++)
+        if (r.rt[si].tree != NULL)
+            release(&r, (uint32_t)si);
+    free(r.rt);
+    free(resource_reasons);
+    free(r.res);
+    free(r.facts);
+    if (rc != 0)
+        place_sim_result_destroy(out);
+    return rc;
+}
+
+void place_sim_result_destroy(struct place_sim_result *r)
+{
+    free(r->pods);
+    free(r->reasons);
+    free(r->nodes);
+    memset(r, 0, sizeof(*r));
+}

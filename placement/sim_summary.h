@@ -1,0 +1,31 @@
+/* What one run of the simulation comes to (sim_prepared.h). */
+#ifndef PLACEMENT_SIM_SUMMARY_H
+#define PLACEMENT_SIM_SUMMARY_H
+
+#include <stdint.h>
+
+#include "placement/sim_prepared.h"
+
+/* The state of the nodes at the end of a run, indexed by position in name
+ * order. */
+struct place_sim_end {
+    const struct place_node_facts *facts;
+    const struct score_node *res;
+    const int *threshold_percent; /* SCORE_NRES: our filter's, for the stranded nodes */
+};
+
+/* Fills out->summary and out->nodes (indexed like the input nodes) from
+ * @end, with out->pods already placed. */
+void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end *end,
+                         struct place_sim_result *out);
+
+/*
+ * Writes the FitError histograms of the pods out->pods did not place into
+ * out->reasons: their class's static counts, then @resource_reasons[pod], the resource
+ * reasons of their shape's nodes when their turn came. Returns 0 or -ENOMEM.
+ */
+int place_sim_collect_reasons(const struct place_sim *sim,
+                              const uint32_t (*resource_reasons)[SIM_RESOURCE_REASONS],
+                              struct place_sim_result *out);
+
+#endif

@@ -1,0 +1,483 @@
+#include "whatif/inputs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/clock.h"
+#include "base/file.h"
+#include "kube/client.h"
+#include "kube/state.h"
+#include "server/codec/binding.h"
+#include "whatif/node_facts.h"
+#include "server/codec/nodelist.h"
+#include "server/codec/pod.h"
+#include "whatif/pod_constraints.h"
+#include "whatif/pod_items.h"
+#include "server/verbs/evaluate.h"
+
+#define HOSTNAME_LABEL "kubernetes.io/hostname"
+
+/* How a file is named in messages. */
+static const char *file_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "standard input" : path;
+}
+
+static int64_t add_sat(int64_t a, int64_t b)
+{
+    int64_t s;
+    return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
+}
+
+/* ---- nodes --------------------------------------------------------------- */
+
+/* Node positions sorted by name, for the lookups of the pods' nodeName. */
+struct name_index {
+    const struct whatif_node *nodes;
+    size_t *order;
+    size_t n;
+};
+
+static int by_name(const void *x, const void *y, void *arg)
+{
+    const struct whatif_node *nodes = arg;
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    int c = strcmp(nodes[a].sim.facts.name, nodes[b].sim.facts.name);
+    return c != 0 ? c : (a > b) - (a < b);
+}
+
+/* Sorts the nodes' positions by name; a name given twice is refused. */
+static int index_names(const struct whatif_nodes *ns, struct name_index *ix, const char *what,
+                       char *err)
+{
+    ix->nodes = ns->nodes;
+    ix->n = ns->n;
+    ix->order = malloc((ns->n + 1) * sizeof(*ix->order));
+    if (ix->order == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < ns->n; i++)
+        ix->order[i] = i;
+    qsort_r(ix->order, ns->n, sizeof(*ix->order), by_name, ns->nodes);
+    for (size_t i = 1; i < ns->n; i++) {
+        const char *name = ns->nodes[ix->order[i]].sim.facts.name;
+        if (strcmp(ns->nodes[ix->order[i - 1]].sim.facts.name, name) == 0) {
+            err_set(err, "%s: node %.253s is given twice", what, name);
+            free(ix->order);
+            ix->order = NULL;
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+static long find_name(const struct name_index *ix, const char *name)
+{
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(ix->nodes[ix->order[mid]].sim.facts.name, name);
+        if (c == 0)
+            return (long)ix->order[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* The nodes of a NodeList text (file or API answer) into @out, named
+ * @what in messages. Strings are copied into out->a, so @text may go. */
+static int decode_nodes(const struct cfg *cfg, const char *text, size_t len, const char *what,
+                        bool strict, struct whatif_nodes *out, char *err)
+{
+    struct cfg big = *cfg;
+    struct codec_args args;
+    const char *kind;
+
+    big.max_nodes = (int)PLACE_SIM_MAX_NODES; /* a file is no request: the engine's limit */
+    int rc = codec_nodelist_decode(out->a, text, len, &big, what, &args, err);
+    if (rc == 0)
+        rc = whatif_nodelist_kind(out->a, &args, &kind, err);
+    if (rc != 0)
+        return rc;
+    if (kind[0] != '\0' && strcmp(kind, "NodeList") != 0 && strcmp(kind, "List") != 0) {
+        err_set(err, "%s: a %.100s, not nodes (want a NodeList, a List of nodes or a Node)", what,
+                kind);
+        return -EINVAL;
+    }
+    /* No "items" and no list member: the text was one Node object. */
+    const char *first = text;
+    while (first < text + len &&
+           (*first == ' ' || *first == '\n' || *first == '\r' || *first == '\t'))
+        first++;
+    bool bare = args.n_list_members == 0 && args.n_nodes == 1 && args.nodes[0].json.p == first;
+    out->nodes = arena_calloc(out->a, args.n_nodes + 1, sizeof(*out->nodes));
+    if (out->nodes == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < args.n_nodes; i++) {
+        const struct codec_node *cn = &args.nodes[i];
+        struct whatif_node *n = &out->nodes[i];
+        struct whatif_node_facts f;
+        char at[320];
+        if (bare)
+            snprintf(at, sizeof(at), "%s", what);
+        else
+            snprintf(at, sizeof(at), "%s: items[%zu] (%.253s)", what, i, cn->name);
+        rc = whatif_node_facts_decode(out->a, cn->json, &f, err);
+        if (rc == 0 && f.kind[0] != '\0' && strcmp(f.kind, "Node") != 0) {
+            err_set(err, "a %.100s, not a Node", f.kind);
+            rc = -EINVAL;
+        } else if (rc == 0 && f.has_containers) {
+            err_set(err, "a Pod (it has spec.containers), not a Node");
+            rc = -EINVAL;
+        }
+        if (rc == 0 && strict && cn->invalid != NULL) {
+            err_set(err, "%s", cn->invalid);
+            rc = -EINVAL;
+        }
+        if (rc != 0) {
+            err_prefix(err, "%s: ", at);
+            return rc;
+        }
+        n->sim.facts = (struct place_node_facts){
+            .name = cn->name,
+            .labels = f.labels,
+            .n_labels = f.n_labels,
+            .taints = f.taints,
+            .n_taints = f.n_taints,
+            .unschedulable = f.unschedulable,
+            /* kube-scheduler reads a missing pods key as room for none */
+            .max_pods = cn->pods > 0 ? cn->pods : 0,
+        };
+        n->has_max_pods = cn->pods >= 0;
+        n->sim.res = cn->res;
+        n->invalid = cn->invalid;
+        n->hostname = whatif_node_facts_label(&f, HOSTNAME_LABEL);
+    }
+    out->n = args.n_nodes;
+    return 0;
+}
+
+/* One resource's used as the cluster state would resolve it from the
+ * node's pods (@requested real, @non_zero) and its annotation. */
+static void resolve_from_pods(const struct cfg *cfg, struct whatif_node *n, const int64_t *non_zero)
+{
+    const struct score_used_limits lim = {
+        .requests_max_age = cfg->requests_max_age_seconds,
+        .usage_max_age = cfg->usage_max_age_seconds,
+        .policy = cfg->stale_policy,
+    };
+    n->from_state = true;
+    n->worst = SCORE_USED_FRESH;
+    for (int r = 0; r < SCORE_NRES; r++) {
+        const struct score_used_inputs in = {
+            .has_requests = true,
+            .req_real = n->sim.facts.requested[r],
+            .req_non_zero = non_zero[r],
+            .annotation = n->sim.res.used[r], /* the decoder put the annotation there */
+        };
+        struct score_used u;
+        score_used_resolve(cfg->used_source[r], &in, &lim, &u);
+        n->source[r] = u.source;
+        n->outcome[r] = u.outcome;
+        n->sim.res.used[r] = u.used_real;
+        n->sim.res.used_non_zero[r] = u.used_non_zero;
+        if (u.outcome == SCORE_USED_STALE_FULL)
+            n->worst = SCORE_USED_STALE_FULL;
+        else if (u.outcome == SCORE_USED_STALE_PASS && n->worst != SCORE_USED_STALE_FULL)
+            n->worst = SCORE_USED_STALE_PASS;
+        else if (n->worst == SCORE_USED_FRESH)
+            n->worst = u.outcome;
+    }
+}
+
+/* Reads @path and finds its pods. */
+static int read_pod_items(const char *path, char **text, struct whatif_item **items, size_t *n,
+                          uint32_t *docs, char *err)
+{
+    size_t len;
+    int rc = file_read(path, WHATIF_INPUT_MAX, text, &len, err);
+    if (rc != 0)
+        return rc == -EFBIG ? -EINVAL : rc;
+    rc = whatif_pod_items(*text, len, items, n, err);
+    if (rc != 0) {
+        err_prefix(err, "%s: ", file_name(path));
+        free(*text);
+        *text = NULL;
+        return rc;
+    }
+    *docs = *n > 0 ? (*items)[*n - 1].doc + 1 : 1;
+    return 0;
+}
+
+static bool is_terminal(const char *phase)
+{
+    return strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0;
+}
+
+/* Charges every bound pod of @path to its node of @out (decoded already). */
+static int charge_existing(const struct cfg *cfg, const char *path, const char *exclude_uid,
+                           struct whatif_nodes *out, char *err)
+{
+    struct whatif_item *items = NULL;
+    struct name_index ix = {0};
+    char *text = NULL;
+    size_t n = 0;
+    uint32_t docs;
+    int64_t(*non_zero)[SCORE_NRES] = NULL;
+    int rc = read_pod_items(path, &text, &items, &n, &docs, err);
+    if (rc != 0)
+        return rc;
+    if ((rc = index_names(out, &ix, file_name(path), err)) != 0)
+        goto out_free;
+    non_zero = calloc(out->n + 1, sizeof(*non_zero));
+    if (non_zero == NULL) {
+        err_set(err, "out of memory");
+        rc = -ENOMEM;
+        goto out_free;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct arena *tmp = arena_acquire();
+        const cJSON *tree;
+        struct codec_pod pod;
+        if (tmp == NULL) {
+            err_set(err, "out of memory");
+            rc = -ENOMEM;
+            goto out_free;
+        }
+        rc = whatif_pod_item_decode(tmp, &items[i], docs, &tree, &pod, err);
+        if (rc != 0) {
+            arena_release(tmp);
+            err_prefix(err, "%s: ", file_name(path));
+            goto out_free;
+        }
+        long at = pod.node_name[0] != '\0' ? find_name(&ix, pod.node_name) : -1;
+        if (exclude_uid != NULL && exclude_uid[0] != '\0' && strcmp(pod.uid, exclude_uid) == 0)
+            out->excluded++;
+        else if (pod.node_name[0] == '\0')
+            out->unbound++;
+        else if (is_terminal(pod.phase))
+            out->terminal++;
+        else if (at < 0)
+            out->elsewhere++;
+        else {
+            struct place_node_facts *f = &out->nodes[at].sim.facts;
+            f->pods = add_sat(f->pods, 1);
+            for (int r = 0; r < SCORE_NRES; r++) {
+                f->requested[r] = add_sat(f->requested[r], pod.request.real[r]);
+                non_zero[at][r] = add_sat(non_zero[at][r], pod.request.non_zero[r]);
+            }
+            out->charged++;
+        }
+        arena_release(tmp);
+    }
+    for (size_t i = 0; i < out->n; i++)
+        resolve_from_pods(cfg, &out->nodes[i], non_zero[i]);
+    out->with_existing = true;
+    rc = 0;
+
+out_free:
+    free(non_zero);
+    free(ix.order);
+    free(items);
+    free(text);
+    return rc;
+}
+
+int whatif_nodes_from_files(const struct cfg *cfg, const char *nodes_path,
+                            const char *existing_path, const char *exclude_uid, bool strict,
+                            struct whatif_nodes *out, char *err)
+{
+    char *text = NULL;
+    size_t len;
+
+    memset(out, 0, sizeof(*out));
+    if ((out->a = arena_acquire()) == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    int rc = file_read(nodes_path, WHATIF_INPUT_MAX, &text, &len, err);
+    if (rc == -EFBIG)
+        rc = -EINVAL;
+    if (rc == 0)
+        rc = decode_nodes(cfg, text, len, file_name(nodes_path), strict, out, err);
+    free(text); /* every string was copied into the arena */
+    if (rc == 0 && existing_path != NULL)
+        rc = charge_existing(cfg, existing_path, exclude_uid, out, err);
+    if (rc == 0 && existing_path == NULL) {
+        /* Names must be unique here too: a simulation tells nodes by name. */
+        struct name_index ix;
+        rc = index_names(out, &ix, file_name(nodes_path), err);
+        free(ix.order);
+    }
+    if (rc != 0)
+        whatif_nodes_destroy(out);
+    return rc;
+}
+
+int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const char *exclude_uid,
+                              const char *exclude_node, struct whatif_nodes *out, char *err)
+{
+    struct kube_response resp = {0};
+
+    memset(out, 0, sizeof(*out));
+    int rc = cluster_wait(cl, 30, err);
+    if (rc != 0) {
+        err_prefix(err, "cluster: ");
+        return rc;
+    }
+    if ((out->a = arena_acquire()) == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    /* The state keeps no labels or taints: the Node objects once more. */
+    rc = kube_get(cluster_client(cl), "/api/v1/nodes", 60, &resp, err);
+    if (rc == 0 && resp.status != 200) {
+        codec_status_message(resp.status, resp.body, resp.len, err);
+        rc = -EIO;
+    }
+    if (rc != 0) {
+        err_prefix(err, "cluster: GET /api/v1/nodes: ");
+        goto out_free;
+    }
+    if ((rc = decode_nodes(cfg, resp.body, resp.len, "cluster nodes", false, out, err)) != 0)
+        goto out_free;
+    double now = clock_wall();
+    for (size_t i = 0; i < out->n; i++) {
+        struct whatif_node *n = &out->nodes[i];
+        struct kube_node_view view;
+        struct verb_state st;
+        struct codec_node obj = {
+            .name = n->sim.facts.name, .res = n->sim.res, .invalid = n->invalid};
+        if (kube_state_view(cluster_state(cl), n->sim.facts.name, now, cfg->in_flight_seconds,
+                            &view) != 0) {
+            /* Listed after the state's last event: as a node without pods. */
+            memset(&view, 0, sizeof(view));
+            view.pods_synced = true;
+        }
+        int64_t real[SCORE_NRES], non_zero[SCORE_NRES];
+        if (exclude_uid != NULL && exclude_uid[0] != '\0' && exclude_node != NULL &&
+            strcmp(exclude_node, n->sim.facts.name) == 0 &&
+            kube_state_pod_request(cluster_state(cl), exclude_uid, exclude_node, real, non_zero) ==
+                0) {
+            for (int r = 0; r < SCORE_NRES; r++) {
+                view.req_real[r] = view.req_real[r] > real[r] ? view.req_real[r] - real[r] : 0;
+                view.req_non_zero[r] =
+                    view.req_non_zero[r] > non_zero[r] ? view.req_non_zero[r] - non_zero[r] : 0;
+            }
+            view.n_pods = view.n_pods > 0 ? view.n_pods - 1 : 0;
+            out->excluded++;
+        }
+        verb_state_from_view(cfg, &view, &obj, &st);
+        n->sim.res = st.node;
+        n->sim.facts.pods = (int64_t)view.n_pods;
+        memcpy(n->sim.facts.requested, view.req_real, sizeof(view.req_real));
+        n->from_state = true;
+        n->worst = st.worst;
+        for (int r = 0; r < SCORE_NRES; r++) {
+            n->source[r] = st.used[r].source;
+            n->outcome[r] = st.used[r].outcome;
+        }
+        out->charged += view.n_pods;
+    }
+    out->with_existing = true;
+
+out_free:
+    free(resp.body);
+    if (rc != 0)
+        whatif_nodes_destroy(out);
+    return rc;
+}
+
+void whatif_nodes_destroy(struct whatif_nodes *n)
+{
+    arena_release(n->a);
+    memset(n, 0, sizeof(*n));
+}
+
+/* ---- pods to place ------------------------------------------------------- */
+
+static const char *copy(struct arena *a, const char *s)
+{
+    return arena_strndup(a, s, strlen(s));
+}
+
+int whatif_pods_from_file(struct arena *a, const char *path, struct whatif_pod **out, size_t *n_out,
+                          char *err)
+{
+    struct whatif_item *items = NULL;
+    struct whatif_pod *pods = NULL;
+    char *text = NULL;
+    size_t n = 0;
+    uint32_t docs;
+
+    *out = NULL;
+    *n_out = 0;
+    int rc = read_pod_items(path, &text, &items, &n, &docs, err);
+    if (rc != 0)
+        return rc;
+    pods = calloc(n + 1, sizeof(*pods));
+    if (pods == NULL) {
+        err_set(err, "out of memory");
+        rc = -ENOMEM;
+        goto out_free;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct arena *tmp = arena_acquire();
+        const cJSON *tree;
+        struct codec_pod pod;
+        char name[64];
+        if (tmp == NULL) {
+            err_set(err, "out of memory");
+            rc = -ENOMEM;
+            goto out_free;
+        }
+        rc = whatif_pod_item_decode(tmp, &items[i], docs, &tree, &pod, err);
+        if (rc == 0) {
+            rc = whatif_pod_constraints_decode(a, tree, &pods[i].sim.constraints, err);
+            if (rc != 0) {
+                whatif_item_name(&items[i], docs, name, sizeof(name));
+                err_prefix(err, "%s (%.253s/%.253s): ", name, pod.ns[0] ? pod.ns : "default",
+                           pod.name);
+            }
+        }
+        if (rc == 0 && pod.name[0] == '\0') {
+            whatif_item_name(&items[i], docs, name, sizeof(name));
+            err_set(err, "%s: Pod.metadata.name: missing (simulate names every pod it places)",
+                    name);
+            rc = -EINVAL;
+        }
+        if (rc == 0) {
+            pods[i].sim.request = pod.request;
+            pods[i].sim.priority = (int32_t)pod.priority;
+            pods[i].ns = copy(a, pod.ns[0] != '\0' ? pod.ns : "default");
+            pods[i].name = copy(a, pod.name);
+            if (pods[i].ns == NULL || pods[i].name == NULL) {
+                err_set(err, "out of memory");
+                rc = -ENOMEM;
+            }
+        }
+        arena_release(tmp);
+        if (rc != 0) {
+            err_prefix(err, "%s: ", file_name(path));
+            goto out_free;
+        }
+    }
+    *out = pods;
+    *n_out = n;
+    pods = NULL;
+
+out_free:
+    free(pods);
+    free(items);
+    free(text);
+    return rc;
+}

@@ -1,0 +1,100 @@
+/*
+ * What `rank` and `simulate` start from, read once: the nodes as the
+ * placement model sees them (labels, taints, unschedulable, pod count and
+ * kube-scheduler's requested) with our used view as `serve` would score
+ * them, and the pods to place.
+ *
+ * Nodes come from a NodeList file (`kubectl get nodes -o json`), with the
+ * pods already bound from a PodList file (`--existing`: their requests are
+ * summed per node as the cluster state sums them, and kube-scheduler's
+ * NodeInfo counts them), or from a live cluster (its state for what is
+ * used, a GET of the Node objects for labels and taints). A pod given by
+ * UID is left out of both (`rank` ranks a pod that may be running already:
+ * its own request must not count against it).
+ *
+ * Every file is read whole and decoded before anything is used: a file that
+ * fails anywhere yields nothing but the error, which names the file, the
+ * object and the field.
+ */
+#ifndef WHATIF_INPUTS_H
+#define WHATIF_INPUTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/config.h"
+#include "placement/simulate.h"
+#include "scoring/used.h"
+#include "server/cluster/cluster.h"
+
+struct arena;
+
+/* Largest input file `rank` and `simulate` read: far above any cluster
+ * (50 000 pods of kubectl output are about 250 MB). */
+#define WHATIF_INPUT_MAX ((size_t)4 << 30)
+
+/* One node. */
+struct whatif_node {
+    struct place_sim_node sim; /* facts (name, labels, taints, ...) and res (alloc, our used) */
+    const char *invalid;       /* why its data is unusable (a fixed text), NULL when usable */
+    const char *hostname;      /* its kubernetes.io/hostname label, NULL when it has none */
+    bool has_max_pods;         /* status.allocatable.pods was given */
+    /* Where used came from: existing pods (a PodList or the cluster), with
+     * each resource's source and outcome; else the used annotation. */
+    bool from_state;
+    enum score_used_source source[SCORE_NRES];
+    enum score_used_outcome outcome[SCORE_NRES];
+    enum score_used_outcome worst; /* stale-full before stale-pass before the others */
+};
+
+struct whatif_nodes {
+    struct arena *a; /* holds every string and array */
+    struct whatif_node *nodes;
+    size_t n;
+    bool with_existing; /* used came from pods (--existing or the cluster) */
+    /* What --existing held: pods charged to a node, and those that were not
+     * (not bound, finished, bound to a node not in the list, or the pod
+     * left out by UID). */
+    size_t charged, unbound, terminal, elsewhere, excluded;
+};
+
+/*
+ * Reads the nodes of @nodes_path ("-": standard input) and, when
+ * @existing_path is not NULL, the pods already bound from it, leaving out
+ * the pod whose metadata.uid is @exclude_uid (NULL or "": none), into
+ * *@out. With @strict (simulate), a node whose data is unusable is an
+ * error; otherwise it is kept with its reason, as the service keeps it.
+ * Returns 0, or -EINVAL (bad input), -ENOENT / -EIO (unreadable file) or
+ * -ENOMEM with the message in @err (ERR_LEN).
+ */
+int whatif_nodes_from_files(const struct cfg *cfg, const char *nodes_path,
+                            const char *existing_path, const char *exclude_uid, bool strict,
+                            struct whatif_nodes *out, char *err);
+
+/*
+ * Reads every node of the cluster @cl: waits for its first lists, GETs the
+ * Node objects for what the state does not keep, and takes what is used
+ * from the state as `serve` does; pod @exclude_uid (on node
+ * @exclude_node) is taken out of its node's sums. As whatif_nodes_from_files.
+ */
+int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const char *exclude_uid,
+                              const char *exclude_node, struct whatif_nodes *out, char *err);
+
+/* Frees what @n holds (a zeroed one is fine). */
+void whatif_nodes_destroy(struct whatif_nodes *n);
+
+/* One pod to place. */
+struct whatif_pod {
+    struct place_sim_pod sim;
+    const char *ns, *name; /* "default" when the file gives no namespace */
+};
+
+/*
+ * Reads the pods of @path ("-": standard input) into *@out (*@n of them,
+ * malloc'd; free with free()), every string in @a, in file order. Returns
+ * as whatif_nodes_from_files().
+ */
+int whatif_pods_from_file(struct arena *a, const char *path, struct whatif_pod **out, size_t *n,
+                          char *err);
+
+#endif

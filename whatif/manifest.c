@@ -1,0 +1,381 @@
+#include "whatif/manifest.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+#include "server/codec/json.h"
+
+#define REQUIRED       "requiredDuringSchedulingIgnoredDuringExecution"
+#define HOSTNAME_LABEL "kubernetes.io/hostname"
+
+/* Removes every member @key of @obj, duplicates included. */
+static void delete_all(cJSON *obj, const char *key)
+{
+    cJSON *gone = cJSON_DetachItemFromObjectCaseSensitive(obj, key);
+    while (gone != NULL) {
+        cJSON_Delete(gone);
+        gone = cJSON_DetachItemFromObjectCaseSensitive(obj, key);
+    }
+}
+
+/* The object member @key of @obj (the last of duplicates, as Go reads
+ * it), made an empty object when absent or not an object. NULL when out of
+ * memory. */
+static cJSON *object_at(cJSON *obj, const char *key)
+{
+    cJSON *o = codec_json_member(obj, key);
+    if (cJSON_IsObject(o))
+        return o;
+    delete_all(obj, key);
+    return cJSON_AddObjectToObject(obj, key);
+}
+
+/* The requirement that pins to @pin: In [value] on the hostname label, or
+ * on metadata.name. */
+static cJSON *pin_requirement(const struct whatif_pin *pin, bool field)
+{
+    cJSON *r = cJSON_CreateObject(), *values, *v;
+    if (r == NULL)
+        return NULL;
+    if (cJSON_AddStringToObject(r, "key", field ? "metadata.name" : HOSTNAME_LABEL) == NULL ||
+        cJSON_AddStringToObject(r, "operator", "In") == NULL ||
+        (values = cJSON_AddArrayToObject(r, "values")) == NULL)
+        goto out_free;
+    v = cJSON_CreateString(field ? pin->node : pin->hostname);
+    if (v == NULL || !cJSON_AddItemToArray(values, v)) {
+        cJSON_Delete(v);
+        goto out_free;
+    }
+    return r;
+
+out_free:
+    cJSON_Delete(r);
+    return NULL;
+}
+
+/* @terms (an array, in place) with the pin ANDed into each term, or one
+ * term of the pin when it holds none. The terms are ORed, so every one
+ * must carry it. Returns 0 or -ENOMEM. */
+static int pin_terms(cJSON *terms, const struct whatif_pin *pin, bool field)
+{
+    const char *list = field ? "matchFields" : "matchExpressions";
+    cJSON *term;
+    if (cJSON_GetArraySize(terms) == 0) {
+        term = cJSON_CreateObject();
+        if (term == NULL || !cJSON_AddItemToArray(terms, term))
+            return -ENOMEM;
+    }
+    cJSON_ArrayForEach(term, terms)
+    {
+        if (!cJSON_IsObject(term))
+            continue; /* the decoder refused such a pod before it was ranked */
+        cJSON *reqs = codec_json_member(term, list);
+        if (!cJSON_IsArray(reqs)) {
+            delete_all(term, list);
+            reqs = cJSON_AddArrayToObject(term, list);
+        }
+        cJSON *r = reqs != NULL ? pin_requirement(pin, field) : NULL;
+        if (r == NULL || !cJSON_AddItemToArray(reqs, r)) {
+            cJSON_Delete(r);
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* The pod's required node affinity terms (a copy), or an empty array. */
+static cJSON *own_terms(const cJSON *pod)
+{
+    const cJSON *req = codec_json_field(
+        codec_json_field(codec_json_field(codec_json_field(pod, "spec"), "affinity"),
+                         "nodeAffinity"),
+        REQUIRED);
+    const cJSON *terms = codec_json_field(req, "nodeSelectorTerms");
+    return cJSON_IsArray(terms) ? cJSON_Duplicate(terms, true) : cJSON_CreateArray();
+}
+
+static int pin(cJSON *pod, const struct whatif_pin *p)
+{
+    static const char *const server_set[] = {
+        "uid",
+        "resourceVersion",
+        "managedFields",
+        "generation",
+        "creationTimestamp",
+        "selfLink",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "ownerReferences",
+    };
+    cJSON *meta = object_at(pod, "metadata"), *spec = object_at(pod, "spec");
+    if (meta == NULL || spec == NULL)
+        return -ENOMEM;
+    for (size_t i = 0; i < sizeof(server_set) / sizeof(server_set[0]); i++)
+        delete_all(meta, server_set[i]);
+    /* A controller's pods carry generateName and the name made from it:
+     * the name is what `kubectl apply` needs. */
+    const cJSON *name = codec_json_member(meta, "name");
+    if (cJSON_IsString(name) && name->valuestring[0] != '\0')
+        delete_all(meta, "generateName");
+    delete_all(pod, "status");
+    delete_all(spec, "nodeName");
+    if (p->hostname != NULL) {
+        cJSON *sel = object_at(spec, "nodeSelector");
+        if (sel == NULL)
+            return -ENOMEM;
+        delete_all(sel, HOSTNAME_LABEL);
+        if (cJSON_AddStringToObject(sel, HOSTNAME_LABEL, p->hostname) == NULL)
+            return -ENOMEM;
+    } else {
+        cJSON *aff = object_at(spec, "affinity");
+        cJSON *na = aff != NULL ? object_at(aff, "nodeAffinity") : NULL;
+        cJSON *req = na != NULL ? object_at(na, REQUIRED) : NULL;
+        cJSON *terms = req != NULL ? codec_json_member(req, "nodeSelectorTerms") : NULL;
+        if (req == NULL)
+            return -ENOMEM;
+        if (!cJSON_IsArray(terms)) {
+            delete_all(req, "nodeSelectorTerms");
+            terms = cJSON_AddArrayToObject(req, "nodeSelectorTerms");
+        }
+        if (terms == NULL || pin_terms(terms, p, true) != 0)
+            return -ENOMEM;
+    }
+    if (codec_json_member(pod, "apiVersion") == NULL &&
+        cJSON_AddStringToObject(pod, "apiVersion", "v1") == NULL)
+        return -ENOMEM;
+    if (codec_json_member(pod, "kind") == NULL &&
+        cJSON_AddStringToObject(pod, "kind", "Pod") == NULL)
+        return -ENOMEM;
+    return 0;
+}
+
+int whatif_pinned_pod(const char *pod_json, size_t len, const struct whatif_pin *p, cJSON **out)
+{
+    /* A tree of its own, malloc'd: editing it frees the members it drops. */
+    cJSON *pod = cJSON_ParseWithLength(pod_json, len);
+    *out = NULL;
+    if (!cJSON_IsObject(pod)) {
+        cJSON_Delete(pod);
+        return -EINVAL;
+    }
+    int rc = pin(pod, p);
+    if (rc != 0) {
+        cJSON_Delete(pod);
+        return rc;
+    }
+    *out = pod;
+    return 0;
+}
+
+int whatif_pin_patch(const char *pod_json, size_t len, const struct whatif_pin *p, cJSON **out)
+{
+    cJSON *pod = cJSON_ParseWithLength(pod_json, len), *patch = NULL, *terms = NULL;
+    int rc = -ENOMEM;
+
+    *out = NULL;
+    if (!cJSON_IsObject(pod)) {
+        cJSON_Delete(pod);
+        return -EINVAL;
+    }
+    terms = own_terms(pod);
+    patch = cJSON_CreateObject();
+    if (terms == NULL || patch == NULL || pin_terms(terms, p, p->hostname == NULL) != 0)
+        goto out_free;
+    cJSON *at = patch;
+    const char *const path[] = {"spec", "template", "spec", "affinity", "nodeAffinity", REQUIRED};
+    for (size_t i = 0; i < sizeof(path) / sizeof(path[0]) && at != NULL; i++)
+        at = cJSON_AddObjectToObject(at, path[i]);
+    if (at == NULL || !cJSON_AddItemToObject(at, "nodeSelectorTerms", terms))
+        goto out_free;
+    terms = NULL;
+    *out = patch;
+    patch = NULL;
+    rc = 0;
+
+out_free:
+    cJSON_Delete(terms);
+    cJSON_Delete(patch);
+    cJSON_Delete(pod);
+    return rc;
+}
+
+/* ---- writers ------------------------------------------------------------- */
+
+/* Can @s stand as a plain YAML scalar and read back as this string? Only
+ * names, paths and words: a leading digit, sign or dot could read as a
+ * number, and YAML 1.1 reads yes/no/on/off as booleans. */
+static bool plain_ok(const char *s)
+{
+    static const char *const words[] = {"y",     "n",  "yes", "no",  "true",
+                                        "false", "on", "off", "null"};
+    size_t n = strlen(s);
+    if (n == 0 || n > 256 || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '/'))
+        return false;
+    for (const char *c = s; *c != '\0'; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '.' || *c == '_' || *c == '/' || *c == '-'))
+            return false;
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        if (strcasecmp(s, words[i]) == 0)
+            return false;
+    return true;
+}
+
+/* A string as YAML: plain when safe, else double-quoted with JSON's
+ * escapes (every one of them is a YAML escape too). */
+static void yaml_string(const char *s, FILE *out)
+{
+    if (plain_ok(s)) {
+        fputs(s, out);
+        return;
+    }
+    cJSON *tmp = cJSON_CreateStringReference(s);
+    char *text = tmp != NULL ? cJSON_PrintUnformatted(tmp) : NULL;
+    fputs(text != NULL ? text : "\"\"", out);
+    cJSON_free(text);
+    cJSON_Delete(tmp);
+}
+
+static void json_scalar(const cJSON *v, FILE *out)
+{
+    char *text = cJSON_PrintUnformatted(v);
+    fputs(text != NULL ? text : "null", out);
+    cJSON_free(text);
+}
+
+static void yaml_scalar(const cJSON *v, FILE *out)
+{
+    if (cJSON_IsString(v))
+        yaml_string(v->valuestring, out);
+    else if (cJSON_IsObject(v))
+        fputs("{}", out);
+    else if (cJSON_IsArray(v))
+        fputs("[]", out);
+    else
+        json_scalar(v, out);
+}
+
+static bool is_nested(const cJSON *v)
+{
+    return (cJSON_IsObject(v) || cJSON_IsArray(v)) && v->child != NULL;
+}
+
+static void indent(int n, FILE *out)
+{
+    for (int i = 0; i < n; i++)
+        fputc(' ', out);
+}
+
+static void yaml_seq(const cJSON *arr, int at, FILE *out);
+
+/* The members of @obj at column @at; the first one's indentation is
+ * already written when @inline_first (it follows a "- "). */
+static void yaml_map(const cJSON *obj, int at, bool inline_first, FILE *out)
+{
+    const cJSON *m;
+    cJSON_ArrayForEach(m, obj)
+    {
+        if (!(inline_first && m == obj->child))
+            indent(at, out);
+        yaml_string(m->string, out);
+        fputc(':', out);
+        if (cJSON_IsObject(m) && is_nested(m)) {
+            fputc('\n', out);
+            yaml_map(m, at + 2, false, out);
+        } else if (cJSON_IsArray(m) && is_nested(m)) {
+            fputc('\n', out);
+            yaml_seq(m, at, out);
+        } else {
+            fputc(' ', out);
+            yaml_scalar(m, out);
+            fputc('\n', out);
+        }
+    }
+}
+
+static void yaml_seq(const cJSON *arr, int at, FILE *out)
+{
+    const cJSON *item;
+    cJSON_ArrayForEach(item, arr)
+    {
+        indent(at, out);
+        fputs("- ", out);
+        if (cJSON_IsObject(item) && is_nested(item)) {
+            yaml_map(item, at + 2, true, out);
+        } else if (cJSON_IsArray(item) && is_nested(item)) {
+            fputc('\n', out);
+            yaml_seq(item, at + 2, out);
+        } else {
+            yaml_scalar(item, out);
+            fputc('\n', out);
+        }
+    }
+}
+
+int whatif_write_yaml(const cJSON *v, FILE *out)
+{
+    if (is_nested(v) && cJSON_IsObject(v))
+        yaml_map(v, 0, false, out);
+    else if (is_nested(v))
+        yaml_seq(v, 0, out);
+    else {
+        yaml_scalar(v, out);
+        fputc('\n', out);
+    }
+    return ferror(out) ? -EIO : 0;
+}
+
+static void json_value(const cJSON *v, int at, FILE *out)
+{
+    const cJSON *m;
+    if (!is_nested(v)) {
+        if (cJSON_IsObject(v))
+            fputs("{}", out);
+        else if (cJSON_IsArray(v))
+            fputs("[]", out);
+        else
+            json_scalar(v, out);
+        return;
+    }
+    bool obj = cJSON_IsObject(v);
+    fputc(obj ? '{' : '[', out);
+    cJSON_ArrayForEach(m, v)
+    {
+        fputc('\n', out);
+        indent(at + 2, out);
+        if (obj) {
+            cJSON *key = cJSON_CreateStringReference(m->string);
+            json_scalar(key, out);
+            cJSON_Delete(key);
+            fputs(": ", out);
+        }
+        json_value(m, at + 2, out);
+        if (m->next != NULL)
+            fputc(',', out);
+    }
+    fputc('\n', out);
+    indent(at, out);
+    fputc(obj ? '}' : ']', out);
+}
+
+int whatif_write_json(const cJSON *v, FILE *out)
+{
+    json_value(v, 0, out);
+    fputc('\n', out);
+    return ferror(out) ? -EIO : 0;
+}
+
+int whatif_print_pin(const char *pod_json, size_t len, const struct whatif_pin *pin, bool patch,
+                     bool as_json, FILE *out)
+{
+    cJSON *doc;
+    int rc = patch ? whatif_pin_patch(pod_json, len, pin, &doc)
+                   : whatif_pinned_pod(pod_json, len, pin, &doc);
+    if (rc != 0)
+        return rc;
+    rc = as_json ? whatif_write_json(doc, out) : whatif_write_yaml(doc, out);
+    cJSON_Delete(doc);
+    return rc;
+}

@@ -1,0 +1,287 @@
+#include "whatif/pod_constraints.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/err.h"
+#include "server/codec/json.h"
+
+#define REQUIRED "requiredDuringSchedulingIgnoredDuringExecution"
+
+struct pc_walk {
+    struct arena *a;
+    char *err;
+};
+
+static int nomem(struct pc_walk *w)
+{
+    err_set(w->err, "out of memory");
+    return -ENOMEM;
+}
+
+static int want(struct pc_walk *w, const char *path, const char *what)
+{
+    err_set(w->err, "%s: want %s", path, what);
+    return -EINVAL;
+}
+
+/* A string field: a copy in *@out, "" when absent or null. */
+static int string_field(struct pc_walk *w, const cJSON *obj, const char *key, const char *path,
+                        const char **out)
+{
+    const cJSON *v = codec_json_field(obj, key);
+    *out = "";
+    if (v == NULL)
+        return 0;
+    if (!cJSON_IsString(v)) {
+        err_set(w->err, "%s.%s: want a string", path, key);
+        return -EINVAL;
+    }
+    *out = arena_strndup(w->a, v->valuestring, strlen(v->valuestring));
+    return *out == NULL ? nomem(w) : 0;
+}
+
+/* An array field (NULL when absent or null) or -EINVAL. */
+static int array_field(struct pc_walk *w, const cJSON *obj, const char *key, const char *path,
+                       const cJSON **out)
+{
+    *out = codec_json_field(obj, key);
+    if (*out != NULL && !cJSON_IsArray(*out)) {
+        err_set(w->err, "%s.%s: want an array", path, key);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int node_selector(struct pc_walk *w, const cJSON *spec, struct place_pod_constraints *out)
+{
+    const cJSON *sel = codec_json_field(spec, "nodeSelector"), *item;
+    if (sel == NULL)
+        return 0;
+    if (!cJSON_IsObject(sel))
+        return want(w, "Pod.spec.nodeSelector", "an object");
+    size_t n = (size_t)cJSON_GetArraySize(sel), k = 0;
+    struct place_label *l = arena_calloc(w->a, n + 1, sizeof(*l));
+    if (l == NULL)
+        return nomem(w);
+    cJSON_ArrayForEach(item, sel)
+    {
+        if (!cJSON_IsString(item) && !cJSON_IsNull(item)) {
+            err_set(w->err, "Pod.spec.nodeSelector[\"%.200s\"]: want a string", item->string);
+            return -EINVAL;
+        }
+        /* A Go map keeps the last value of a key; null is "". */
+        const char *v = cJSON_IsString(item) ? item->valuestring : "";
+        size_t i = 0;
+        while (i < k && strcmp(l[i].key, item->string) != 0)
+            i++;
+        if (i == k) {
+            l[k].key = arena_strndup(w->a, item->string, strlen(item->string));
+            if (l[k++].key == NULL)
+                return nomem(w);
+        }
+        l[i].value = arena_strndup(w->a, v, strlen(v));
+        if (l[i].value == NULL)
+            return nomem(w);
+    }
+    out->node_selector = l;
+    out->n_node_selector = k;
+    return 0;
+}
+
+static int requirements(struct pc_walk *w, const cJSON *term, const char *key, const char *path,
+                        const struct place_requirement **out, size_t *n_out)
+{
+    const cJSON *list, *r;
+    char at[256];
+    size_t i = 0;
+
+    *out = NULL;
+    *n_out = 0;
+    if (array_field(w, term, key, path, &list) != 0)
+        return -EINVAL;
+    size_t n = list != NULL ? (size_t)cJSON_GetArraySize(list) : 0;
+    if (n == 0)
+        return 0;
+    struct place_requirement *reqs = arena_calloc(w->a, n, sizeof(*reqs));
+    if (reqs == NULL)
+        return nomem(w);
+    cJSON_ArrayForEach(r, list)
+    {
+        const char *op;
+        const cJSON *values, *v;
+        snprintf(at, sizeof(at), "%s.%s[%zu]", path, key, i);
+        if (!cJSON_IsObject(r))
+            return want(w, at, "an object");
+        int rc = string_field(w, r, "key", at, &reqs[i].key);
+        if (rc == 0)
+            rc = string_field(w, r, "operator", at, &op);
+        if (rc == 0)
+            rc = array_field(w, r, "values", at, &values);
+        if (rc != 0)
+            return rc;
+        if (place_selector_op_parse(op, &reqs[i].op) != 0) {
+            err_set(w->err,
+                    "%s.operator: want In, NotIn, Exists, DoesNotExist, Gt or Lt, not "
+                    "\"%.100s\"",
+                    at, op);
+            return -EINVAL;
+        }
+        size_t nv = values != NULL ? (size_t)cJSON_GetArraySize(values) : 0, j = 0;
+        const char **vals = arena_calloc(w->a, nv + 1, sizeof(*vals));
+        if (vals == NULL)
+            return nomem(w);
+        cJSON_ArrayForEach(v, values)
+        {
+            if (!cJSON_IsString(v)) {
+                err_set(w->err, "%s.values[%zu]: want a string", at, j);
+                return -EINVAL;
+            }
+            vals[j] = arena_strndup(w->a, v->valuestring, strlen(v->valuestring));
+            if (vals[j++] == NULL)
+                return nomem(w);
+        }
+        reqs[i].values = vals;
+        reqs[i].n_values = nv;
+        i++;
+    }
+    *out = reqs;
+    *n_out = n;
+    return 0;
+}
+
+static int affinity(struct pc_walk *w, const cJSON *spec, struct place_pod_constraints *out)
+{
+    static const char *const path = "Pod.spec.affinity.nodeAffinity." REQUIRED;
+    const cJSON *aff = codec_json_field(spec, "affinity"), *na, *req, *terms, *t;
+    char at[320];
+    size_t i = 0;
+
+    if (aff == NULL)
+        return 0;
+    if (!cJSON_IsObject(aff))
+        return want(w, "Pod.spec.affinity", "an object");
+    if ((na = codec_json_field(aff, "nodeAffinity")) == NULL)
+        return 0;
+    if (!cJSON_IsObject(na))
+        return want(w, "Pod.spec.affinity.nodeAffinity", "an object");
+    if ((req = codec_json_field(na, REQUIRED)) == NULL)
+        return 0;
+    if (!cJSON_IsObject(req))
+        return want(w, path, "an object");
+    out->has_required_affinity = true;
+    if (array_field(w, req, "nodeSelectorTerms", path, &terms) != 0)
+        return -EINVAL;
+    size_t n = terms != NULL ? (size_t)cJSON_GetArraySize(terms) : 0;
+    if (n == 0)
+        return 0; /* no term: no node matches (the API server refuses it) */
+    struct place_selector_term *out_terms = arena_calloc(w->a, n, sizeof(*out_terms));
+    if (out_terms == NULL)
+        return nomem(w);
+    cJSON_ArrayForEach(t, terms)
+    {
+        snprintf(at, sizeof(at), "%s.nodeSelectorTerms[%zu]", path, i);
+        if (!cJSON_IsObject(t))
+            return want(w, at, "an object");
+        int rc = requirements(w, t, "matchExpressions", at, &out_terms[i].match_expressions,
+                              &out_terms[i].n_match_expressions);
+        if (rc == 0)
+            rc = requirements(w, t, "matchFields", at, &out_terms[i].match_fields,
+                              &out_terms[i].n_match_fields);
+        if (rc != 0)
+            return rc;
+        i++;
+    }
+    out->affinity_terms = out_terms;
+    out->n_affinity_terms = n;
+    return 0;
+}
+
+static int tolerations(struct pc_walk *w, const cJSON *spec, struct place_pod_constraints *out)
+{
+    const cJSON *list, *t;
+    char at[64];
+    size_t i = 0;
+
+    if (array_field(w, spec, "tolerations", "Pod.spec", &list) != 0)
+        return -EINVAL;
+    size_t n = list != NULL ? (size_t)cJSON_GetArraySize(list) : 0;
+    if (n == 0)
+        return 0;
+    struct place_toleration *tol = arena_calloc(w->a, n, sizeof(*tol));
+    if (tol == NULL)
+        return nomem(w);
+    cJSON_ArrayForEach(t, list)
+    {
+        const char *op, *effect;
+        snprintf(at, sizeof(at), "Pod.spec.tolerations[%zu]", i);
+        if (!cJSON_IsObject(t))
+            return want(w, at, "an object");
+        int rc = string_field(w, t, "key", at, &tol[i].key);
+        if (rc == 0)
+            rc = string_field(w, t, "operator", at, &op);
+        if (rc == 0)
+            rc = string_field(w, t, "value", at, &tol[i].value);
+        if (rc == 0)
+            rc = string_field(w, t, "effect", at, &effect);
+        if (rc != 0)
+            return rc;
+        if (place_toleration_op_parse(op, &tol[i].op) != 0) {
+            err_set(w->err, "%s.operator: want Equal or Exists, not \"%.100s\"", at, op);
+            return -EINVAL;
+        }
+        if (place_taint_effect_parse(effect, true, &tol[i].effect) != 0) {
+            err_set(w->err,
+                    "%s.effect: want NoSchedule, PreferNoSchedule, NoExecute or empty, not "
+                    "\"%.100s\"",
+                    at, effect);
+            return -EINVAL;
+        }
+        i++;
+    }
+    out->tolerations = tol;
+    out->n_tolerations = n;
+    return 0;
+}
+
+int whatif_pod_constraints_decode(struct arena *a, const cJSON *pod,
+                                  struct place_pod_constraints *out, char *err)
+{
+    struct pc_walk w = {.a = a, .err = err};
+    const cJSON *spec;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    out->node_name = "";
+    if (!cJSON_IsObject(pod))
+        return want(&w, "Pod", "an object");
+    if ((spec = codec_json_field(pod, "spec")) == NULL)
+        return 0;
+    if (!cJSON_IsObject(spec))
+        return want(&w, "Pod.spec", "an object");
+    if ((rc = string_field(&w, spec, "nodeName", "Pod.spec", &out->node_name)) != 0 ||
+        (rc = node_selector(&w, spec, out)) != 0 || (rc = affinity(&w, spec, out)) != 0 ||
+        (rc = tolerations(&w, spec, out)) != 0)
+        return rc;
+    return 0;
+}
+
+void whatif_pod_controller(const cJSON *pod, struct whatif_pod_owner *out)
+{
+    const cJSON *refs = codec_json_field(codec_json_field(pod, "metadata"), "ownerReferences"), *r;
+    out->kind = out->name = "";
+    if (!cJSON_IsArray(refs))
+        return;
+    cJSON_ArrayForEach(r, refs)
+    {
+        const cJSON *kind = codec_json_field(r, "kind"), *name = codec_json_field(r, "name");
+        if (cJSON_IsTrue(codec_json_field(r, "controller")) && cJSON_IsString(kind) &&
+            cJSON_IsString(name)) {
+            out->kind = kind->valuestring;
+            out->name = name->valuestring;
+            return;
+        }
+    }
+}

@@ -1,0 +1,425 @@
+#include "whatif/rank.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/file.h"
+#include "base/log.h"
+#include "kube/client.h"
+#include "kube/discover.h"
+#include "config/load.h"
+#include "whatif/inputs.h"
+#include "whatif/rank_print.h"
+#include "server/codec/json.h"
+#include "whatif/manifest.h"
+#include "server/codec/pod.h"
+#include "whatif/pod_constraints.h"
+#include "whatif/pod_items.h"
+
+extern char **environ;
+
+enum rank_output {
+    OUT_YAML = 0, /* the pinned manifest (or the controller's patch) as YAML */
+    OUT_JSON,
+    OUT_TABLE, /* the table on standard output, nothing else */
+    OUT_NAME,  /* node/NAME */
+};
+
+struct rank_args {
+    const char *pod, *nodes, *existing;
+    enum rank_output output;
+};
+
+/* The pod to rank, whole: its text (the manifest is made from it), what
+ * the model reads, and its controller. */
+struct ranked_pod {
+    char *text;
+    size_t len;
+    struct codec_pod pod;
+    struct place_pod_constraints constraints;
+    struct whatif_pod_owner owner;
+};
+
+/* A file named in messages. */
+static const char *file_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "standard input" : path;
+}
+
+/* Reads and checks the pod: an object that is a Pod, not a list of them
+ * and not another kind (a NodeList given as --pod is the usual mistake). */
+static int read_pod(struct arena *a, const char *path, struct ranked_pod *p, char *err)
+{
+    cJSON *json;
+    int rc = file_read(path, WHATIF_INPUT_MAX, &p->text, &p->len, err);
+    if (rc != 0)
+        return rc == -EFBIG ? -EINVAL : rc;
+    if ((rc = codec_json_parse(a, p->text, p->len, "a Pod", &json, err)) != 0)
+        goto out_name;
+    if ((rc = whatif_pod_one_check(json, err)) != 0)
+        goto out_name;
+    if ((rc = codec_pod_decode(a, json, &p->pod, err)) != 0 ||
+        (rc = whatif_pod_constraints_decode(a, json, &p->constraints, err)) != 0)
+        goto out_name;
+    /* The question is where a new copy of the pod would go: the node a
+     * running pod is bound to does not bind the copy (the manifest drops
+     * spec.nodeName too). */
+    p->constraints.node_name = "";
+    whatif_pod_controller(json, &p->owner);
+    return 0;
+
+out_name:
+    err_prefix(err, "%s: ", file_name(path));
+    return rc;
+}
+
+/* The reason of a node our filter rejects for stale used data. */
+static const char *stale_text(const struct whatif_node *n)
+{
+    static const char *const texts[SCORE_NRES][4] = {
+        {"Stale cpu data (requests)", "Stale cpu data (usage)", "Stale cpu data (max)",
+         "Stale cpu data (annotation)"},
+        {"Stale memory data (requests)", "Stale memory data (usage)", "Stale memory data (max)",
+         "Stale memory data (annotation)"},
+    };
+    int r = n->outcome[SCORE_CPU] == SCORE_USED_STALE_FULL ? SCORE_CPU : SCORE_MEMORY;
+    return texts[r][n->source[r]];
+}
+
+/* Judges one node by the placement model, in kube-scheduler's order: its
+ * own filters, then our extender's (which it calls with the nodes that
+ * passed them). A node with unusable data fails our filter as in serve. */
+static void judge(const struct cfg *cfg, const struct ranked_pod *p, const struct whatif_node *n,
+                  struct whatif_rank_row *row)
+{
+    struct place_judgement j;
+    memset(row, 0, sizeof(*row));
+    row->node = n;
+    score_node_value(&cfg->score, &n->sim.res, &p->pod.request, &row->explain);
+    place_judge_static(&p->constraints, &n->sim.facts, &j);
+    if (j.rule == PLACE_RULE_NONE && n->invalid != NULL) {
+        row->verdict = SCORE_UNRESOLVABLE;
+        row->rule = "invalid";
+        snprintf(row->reason, sizeof(row->reason), "%s", n->invalid);
+        return;
+    }
+    if (j.rule == PLACE_RULE_NONE && n->worst == SCORE_USED_STALE_FULL) {
+        row->verdict = SCORE_UNFIT;
+        row->rule = place_rule_name(PLACE_RULE_EXTENDER);
+        snprintf(row->reason, sizeof(row->reason), "%s", stale_text(n));
+        return;
+    }
+    if (j.rule == PLACE_RULE_NONE)
+        place_judge_resources(&p->pod.request, &n->sim.facts, &n->sim.res,
+                              cfg->score.threshold_percent, &j);
+    if (j.rule != PLACE_RULE_NONE) {
+        row->verdict = j.verdict;
+        row->rule = place_rule_name(j.rule);
+        place_judgement_text(&j, row->reason);
+        return;
+    }
+    row->fits = true;
+    row->verdict = SCORE_FITS;
+    row->rule = "";
+    row->forced_zero = n->worst == SCORE_USED_STALE_PASS;
+    if (row->forced_zero)
+        row->explain.value = 0;
+}
+
+/* Best first: what fits by score, then value, then name; then the rest by
+ * name. */
+static int by_rank(const void *x, const void *y)
+{
+    const struct whatif_rank_row *a = x, *b = y;
+    if (a->fits != b->fits)
+        return a->fits ? -1 : 1;
+    if (a->fits && a->explain.score != b->explain.score)
+        return a->explain.score > b->explain.score ? -1 : 1;
+    if (a->fits && a->explain.value != b->explain.value)
+        return a->explain.value > b->explain.value ? -1 : 1;
+    return strcmp(a->node->sim.facts.name, b->node->sim.facts.name);
+}
+
+/* Scores the nodes that fit as prioritize would see them: only those are
+ * sent to it, so normalize's best value is theirs alone. */
+static int score_fitting(const struct cfg *cfg, struct whatif_rank_row *rows, size_t n)
+{
+    struct score_explain *ex = calloc(n + 1, sizeof(*ex));
+    size_t k = 0;
+    if (ex == NULL)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].fits)
+            ex[k++] = rows[i].explain;
+    score_finish(&cfg->score, ex, k);
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].fits)
+            rows[i].explain.score = rows[i].forced_zero ? 0 : ex[k++].score;
+        else
+            rows[i].explain.score = 0;
+    free(ex);
+    return 0;
+}
+
+/* kube-scheduler's message for a pod no node takes, from the rows. */
+static void fit_error(const struct whatif_rank_row *rows, size_t n, char *buf, size_t len)
+{
+    struct place_reason_count *e = calloc(n + 1, sizeof(*e));
+    size_t k = 0;
+    if (e == NULL) {
+        snprintf(buf, len, "0/%zu nodes are available", n);
+        return;
+    }
+    /* One line per distinct text: the rows' texts, counted. */
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < k && strcmp(e[j].text, rows[i].reason) != 0)
+            j++;
+        if (j == k)
+            e[k++] = (struct place_reason_count){.text = rows[i].reason};
+        e[j].count++;
+    }
+    /* The PreFilter's conflict stands alone, as kube-scheduler prints it. */
+    char conflict[PLACE_REASON_LEN];
+    place_reason_text(PLACE_REASON_AFFINITY_CONFLICT, NULL, conflict);
+    for (size_t j = 0; j < k; j++)
+        if (strcmp(e[j].text, conflict) == 0)
+            e[j] = (struct place_reason_count){.reason = PLACE_REASON_AFFINITY_CONFLICT,
+                                               .count = e[j].count};
+    place_fit_error(n, e, k, buf, len);
+    free(e);
+}
+
+/* The manifest, or for a pod a controller owns the patch for its template,
+ * on @out in the chosen format. */
+static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
+                        const struct whatif_node *best, FILE *note, FILE *out)
+{
+    const struct whatif_pin pin = {.node = best->sim.facts.name, .hostname = best->hostname};
+    bool patch = p->owner.kind[0] != '\0';
+
+    if (ra->output == OUT_NAME) {
+        fprintf(out, "node/%s\n", best->sim.facts.name);
+        return 0;
+    }
+    if (patch) {
+        fprintf(note,
+                "warning: pod %s/%s is controlled by %s %s: deleting it makes the controller "
+                "create a new pod from its template, which this pin would not reach. Pin the "
+                "template instead%s: apply the patch below to it (kubectl patch KIND NAME "
+                "--patch-file FILE), knowing that it puts every replica on %s.\n",
+                p->pod.ns, p->pod.name, p->owner.kind, p->owner.name,
+                strcmp(p->owner.kind, "ReplicaSet") == 0
+                    ? " (for a ReplicaSet, the Deployment that owns it)"
+                    : "",
+                best->sim.facts.name);
+    } else {
+        const char *how = "kubectl apply -f -";
+        if (p->pod.name[0] == '\0')
+            how = "kubectl create -f - (it has only a generateName)";
+        fprintf(note,
+                "A pod's node selection cannot be changed: delete the pod%s, then apply the "
+                "manifest below (%s).\n",
+                p->pod.uid[0] != '\0' ? " that is running" : " if it exists", how);
+    }
+    fflush(note);
+    return whatif_print_pin(p->text, p->len, &pin, patch, ra->output == OUT_JSON, out);
+}
+
+/* The cluster of --kubeconfig, or KUBECONFIG, or ~/.kube/config, or
+ * in-cluster: the order of serve, as kubectl finds it. */
+static int rank_cluster(const struct cfg *c, struct cluster **cl)
+{
+    char err[ERR_LEN];
+    struct kube_target t;
+
+    int rc = kube_discover(c->kubeconfig, environ, KUBE_INCLUSTER_DIR, &t, err);
+    if (rc == -ENOENT)
+        err_set(err, "no cluster: give --nodes FILE, or --kubeconfig FILE (or KUBECONFIG, or "
+                     "~/.kube/config, or run in a cluster)");
+    if (rc == 0) {
+        rc = cluster_start(c, &t, cl, err);
+        kube_target_destroy(&t);
+    }
+    if (rc != 0)
+        fprintf(stderr, "cpu-extender rank: %s\n", err);
+    return rc;
+}
+
+/* Sorts @rows best first, prints them (the table on stdout for -o table,
+ * else on stderr) and the verdict, and for the best node the pod pinned
+ * there as -o asks. Returns the exit status: 0, or 1 when no node fits. */
+static int report(const struct cfg *cfg, const struct rank_args *ra, const struct cluster *cl,
+                  const struct ranked_pod *p, const struct whatif_nodes *nodes,
+                  struct whatif_rank_row *rows)
+{
+    FILE *table = ra->output == OUT_TABLE ? stdout : stderr;
+    qsort(rows, nodes->n, sizeof(*rows), by_rank);
+    struct whatif_rank r = {
+        .pod_ns = p->pod.ns,
+        .pod_name = p->pod.name,
+        .request = p->pod.request,
+        .rows = rows,
+        .n = nodes->n,
+        .best = nodes->n > 0 && rows[0].fits ? 0 : -1,
+        .from = cl != NULL ? "the cluster" : file_name(ra->nodes),
+        .nodes = nodes,
+    };
+    r.tie = r.best == 0 && nodes->n > 1 && rows[1].fits &&
+            rows[1].explain.score == rows[0].explain.score &&
+            rows[1].explain.value == rows[0].explain.value;
+    whatif_rank_print(table, cfg, &r);
+    if (r.best < 0) {
+        char msg[4096];
+        fit_error(rows, nodes->n, msg, sizeof(msg));
+        fprintf(table, "\nno node fits this pod: %s\n", msg);
+        return 1;
+    }
+    const struct whatif_node *best = rows[0].node;
+    fprintf(table, "\nbest node: %s (score %d, value %d)%s\n", best->sim.facts.name,
+            rows[0].explain.score, rows[0].explain.value,
+            r.tie ? "; tied with the next, chosen by name order (kube-scheduler picks at random "
+                    "among equal totals)"
+                  : "");
+    int status = 0;
+    if (ra->output != OUT_TABLE && print_result(ra, p, best, stderr, stdout) != 0) {
+        fprintf(stderr, "cpu-extender rank: cannot write the result\n");
+        status = 1;
+    }
+    return status;
+}
+
+/* Ranks and prints; returns the exit status. */
+static int rank(const struct cfg *cfg, const struct rank_args *ra, struct cluster *cl)
+{
+    struct arena *a = arena_acquire();
+    struct ranked_pod p = {0};
+    struct whatif_nodes nodes = {0};
+    struct whatif_rank_row *rows = NULL;
+    char err[ERR_LEN];
+    int status = 2, rc;
+    bool runtime = false;
+
+    if (a == NULL) {
+        fprintf(stderr, "cpu-extender rank: out of memory\n");
+        return 1;
+    }
+    if ((rc = read_pod(a, ra->pod, &p, err)) != 0)
+        goto out_fail;
+    if (cl != NULL)
+        rc = whatif_nodes_from_cluster(cfg, cl, p.pod.uid, p.pod.node_name, &nodes, err);
+    else
+        rc = whatif_nodes_from_files(cfg, ra->nodes, ra->existing, p.pod.uid, false, &nodes, err);
+    if (rc != 0) {
+        runtime = cl != NULL; /* the cluster failed, not the caller */
+        goto out_fail;
+    }
+    rows = calloc(nodes.n + 1, sizeof(*rows));
+    if (rows == NULL) {
+        err_set(err, "out of memory");
+        rc = -ENOMEM;
+        goto out_fail;
+    }
+    for (size_t i = 0; i < nodes.n; i++)
+        judge(cfg, &p, &nodes.nodes[i], &rows[i]);
+    if ((rc = score_fitting(cfg, rows, nodes.n)) != 0) {
+        err_set(err, "out of memory");
+        goto out_fail;
+    }
+    status = report(cfg, ra, cl, &p, &nodes, rows);
+    goto out_free;
+
+out_fail:
+    fprintf(stderr, "cpu-extender rank: %s\n", err);
+    status = runtime || rc == -ENOMEM ? 1 : 2;
+out_free:
+    free(rows);
+    whatif_nodes_destroy(&nodes);
+    free(p.text);
+    arena_release(a);
+    return status;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: cpu-extender rank --pod FILE [--nodes FILE [--existing FILE] | "
+                    "--kubeconfig FILE] [-o yaml|json|table|name] [options]\n"
+                    "  FILE may be - (standard input) for one of them\n");
+    return 2;
+}
+
+int whatif_rank_main(int argc, char **argv)
+{
+    struct rank_args ra = {0};
+    char *rest[64];
+    struct cluster *cl = NULL;
+    struct cfg c;
+    int n = 0;
+
+    for (int i = 0; i < argc; i++) {
+        bool has_value = i + 1 < argc;
+        if (strcmp(argv[i], "--nodes") == 0 && has_value) {
+            ra.nodes = argv[++i];
+        } else if (strcmp(argv[i], "--pod") == 0 && has_value) {
+            ra.pod = argv[++i];
+        } else if (strcmp(argv[i], "--existing") == 0 && has_value) {
+            ra.existing = argv[++i];
+        } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && has_value) {
+            const char *o = argv[++i];
+            if (strcmp(o, "yaml") == 0)
+                ra.output = OUT_YAML;
+            else if (strcmp(o, "json") == 0)
+                ra.output = OUT_JSON;
+            else if (strcmp(o, "table") == 0)
+                ra.output = OUT_TABLE;
+            else if (strcmp(o, "name") == 0)
+                ra.output = OUT_NAME;
+            else {
+                fprintf(stderr, "cpu-extender rank: -o %s: want yaml, json, table or name\n", o);
+                return 2;
+            }
+        } else if (n < 64) {
+            rest[n++] = argv[i];
+        } else {
+            return usage();
+        }
+    }
+    if (ra.pod == NULL)
+        return usage();
+    if (ra.existing != NULL && ra.nodes == NULL) {
+        fprintf(stderr, "cpu-extender rank: --existing needs --nodes (with a cluster, its pods "
+                        "are read from it)\n");
+        return 2;
+    }
+    int stdin_uses = (strcmp(ra.pod, "-") == 0) + (ra.nodes && strcmp(ra.nodes, "-") == 0) +
+                     (ra.existing && strcmp(ra.existing, "-") == 0);
+    if (stdin_uses > 1) {
+        fprintf(stderr, "cpu-extender rank: only one of --pod, --nodes and --existing can read "
+                        "standard input (-)\n");
+        return 2;
+    }
+    if (cfg_load_config(&c, n, rest) != 0)
+        return 2;
+    log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
+    codec_json_install_hooks();
+    if (ra.nodes == NULL) {
+        if (kube_global_init() != 0) {
+            fprintf(stderr, "cpu-extender rank: libcurl initialisation failed\n");
+            return 1;
+        }
+        if (rank_cluster(&c, &cl) != 0) {
+            kube_global_cleanup();
+            return 2;
+        }
+    }
+    int status = rank(&c, &ra, cl);
+    cluster_stop(cl);
+    if (ra.nodes == NULL)
+        kube_global_cleanup();
+    arena_pool_drain();
+    return status;
+}

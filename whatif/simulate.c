@@ -1,0 +1,394 @@
+#include "whatif/simulate.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "base/arena.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "kube/client.h"
+#include "kube/discover.h"
+#include "config/load.h"
+#include "whatif/inputs.h"
+#include "whatif/simulate_print.h"
+#include "server/codec/json.h"
+
+extern char **environ;
+
+/* Both cores of the machine the targets were set on; a run per strategy. */
+#define SIM_THREADS 2
+
+struct sim_args {
+    const char *nodes, *pods, *existing, *placements, *html;
+    enum score_strategy strategies[4];
+    size_t n_strategies;
+    bool timing;
+};
+
+static const char *file_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "standard input" : path;
+}
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: cpu-extender simulate --pods FILE [--nodes FILE [--existing FILE]] "
+            "[--strategy spread|pack|balanced|target|all] [--placements FILE.csv] "
+            "[--html FILE.html] [--timing] [options]\n"
+            "  without --nodes the nodes and their pods come from the cluster (--kubeconfig, "
+            "KUBECONFIG, ~/.kube/config, in-cluster); FILE may be - (standard input) for one "
+            "of them\n");
+    return 2;
+}
+
+static int parse_strategy(const char *s, struct sim_args *sa)
+{
+    if (strcmp(s, "all") == 0) {
+        for (int i = 0; i < 4; i++)
+            sa->strategies[i] = (enum score_strategy)i;
+        sa->n_strategies = 4;
+        return 0;
+    }
+    sa->n_strategies = 1;
+    return score_strategy_parse(s, &sa->strategies[0]);
+}
+
+/* Opens @path for writing, or says why not. */
+static FILE *open_out(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        fprintf(stderr, "cpu-extender simulate: %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+static int write_file(const char *path, int (*fn)(FILE *, const struct whatif_sim_report *),
+                      const struct whatif_sim_report *r)
+{
+    FILE *f = open_out(path);
+    if (f == NULL)
+        return -EIO;
+    int rc = fn(f, r);
+    if (fclose(f) != 0 || rc != 0) {
+        fprintf(stderr, "cpu-extender simulate: %s: cannot write it\n", path);
+        return -EIO;
+    }
+    return 0;
+}
+
+static int sim_cluster(const struct cfg *c, struct cluster **cl)
+{
+    char err[ERR_LEN];
+    struct kube_target t;
+
+    int rc = kube_discover(c->kubeconfig, environ, KUBE_INCLUSTER_DIR, &t, err);
+    if (rc == -ENOENT)
+        err_set(err, "no cluster: give --nodes FILE (and --existing FILE), or --kubeconfig FILE "
+                     "(or KUBECONFIG, or ~/.kube/config, or run in a cluster)");
+    if (rc == 0) {
+        rc = cluster_start(c, &t, cl, err);
+        kube_target_destroy(&t);
+    }
+    if (rc != 0)
+        fprintf(stderr, "cpu-extender simulate: %s\n", err);
+    return rc;
+}
+
+static double max_rss_mib(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024 : 0;
+}
+
+/* What one simulation holds, from the files read to the results. */
+struct sim_work {
+    struct whatif_nodes nodes;
+    struct whatif_pod *pods;
+    size_t n_pods;
+    struct place_sim_node *sn; /* the engine's input, borrowed by sim */
+    struct place_sim_pod *sp;
+    struct place_sim *sim;
+    struct place_sim_result results[4];
+    bool have_results;
+    struct timespec t0;
+    double t_nodes, t_pods, t_run; /* seconds since t0 */
+};
+
+static void work_destroy(struct sim_work *w, size_t n_results)
+{
+    for (size_t i = 0; w->have_results && i < n_results; i++)
+        place_sim_result_destroy(&w->results[i]);
+    place_sim_free(w->sim);
+    free(w->sn);
+    free(w->sp);
+    free(w->pods);
+    whatif_nodes_destroy(&w->nodes);
+}
+
+/* Reads the nodes (and the pods bound to them) from the files or @cl, then
+ * the pods to place from their file. *@runtime: the failure is the
+ * cluster's, not the input's. */
+static int read_inputs(const struct cfg *cfg, const struct sim_args *sa, struct cluster *cl,
+                       struct arena *a, struct sim_work *w, bool *runtime, char *err)
+{
+    int rc;
+    if (cl != NULL)
+        rc = whatif_nodes_from_cluster(cfg, cl, NULL, NULL, &w->nodes, err);
+    else
+        rc = whatif_nodes_from_files(cfg, sa->nodes, sa->existing, NULL, true, &w->nodes, err);
+    if (rc != 0) {
+        *runtime = cl != NULL;
+        return rc;
+    }
+    w->t_nodes = clock_since(&w->t0);
+    if ((rc = whatif_pods_from_file(a, sa->pods, &w->pods, &w->n_pods, err)) != 0)
+        return rc;
+    w->t_pods = clock_since(&w->t0);
+    return 0;
+}
+
+/* The cluster's nodes are taken as the service takes them; a node it could
+ * not score, a simulation cannot place on (-EINVAL). A node without a pod
+ * count admits nothing: said, not refused. */
+static int check_nodes(const struct whatif_nodes *nodes, char *err)
+{
+    for (size_t i = 0; i < nodes->n; i++) {
+        const struct whatif_node *n = &nodes->nodes[i];
+        if (n->invalid != NULL || n->worst == SCORE_USED_STALE_FULL ||
+            n->worst == SCORE_USED_STALE_PASS) {
+            err_set(err, "cluster: node %s: %s", n->sim.facts.name,
+                    n->invalid != NULL ? n->invalid : "its used data is stale");
+            return -EINVAL;
+        }
+        if (!n->has_max_pods)
+            fprintf(stderr,
+                    "cpu-extender simulate: warning: node %s has no status.allocatable.pods: "
+                    "kube-scheduler admits no pod there\n",
+                    n->sim.facts.name);
+    }
+    return 0;
+}
+
+/* kube-scheduler never sees a pod with spec.nodeName (the kubelet of that
+ * node takes it); the simulation holds it to that node by the NodeName rule,
+ * which is the nearest it can do, and says so: such pods usually run
+ * already and were meant for --existing. */
+static void warn_pods_bound(const struct whatif_pod *pods, size_t n_pods)
+{
+    size_t bound = 0;
+    for (size_t i = 0; i < n_pods; i++) {
+        const char *name = pods[i].sim.constraints.node_name;
+        bound += name != NULL && name[0] != '\0';
+    }
+    if (bound > 0)
+        fprintf(stderr,
+                "cpu-extender simulate: warning: %zu of the pods to place have spec.nodeName set: "
+                "each can go only to that node (NodeName), and pods that run already belong in "
+                "--existing\n",
+                bound);
+}
+
+/* The engine over what was read, under each strategy asked for. */
+static int run_strategies(const struct cfg *cfg, const struct sim_args *sa, struct sim_work *w,
+                          char *err)
+{
+    int rc;
+    w->sn = calloc(w->nodes.n + 1, sizeof(*w->sn));
+    w->sp = calloc(w->n_pods + 1, sizeof(*w->sp));
+    if (w->sn == NULL || w->sp == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < w->nodes.n; i++)
+        w->sn[i] = w->nodes.nodes[i].sim;
+    for (size_t i = 0; i < w->n_pods; i++)
+        w->sp[i] = w->pods[i].sim;
+    const struct place_sim_input in = {
+        .nodes = w->sn,
+        .n_nodes = w->nodes.n,
+        .pods = w->sp,
+        .n_pods = w->n_pods,
+        .params = cfg->score,
+    };
+    if ((rc = place_sim_new(&in, &w->sim)) != 0) {
+        err_set(err, rc == -ENOMEM ? "out of memory" : "more nodes or pods than it can take");
+        return rc;
+    }
+    rc = place_sim_run_all(w->sim, sa->strategies, sa->n_strategies, SIM_THREADS, w->results);
+    if (rc != 0) {
+        err_set(err, "%s", rc == -ENOMEM ? "out of memory" : "cannot start a thread");
+        return rc;
+    }
+    w->have_results = true;
+    w->t_run = clock_since(&w->t0);
+    return 0;
+}
+
+/* Writes the files asked for and prints the summary; returns the exit
+ * status: 0 every pod placed, 3 some not, 2 a file that cannot be written. */
+static int report(const struct cfg *cfg, const struct sim_args *sa, const struct cluster *cl,
+                  const struct sim_work *w)
+{
+    const struct whatif_sim_report r = {
+        .cfg = cfg,
+        .nodes = &w->nodes,
+        .pods = w->pods,
+        .n_pods = w->n_pods,
+        .order = place_sim_order(w->sim),
+        .results = w->results,
+        .n_results = sa->n_strategies,
+        .nodes_from = cl != NULL ? "the cluster" : file_name(sa->nodes),
+        .existing_from = cl != NULL             ? "the cluster"
+                         : sa->existing != NULL ? file_name(sa->existing)
+                                                : NULL,
+        .pods_from = file_name(sa->pods),
+    };
+    if ((sa->placements != NULL && write_file(sa->placements, whatif_sim_write_csv, &r) != 0) ||
+        (sa->html != NULL && write_file(sa->html, whatif_sim_write_html, &r) != 0))
+        return 2; /* said already */
+    whatif_sim_print_summary(stdout, &r);
+    fflush(stdout);
+    int status = 0;
+    for (size_t i = 0; i < sa->n_strategies; i++)
+        if (w->results[i].summary.not_placed > 0)
+            status = 3;
+    if (sa->timing) {
+        size_t classes, shapes;
+        place_sim_groups(w->sim, &classes, &shapes);
+        fprintf(stderr,
+                "simulate: nodes read in %.3f s, pods in %.3f s, %zu strategies run in %.3f s "
+                "(%zu constraint classes, %zu shapes); total %.3f s; max RSS %.1f MiB\n",
+                w->t_nodes, w->t_pods - w->t_nodes, sa->n_strategies, w->t_run - w->t_pods, classes,
+                shapes, clock_since(&w->t0), max_rss_mib());
+    }
+    return status;
+}
+
+/* Runs the simulation; returns the exit status (1: the cluster or memory
+ * failed, 2: the input is wrong). */
+static int simulate(const struct cfg *cfg, const struct sim_args *sa, struct cluster *cl)
+{
+    struct sim_work w = {.t0 = clock_mono()};
+    struct arena *a = arena_acquire();
+    char err[ERR_LEN];
+    bool runtime = false;
+    int status, rc;
+
+    if (a == NULL) {
+        fprintf(stderr, "cpu-extender simulate: out of memory\n");
+        return 1;
+    }
+    if ((rc = read_inputs(cfg, sa, cl, a, &w, &runtime, err)) == 0) {
+        warn_pods_bound(w.pods, w.n_pods);
+        if ((rc = check_nodes(&w.nodes, err)) != 0)
+            runtime = true;
+    }
+    if (rc == 0)
+        rc = run_strategies(cfg, sa, &w, err);
+    if (rc == 0) {
+        status = report(cfg, sa, cl, &w);
+    } else {
+        fprintf(stderr, "cpu-extender simulate: %s\n", err);
+        status = runtime || rc == -ENOMEM ? 1 : 2;
+    }
+    work_destroy(&w, sa->n_strategies);
+    arena_release(a);
+    return status;
+}
+
+/* Takes simulate's own flags into @sa and leaves the others (the service's
+ * options) in @rest[0..*@n). Returns 0, or the exit status of a bad flag. */
+static int parse_args(int argc, char **argv, struct sim_args *sa, char **rest, int *n)
+{
+    parse_strategy("all", sa);
+    for (int i = 0; i < argc; i++) {
+        bool v = i + 1 < argc;
+        if (strcmp(argv[i], "--nodes") == 0 && v) {
+            sa->nodes = argv[++i];
+        } else if (strcmp(argv[i], "--pods") == 0 && v) {
+            sa->pods = argv[++i];
+        } else if (strcmp(argv[i], "--existing") == 0 && v) {
+            sa->existing = argv[++i];
+        } else if (strcmp(argv[i], "--placements") == 0 && v) {
+            sa->placements = argv[++i];
+        } else if (strcmp(argv[i], "--html") == 0 && v) {
+            sa->html = argv[++i];
+        } else if (strcmp(argv[i], "--timing") == 0) {
+            sa->timing = true;
+        } else if (strcmp(argv[i], "--strategy") == 0 && v) {
+            /* The simulation's own flag: one strategy or all of them. */
+            if (parse_strategy(argv[++i], sa) != 0) {
+                fprintf(stderr,
+                        "cpu-extender simulate: --strategy %s: want spread, pack, balanced, "
+                        "target or all\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (*n < 64) {
+            rest[(*n)++] = argv[i];
+        } else {
+            return usage();
+        }
+    }
+    return 0;
+}
+
+int whatif_simulate_main(int argc, char **argv)
+{
+    struct sim_args sa = {0};
+    char *rest[64];
+    struct cluster *cl = NULL;
+    struct cfg c;
+    int n = 0;
+
+    int rc = parse_args(argc, argv, &sa, rest, &n);
+    if (rc != 0)
+        return rc;
+    if (sa.pods == NULL)
+        return usage();
+    if (sa.existing != NULL && sa.nodes == NULL) {
+        fprintf(stderr, "cpu-extender simulate: --existing needs --nodes (with a cluster, its "
+                        "pods are read from it)\n");
+        return 2;
+    }
+    int stdin_uses = (strcmp(sa.pods, "-") == 0) + (sa.nodes && strcmp(sa.nodes, "-") == 0) +
+                     (sa.existing && strcmp(sa.existing, "-") == 0);
+    if (stdin_uses > 1) {
+        fprintf(stderr, "cpu-extender simulate: only one of --nodes, --pods and --existing can "
+                        "read standard input (-)\n");
+        return 2;
+    }
+    if (cfg_load_config(&c, n, rest) != 0)
+        return 2;
+    for (int r = 0; r < SCORE_NRES; r++) {
+        if (c.used_source[r] == SCORE_USED_USAGE || c.used_source[r] == SCORE_USED_MAX) {
+            fprintf(stderr,
+                    "cpu-extender simulate: --%s-used-source %s: a simulation adds requests and "
+                    "cannot project usage; use requests or annotation\n",
+                    score_resource_name(r), score_used_source_name(c.used_source[r]));
+            return 2;
+        }
+    }
+    log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
+    codec_json_install_hooks();
+    if (sa.nodes == NULL) {
+        if (kube_global_init() != 0) {
+            fprintf(stderr, "cpu-extender simulate: libcurl initialisation failed\n");
+            return 1;
+        }
+        if (sim_cluster(&c, &cl) != 0) {
+            kube_global_cleanup();
+            return 2;
+        }
+    }
+    int status = simulate(&c, &sa, cl);
+    cluster_stop(cl);
+    if (sa.nodes == NULL)
+        kube_global_cleanup();
+    arena_pool_drain();
+    return status;
+}
