@@ -15,7 +15,7 @@
  *
  * The RSS, RLIMIT_AS and cgroup tests measure the release build: under
  * ASan the process reserves terabytes of address space and keeps freed
- * memory in quarantine, so they say SKIP there.
+ * memory in quarantine, so they skip there (by design: test_skip_unsupported).
  */
 #include <check.h>
 #include <errno.h>
@@ -43,6 +43,7 @@
 #include "tests/support/http_client.h"
 #include "tests/support/metrics_scrape.h"
 #include "tests/support/server_proc.h"
+#include "tests/support/skip.h"
 #include "tests/support/yaml_doc.h"
 
 #define MiB (1ULL << 20)
@@ -372,8 +373,7 @@ static void *big_call(void *arg)
 START_TEST(memory_idle_rss_returns_and_filter_holds_about_its_body)
 {
     if (sanitized()) {
-        printf("memory_idle_rss_returns_and_filter_holds_about_its_body: SKIP under ASan "
-               "(RSS is measured on the release build)\n");
+        test_skip_unsupported("under ASan (RSS is measured on the release build)");
         return;
     }
     struct server_proc s;
@@ -433,8 +433,7 @@ END_TEST
 START_TEST(memory_out_of_memory_is_a_500_under_rlimit_as)
 {
     if (sanitized()) {
-        printf("memory_out_of_memory_is_a_500_under_rlimit_as: SKIP under ASan (it reserves "
-               "terabytes of address space)\n");
+        test_skip_unsupported("under ASan (it reserves terabytes of address space)");
         return;
     }
     struct server_proc s;
@@ -776,9 +775,8 @@ static void *slow_call(void *arg)
 START_TEST(memory_shipped_limits_hold_the_worst_case)
 {
     if (sanitized()) {
-        printf("memory_shipped_limits_hold_the_worst_case: SKIP under ASan (its shadow memory "
-               "and quarantine do not fit the container's limit; the release build is "
-               "measured)\n");
+        test_skip_unsupported("under ASan (its shadow memory and quarantine do not fit the "
+                              "container's limit; the release build is measured)");
         return;
     }
     unsigned long long limit = deployment_limit();
@@ -794,9 +792,8 @@ START_TEST(memory_shipped_limits_hold_the_worst_case)
     struct memcg cg;
     memcg_make(&cg, limit);
     if (cg.version == 0) {
-        printf("memory_shipped_limits_hold_the_worst_case: SKIP: no memory cgroup could be "
-               "made here (%s)\n",
-               cg.why);
+        /* CI runs as root on a machine with cgroup v2: it can. */
+        test_skip("no memory cgroup could be made here (%s)", cg.why);
         return;
     }
     snprintf(cg_dir, sizeof(cg_dir), "%s", cg.dir);
