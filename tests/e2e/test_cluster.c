@@ -753,6 +753,18 @@ START_TEST(cluster_preempt_past_its_deadline_keeps_every_candidate)
                      "application/json\r\nContent-Length: %zu\r\n\r\n",
                      strlen(meta));
     ck_assert_int_eq(http_send_raw(fd, head, (size_t)n), 0);
+    /* The request's clock starts with its headers, before it reserves
+     * memory for the body: once the reservation shows, 300 ms of ours are
+     * at least 300 ms of the server's, past its 200 ms deadline. */
+    for (int i = 0;; i++) {
+        char *m = metrics_get(w.server.port);
+        double reserved = metrics_must(m, "cpu_extender_memory_reserved_bytes");
+        free(m);
+        if (reserved > 0)
+            break;
+        ck_assert_msg(i < 1000, "the server did not take the headers within 10 s");
+        usleep(10 * 1000);
+    }
     usleep(300 * 1000);
     ck_assert_int_eq(http_send_raw(fd, meta, strlen(meta)), 0);
     ck_assert_int_eq(http_read(fd, &r, 5000), 0);
@@ -1016,28 +1028,37 @@ START_TEST(cluster_watch_faults_are_counted_by_resource)
             break;
         usleep(25000);
     }
-    /* the watches after the relists are open: nothing more is pending */
+    /* the watches after the relists are open; the counters settle on what
+     * the cuts and the 503s make (polled, up to 10 s: not a bet on how
+     * long the last increments take) */
     ck_assert_int_eq(fake_wait_open_watches(w.fake, FAKE_NODE, 1, 10000), 0);
     ck_assert_int_eq(fake_wait_open_watches(w.fake, FAKE_POD, 1, 10000), 0);
-    usleep(200000);
-    fake_counts(w.fake, &after);
-    ck_assert_double_eq(by_resource(port, "relists_total", "nodes"), 1);
-    ck_assert_double_eq(by_resource(port, "relists_total", "pods"), 1);
-    ck_assert_uint_eq(after.injected - start.injected, 3);
-    double errors = by_resource(port, "api_errors_total", "nodes") +
-                    by_resource(port, "api_errors_total", "pods");
-    ck_assert_double_eq(errors, 2 + 2 + 3);
     /* Every watch request but the first after each relist resumes one:
      * those the fake counted as watches, and the 503s that hit a watch
      * request (the fake answers them before routing, so they are not in
      * watches[]; a 503 that hits a list after a 410 is followed by another
      * list, not a watch, and resumes nothing). */
-    unsigned watches = after.watches[FAKE_NODE] - start.watches[FAKE_NODE] +
-                       after.watches[FAKE_POD] - start.watches[FAKE_POD];
-    unsigned relisted = after.lists[FAKE_NODE] - start.lists[FAKE_NODE] + after.lists[FAKE_POD] -
-                        start.lists[FAKE_POD];
-    double restarts = by_resource(port, "watch_restarts_total", "nodes") +
-                      by_resource(port, "watch_restarts_total", "pods");
+    double errors = 0, restarts = 0;
+    unsigned watches = 0, relisted = 0;
+    for (int i = 0; i < 400; i++) {
+        fake_counts(w.fake, &after);
+        errors = by_resource(port, "api_errors_total", "nodes") +
+                 by_resource(port, "api_errors_total", "pods");
+        watches = after.watches[FAKE_NODE] - start.watches[FAKE_NODE] + after.watches[FAKE_POD] -
+                  start.watches[FAKE_POD];
+        relisted = after.lists[FAKE_NODE] - start.lists[FAKE_NODE] + after.lists[FAKE_POD] -
+                   start.lists[FAKE_POD];
+        restarts = by_resource(port, "watch_restarts_total", "nodes") +
+                   by_resource(port, "watch_restarts_total", "pods");
+        if (after.injected - start.injected == 3 && errors == 2 + 2 + 3 && relisted == 2 &&
+            restarts == watches + (after.injected_watches - start.injected_watches) - 2)
+            break;
+        usleep(25000);
+    }
+    ck_assert_double_eq(by_resource(port, "relists_total", "nodes"), 1);
+    ck_assert_double_eq(by_resource(port, "relists_total", "pods"), 1);
+    ck_assert_uint_eq(after.injected - start.injected, 3);
+    ck_assert_double_eq(errors, 2 + 2 + 3);
     /* lists the fake counted are answered ones: 2 relists, and each 503
      * that hit a list instead of a watch makes one more watch-less request */
     ck_assert_uint_eq(relisted, 2);

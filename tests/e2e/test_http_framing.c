@@ -979,16 +979,31 @@ START_TEST(refusals_for_full_slots_are_counted_and_logged)
     struct server_proc srv;
     struct peer p[4];
 
-    start(&srv, false, args);
-    for (int i = 0; i < 2; i++) {
-        ck_assert_int_eq(peer_open(&p[i], "127.0.0.2", srv.port, false), 0);
-        ck_assert_int_eq(peer_send(&p[i], slow_head, 10), 0);
+    /* The refusal needs the third connection within half a second of the
+     * first, by the server's clock: a loaded machine can stretch that, and
+     * the server then evicts instead. That is not this test's subject, so
+     * it starts over on a fresh server (its counters and log too). */
+    bool refused = false;
+    for (int attempt = 0; attempt < 5 && !refused; attempt++) {
+        if (attempt > 0) {
+            for (int i = 0; i < 3; i++)
+                peer_close(&p[i]);
+            ck_assert_int_eq(server_stop(&srv), 0);
+        }
+        start(&srv, false, args);
+        for (int i = 0; i < 2; i++) {
+            ck_assert_int_eq(peer_open(&p[i], "127.0.0.2", srv.port, false), 0);
+            ck_assert_int_eq(peer_send(&p[i], slow_head, 10), 0);
+        }
+        ck_assert_int_eq(peer_open(&p[2], "127.0.0.2", srv.port, false), 0);
+        refused = peer_closed_within(&p[2], 2000);
     }
-    ck_assert_int_eq(peer_open(&p[2], "127.0.0.2", srv.port, false), 0);
-    ck_assert_msg(peer_closed_within(&p[2], 1000), "third connection from 127.0.0.2 kept");
+    ck_assert_msg(refused, "third connection from 127.0.0.2 kept, five times");
+    /* At least 600 ms of the server's time since it refused the third,
+     * when the oldest was already in: its age is now over half a second. */
     usleep(600 * 1000);
     ck_assert_int_eq(peer_open(&p[3], "127.0.0.2", srv.port, false), 0);
-    ck_assert_msg(peer_closed_within(&p[0], 1000), "the oldest request did not make room");
+    ck_assert_msg(peer_closed_within(&p[0], 10000), "the oldest request did not make room");
     ck_assert_msg(!peer_closed_within(&p[3], 300), "the newcomer was not kept");
     /* One scrape: with a limit of 2 from 127.0.0.1 too, scrapes whose
      * close the server has not seen yet would hold both (idle, never cut). */
