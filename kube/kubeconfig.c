@@ -19,6 +19,7 @@
 #include "base/file.h"
 #include "kube/exec.h"
 #include "kube/kubeconfig_parse.h"
+#include "kube/token.h"
 
 /* ---- resolution ---- */
 
@@ -66,17 +67,6 @@ static int check_server(const char *server, char *out, size_t cap)
     memcpy(out, server, l);
     out[l] = '\0';
     return 0;
-}
-
-/* A token goes into an HTTP header: printable ASCII only. */
-static bool is_valid_token(const char *s)
-{
-    if (*s == '\0')
-        return false;
-    for (; *s != '\0'; s++)
-        if ((unsigned char)*s < 0x21 || (unsigned char)*s > 0x7e)
-            return false;
-    return true;
 }
 
 static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, char *err)
@@ -301,7 +291,7 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
         if (rc != 0)
             return rc;
     } else if (u->token != NULL && u->token[0] != '\0') {
-        if (!is_valid_token(u->token)) {
+        if (!kube_token_is_valid(u->token, strlen(u->token))) {
             err_set(err, "kubeconfig %s: users[%s].user.token: spaces or control characters", f, n);
             return -EINVAL;
         }

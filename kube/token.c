@@ -20,6 +20,14 @@ static bool is_same_file(const struct stat *a, const struct stat *b)
            a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
+bool kube_token_is_valid(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x21 || (unsigned char)s[i] > 0x7e)
+            return false;
+    return true;
+}
+
 /* Reads the token in @path (surrounding whitespace trimmed, as client-go
  * does) into a malloc'd *@out. */
 static int read_token(const char *path, char **out, char *err)
@@ -42,12 +50,10 @@ static int read_token(const char *path, char **out, char *err)
         err_set(err, "token file %s: empty", path);
         goto out_free;
     }
-    /* The token goes into an HTTP header. */
-    for (size_t i = start; i < end; i++)
-        if ((unsigned char)buf[i] < 0x21 || (unsigned char)buf[i] > 0x7e) {
-            err_set(err, "token file %s: spaces or control characters", path);
-            goto out_free;
-        }
+    if (!kube_token_is_valid(buf + start, end - start)) {
+        err_set(err, "token file %s: spaces or control characters", path);
+        goto out_free;
+    }
     *out = strndup(buf + start, end - start);
     rc = *out != NULL ? 0 : -ENOMEM;
     if (rc != 0)
