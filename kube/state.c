@@ -65,11 +65,6 @@ static void free_node(struct snode *n)
     free(n);
 }
 
-static void free_pod(struct spod *p)
-{
-    free(p);
-}
-
 struct kube_state *kube_state_new(void)
 {
     struct kube_state *st = calloc(1, sizeof(*st));
@@ -101,7 +96,7 @@ static void free_table(struct table *t, bool nodes)
             if (nodes)
                 free_node((struct snode *)(void *)e);
             else
-                free_pod((struct spod *)(void *)e);
+                free(e);
             e = next;
         }
     }
@@ -285,7 +280,7 @@ void kube_state_pods_end(struct kube_state *st)
             if (p->gen != st->pod_gen) {
                 uncharge(st, p);
                 table_unlink(&st->pods, &p->h);
-                free_pod(p);
+                free(p);
             }
             e = next;
         }
@@ -310,7 +305,7 @@ int kube_state_pod_put(struct kube_state *st, const struct kube_pod_info *info, 
         if (p == NULL)
             goto out_unlock;
         if (table_insert(&st->pods, &p->h) != 0) {
-            free_pod(p);
+            free(p);
             goto out_unlock;
         }
     }
@@ -344,7 +339,7 @@ void kube_state_pod_delete(struct kube_state *st, const char *uid)
     if (p != NULL) {
         uncharge(st, p);
         table_unlink(&st->pods, &p->h);
-        free_pod(p);
+        free(p);
     }
     pthread_rwlock_unlock(&st->lock);
 }
@@ -479,11 +474,6 @@ int kube_state_pod_request(struct kube_state *st, const char *uid, const char *n
     return rc;
 }
 
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums)
 {
     pthread_rwlock_rdlock(&st->lock);
@@ -495,40 +485,6 @@ void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums
         }
     }
     pthread_rwlock_unlock(&st->lock);
-}
-
-int kube_state_node_names(struct kube_state *st, char ***out, size_t *n)
-{
-    int rc = -ENOMEM;
-    size_t count = 0;
-    *out = NULL;
-    *n = 0;
-    pthread_rwlock_rdlock(&st->lock);
-    char **names = calloc(st->nodes.count + 1, sizeof(*names));
-    if (names == NULL)
-        goto out_unlock;
-    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
-        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
-            if (!((const struct snode *)(const void *)e)->present)
-                continue;
-            names[count] = strdup(e->key);
-            if (names[count] == NULL)
-                goto out_free;
-            count++;
-        }
-    }
-    qsort(names, count, sizeof(*names), compare_names);
-    *out = names;
-    *n = count;
-    rc = 0;
-    goto out_unlock;
-out_free:
-    for (size_t i = 0; i < count; i++)
-        free(names[i]);
-    free(names);
-out_unlock:
-    pthread_rwlock_unlock(&st->lock);
-    return rc;
 }
 
 void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods)
