@@ -415,7 +415,6 @@ static int parse_list(const struct kc_parse *p, enum kc_kind kind, const yaml_no
     return 0;
 }
 
-/* Parses the document @text of file @name into @m, merging. */
 int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char *name,
                   const char *dir, char *err)
 {

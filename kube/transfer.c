@@ -132,7 +132,6 @@ int kube_xfer_on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, cur
     return 0;
 }
 
-/* A transport failure as a negative errno. */
 int kube_xfer_errno(CURLcode cc)
 {
     switch (cc) {
@@ -185,7 +184,6 @@ static bool set_pem(CURL *e, CURLoption blob, CURLoption path, CURLoption type, 
                                          : curl_easy_setopt(e, type, "PEM")) == CURLE_OK;
 }
 
-/* The TLS and credential options of every request. */
 bool kube_xfer_set_tls(CURL *e, const struct kube_target *t)
 {
     bool ok = true;
