@@ -9,17 +9,14 @@
 #include <cjson/cJSON.h>
 
 #include "base/err.h"
+#include "kube/target.h"
 #include "kube/token.h"
 
 void kube_exec_status_wipe(struct kube_exec_status *st)
 {
-    if (st->token != NULL)
-        explicit_bzero(st->token, strlen(st->token));
-    free(st->token);
+    kube_free_secret(st->token);
     free(st->cert_pem);
-    if (st->key_pem != NULL)
-        explicit_bzero(st->key_pem, strlen(st->key_pem));
-    free(st->key_pem);
+    kube_free_secret(st->key_pem);
     memset(st, 0, sizeof(*st));
 }
 

@@ -7,6 +7,7 @@
 
 #include "base/err.h"
 #include "base/file.h"
+#include "kube/target.h"
 
 static bool is_space(char ch)
 {
@@ -82,9 +83,7 @@ static int file_token(struct kube_token *k, bool force, char *err)
     int rc = read_token(k->file, &fresh, err);
     if (rc != 0)
         return k->from_file != NULL ? 0 : rc; /* keep the last good one */
-    if (k->from_file != NULL)
-        explicit_bzero(k->from_file, strlen(k->from_file));
-    free(k->from_file);
+    kube_free_secret(k->from_file);
     k->from_file = fresh;
     k->st = st;
     return 0;
@@ -121,8 +120,6 @@ int kube_token_header(struct kube_token *k, bool force, char **hdr, char *err)
 void kube_token_destroy(struct kube_token *k)
 {
     pthread_mutex_destroy(&k->lock);
-    if (k->from_file != NULL)
-        explicit_bzero(k->from_file, strlen(k->from_file));
-    free(k->from_file);
+    kube_free_secret(k->from_file);
     k->from_file = NULL;
 }
