@@ -432,17 +432,6 @@ static const struct snode *known_node(const struct kube_state *st, const char *n
     return n != NULL && n->present ? n : NULL;
 }
 
-int kube_state_view(struct kube_state *st, const char *name, double now, int in_flight_seconds,
-                    struct kube_node_view *out)
-{
-    pthread_rwlock_rdlock(&st->lock);
-    const struct snode *n = known_node(st, name);
-    if (n != NULL)
-        view_of(st, n, now, in_flight_seconds, out);
-    pthread_rwlock_unlock(&st->lock);
-    return n != NULL ? 0 : -ENOENT;
-}
-
 void kube_state_view_many(struct kube_state *st, const char *const *names, size_t n, double now,
                           int in_flight_seconds, struct kube_node_view *out, bool *found)
 {
@@ -457,6 +446,14 @@ void kube_state_view_many(struct kube_state *st, const char *const *names, size_
         }
         pthread_rwlock_unlock(&st->lock);
     }
+}
+
+int kube_state_view(struct kube_state *st, const char *name, double now, int in_flight_seconds,
+                    struct kube_node_view *out)
+{
+    bool found;
+    kube_state_view_many(st, &name, 1, now, in_flight_seconds, out, &found);
+    return found ? 0 : -ENOENT;
 }
 
 int kube_state_pod_request(struct kube_state *st, const char *uid, const char *node,
