@@ -23,14 +23,17 @@
 
 /* ---- resolution ---- */
 
-/* Copies @path, which must name a regular file, into @dst (@cap bytes);
- * errors name the field: "clusters[NAME].cluster.FIELD" for @kind "cluster". */
+/* Copies @path (NULL: none), which must name a regular file, into @dst
+ * (@cap bytes); errors name the field: "clusters[NAME].cluster.FIELD" for
+ * @kind "cluster". */
 static int file_field(const char *file, const char *kind, const char *name, const char *field,
                       const char *path, char *dst, size_t cap, char *err)
 {
     char why[ERR_LEN / 2];
     struct stat st;
 
+    if (path == NULL)
+        return 0;
     if (stat(path, &st) == -1)
         snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
     else if (!S_ISREG(st.st_mode))
@@ -100,23 +103,16 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, ch
                 f, n);
         return -EINVAL;
     }
-    if (c->ca_file != NULL) {
-        int rc = file_field(f, "cluster", n, "certificate-authority", c->ca_file, t->ca_file,
-                            sizeof(t->ca_file), err);
-        if (rc != 0)
-            return rc;
-    }
-    if (c->ca_pem != NULL) {
-        t->ca_pem = strdup(c->ca_pem);
-        if (t->ca_pem == NULL)
-            goto out_nomem;
+    int rc = file_field(f, "cluster", n, "certificate-authority", c->ca_file, t->ca_file,
+                        sizeof(t->ca_file), err);
+    if (rc != 0)
+        return rc;
+    if (c->ca_pem != NULL && (t->ca_pem = strdup(c->ca_pem)) == NULL) {
+        err_set(err, "kubeconfig %s: out of memory", f);
+        return -ENOMEM;
     }
     t->insecure_skip_tls_verify = c->insecure;
     return 0;
-
-out_nomem:
-    err_set(err, "kubeconfig %s: out of memory", f);
-    return -ENOMEM;
 }
 
 /* ---- exec credential plugins ---- */
@@ -271,32 +267,19 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
             err_set(err, "kubeconfig %s: users[%s].user.token: spaces or control characters", f, n);
             return -EINVAL;
         }
-        t->token = strdup(u->token);
-        if (t->token == NULL)
+        if ((t->token = strdup(u->token)) == NULL)
             goto out_nomem;
     }
-    if (u->cert_file != NULL) {
-        rc = file_field(f, "user", n, "client-certificate", u->cert_file, t->cert_file,
-                        sizeof(t->cert_file), err);
-        if (rc != 0)
-            return rc;
-    }
-    if (u->key_file != NULL) {
+    rc = file_field(f, "user", n, "client-certificate", u->cert_file, t->cert_file,
+                    sizeof(t->cert_file), err);
+    if (rc == 0)
         rc = file_field(f, "user", n, "client-key", u->key_file, t->key_file, sizeof(t->key_file),
                         err);
-        if (rc != 0)
-            return rc;
-    }
-    if (u->cert_pem != NULL) {
-        t->cert_pem = strdup(u->cert_pem);
-        if (t->cert_pem == NULL)
-            goto out_nomem;
-    }
-    if (u->key_pem != NULL) {
-        t->key_pem = strdup(u->key_pem);
-        if (t->key_pem == NULL)
-            goto out_nomem;
-    }
+    if (rc != 0)
+        return rc;
+    if ((u->cert_pem != NULL && (t->cert_pem = strdup(u->cert_pem)) == NULL) ||
+        (u->key_pem != NULL && (t->key_pem = strdup(u->key_pem)) == NULL))
+        goto out_nomem;
     /* client-go runs the plugin only when the user has no token, token
      * file or client certificate of its own (exec.go
      * UpdateTransportConfig); the stanza is still validated. */
