@@ -59,8 +59,9 @@ static int64_t add_sat(int64_t a, int64_t b)
     return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
 }
 
-static void free_node(struct snode *n)
+static void free_node(void *entry)
 {
+    struct snode *n = entry;
     free(n->placed);
     free(n);
 }
@@ -87,16 +88,13 @@ struct kube_state *kube_state_new(void)
     return st;
 }
 
-static void free_table(struct table *t, bool nodes)
+static void free_table(struct table *t, void (*free_entry)(void *))
 {
     for (size_t i = 0; i < t->n_buckets; i++) {
         struct table_entry *e = t->buckets[i];
         while (e != NULL) {
             struct table_entry *next = e->next;
-            if (nodes)
-                free_node((struct snode *)(void *)e);
-            else
-                free(e);
+            free_entry(e);
             e = next;
         }
     }
@@ -107,8 +105,8 @@ void kube_state_free(struct kube_state *st)
 {
     if (st == NULL)
         return;
-    free_table(&st->pods, false);
-    free_table(&st->nodes, true);
+    free_table(&st->pods, free);
+    free_table(&st->nodes, free_node);
     pthread_rwlock_destroy(&st->lock);
     free(st);
 }
