@@ -14,6 +14,7 @@ enum opt_type {
     OPT_INT,
     OPT_LLONG,
     OPT_BOOL,
+    /* the enums: names from enum_name() */
     OPT_STRATEGY,
     OPT_LOG_LEVEL,
     OPT_USED_SOURCE,
@@ -324,13 +325,24 @@ static int check_string(const struct cfg_opt *o, const char *v, char *why, size_
     return 0;
 }
 
-/* The index of @v in @names (@count of them), or -1. */
-static int name_index(const char *v, const char *const *names, size_t count)
+/* The name of value @v of an enum option of type @t, NULL past the last. */
+static const char *enum_name(enum opt_type t, int v)
 {
-    for (size_t i = 0; i < count; i++)
-        if (strcmp(v, names[i]) == 0)
-            return (int)i;
-    return -1;
+    switch (t) {
+    case OPT_STRATEGY:
+        return v <= SCORE_TARGET ? score_strategy_name((enum score_strategy)v) : NULL;
+    case OPT_LOG_LEVEL:
+        return v <= LOG_ERROR ? log_level_name((enum log_level)v) : NULL;
+    case OPT_USED_SOURCE:
+        return v <= SCORE_USED_ANNOTATION ? score_used_source_name((enum score_used_source)v)
+                                          : NULL;
+    case OPT_STALE_POLICY:
+        return v <= SCORE_STALE_PASS ? score_stale_policy_name((enum score_stale_policy)v) : NULL;
+    case OPT_MODE:
+        return v <= CFG_MODE_PASSTHROUGH ? mode_names[v] : NULL;
+    default:
+        return NULL;
+    }
 }
 
 /* Stores the text @v into option @o of @c; @why receives the problem. */
@@ -372,40 +384,20 @@ static int set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char 
             return -EINVAL;
         }
         return 0;
-    case OPT_STRATEGY:
-        if (score_strategy_parse(v, (enum score_strategy *)(void *)field) != 0) {
-            snprintf(why, n, "want spread, pack, balanced or target");
-            return -EINVAL;
+    default: /* an enum: "want a, b or c" */
+        for (i = 0; enum_name(o->type, i) != NULL; i++) {
+            if (strcmp(v, enum_name(o->type, i)) == 0) {
+                *(int *)(void *)field = i;
+                return 0;
+            }
         }
-        return 0;
-    case OPT_LOG_LEVEL:
-        if (log_level_parse(v, (enum log_level *)(void *)field) != 0) {
-            snprintf(why, n, "want debug, info, warn or error");
-            return -EINVAL;
-        }
-        return 0;
-    case OPT_USED_SOURCE:
-        if (score_used_source_parse(v, (enum score_used_source *)(void *)field) != 0) {
-            snprintf(why, n, "want requests, usage, max or annotation");
-            return -EINVAL;
-        }
-        return 0;
-    case OPT_STALE_POLICY:
-        if (score_stale_policy_parse(v, (enum score_stale_policy *)(void *)field) != 0) {
-            snprintf(why, n, "want requests, full or pass");
-            return -EINVAL;
-        }
-        return 0;
-    case OPT_MODE:
-        i = name_index(v, mode_names, sizeof(mode_names) / sizeof(mode_names[0]));
-        if (i < 0) {
-            snprintf(why, n, "want enforce, shadow or passthrough");
-            return -EINVAL;
-        }
-        *(enum cfg_mode *)(void *)field = (enum cfg_mode)i;
-        return 0;
+        size_t len = (size_t)snprintf(why, n, "want %s", enum_name(o->type, 0));
+        for (int k = 1; enum_name(o->type, k) != NULL && len < n; k++)
+            len += (size_t)snprintf(why + len, n - len, "%s%s",
+                                    enum_name(o->type, k + 1) != NULL ? ", " : " or ",
+                                    enum_name(o->type, k));
+        return -EINVAL;
     }
-    return -EINVAL;
 }
 
 int cfg_opt_set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char *why, size_t n)
@@ -431,12 +423,7 @@ int cfg_opt_set_json(struct cfg *c, const struct cfg_opt *o, const cJSON *item, 
     char text[64];
 
     switch (o->type) {
-    case OPT_STRING:
-    case OPT_STRATEGY:
-    case OPT_LOG_LEVEL:
-    case OPT_USED_SOURCE:
-    case OPT_STALE_POLICY:
-    case OPT_MODE:
+    default: /* a string or an enum */
         if (!cJSON_IsString(item)) {
             snprintf(why, n, "want a string");
             return -EINVAL;
@@ -515,23 +502,8 @@ static void print_value(const struct cfg *c, const struct cfg_opt *o, FILE *out)
     case OPT_BOOL:
         fputs(*(const bool *)(const void *)field ? "true" : "false", out);
         break;
-    case OPT_STRATEGY:
-        fprintf(out, "\"%s\"",
-                score_strategy_name(*(const enum score_strategy *)(const void *)field));
-        break;
-    case OPT_LOG_LEVEL:
-        fprintf(out, "\"%s\"", log_level_name(*(const enum log_level *)(const void *)field));
-        break;
-    case OPT_USED_SOURCE:
-        fprintf(out, "\"%s\"",
-                score_used_source_name(*(const enum score_used_source *)(const void *)field));
-        break;
-    case OPT_STALE_POLICY:
-        fprintf(out, "\"%s\"",
-                score_stale_policy_name(*(const enum score_stale_policy *)(const void *)field));
-        break;
-    case OPT_MODE:
-        fprintf(out, "\"%s\"", cfg_mode_name(*(const enum cfg_mode *)(const void *)field));
+    default:
+        fprintf(out, "\"%s\"", enum_name(o->type, *(const int *)(const void *)field));
         break;
     }
 }

@@ -263,9 +263,7 @@ out_free:
         explicit_bzero(h->data, strlen(h->data));
     curl_slist_free_all(headers);
     free(url);
-    if (auth != NULL)
-        explicit_bzero(auth, strlen(auth));
-    free(auth);
+    kube_free_secret(auth);
     kube_exec_cred_wipe(&ec);
     return rc;
 }

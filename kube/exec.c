@@ -56,13 +56,9 @@ static void cred_wipe(struct cred *c)
 
 void kube_exec_cred_wipe(struct kube_exec_cred *c)
 {
-    if (c->header != NULL)
-        explicit_bzero(c->header, strlen(c->header));
-    free(c->header);
+    kube_free_secret(c->header);
     free(c->cert_pem);
-    if (c->key_pem != NULL)
-        explicit_bzero(c->key_pem, strlen(c->key_pem));
-    free(c->key_pem);
+    kube_free_secret(c->key_pem);
     memset(c, 0, sizeof(*c));
 }
 
@@ -239,8 +235,7 @@ void kube_exec_free(struct kube_exec *x)
     pthread_cond_destroy(&x->finished);
     pthread_mutex_destroy(&x->lock);
     /* With provideClusterInfo, the CA only; but wipe it all the same. */
-    explicit_bzero(x->info, strlen(x->info));
-    free(x->info);
+    kube_free_secret(x->info);
     free(x->argv);
     kube_exec_config_free(x->cfg);
     free(x);

@@ -9,16 +9,14 @@
 #include <cjson/cJSON.h>
 
 #include "base/err.h"
+#include "kube/target.h"
+#include "kube/token.h"
 
 void kube_exec_status_wipe(struct kube_exec_status *st)
 {
-    if (st->token != NULL)
-        explicit_bzero(st->token, strlen(st->token));
-    free(st->token);
+    kube_free_secret(st->token);
     free(st->cert_pem);
-    if (st->key_pem != NULL)
-        explicit_bzero(st->key_pem, strlen(st->key_pem));
-    free(st->key_pem);
+    kube_free_secret(st->key_pem);
     memset(st, 0, sizeof(*st));
 }
 
@@ -73,15 +71,6 @@ bool kube_exec_is_time(const char *s, double *out)
     return true;
 }
 
-/* A token goes into an HTTP header: printable ASCII only. */
-static bool is_valid_token(const char *s)
-{
-    for (; *s != '\0'; s++)
-        if ((unsigned char)*s < 0x21 || (unsigned char)*s > 0x7e)
-            return false;
-    return true;
-}
-
 /* The string field @name of @obj: NULL when absent, null or ""; @bad set
  * when it is there but not a string. */
 static const char *field(const cJSON *obj, const char *name, bool *bad)
@@ -120,7 +109,7 @@ static int take_status(const char *w, const cJSON *status, double now, struct ku
         err_set(err, "%s: exec plugin returned only certificate or key, not both", w);
         return -EACCES;
     }
-    if (token != NULL && !is_valid_token(token)) {
+    if (token != NULL && !kube_token_is_valid(token, strlen(token))) {
         err_set(err, "%s: status.token: spaces or control characters", w);
         return -EACCES;
     }

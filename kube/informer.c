@@ -23,6 +23,8 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include <curl/curl.h>
+
 #define INF_NAME_LEN      64
 #define INF_RV_LEN        128  /* longest resourceVersion kept */
 #define INF_CONTINUE_MAX  4096 /* longest continue token kept */
@@ -114,25 +116,16 @@ static void backoff_reset(struct kube_informer *inf)
     inf->delay_ms = inf->p.backoff_initial_ms;
 }
 
-/* Appends @v to @out percent-encoded (RFC 3986 unreserved kept). */
-static int encode(char *out, size_t cap, const char *v)
+/* Appends @v to @url percent-encoded (RFC 3986 unreserved kept); it fits,
+ * INF_URL_LEN bounds the path and the continue token. Should libcurl run
+ * out of memory, nothing is appended: a list starts over, a watch starts
+ * from the current state. */
+static void append_escaped(char *url, size_t cap, const char *v)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    size_t n = strlen(out);
-    for (const unsigned char *s = (const unsigned char *)v; *s != '\0'; s++) {
-        if (n + 4 > cap)
-            return -ENAMETOOLONG;
-        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-            *s == '-' || *s == '.' || *s == '_' || *s == '~') {
-            out[n++] = (char)*s;
-        } else {
-            out[n++] = '%';
-            out[n++] = hex[*s >> 4];
-            out[n++] = hex[*s & 15];
-        }
-    }
-    out[n] = '\0';
-    return 0;
+    char *e = curl_easy_escape(NULL, v, 0);
+    size_t l = strlen(url);
+    snprintf(url + l, cap - l, "%s", e != NULL ? e : "");
+    curl_free(e);
 }
 
 /* "HTTP 403: <Status message>" for a failed answer. */
@@ -217,8 +210,7 @@ static int list_all(struct kube_informer *inf, size_t *count, char *why, size_t 
         snprintf(url, sizeof(url), "%s%climit=%d%s", inf->path,
                  strchr(inf->path, '?') != NULL ? '&' : '?', inf->p.page_limit,
                  cont[0] != '\0' ? "&continue=" : "");
-        /* Fits: the path is bounded at start, the token by INF_CONTINUE_MAX. */
-        encode(url, sizeof(url), cont);
+        append_escaped(url, sizeof(url), cont);
         struct kube_response r;
         int rc = kube_get_cancellable(inf->c, url, inf->p.request_timeout, &inf->stop, &r, err);
         if (rc != 0) {
@@ -343,7 +335,7 @@ static int watch_once(struct kube_informer *inf, struct inf_watch *w)
 
     snprintf(url, sizeof(url), "%s%cwatch=1&allowWatchBookmarks=true&resourceVersion=", inf->path,
              strchr(inf->path, '?') != NULL ? '&' : '?');
-    encode(url, sizeof(url), inf->rv); /* fits: the RV is short */
+    append_escaped(url, sizeof(url), inf->rv);
     size_t l = strlen(url);
     snprintf(url + l, sizeof(url) - l, "&timeoutSeconds=%d", inf->p.watch_seconds);
 

@@ -19,32 +19,33 @@
 #include "base/file.h"
 #include "kube/exec.h"
 #include "kube/kubeconfig_parse.h"
+#include "kube/token.h"
 
 /* ---- resolution ---- */
 
-/* Copies @v into the target field @dst of @cap bytes. */
-static int put(char *dst, size_t cap, const char *v)
+/* Copies @path (NULL: none), which must name a regular file, into @dst
+ * (@cap bytes); errors name the field: "clusters[NAME].cluster.FIELD" for
+ * @kind "cluster". */
+static int file_field(const char *file, const char *kind, const char *name, const char *field,
+                      const char *path, char *dst, size_t cap, char *err)
 {
-    size_t l = strlen(v);
-    if (l >= cap)
-        return -ENAMETOOLONG;
-    memcpy(dst, v, l + 1);
-    return 0;
-}
-
-/* Checks that @path names a readable regular file (errors name it). */
-static int check_file(const char *path, char *why, size_t n)
-{
+    char why[ERR_LEN / 2];
     struct stat st;
-    if (stat(path, &st) == -1) {
-        snprintf(why, n, "%s: %s", path, strerror(errno));
-        return -EINVAL;
+
+    if (path == NULL)
+        return 0;
+    if (stat(path, &st) == -1)
+        snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        snprintf(why, sizeof(why), "%s: not a regular file", path);
+    else if (strlen(path) >= cap)
+        snprintf(why, sizeof(why), "path too long");
+    else {
+        memcpy(dst, path, strlen(path) + 1);
+        return 0;
     }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(why, n, "%s: not a regular file", path);
-        return -EINVAL;
-    }
-    return 0;
+    err_set(err, "kubeconfig %s: %ss[%s].%s.%s: %s", file, kind, name, kind, field, why);
+    return -EINVAL;
 }
 
 /* Server URL: http(s)://, no trailing slash. */
@@ -68,20 +69,8 @@ static int check_server(const char *server, char *out, size_t cap)
     return 0;
 }
 
-/* A token goes into an HTTP header: printable ASCII only. */
-static bool is_valid_token(const char *s)
-{
-    if (*s == '\0')
-        return false;
-    for (; *s != '\0'; s++)
-        if ((unsigned char)*s < 0x21 || (unsigned char)*s > 0x7e)
-            return false;
-    return true;
-}
-
 static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, char *err)
 {
-    char why[ERR_LEN / 2];
     const char *f = c->file;
     const char *n = c->name;
 
@@ -114,44 +103,16 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, ch
                 f, n);
         return -EINVAL;
     }
-    if (c->ca_file != NULL) {
-        int rc = check_file(c->ca_file, why, sizeof(why));
-        if (rc == 0 && put(t->ca_file, sizeof(t->ca_file), c->ca_file) != 0) {
-            snprintf(why, sizeof(why), "path too long");
-            rc = -EINVAL;
-        }
-        if (rc != 0) {
-            err_set(err, "kubeconfig %s: clusters[%s].cluster.certificate-authority: %s", f, n,
-                    why);
-            return rc;
-        }
-    }
-    if (c->ca_pem != NULL) {
-        t->ca_pem = strdup(c->ca_pem);
-        if (t->ca_pem == NULL)
-            goto out_nomem;
+    int rc = file_field(f, "cluster", n, "certificate-authority", c->ca_file, t->ca_file,
+                        sizeof(t->ca_file), err);
+    if (rc != 0)
+        return rc;
+    if (c->ca_pem != NULL && (t->ca_pem = strdup(c->ca_pem)) == NULL) {
+        err_set(err, "kubeconfig %s: out of memory", f);
+        return -ENOMEM;
     }
     t->insecure_skip_tls_verify = c->insecure;
     return 0;
-
-out_nomem:
-    err_set(err, "kubeconfig %s: out of memory", f);
-    return -ENOMEM;
-}
-
-/* A file field of a user: must exist and fit the target. */
-static int user_file(const struct kc_user *u, const char *field, const char *path, char *dst,
-                     size_t cap, char *err)
-{
-    char why[ERR_LEN / 2];
-    int rc = check_file(path, why, sizeof(why));
-    if (rc == 0 && put(dst, cap, path) != 0) {
-        snprintf(why, sizeof(why), "path too long");
-        rc = -EINVAL;
-    }
-    if (rc != 0)
-        err_set(err, "kubeconfig %s: users[%s].user.%s: %s", u->file, u->name, field, why);
-    return rc;
 }
 
 /* ---- exec credential plugins ---- */
@@ -297,39 +258,28 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
     /* client-go: a tokenFile is read (and re-read) when no token is set;
      * with both, the file still refreshes the token. Keep just the file. */
     if (u->token_file != NULL) {
-        rc = user_file(u, "tokenFile", u->token_file, t->token_file, sizeof(t->token_file), err);
+        rc = file_field(f, "user", n, "tokenFile", u->token_file, t->token_file,
+                        sizeof(t->token_file), err);
         if (rc != 0)
             return rc;
     } else if (u->token != NULL && u->token[0] != '\0') {
-        if (!is_valid_token(u->token)) {
+        if (!kube_token_is_valid(u->token, strlen(u->token))) {
             err_set(err, "kubeconfig %s: users[%s].user.token: spaces or control characters", f, n);
             return -EINVAL;
         }
-        t->token = strdup(u->token);
-        if (t->token == NULL)
+        if ((t->token = strdup(u->token)) == NULL)
             goto out_nomem;
     }
-    if (u->cert_file != NULL) {
-        rc = user_file(u, "client-certificate", u->cert_file, t->cert_file, sizeof(t->cert_file),
-                       err);
-        if (rc != 0)
-            return rc;
-    }
-    if (u->key_file != NULL) {
-        rc = user_file(u, "client-key", u->key_file, t->key_file, sizeof(t->key_file), err);
-        if (rc != 0)
-            return rc;
-    }
-    if (u->cert_pem != NULL) {
-        t->cert_pem = strdup(u->cert_pem);
-        if (t->cert_pem == NULL)
-            goto out_nomem;
-    }
-    if (u->key_pem != NULL) {
-        t->key_pem = strdup(u->key_pem);
-        if (t->key_pem == NULL)
-            goto out_nomem;
-    }
+    rc = file_field(f, "user", n, "client-certificate", u->cert_file, t->cert_file,
+                    sizeof(t->cert_file), err);
+    if (rc == 0)
+        rc = file_field(f, "user", n, "client-key", u->key_file, t->key_file, sizeof(t->key_file),
+                        err);
+    if (rc != 0)
+        return rc;
+    if ((u->cert_pem != NULL && (t->cert_pem = strdup(u->cert_pem)) == NULL) ||
+        (u->key_pem != NULL && (t->key_pem = strdup(u->key_pem)) == NULL))
+        goto out_nomem;
     /* client-go runs the plugin only when the user has no token, token
      * file or client certificate of its own (exec.go
      * UpdateTransportConfig); the stanza is still validated. */

@@ -9,14 +9,13 @@
 
 #include "base/err.h"
 #include "kube/kubeconfig_yaml.h"
+#include "kube/target.h"
 
 static void free_env(struct kc_exec *e)
 {
     for (size_t i = 0; i < e->n_env; i++) {
         free(e->env_name[i]);
-        if (e->env_value[i] != NULL)
-            explicit_bzero(e->env_value[i], strlen(e->env_value[i]));
-        free(e->env_value[i]);
+        kube_free_secret(e->env_value[i]);
     }
     free(e->env_name);
     free(e->env_value);
@@ -52,16 +51,12 @@ void kube_kc_free(struct kc_config *m)
     for (size_t i = 0; i < m->n_users; i++) {
         struct kc_user *u = &m->users[i];
         free(u->name);
-        if (u->token != NULL)
-            explicit_bzero(u->token, strlen(u->token));
-        free(u->token);
+        kube_free_secret(u->token);
         free(u->token_file);
         free(u->cert_file);
         free(u->cert_pem);
         free(u->key_file);
-        if (u->key_pem != NULL)
-            explicit_bzero(u->key_pem, strlen(u->key_pem));
-        free(u->key_pem);
+        kube_free_secret(u->key_pem);
         free_exec(u->exec);
     }
     free(m->users);
@@ -415,7 +410,6 @@ static int parse_list(const struct kc_parse *p, enum kc_kind kind, const yaml_no
     return 0;
 }
 
-/* Parses the document @text of file @name into @m, merging. */
 int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char *name,
                   const char *dir, char *err)
 {

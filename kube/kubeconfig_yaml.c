@@ -15,7 +15,6 @@
 #include "base/base64.h"
 #include "base/err.h"
 
-/* Writes "kubeconfig FILE: <message>" to p->err and returns @rc. */
 int kube_kc_fail(const struct kc_parse *p, int rc, const char *fmt, ...)
 {
     int n = snprintf(p->err, ERR_LEN, "kubeconfig %s: ", p->file);
@@ -35,7 +34,6 @@ const yaml_node_t *kube_kc_node(const struct kc_parse *p, int index)
     return yaml_document_get_node(p->doc, index);
 }
 
-/* A plain null, ~ or empty scalar, or no node at all: YAML's null. */
 bool kube_kc_is_null(const yaml_node_t *n)
 {
     if (n == NULL)
@@ -56,8 +54,6 @@ bool kube_kc_is_key(const yaml_node_t *k, const char *s)
            memcmp(k->data.scalar.value, s, l) == 0;
 }
 
-/* The value of @key in mapping @map, NULL when absent (the last one when
- * repeated, as later keys override earlier ones). */
 const yaml_node_t *kube_kc_get(const struct kc_parse *p, const yaml_node_t *map, const char *key)
 {
     const yaml_node_t *v = NULL;
@@ -68,7 +64,6 @@ const yaml_node_t *kube_kc_get(const struct kc_parse *p, const yaml_node_t *map,
     return v;
 }
 
-/* Copies scalar @n into *@out (replacing it), NULL for YAML null. */
 int kube_kc_str(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
                 char **out)
 {
@@ -92,7 +87,6 @@ int kube_kc_str(const struct kc_parse *p, const yaml_node_t *n, const char *wher
     return 0;
 }
 
-/* Makes the relative path *@out absolute against the file's directory. */
 int kube_kc_abs(const struct kc_parse *p, char **out)
 {
     if ((*out)[0] == '/' || p->dir[0] == '\0')
@@ -107,7 +101,6 @@ int kube_kc_abs(const struct kc_parse *p, char **out)
     return 0;
 }
 
-/* A file reference: relative paths resolve against the file's directory. */
 int kube_kc_path(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
                  char **out)
 {
@@ -122,7 +115,6 @@ int kube_kc_path(const struct kc_parse *p, const yaml_node_t *n, const char *whe
     return kube_kc_abs(p, out);
 }
 
-/* A base64 PEM field: decoded, and refused unless it is PEM text. */
 int kube_kc_pem(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
                 char **out)
 {

@@ -59,15 +59,11 @@ static int64_t add_sat(int64_t a, int64_t b)
     return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
 }
 
-static void free_node(struct snode *n)
+static void free_node(void *entry)
 {
+    struct snode *n = entry;
     free(n->placed);
     free(n);
-}
-
-static void free_pod(struct spod *p)
-{
-    free(p);
 }
 
 struct kube_state *kube_state_new(void)
@@ -92,16 +88,13 @@ struct kube_state *kube_state_new(void)
     return st;
 }
 
-static void free_table(struct table *t, bool nodes)
+static void free_table(struct table *t, void (*free_entry)(void *))
 {
     for (size_t i = 0; i < t->n_buckets; i++) {
         struct table_entry *e = t->buckets[i];
         while (e != NULL) {
             struct table_entry *next = e->next;
-            if (nodes)
-                free_node((struct snode *)(void *)e);
-            else
-                free_pod((struct spod *)(void *)e);
+            free_entry(e);
             e = next;
         }
     }
@@ -112,8 +105,8 @@ void kube_state_free(struct kube_state *st)
 {
     if (st == NULL)
         return;
-    free_table(&st->pods, false);
-    free_table(&st->nodes, true);
+    free_table(&st->pods, free);
+    free_table(&st->nodes, free_node);
     pthread_rwlock_destroy(&st->lock);
     free(st);
 }
@@ -285,7 +278,7 @@ void kube_state_pods_end(struct kube_state *st)
             if (p->gen != st->pod_gen) {
                 uncharge(st, p);
                 table_unlink(&st->pods, &p->h);
-                free_pod(p);
+                free(p);
             }
             e = next;
         }
@@ -310,7 +303,7 @@ int kube_state_pod_put(struct kube_state *st, const struct kube_pod_info *info, 
         if (p == NULL)
             goto out_unlock;
         if (table_insert(&st->pods, &p->h) != 0) {
-            free_pod(p);
+            free(p);
             goto out_unlock;
         }
     }
@@ -344,7 +337,7 @@ void kube_state_pod_delete(struct kube_state *st, const char *uid)
     if (p != NULL) {
         uncharge(st, p);
         table_unlink(&st->pods, &p->h);
-        free_pod(p);
+        free(p);
     }
     pthread_rwlock_unlock(&st->lock);
 }
@@ -437,17 +430,6 @@ static const struct snode *known_node(const struct kube_state *st, const char *n
     return n != NULL && n->present ? n : NULL;
 }
 
-int kube_state_view(struct kube_state *st, const char *name, double now, int in_flight_seconds,
-                    struct kube_node_view *out)
-{
-    pthread_rwlock_rdlock(&st->lock);
-    const struct snode *n = known_node(st, name);
-    if (n != NULL)
-        view_of(st, n, now, in_flight_seconds, out);
-    pthread_rwlock_unlock(&st->lock);
-    return n != NULL ? 0 : -ENOENT;
-}
-
 void kube_state_view_many(struct kube_state *st, const char *const *names, size_t n, double now,
                           int in_flight_seconds, struct kube_node_view *out, bool *found)
 {
@@ -462,6 +444,14 @@ void kube_state_view_many(struct kube_state *st, const char *const *names, size_
         }
         pthread_rwlock_unlock(&st->lock);
     }
+}
+
+int kube_state_view(struct kube_state *st, const char *name, double now, int in_flight_seconds,
+                    struct kube_node_view *out)
+{
+    bool found;
+    kube_state_view_many(st, &name, 1, now, in_flight_seconds, out, &found);
+    return found ? 0 : -ENOENT;
 }
 
 int kube_state_pod_request(struct kube_state *st, const char *uid, const char *node,
@@ -479,11 +469,6 @@ int kube_state_pod_request(struct kube_state *st, const char *uid, const char *n
     return rc;
 }
 
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums)
 {
     pthread_rwlock_rdlock(&st->lock);
@@ -495,40 +480,6 @@ void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums
         }
     }
     pthread_rwlock_unlock(&st->lock);
-}
-
-int kube_state_node_names(struct kube_state *st, char ***out, size_t *n)
-{
-    int rc = -ENOMEM;
-    size_t count = 0;
-    *out = NULL;
-    *n = 0;
-    pthread_rwlock_rdlock(&st->lock);
-    char **names = calloc(st->nodes.count + 1, sizeof(*names));
-    if (names == NULL)
-        goto out_unlock;
-    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
-        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
-            if (!((const struct snode *)(const void *)e)->present)
-                continue;
-            names[count] = strdup(e->key);
-            if (names[count] == NULL)
-                goto out_free;
-            count++;
-        }
-    }
-    qsort(names, count, sizeof(*names), compare_names);
-    *out = names;
-    *n = count;
-    rc = 0;
-    goto out_unlock;
-out_free:
-    for (size_t i = 0; i < count; i++)
-        free(names[i]);
-    free(names);
-out_unlock:
-    pthread_rwlock_unlock(&st->lock);
-    return rc;
 }
 
 void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods)

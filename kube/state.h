@@ -131,11 +131,6 @@ void kube_state_view_many(struct kube_state *st, const char *const *names, size_
 int kube_state_pod_request(struct kube_state *st, const char *uid, const char *node,
                            int64_t real[SCORE_NRES], int64_t non_zero[SCORE_NRES]);
 
-/* The names of the nodes whose Node object is known, sorted, as a
- * malloc'd array of malloc'd strings in *@out (free each, then the array).
- * Returns 0 or -ENOMEM. Thread-safe. */
-int kube_state_node_names(struct kube_state *st, char ***out, size_t *n);
-
 /* Adds every known node's CPU requested (the real requests of its pods)
  * and allocatable to @sums: the placement-quality gauge. Thread-safe. */
 void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums);

@@ -47,6 +47,9 @@ struct kube_target {
 /* Frees what @t owns (wiping the token and key) and zeroes it. */
 void kube_target_destroy(struct kube_target *t);
 
+/* Wipes the string @s (a token, a key), then frees it; NULL is fine. */
+void kube_free_secret(char *s);
+
 /* Frees @e and everything it holds (NULL is fine). */
 void kube_exec_config_free(struct kube_exec_config *e);
 

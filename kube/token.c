@@ -7,6 +7,7 @@
 
 #include "base/err.h"
 #include "base/file.h"
+#include "kube/target.h"
 
 static bool is_space(char ch)
 {
@@ -18,6 +19,14 @@ static bool is_same_file(const struct stat *a, const struct stat *b)
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
            a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
            a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+bool kube_token_is_valid(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x21 || (unsigned char)s[i] > 0x7e)
+            return false;
+    return true;
 }
 
 /* Reads the token in @path (surrounding whitespace trimmed, as client-go
@@ -42,12 +51,10 @@ static int read_token(const char *path, char **out, char *err)
         err_set(err, "token file %s: empty", path);
         goto out_free;
     }
-    /* The token goes into an HTTP header. */
-    for (size_t i = start; i < end; i++)
-        if ((unsigned char)buf[i] < 0x21 || (unsigned char)buf[i] > 0x7e) {
-            err_set(err, "token file %s: spaces or control characters", path);
-            goto out_free;
-        }
+    if (!kube_token_is_valid(buf + start, end - start)) {
+        err_set(err, "token file %s: spaces or control characters", path);
+        goto out_free;
+    }
     *out = strndup(buf + start, end - start);
     rc = *out != NULL ? 0 : -ENOMEM;
     if (rc != 0)
@@ -76,9 +83,7 @@ static int file_token(struct kube_token *k, bool force, char *err)
     int rc = read_token(k->file, &fresh, err);
     if (rc != 0)
         return k->from_file != NULL ? 0 : rc; /* keep the last good one */
-    if (k->from_file != NULL)
-        explicit_bzero(k->from_file, strlen(k->from_file));
-    free(k->from_file);
+    kube_free_secret(k->from_file);
     k->from_file = fresh;
     k->st = st;
     return 0;
@@ -115,8 +120,6 @@ int kube_token_header(struct kube_token *k, bool force, char **hdr, char *err)
 void kube_token_destroy(struct kube_token *k)
 {
     pthread_mutex_destroy(&k->lock);
-    if (k->from_file != NULL)
-        explicit_bzero(k->from_file, strlen(k->from_file));
-    free(k->from_file);
+    kube_free_secret(k->from_file);
     k->from_file = NULL;
 }

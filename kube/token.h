@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/stat.h>
 
 #define KUBE_TOKEN_MAX (64u << 10) /* longest token file */
@@ -33,6 +34,10 @@ int kube_token_init(struct kube_token *k, const char *file, const char *fixed);
  * @err (ERR_LEN). Thread-safe.
  */
 int kube_token_header(struct kube_token *k, bool force, char **hdr, char *err);
+
+/* Whether the @len bytes at @s may follow "Bearer " in an HTTP header:
+ * printable ASCII without spaces. */
+bool kube_token_is_valid(const char *s, size_t len);
 
 /* Wipes and frees what @k holds. */
 void kube_token_destroy(struct kube_token *k);

@@ -132,7 +132,6 @@ int kube_xfer_on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, cur
     return 0;
 }
 
-/* A transport failure as a negative errno. */
 int kube_xfer_errno(CURLcode cc)
 {
     switch (cc) {
@@ -170,7 +169,21 @@ int kube_xfer_errno(CURLcode cc)
     }
 }
 
-/* The TLS and credential options of every request. */
+/* PEM @pem in memory (option @blob) if not NULL, else the file @file
+ * (option @path) if not "", then @type (the file type, or CAPATH unset). */
+static bool set_pem(CURL *e, CURLoption blob, CURLoption path, CURLoption type, char *pem,
+                    const char *file)
+{
+    struct curl_blob b = {
+        .data = pem, .len = pem != NULL ? strlen(pem) : 0, .flags = CURL_BLOB_COPY};
+    if (pem == NULL && file[0] == '\0')
+        return true;
+    bool ok = pem != NULL ? curl_easy_setopt(e, blob, &b) == CURLE_OK
+                          : curl_easy_setopt(e, path, file) == CURLE_OK;
+    return ok && (type == CURLOPT_CAPATH ? curl_easy_setopt(e, type, NULL)
+                                         : curl_easy_setopt(e, type, "PEM")) == CURLE_OK;
+}
+
 bool kube_xfer_set_tls(CURL *e, const struct kube_target *t)
 {
     bool ok = true;
@@ -188,42 +201,16 @@ bool kube_xfer_set_tls(CURL *e, const struct kube_target *t)
                    CURLE_OK;
     /* The cluster CA alone, not the system store as well: any certificate a
      * public CA issued must not pass for the API server. */
-    if (t->ca_pem != NULL) {
-        struct curl_blob b = {.data = t->ca_pem, .len = strlen(t->ca_pem), .flags = CURL_BLOB_COPY};
-        ok = ok && curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b) == CURLE_OK;
-        ok = ok && curl_easy_setopt(e, CURLOPT_CAPATH, NULL) == CURLE_OK;
-    } else if (t->ca_file[0] != '\0') {
-        ok = ok && curl_easy_setopt(e, CURLOPT_CAINFO, t->ca_file) == CURLE_OK;
-        ok = ok && curl_easy_setopt(e, CURLOPT_CAPATH, NULL) == CURLE_OK;
-    }
-    if (t->cert_pem != NULL) {
-        struct curl_blob b = {
-            .data = t->cert_pem, .len = strlen(t->cert_pem), .flags = CURL_BLOB_COPY};
-        ok = ok && curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &b) == CURLE_OK;
-        ok = ok && curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM") == CURLE_OK;
-    } else if (t->cert_file[0] != '\0') {
-        ok = ok && curl_easy_setopt(e, CURLOPT_SSLCERT, t->cert_file) == CURLE_OK;
-        ok = ok && curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM") == CURLE_OK;
-    }
-    if (t->key_pem != NULL) {
-        struct curl_blob b = {
-            .data = t->key_pem, .len = strlen(t->key_pem), .flags = CURL_BLOB_COPY};
-        ok = ok && curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b) == CURLE_OK;
-        ok = ok && curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM") == CURLE_OK;
-    } else if (t->key_file[0] != '\0') {
-        ok = ok && curl_easy_setopt(e, CURLOPT_SSLKEY, t->key_file) == CURLE_OK;
-        ok = ok && curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM") == CURLE_OK;
-    }
-    return ok;
+    ok = ok &&
+         set_pem(e, CURLOPT_CAINFO_BLOB, CURLOPT_CAINFO, CURLOPT_CAPATH, t->ca_pem, t->ca_file);
+    ok = ok && set_pem(e, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE, t->cert_pem,
+                       t->cert_file);
+    return ok && set_pem(e, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, CURLOPT_SSLKEYTYPE, t->key_pem,
+                         t->key_file);
 }
 
 bool kube_xfer_set_client_pem(CURL *e, char *cert_pem, char *key_pem)
 {
-    struct curl_blob c = {.data = cert_pem, .len = strlen(cert_pem), .flags = CURL_BLOB_COPY};
-    struct curl_blob k = {.data = key_pem, .len = strlen(key_pem), .flags = CURL_BLOB_COPY};
-    bool ok = curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &c) == CURLE_OK;
-    ok = ok && curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM") == CURLE_OK;
-    ok = ok && curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &k) == CURLE_OK;
-    ok = ok && curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM") == CURLE_OK;
-    return ok;
+    return set_pem(e, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE, cert_pem, "") &&
+           set_pem(e, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, CURLOPT_SSLKEYTYPE, key_pem, "");
 }

@@ -431,33 +431,6 @@ static void check_state(struct harness *h)
         fail("the state counts another number of nodes than the model", "");
 }
 
-/* At the end: the sorted node names are the model's present nodes. */
-static void check_names(struct harness *h)
-{
-    char **names;
-    size_t n, want = 0;
-
-    if (kube_state_node_names(h->st, &names, &n) != 0)
-        abort();
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0 && strcmp(names[i - 1], names[i]) >= 0)
-            fail("node names are not sorted and unique", names[i]);
-        const struct m_node *m = NULL;
-        for (size_t k = 0; k < h->n_mn && m == NULL; k++)
-            if (strcmp(h->mn[k].name, names[i]) == 0)
-                m = &h->mn[k];
-        if (m == NULL || !m->present)
-            fail("kube_state_node_names lists a node without Node object", names[i]);
-    }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    for (size_t k = 0; k < h->n_mn; k++)
-        want += h->mn[k].present;
-    if (want != n)
-        fail("kube_state_node_names misses a node", "");
-}
-
 /* ---- the informer callbacks ---- */
 
 static void apply_node(struct harness *h, enum kube_event ev, const cJSON *obj)
@@ -835,7 +808,6 @@ static void check_final(struct harness *h)
         h->mn[i].entry = true;
     }
     check_state(h);
-    check_names(h);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
