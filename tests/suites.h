@@ -30,6 +30,7 @@ Suite *err_suite(void);
 Suite *clock_suite(void);
 Suite *path_suite(void);
 Suite *respond_suite(void);
+Suite *head_suite(void);
 Suite *table_suite(void);
 Suite *file_suite(void);
 Suite *log_suite(void);
