@@ -7,6 +7,12 @@ struct timespec clock_mono(void)
     return now;
 }
 
+uint64_t clock_mono_ns(void)
+{
+    struct timespec now = clock_mono();
+    return clock_ns_of(&now);
+}
+
 double clock_since(const struct timespec *t)
 {
     struct timespec now = clock_mono();
@@ -18,4 +24,23 @@ double clock_wall(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+uint64_t clock_ns_of(const struct timespec *t)
+{
+    if (t->tv_sec < 0 || t->tv_nsec < 0)
+        return 0;
+    uint64_t s = (uint64_t)t->tv_sec;
+    if (s > UINT64_MAX / CLOCK_NS_PER_SEC)
+        return UINT64_MAX;
+    return clock_add_ns(s * CLOCK_NS_PER_SEC, (uint64_t)t->tv_nsec);
+}
+
+struct timespec clock_timespec_of(uint64_t ns)
+{
+    uint64_t s = ns / CLOCK_NS_PER_SEC;
+    /* A saturated deadline stays the farthest time a time_t can hold. */
+    time_t max = (time_t)((sizeof(time_t) == 8) ? INT64_MAX : INT32_MAX);
+    return (struct timespec){.tv_sec = s > (uint64_t)max ? max : (time_t)s,
+                             .tv_nsec = (long)(ns % CLOCK_NS_PER_SEC)};
 }

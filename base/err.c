@@ -38,6 +38,7 @@ void err_prefix(char *err, const char *fmt, ...)
         return;
     size_t h = (size_t)n < sizeof(head) ? (size_t)n : sizeof(head) - 1;
     size_t tail = strnlen(err, ERR_LEN - 1);
+    /* Too long together: the message's end goes (err.h), not the context. */
     if (h + tail > ERR_LEN - 1)
         tail = ERR_LEN - 1 - h;
     memmove(err + h, err, tail);

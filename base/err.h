@@ -3,8 +3,10 @@
  * with a reason takes a caller-owned `char err[ERR_LEN]` (Redis anet
  * style). A caller that hands a callee's message on adds its context in
  * front with err_prefix() instead of formatting the message into a second
- * buffer, so nothing is cut at each hand-over; a message cut at ERR_LEN is
- * cut at a UTF-8 character boundary, so that JSON carrying it stays valid.
+ * buffer. A message is never longer than ERR_LEN - 1 bytes: when context
+ * and message together would be, the end of the message is cut (the
+ * context in front and the start of the message stay), always at a UTF-8
+ * character boundary, so that JSON carrying it stays valid.
  */
 #ifndef BASE_ERR_H
 #define BASE_ERR_H

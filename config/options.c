@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/path.h"
+
 enum opt_type {
     OPT_STRING = 0,
     OPT_INT,
@@ -283,19 +285,6 @@ static void env_name(const char *flag, char *out, size_t n)
     out[j] = '\0';
 }
 
-/* Collapses repeated slashes and drops trailing ones: "//a//b/" -> "/a/b".
- * The prefix "/" becomes "" so that verbs are served at "/filter". */
-static void normalize_prefix(char *p)
-{
-    size_t j = 0;
-    for (size_t i = 0; p[i] != '\0'; i++)
-        if (p[i] != '/' || j == 0 || p[j - 1] != '/')
-            p[j++] = p[i];
-    while (j > 0 && p[j - 1] == '/')
-        j--;
-    p[j] = '\0';
-}
-
 static int check_string(const struct cfg_opt *o, const char *v, char *why, size_t n)
 {
     char host[CFG_STR_LEN];
@@ -359,7 +348,7 @@ static int set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char 
             return -EINVAL;
         snprintf(field, CFG_STR_LEN, "%s", v);
         if (strcmp(o->flag, "prefix") == 0)
-            normalize_prefix(field);
+            path_squash(field, strlen(field), field, strlen(field) + 1, true);
         return 0;
     case OPT_INT:
     case OPT_LLONG:

@@ -11,6 +11,7 @@
 #include <yaml.h>
 
 #include "base/err.h"
+#include "base/path.h"
 
 /* Largest file read: a KubeSchedulerConfiguration is a few KiB. */
 #define SCHED_FILE_MAX (1u << 20)
@@ -129,19 +130,6 @@ static const char *text_of(const yaml_node_t *n)
     return (const char *)n->data.scalar.value;
 }
 
-/* Collapses repeated slashes and drops trailing ones, as the extender's
- * prefix is normalized: "//scheduler/" -> "/scheduler", "/" -> "". */
-static void normalize(const char *in, size_t len, char *out, size_t n)
-{
-    size_t j = 0;
-    for (size_t i = 0; i < len && j + 1 < n; i++)
-        if (in[i] != '/' || j == 0 || out[j - 1] != '/')
-            out[j++] = in[i];
-    while (j > 0 && out[j - 1] == '/')
-        j--;
-    out[j] = '\0';
-}
-
 /* The port and normalized path of URL @url (http:// or https://), as
  * net/url reads it; -1 port when @url is not such a URL. */
 static void split_url(const char *url, int *port, char *path, size_t n)
@@ -171,7 +159,7 @@ static void split_url(const char *url, int *port, char *path, size_t n)
         long v = strtol(colon + 1, &end, 10);
         *port = end == slash && v >= 0 && v <= 65535 ? (int)v : -1;
     }
-    normalize(slash, strcspn(slash, "?#"), path, n);
+    path_squash(slash, strcspn(slash, "?#"), path, n, true);
 }
 
 /* Reads entry @e (extenders[@i]) into @out. */
@@ -216,7 +204,7 @@ static int find_entry(struct sched_parse *p, const yaml_node_t *list, int port, 
     const yaml_node_t *chosen = NULL;
     int chosen_index = -1;
 
-    normalize(prefix, strlen(prefix), want, sizeof(want));
+    path_squash(prefix, strlen(prefix), want, sizeof(want), true);
     if (list == NULL || list->type != YAML_SEQUENCE_NODE)
         return fail(p, "no extenders list");
     int n = (int)(list->data.sequence.items.top - list->data.sequence.items.start);

@@ -10,6 +10,7 @@
  * exponential backoff. The thread parses with cJSON on plain malloc (it has
  * no arena attached), so trees are freed with cJSON_Delete.
  */
+#include "base/clock.h"
 #include "base/err.h"
 #include "kube/informer.h"
 
@@ -97,14 +98,8 @@ static void backoff(struct kube_informer *inf)
     long ms = d + (long)(next_random(inf) % ((unsigned int)d / 2 + 1));
     inf->delay_ms = d > inf->p.backoff_max_ms / 2 ? inf->p.backoff_max_ms : d * 2;
 
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until =
+        clock_timespec_of(clock_add_ns(clock_mono_ns(), (uint64_t)ms * CLOCK_NS_PER_MS));
     pthread_mutex_lock(&inf->lock);
     while (!is_stopping(inf) && pthread_cond_timedwait(&inf->wake, &inf->lock, &until) == 0)
         ;

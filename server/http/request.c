@@ -23,6 +23,7 @@
 #include "server/ops/access_log.h"
 #include "server/ops/shadow.h"
 #include "server/verbs/bind.h"
+#include "server/verbs/deadline.h"
 #include "server/verbs/filter.h"
 #include "server/verbs/memory.h"
 #include "server/verbs/preempt.h"
@@ -160,18 +161,10 @@ static size_t largest_admitted(struct http_server *s, const struct http_request 
  * after its headers, or at its deadline when that is nearer. */
 static struct timespec budget_deadline(const struct http_request *rq)
 {
-    long long ns = BUDGET_WAIT_NS;
-    if (rq->cfg->scheduler_timeout_ms > 0 &&
-        (long long)rq->cfg->scheduler_timeout_ms * 800000LL < ns)
-        ns = (long long)rq->cfg->scheduler_timeout_ms * 800000LL;
-    struct timespec d = rq->start;
-    d.tv_sec += (time_t)(ns / 1000000000LL);
-    d.tv_nsec += (long)(ns % 1000000000LL);
-    if (d.tv_nsec >= 1000000000L) {
-        d.tv_sec++;
-        d.tv_nsec -= 1000000000L;
-    }
-    return d;
+    uint64_t ns = BUDGET_WAIT_NS, answer = verb_deadline_budget_ns(rq->cfg);
+    if (answer > 0 && answer < ns)
+        ns = answer;
+    return clock_timespec_of(clock_add_ns(clock_ns_of(&rq->start), ns));
 }
 
 /* A verb request refused before the verb saw it (too large, over or out

@@ -79,29 +79,42 @@ enum MHD_Result http_send_pieces(struct MHD_Connection *conn, unsigned status,
     return ret;
 }
 
-/* {"Error":"<msg>"} of a message up to ERR_LEN. */
-#define ERR_BODY (512 + 16)
+char *http_error_body(const char *msg, size_t *len)
+{
+    struct buf b;
+    buf_init(&b, strlen(msg) + sizeof("{\"Error\":\"\"}"));
+    buf_str(&b, "{\"Error\":");
+    buf_json_str(&b, msg);
+    buf_raw(&b, "}", 1);
+    return buf_take(&b, len);
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned status, const char *msg,
+                                  const char *allow, bool close, int retry_after)
+{
+    size_t len;
+    char *body = http_error_body(msg, &len);
+    if (body == NULL)
+        return MHD_NO;
+    enum MHD_Result ret = send_json(conn, status, body, len, allow, close, retry_after);
+    free(body);
+    return ret;
+}
 
 enum MHD_Result http_send_error(struct MHD_Connection *conn, unsigned status, const char *msg,
                                 const char *allow)
 {
-    char body[ERR_BODY];
-    int n = snprintf(body, sizeof(body), "{\"Error\":\"%s\"}", msg);
-    return http_send_json(conn, status, body, (size_t)n, allow);
+    return send_error(conn, status, msg, allow, false, 0);
 }
 
 enum MHD_Result http_send_refusal(struct MHD_Connection *conn, unsigned status, const char *msg,
                                   const char *allow)
 {
-    char body[ERR_BODY];
-    int n = snprintf(body, sizeof(body), "{\"Error\":\"%s\"}", msg);
-    return send_json(conn, status, body, (size_t)n, allow, true, 0);
+    return send_error(conn, status, msg, allow, true, 0);
 }
 
 enum MHD_Result http_send_retry(struct MHD_Connection *conn, unsigned status, const char *msg,
                                 int retry_after)
 {
-    char body[ERR_BODY];
-    int n = snprintf(body, sizeof(body), "{\"Error\":\"%s\"}", msg);
-    return send_json(conn, status, body, (size_t)n, NULL, false, retry_after);
+    return send_error(conn, status, msg, NULL, false, retry_after);
 }

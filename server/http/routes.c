@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "base/path.h"
 #include "server/http/target.h"
 
 bool http_is_verb_route(enum http_route r)
@@ -26,23 +27,12 @@ bool http_is_ops_route(const struct cfg *cfg, enum http_route r)
     }
 }
 
-/* Collapses repeated slashes: kube-scheduler joins urlPrefix and verb with
- * "/" and a verb written "/filter" yields "//filter". */
-static void normalize_path(const char *url, char out[HTTP_PATH_MAX])
-{
-    size_t j = 0;
-    for (size_t i = 0; url[i] != '\0' && j + 1 < HTTP_PATH_MAX; i++)
-        if (url[i] != '/' || j == 0 || out[j - 1] != '/')
-            out[j++] = url[i];
-    out[j] = '\0';
-}
-
 enum http_route http_route_of(const struct cfg *cfg, const char *decoded_path)
 {
     char path[HTTP_PATH_MAX];
     size_t plen = strlen(cfg->prefix);
 
-    normalize_path(decoded_path, path);
+    path_squash(decoded_path, strlen(decoded_path), path, sizeof(path), false);
     if (strncmp(path, cfg->prefix, plen) == 0) {
         if (strcmp(path + plen, "/filter") == 0)
             return HTTP_ROUTE_FILTER;

@@ -1,6 +1,9 @@
 #include "server/verbs/deadline.h"
 
+#include <limits.h>
 #include <stdatomic.h>
+
+#include "base/clock.h"
 
 /* Scoring cost per node in picoseconds, an exponentially weighted mean of
  * recent requests. It is measured in wall time, so CPU contention from
@@ -10,26 +13,28 @@ static _Atomic unsigned long long cost_ps_per_node;
 /* The answer is written after scoring and takes about as long again. */
 #define ANSWER_FACTOR 2
 
+uint64_t verb_deadline_budget_ns(const struct cfg *cfg)
+{
+    if (cfg->scheduler_timeout_ms <= 0)
+        return 0;
+    return (uint64_t)cfg->scheduler_timeout_ms * CLOCK_NS_PER_MS * 8 / 10;
+}
+
 void verb_deadline_init(struct verb_deadline *d, const struct cfg *cfg,
                         const struct timespec *start)
 {
-    long long ns = (long long)cfg->scheduler_timeout_ms * 1000000LL * 8 / 10;
     /* A zero start (a caller outside the HTTP server) has no deadline. */
     d->on = cfg->scheduler_timeout_ms > 0 && (start->tv_sec != 0 || start->tv_nsec != 0);
-    d->at.tv_sec = start->tv_sec + (time_t)(ns / 1000000000LL);
-    d->at.tv_nsec = start->tv_nsec + (long)(ns % 1000000000LL);
-    if (d->at.tv_nsec >= 1000000000L) {
-        d->at.tv_sec++;
-        d->at.tv_nsec -= 1000000000L;
-    }
+    d->at = clock_add_ns(clock_ns_of(start), verb_deadline_budget_ns(cfg));
 }
 
 /* Nanoseconds from now until @d->at (negative once passed). */
 static long long ns_left(const struct verb_deadline *d)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long long)(d->at.tv_sec - now.tv_sec) * 1000000000LL + (d->at.tv_nsec - now.tv_nsec);
+    uint64_t now = clock_mono_ns();
+    if (d->at >= now)
+        return d->at - now > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)(d->at - now);
+    return now - d->at > (uint64_t)LLONG_MAX ? -LLONG_MAX : -(long long)(now - d->at);
 }
 
 bool verb_deadline_passed(const struct verb_deadline *d)

@@ -9,14 +9,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "config/config.h"
 
 struct verb_deadline {
     bool on;
-    struct timespec at; /* CLOCK_MONOTONIC */
+    uint64_t at; /* CLOCK_MONOTONIC nanoseconds */
 };
+
+/* The part of the scheduler's httpTimeout a request may spend before it
+ * answers (80 %), in nanoseconds; 0 when the timeout is off. The one place
+ * of that rule: the memory-budget wait of the transport keeps to it too. */
+uint64_t verb_deadline_budget_ns(const struct cfg *cfg);
 
 /* Sets @d from @start and cfg->scheduler_timeout_ms (off when either is 0). */
 void verb_deadline_init(struct verb_deadline *d, const struct cfg *cfg,
