@@ -46,20 +46,11 @@ void ops_metrics_init(struct ops_metrics *m)
 
 static enum ops_status_class status_class(unsigned status)
 {
-    switch (status) {
-    case 200:
-        return OPS_STATUS_200;
-    case 400:
-        return OPS_STATUS_400;
-    case 413:
-        return OPS_STATUS_413;
-    case 500:
-        return OPS_STATUS_500;
-    case 503:
-        return OPS_STATUS_503;
-    default:
-        return OPS_STATUS_OTHER;
-    }
+    static const unsigned codes[OPS_STATUS_OTHER] = {200, 400, 413, 500, 503};
+    int c = 0;
+    while (c < OPS_STATUS_OTHER && codes[c] != status)
+        c++;
+    return (enum ops_status_class)c;
 }
 
 static size_t bucket_of(const double *le, size_t n, double v)
@@ -256,29 +247,30 @@ static void print_memory(FILE *f, struct ops_metrics *m)
                 ops_memory_refusal_name(r), load(&m->memory_refused[r]));
 }
 
-static void print_sizes(FILE *f, struct ops_metrics *m)
+/* One histogram per verb of @verbs, from @h. */
+static void print_by_verb(FILE *f, const char *name, struct ops_histogram_n *h, int verbs,
+                          const double *le, size_t n)
 {
     char labels[32];
+    for (int v = 0; v < verbs; v++) {
+        snprintf(labels, sizeof(labels), "verb=\"%s\"", ops_verb_name(v));
+        print_histogram(f, name, labels, h[v].bucket, le, n, load(&h[v].count),
+                        (double)load(&h[v].sum));
+    }
+}
+
+static void print_sizes(FILE *f, struct ops_metrics *m)
+{
     fputs("# HELP cpu_extender_request_body_bytes Request body sizes.\n"
           "# TYPE cpu_extender_request_body_bytes histogram\n",
           f);
-    for (int v = 0; v < OPS_VERB_COUNT; v++) {
-        snprintf(labels, sizeof(labels), "verb=\"%s\"", ops_verb_name(v));
-        struct ops_histogram_n *h = &m->body_bytes[v];
-        unsigned long long count = load(&h->count);
-        print_histogram(f, "cpu_extender_request_body_bytes", labels, h->bucket, bytes_le,
-                        OPS_BYTES_BUCKETS, count, (double)load(&h->sum));
-    }
+    print_by_verb(f, "cpu_extender_request_body_bytes", m->body_bytes, OPS_VERB_COUNT, bytes_le,
+                  OPS_BYTES_BUCKETS);
     fputs("# HELP cpu_extender_request_nodes Candidate nodes per request.\n"
           "# TYPE cpu_extender_request_nodes histogram\n",
           f);
-    for (int v = 0; v < OPS_VERB_BIND; v++) {
-        snprintf(labels, sizeof(labels), "verb=\"%s\"", ops_verb_name(v));
-        struct ops_histogram_n *h = &m->nodes[v];
-        unsigned long long count = load(&h->count);
-        print_histogram(f, "cpu_extender_request_nodes", labels, h->bucket, nodes_le,
-                        OPS_NODES_BUCKETS, count, (double)load(&h->sum));
-    }
+    print_by_verb(f, "cpu_extender_request_nodes", m->nodes, OPS_VERB_BIND, nodes_le,
+                  OPS_NODES_BUCKETS);
 }
 
 static void print_decisions(FILE *f, struct ops_metrics *m, size_t kept, size_t kept_bytes)
@@ -325,6 +317,12 @@ static void print_decisions(FILE *f, struct ops_metrics *m, size_t kept, size_t 
             kept, kept_bytes);
 }
 
+static void print_by_mode(FILE *f, const char *name, atomic_ullong *count)
+{
+    for (int k = 0; k < 2; k++)
+        fprintf(f, "%s{mode=\"%s\"} %llu\n", name, mode_names[k], load(&count[k]));
+}
+
 /* Both modes from the start: a rollout switches between them, and rate()
  * needs a series before its first increase. */
 static void print_shadow(FILE *f, struct ops_metrics *m)
@@ -334,16 +332,12 @@ static void print_shadow(FILE *f, struct ops_metrics *m)
           "with where kube-scheduler bound the pod (bound to one of the candidates), by the "
           "decision's mode.\n# TYPE cpu_extender_shadow_decisions_compared_total counter\n",
           f);
-    for (int k = 0; k < 2; k++)
-        fprintf(f, "cpu_extender_shadow_decisions_compared_total{mode=\"%s\"} %llu\n",
-                mode_names[k], load(&m->shadow_compared[k]));
+    print_by_mode(f, "cpu_extender_shadow_decisions_compared_total", m->shadow_compared);
     fputs("# HELP cpu_extender_shadow_decisions_agreed_total Of the compared decisions, those "
           "whose pod was bound to a node that fits with the highest score (rank 1).\n"
           "# TYPE cpu_extender_shadow_decisions_agreed_total counter\n",
           f);
-    for (int k = 0; k < 2; k++)
-        fprintf(f, "cpu_extender_shadow_decisions_agreed_total{mode=\"%s\"} %llu\n", mode_names[k],
-                load(&m->shadow_agreed[k]));
+    print_by_mode(f, "cpu_extender_shadow_decisions_agreed_total", m->shadow_agreed);
     fputs("# HELP cpu_extender_shadow_bound_rank Rank of the bound node in the decision's order "
           "(fitting nodes first, then by score; 1 = agreed).\n"
           "# TYPE cpu_extender_shadow_bound_rank histogram\n",
@@ -358,9 +352,7 @@ static void print_shadow(FILE *f, struct ops_metrics *m)
           "node that was not among its candidates (not compared).\n"
           "# TYPE cpu_extender_shadow_bound_elsewhere_total counter\n",
           f);
-    for (int k = 0; k < 2; k++)
-        fprintf(f, "cpu_extender_shadow_bound_elsewhere_total{mode=\"%s\"} %llu\n", mode_names[k],
-                load(&m->shadow_elsewhere[k]));
+    print_by_mode(f, "cpu_extender_shadow_bound_elsewhere_total", m->shadow_elsewhere);
 }
 
 static void print_cluster(FILE *f, const struct ops_cluster_gauges *g)
