@@ -182,16 +182,14 @@ static void binding_line(struct buf *o, const struct ops_record *rec)
                c->agreed ? "true" : "false");
     html(o, c->bound_name);
     buf_printf(o, "</b> (seen %s UTC): ", stamp);
-    if (c->bound < 0)
+    if (c->bound < 0) {
         buf_str(o, "not among the candidates, so not compared.</p>");
-    else
-        buf_printf(o,
-                   "%s, rank %d, score difference %d (ours: ", c->agreed ? "agreed" : "disagreed",
-                   c->rank, c->score_difference);
-    if (c->bound >= 0) {
-        html(o, rec->nodes[c->ours].name);
-        buf_printf(o, ", score %d).</p>", rec->nodes[c->ours].explain.score);
+        return;
     }
+    buf_printf(o, "%s, rank %d, score difference %d (ours: ", c->agreed ? "agreed" : "disagreed",
+               c->rank, c->score_difference);
+    html(o, rec->nodes[c->ours].name);
+    buf_printf(o, ", score %d).</p>", rec->nodes[c->ours].explain.score);
 }
 
 /* The newest decisions whose pod kube-scheduler bound elsewhere than the
@@ -322,6 +320,14 @@ static void recent_table(struct buf *o, struct ops_record **found, size_t n)
     buf_str(o, "</table>");
 }
 
+/* Drops what ops_ring_find() returned. */
+static void release(struct ops_record **found, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ops_record_release(found[i]);
+    free(found);
+}
+
 int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct cfg *cfg, char **out,
                    size_t *len)
 {
@@ -373,15 +379,9 @@ int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct c
     disagreements(&o, disagreed, n_disagreed);
     recent_table(&o, found, n);
     buf_str(&o, "</body></html>\n");
-    for (size_t i = 0; i < n; i++)
-        ops_record_release(found[i]);
-    for (size_t i = 0; i < n_id; i++)
-        ops_record_release(by_id[i]);
-    for (size_t i = 0; i < n_disagreed; i++)
-        ops_record_release(disagreed[i]);
-    free(found);
-    free(by_id);
-    free(disagreed);
+    release(found, n);
+    release(by_id, n_id);
+    release(disagreed, n_disagreed);
     *out = buf_take(&o, len);
     return *out != NULL ? 0 : -ENOMEM;
 }
