@@ -346,16 +346,12 @@ int whatif_rank_main(int argc, char **argv)
         } else if (strcmp(argv[i], "--existing") == 0 && has_value) {
             ra.existing = argv[++i];
         } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && has_value) {
+            static const char *const outputs[] = {"yaml", "json", "table", "name"}; /* OUT_* */
             const char *o = argv[++i];
-            if (strcmp(o, "yaml") == 0)
-                ra.output = OUT_YAML;
-            else if (strcmp(o, "json") == 0)
-                ra.output = OUT_JSON;
-            else if (strcmp(o, "table") == 0)
-                ra.output = OUT_TABLE;
-            else if (strcmp(o, "name") == 0)
-                ra.output = OUT_NAME;
-            else {
+            ra.output = OUT_YAML;
+            while (ra.output <= OUT_NAME && strcmp(o, outputs[ra.output]) != 0)
+                ra.output++;
+            if (ra.output > OUT_NAME) {
                 fprintf(stderr, "cpu-extender rank: -o %s: want yaml, json, table or name\n", o);
                 return 2;
             }
