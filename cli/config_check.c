@@ -112,10 +112,7 @@ int cli_config_main(int argc, char **argv)
     struct cfg c;
     char err[ERR_LEN];
 
-    if (cfg_wants_help(argc, argv)) {
-        cli_config_help(stdout);
-        return 0;
-    }
+    /* --help is main()'s. */
     if (argc != 2 || strcmp(argv[0], "check") != 0) {
         fprintf(stderr,
                 "usage: cpu-extender config check FILE   (see cpu-extender config --help)\n");

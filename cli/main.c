@@ -102,33 +102,32 @@ static void simulate_help(FILE *out)
             "nowhere, 2 bad usage or input, 1 the cluster or memory failed.\n");
 }
 
+static const struct command {
+    const char *name;
+    void (*help)(FILE *out);
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"serve", usage, cli_serve},
+    {"probe", cli_probe_help, cli_probe_main},
+    {"rank", rank_help, whatif_rank_main},
+    {"simulate", simulate_help, whatif_simulate_main},
+    {"config", cli_config_help, cli_config_main},
+};
+
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "serve";
+    int n = argc > 2 ? argc - 2 : 0;
 
-    if (argc > 2 && cfg_wants_help(argc - 2, argv + 2)) {
-        if (strcmp(cmd, "serve") == 0) {
-            usage(stdout);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (strcmp(cmd, commands[i].name) != 0)
+            continue;
+        if (n > 0 && cfg_wants_help(n, argv + 2)) {
+            commands[i].help(stdout);
             return 0;
         }
-        if (strcmp(cmd, "probe") == 0) {
-            cli_probe_help(stdout);
-            return 0;
-        }
-        if (strcmp(cmd, "rank") == 0) {
-            rank_help(stdout);
-            return 0;
-        }
-        if (strcmp(cmd, "simulate") == 0) {
-            simulate_help(stdout);
-            return 0;
-        }
-        if (strcmp(cmd, "config") == 0) {
-            cli_config_help(stdout);
-            return 0;
-        }
+        return commands[i].run(n, argv + 2);
     }
-
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;
@@ -137,16 +136,6 @@ int main(int argc, char **argv)
         printf("cpu-extender %s\n", CPU_EXTENDER_VERSION);
         return 0;
     }
-    if (strcmp(cmd, "serve") == 0)
-        return cli_serve(argc - 2 < 0 ? 0 : argc - 2, argv + 2);
-    if (strcmp(cmd, "probe") == 0)
-        return cli_probe_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "config") == 0)
-        return cli_config_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "rank") == 0)
-        return whatif_rank_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "simulate") == 0)
-        return whatif_simulate_main(argc - 2, argv + 2);
     if (strncmp(cmd, "--", 2) == 0) {
         if (cfg_wants_help(argc - 1, argv + 1)) {
             usage(stdout);

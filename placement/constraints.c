@@ -79,24 +79,6 @@ const char *place_rule_name(enum place_rule r)
     return r < PLACE_RULE_COUNT ? rule_names[r] : "";
 }
 
-static const char *const reason_names[] = {
-    [PLACE_REASON_AFFINITY_CONFLICT] = "affinity_conflict",
-    [PLACE_REASON_PREFILTER_AFFINITY] = "prefilter_node_affinity",
-    [PLACE_REASON_UNSCHEDULABLE] = "unschedulable",
-    [PLACE_REASON_NODE_NAME] = "node_name",
-    [PLACE_REASON_TAINT] = "taint",
-    [PLACE_REASON_NODE_AFFINITY] = "node_affinity",
-    [PLACE_REASON_TOO_MANY_PODS] = "too_many_pods",
-    [PLACE_REASON_INSUFFICIENT_CPU] = "insufficient_cpu",
-    [PLACE_REASON_INSUFFICIENT_MEMORY] = "insufficient_memory",
-    [PLACE_REASON_INSUFFICIENT_CPU_MEMORY] = "insufficient_cpu_memory",
-};
-
-const char *place_reason_name(enum place_reason r)
-{
-    return r < PLACE_REASON_COUNT ? reason_names[r] : "";
-}
-
 /* The fixed texts. Where kube-scheduler 1.20 worded one differently, its
  * text follows in the comment. */
 static const char *const reason_texts[] = {
@@ -476,15 +458,6 @@ void place_judge_resources(const struct score_pod_request *req, const struct pla
         out->reasons = 1u << PLACE_REASON_INSUFFICIENT_CPU;
     else
         out->reasons = 1u << PLACE_REASON_INSUFFICIENT_MEMORY;
-}
-
-void place_judge(const struct place_pod_constraints *pod, const struct score_pod_request *req,
-                 const struct place_node_facts *node, const struct score_node *res,
-                 const int threshold_percent[SCORE_NRES], struct place_judgement *out)
-{
-    place_judge_static(pod, node, out);
-    if (out->rule == PLACE_RULE_NONE)
-        place_judge_resources(req, node, res, threshold_percent, out);
 }
 
 /* "<count> <text>" of one histogram entry. */

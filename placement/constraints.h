@@ -180,8 +180,7 @@ enum place_rule {
  * upstream; 1.20 wording in place_reason_text()). A node's rejection has one
  * reason, except NodeResourcesFit which lists each short resource. Texts, not
  * rules, are what the FitError message counts: NodeResourcesFit's and our
- * filter's "Insufficient cpu" are one key. Usable as a metric label or count
- * key via place_reason_name().
+ * filter's "Insufficient cpu" are one key.
  */
 enum place_reason {
     PLACE_REASON_AFFINITY_CONFLICT = 0, /* the pod's matchFields terms name no node at all */
@@ -223,9 +222,6 @@ int place_selector_op_parse(const char *s, enum place_selector_op *out);
  * "NodeUnschedulable", "NodeName", "TaintToleration", "NodeResourcesFit",
  * "extender"; "" for PLACE_RULE_NONE. */
 const char *place_rule_name(enum place_rule r);
-
-/* Returns a short stable label for @r ("taint", "too_many_pods", ...). */
-const char *place_reason_name(enum place_reason r);
 
 /*
  * Writes the kube-scheduler text of reason @r into @buf (PLACE_REASON_LEN
@@ -285,11 +281,6 @@ void place_judge_static(const struct place_pod_constraints *pod,
 void place_judge_resources(const struct score_pod_request *req, const struct place_node_facts *node,
                            const struct score_node *res, const int threshold_percent[SCORE_NRES],
                            struct place_judgement *out);
-
-/* place_judge_static(), then, if the node passed, place_judge_resources(). */
-void place_judge(const struct place_pod_constraints *pod, const struct score_pod_request *req,
-                 const struct place_node_facts *node, const struct score_node *res,
-                 const int threshold_percent[SCORE_NRES], struct place_judgement *out);
 
 /* One line of the FitError histogram: how many nodes gave one reason text. */
 struct place_reason_count {

@@ -34,12 +34,9 @@ void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end
     struct place_sim_summary *sum = &out->summary;
     struct score_pod_request median;
 
-    for (size_t i = 0; i < sim->in.n_pods; i++) {
-        if (out->pods[i].node >= 0)
-            sum->placed++;
-        else
-            sum->not_placed++;
-    }
+    for (size_t i = 0; i < sim->in.n_pods; i++)
+        sum->placed += out->pods[i].node >= 0;
+    sum->not_placed = sim->in.n_pods - sum->placed;
     memcpy(sum->median_request, sim->median, sizeof(sum->median_request));
     memcpy(median.fit, sim->median, sizeof(median.fit));
     memcpy(median.real, sim->median, sizeof(median.real));

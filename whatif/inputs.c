@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "kube/client.h"
+#include "kube/discover.h"
 #include "kube/state.h"
 #include "server/codec/binding.h"
 #include "whatif/node_facts.h"
@@ -19,6 +20,8 @@
 #include "server/verbs/evaluate.h"
 
 #define HOSTNAME_LABEL "kubernetes.io/hostname"
+
+extern char **environ;
 
 /* How a file is named in messages. */
 static const char *file_name(const char *path)
@@ -401,6 +404,62 @@ void whatif_nodes_destroy(struct whatif_nodes *n)
 {
     arena_release(n->a);
     memset(n, 0, sizeof(*n));
+}
+
+int whatif_check_files(const char *tool, const char *first, const char *nodes, const char *existing,
+                       const char *stdin_flags)
+{
+    if (existing != NULL && nodes == NULL) {
+        fprintf(stderr,
+                "cpu-extender %s: --existing needs --nodes (with a cluster, its pods are read "
+                "from it)\n",
+                tool);
+        return 2;
+    }
+    if ((strcmp(first, "-") == 0) + (nodes && strcmp(nodes, "-") == 0) +
+            (existing && strcmp(existing, "-") == 0) >
+        1) {
+        fprintf(stderr, "cpu-extender %s: only one of %s can read standard input (-)\n", tool,
+                stdin_flags);
+        return 2;
+    }
+    return 0;
+}
+
+int whatif_cluster_open(const struct cfg *c, const char *tool, const char *hint,
+                        struct cluster **cl)
+{
+    char err[ERR_LEN];
+    struct kube_target t;
+
+    if (kube_global_init() != 0) {
+        fprintf(stderr, "cpu-extender %s: libcurl initialisation failed\n", tool);
+        return 1;
+    }
+    int rc = kube_discover(c->kubeconfig, environ, KUBE_INCLUSTER_DIR, &t, err);
+    if (rc == -ENOENT)
+        err_set(err,
+                "no cluster: give %s, or --kubeconfig FILE (or KUBECONFIG, or ~/.kube/config, "
+                "or run in a cluster)",
+                hint);
+    if (rc == 0) {
+        rc = cluster_start(c, &t, cl, err);
+        kube_target_destroy(&t);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "cpu-extender %s: %s\n", tool, err);
+        kube_global_cleanup();
+        return 2;
+    }
+    return 0;
+}
+
+void whatif_cluster_close(struct cluster *cl)
+{
+    if (cl == NULL)
+        return;
+    cluster_stop(cl);
+    kube_global_cleanup();
 }
 
 /* ---- pods to place ------------------------------------------------------- */

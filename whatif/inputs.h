@@ -83,6 +83,21 @@ int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const c
 /* Frees what @n holds (a zeroed one is fine). */
 void whatif_nodes_destroy(struct whatif_nodes *n);
 
+/* The file flags' rules that rank and simulate share: --existing needs
+ * --nodes, and one of them at most reads standard input (@stdin_flags names
+ * the three in the message, @first is --pod or --pods). Prints them as
+ * "cpu-extender @tool: ..." and returns 2, else 0. */
+int whatif_check_files(const char *tool, const char *first, const char *nodes, const char *existing,
+                       const char *stdin_flags);
+
+/* The cluster of --kubeconfig, or KUBECONFIG, or ~/.kube/config, or
+ * in-cluster: the order of serve, as kubectl finds it. Prints what failed
+ * (@hint says which file flags do without a cluster) and returns the exit
+ * status, 1 or 2; 0 with *@cl started. whatif_cluster_close() ends it. */
+int whatif_cluster_open(const struct cfg *c, const char *tool, const char *hint,
+                        struct cluster **cl);
+void whatif_cluster_close(struct cluster *cl);
+
 /* One pod to place. */
 struct whatif_pod {
     struct place_sim_pod sim;

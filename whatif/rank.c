@@ -9,7 +9,6 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "kube/client.h"
-#include "kube/discover.h"
 #include "config/load.h"
 #include "whatif/inputs.h"
 #include "whatif/rank_print.h"
@@ -18,8 +17,6 @@
 #include "server/codec/pod.h"
 #include "whatif/pod_constraints.h"
 #include "whatif/pod_items.h"
-
-extern char **environ;
 
 enum rank_output {
     OUT_YAML = 0, /* the pinned manifest (or the controller's patch) as YAML */
@@ -230,26 +227,6 @@ static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
     return whatif_print_pin(p->text, p->len, &pin, patch, ra->output == OUT_JSON, out);
 }
 
-/* The cluster of --kubeconfig, or KUBECONFIG, or ~/.kube/config, or
- * in-cluster: the order of serve, as kubectl finds it. */
-static int rank_cluster(const struct cfg *c, struct cluster **cl)
-{
-    char err[ERR_LEN];
-    struct kube_target t;
-
-    int rc = kube_discover(c->kubeconfig, environ, KUBE_INCLUSTER_DIR, &t, err);
-    if (rc == -ENOENT)
-        err_set(err, "no cluster: give --nodes FILE, or --kubeconfig FILE (or KUBECONFIG, or "
-                     "~/.kube/config, or run in a cluster)");
-    if (rc == 0) {
-        rc = cluster_start(c, &t, cl, err);
-        kube_target_destroy(&t);
-    }
-    if (rc != 0)
-        fprintf(stderr, "cpu-extender rank: %s\n", err);
-    return rc;
-}
-
 /* Sorts @rows best first, prints them (the table on stdout for -o table,
  * else on stderr) and the verdict, and for the best node the pod pinned
  * there as -o asks. Returns the exit status: 0, or 1 when no node fits. */
@@ -369,16 +346,12 @@ int whatif_rank_main(int argc, char **argv)
         } else if (strcmp(argv[i], "--existing") == 0 && has_value) {
             ra.existing = argv[++i];
         } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && has_value) {
+            static const char *const outputs[] = {"yaml", "json", "table", "name"}; /* OUT_* */
             const char *o = argv[++i];
-            if (strcmp(o, "yaml") == 0)
-                ra.output = OUT_YAML;
-            else if (strcmp(o, "json") == 0)
-                ra.output = OUT_JSON;
-            else if (strcmp(o, "table") == 0)
-                ra.output = OUT_TABLE;
-            else if (strcmp(o, "name") == 0)
-                ra.output = OUT_NAME;
-            else {
+            ra.output = OUT_YAML;
+            while (ra.output <= OUT_NAME && strcmp(o, outputs[ra.output]) != 0)
+                ra.output++;
+            if (ra.output > OUT_NAME) {
                 fprintf(stderr, "cpu-extender rank: -o %s: want yaml, json, table or name\n", o);
                 return 2;
             }
@@ -390,36 +363,18 @@ int whatif_rank_main(int argc, char **argv)
     }
     if (ra.pod == NULL)
         return usage();
-    if (ra.existing != NULL && ra.nodes == NULL) {
-        fprintf(stderr, "cpu-extender rank: --existing needs --nodes (with a cluster, its pods "
-                        "are read from it)\n");
-        return 2;
-    }
-    int stdin_uses = (strcmp(ra.pod, "-") == 0) + (ra.nodes && strcmp(ra.nodes, "-") == 0) +
-                     (ra.existing && strcmp(ra.existing, "-") == 0);
-    if (stdin_uses > 1) {
-        fprintf(stderr, "cpu-extender rank: only one of --pod, --nodes and --existing can read "
-                        "standard input (-)\n");
-        return 2;
-    }
+    int rc =
+        whatif_check_files("rank", ra.pod, ra.nodes, ra.existing, "--pod, --nodes and --existing");
+    if (rc != 0)
+        return rc;
     if (cfg_load_config(&c, n, rest) != 0)
         return 2;
     log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
     codec_json_install_hooks();
-    if (ra.nodes == NULL) {
-        if (kube_global_init() != 0) {
-            fprintf(stderr, "cpu-extender rank: libcurl initialisation failed\n");
-            return 1;
-        }
-        if (rank_cluster(&c, &cl) != 0) {
-            kube_global_cleanup();
-            return 2;
-        }
-    }
+    if (ra.nodes == NULL && (rc = whatif_cluster_open(&c, "rank", "--nodes FILE", &cl)) != 0)
+        return rc;
     int status = rank(&c, &ra, cl);
-    cluster_stop(cl);
-    if (ra.nodes == NULL)
-        kube_global_cleanup();
+    whatif_cluster_close(cl);
     arena_pool_drain();
     return status;
 }

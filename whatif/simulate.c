@@ -10,13 +10,10 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "kube/client.h"
-#include "kube/discover.h"
 #include "config/load.h"
 #include "whatif/inputs.h"
 #include "whatif/simulate_print.h"
 #include "server/codec/json.h"
-
-extern char **environ;
 
 /* Both cores of the machine the targets were set on; a run per strategy. */
 #define SIM_THREADS 2
@@ -78,24 +75,6 @@ static int write_file(const char *path, int (*fn)(FILE *, const struct whatif_si
         return -EIO;
     }
     return 0;
-}
-
-static int sim_cluster(const struct cfg *c, struct cluster **cl)
-{
-    char err[ERR_LEN];
-    struct kube_target t;
-
-    int rc = kube_discover(c->kubeconfig, environ, KUBE_INCLUSTER_DIR, &t, err);
-    if (rc == -ENOENT)
-        err_set(err, "no cluster: give --nodes FILE (and --existing FILE), or --kubeconfig FILE "
-                     "(or KUBECONFIG, or ~/.kube/config, or run in a cluster)");
-    if (rc == 0) {
-        rc = cluster_start(c, &t, cl, err);
-        kube_target_destroy(&t);
-    }
-    if (rc != 0)
-        fprintf(stderr, "cpu-extender simulate: %s\n", err);
-    return rc;
 }
 
 static double max_rss_mib(void)
@@ -350,18 +329,9 @@ int whatif_simulate_main(int argc, char **argv)
         return rc;
     if (sa.pods == NULL)
         return usage();
-    if (sa.existing != NULL && sa.nodes == NULL) {
-        fprintf(stderr, "cpu-extender simulate: --existing needs --nodes (with a cluster, its "
-                        "pods are read from it)\n");
-        return 2;
-    }
-    int stdin_uses = (strcmp(sa.pods, "-") == 0) + (sa.nodes && strcmp(sa.nodes, "-") == 0) +
-                     (sa.existing && strcmp(sa.existing, "-") == 0);
-    if (stdin_uses > 1) {
-        fprintf(stderr, "cpu-extender simulate: only one of --nodes, --pods and --existing can "
-                        "read standard input (-)\n");
-        return 2;
-    }
+    if ((rc = whatif_check_files("simulate", sa.pods, sa.nodes, sa.existing,
+                                 "--nodes, --pods and --existing")) != 0)
+        return rc;
     if (cfg_load_config(&c, n, rest) != 0)
         return 2;
     for (int r = 0; r < SCORE_NRES; r++) {
@@ -375,20 +345,11 @@ int whatif_simulate_main(int argc, char **argv)
     }
     log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
     codec_json_install_hooks();
-    if (sa.nodes == NULL) {
-        if (kube_global_init() != 0) {
-            fprintf(stderr, "cpu-extender simulate: libcurl initialisation failed\n");
-            return 1;
-        }
-        if (sim_cluster(&c, &cl) != 0) {
-            kube_global_cleanup();
-            return 2;
-        }
-    }
+    if (sa.nodes == NULL &&
+        (rc = whatif_cluster_open(&c, "simulate", "--nodes FILE (and --existing FILE)", &cl)) != 0)
+        return rc;
     int status = simulate(&c, &sa, cl);
-    cluster_stop(cl);
-    if (sa.nodes == NULL)
-        kube_global_cleanup();
+    whatif_cluster_close(cl);
     arena_pool_drain();
     return status;
 }

@@ -11,26 +11,14 @@
 
 static void html_text(FILE *out, const char *s)
 {
+    static const char special[] = "&<>\"'";
+    static const char *const entity[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"};
     for (; *s != '\0'; s++) {
-        switch (*s) {
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        case '\'':
-            fputs("&#39;", out);
-            break;
-        default:
+        const char *e = strchr(special, *s);
+        if (e != NULL)
+            fputs(entity[e - special], out);
+        else
             fputc(*s, out);
-        }
     }
 }
 

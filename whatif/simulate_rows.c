@@ -25,28 +25,14 @@ void whatif_sim_amount(char *buf, size_t n, int r, int64_t v)
         ops_amount(buf, n, r, v);
 }
 
-static void cell_placed(const struct whatif_sim_report *r, const struct place_sim_result *res,
-                        int k, char *buf, size_t n)
+/* k: pods placed, not placed, nodes used, stranded nodes. */
+static void cell_count(const struct whatif_sim_report *r, const struct place_sim_result *res, int k,
+                       char *buf, size_t n)
 {
+    const size_t count[] = {res->summary.placed, res->summary.not_placed, res->summary.nodes_used,
+                            res->summary.stranded_nodes};
     (void)r;
-    (void)k;
-    snprintf(buf, n, "%zu", res->summary.placed);
-}
-
-static void cell_not_placed(const struct whatif_sim_report *r, const struct place_sim_result *res,
-                            int k, char *buf, size_t n)
-{
-    (void)r;
-    (void)k;
-    snprintf(buf, n, "%zu", res->summary.not_placed);
-}
-
-static void cell_used(const struct whatif_sim_report *r, const struct place_sim_result *res, int k,
-                      char *buf, size_t n)
-{
-    (void)r;
-    (void)k;
-    snprintf(buf, n, "%zu", res->summary.nodes_used);
+    snprintf(buf, n, "%zu", count[k]);
 }
 
 /* Nodes that got at least one of the pods placed: where the strategy put
@@ -74,14 +60,6 @@ static void cell_ratio(const struct whatif_sim_report *r, const struct place_sim
         snprintf(buf, n, "%.1f%%", 100 * v[k % 4]);
 }
 
-static void cell_stranded_nodes(const struct whatif_sim_report *r,
-                                const struct place_sim_result *res, int k, char *buf, size_t n)
-{
-    (void)r;
-    (void)k;
-    snprintf(buf, n, "%zu", res->summary.stranded_nodes);
-}
-
 static void cell_stranded(const struct whatif_sim_report *r, const struct place_sim_result *res,
                           int k, char *buf, size_t n)
 {
@@ -90,9 +68,9 @@ static void cell_stranded(const struct whatif_sim_report *r, const struct place_
 }
 
 const struct whatif_sim_row whatif_sim_rows[] = {
-    {"pods placed", cell_placed, 0},
-    {"pods not placed", cell_not_placed, 0},
-    {"nodes used", cell_used, 0},
+    {"pods placed", cell_count, 0},
+    {"pods not placed", cell_count, 1},
+    {"nodes used", cell_count, 2},
     {"nodes given pods", cell_given, 0},
     {"cpu requested / allocatable", NULL, 0},
     {"  min", cell_ratio, 0},
@@ -104,7 +82,7 @@ const struct whatif_sim_row whatif_sim_rows[] = {
     {"  max", cell_ratio, 5},
     {"  mean", cell_ratio, 6},
     {"  cv (stddev / mean)", cell_ratio, 7},
-    {"stranded: nodes", cell_stranded_nodes, 0},
+    {"stranded: nodes", cell_count, 3},
     {"  cpu free there", cell_stranded, SCORE_CPU},
     {"  memory free there", cell_stranded, SCORE_MEMORY},
 };

@@ -196,15 +196,15 @@ int cluster_start(const struct cfg *c, const struct kube_target *t, struct clust
     if (t->insecure_skip_tls_verify)
         LOG(LOG_WARN, "insecure-skip-tls-verify is set: the API server is NOT verified",
             LOG_STR("server", t->server), LOG_STR("source", t->source));
-    if ((rc = kube_client_new(t, &cl->client, err)) != 0)
-        goto out_free;
-    cl->state = kube_state_new();
-    if (cl->state == NULL || cfg_live_init(&cl->live, c) != 0) {
+    rc = kube_client_new(t, &cl->client, err);
+    if (rc == 0 && ((cl->state = kube_state_new()) == NULL || cfg_live_init(&cl->live, c) != 0)) {
         rc = -ENOMEM;
         err_set(err, "out of memory");
-        goto out_free;
     }
-    if ((rc = start_threads(cl, err)) != 0) {
+    if (rc == 0)
+        rc = start_threads(cl, err);
+    if (rc != 0) {
+        /* What did not start is NULL or zeroed, which cluster_stop() skips. */
         cluster_stop(cl);
         return rc;
     }
@@ -212,14 +212,6 @@ int cluster_start(const struct cfg *c, const struct kube_target *t, struct clust
         LOG_STR("source", t->source));
     *out = cl;
     return 0;
-
-out_free:
-    kube_state_free(cl->state);
-    kube_client_free(cl->client);
-    pthread_mutex_destroy(&cl->hook_lock);
-    pthread_mutex_destroy(&cl->lock);
-    free(cl);
-    return rc;
 }
 
 int cluster_reload(struct cluster *cl, const struct cfg *next)

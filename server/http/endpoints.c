@@ -78,16 +78,13 @@ static enum MHD_Result serve_debug(struct http_server *s, struct MHD_Connection 
     if (disagreed != NULL && strcmp(disagreed, "1") != 0 && strcmp(disagreed, "0") != 0)
         return http_send_error(conn, MHD_HTTP_BAD_REQUEST, "disagreed must be 1 or 0", NULL);
     q.disagreed = disagreed != NULL && strcmp(disagreed, "1") == 0;
-    if (rq->route == HTTP_ROUTE_DEBUG_DECISIONS) {
-        rc = ops_debug_json(&s->decisions, &q, &text, &len);
-        if (rc != 0)
-            return http_send_error(conn, 500, "out of memory", NULL);
-        return http_send_owned(conn, 200, "application/json", text, len);
-    }
-    rc = ops_debug_page(&s->decisions, &q, rq->cfg, &text, &len);
+    bool json = rq->route == HTTP_ROUTE_DEBUG_DECISIONS;
+    rc = json ? ops_debug_json(&s->decisions, &q, &text, &len)
+              : ops_debug_page(&s->decisions, &q, rq->cfg, &text, &len);
     if (rc != 0)
         return http_send_error(conn, 500, "out of memory", NULL);
-    return http_send_owned(conn, 200, "text/html; charset=utf-8", text, len);
+    return http_send_owned(conn, 200, json ? "application/json" : "text/html; charset=utf-8", text,
+                           len);
 }
 
 /* Ready when not draining and, with a cluster, once its first lists are in;
@@ -109,12 +106,8 @@ static enum MHD_Result serve_readyz(struct http_server *s, struct MHD_Connection
     if (s->cluster != NULL) {
         size_t nodes, pods;
         kube_state_counts(cluster_state(s->cluster), &nodes, &pods);
-        buf_str(&o, ",\"nodes\":");
-        buf_int(&o, (int64_t)nodes);
-        buf_str(&o, ",\"pods\":");
-        buf_int(&o, (int64_t)pods);
-        buf_str(&o, ",\"unknownNodeNames\":");
-        buf_int(&o, (int64_t)cluster_unknown_total(s->cluster));
+        buf_printf(&o, ",\"nodes\":%zu,\"pods\":%zu,\"unknownNodeNames\":%llu", nodes, pods,
+                   (unsigned long long)cluster_unknown_total(s->cluster));
     }
     buf_str(&o, "}");
     char *body = buf_take(&o, &len);

@@ -1,9 +1,9 @@
 #include "server/ops/debug_page.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "base/buf.h"
@@ -19,40 +19,15 @@
  * requests. */
 static void html(struct buf *o, const char *s)
 {
+    static const char special[] = "&<>\"'";
+    static const char *const entity[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"};
     for (; *s != '\0'; s++) {
-        switch (*s) {
-        case '&':
-            buf_str(o, "&amp;");
-            break;
-        case '<':
-            buf_str(o, "&lt;");
-            break;
-        case '>':
-            buf_str(o, "&gt;");
-            break;
-        case '"':
-            buf_str(o, "&quot;");
-            break;
-        case '\'':
-            buf_str(o, "&#39;");
-            break;
-        default:
+        const char *e = strchr(special, *s);
+        if (e != NULL)
+            buf_str(o, entity[e - special]);
+        else
             buf_raw(o, s, 1);
-        }
     }
-}
-
-/* Appends printf output; our own numbers and names only (no escaping). */
-static void outf(struct buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void outf(struct buf *o, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        buf_raw(o, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 /* Percent-encodes @s for a query value. */
@@ -64,7 +39,7 @@ static void url(struct buf *o, const char *s)
             c == '-' || c == '.' || c == '_' || c == '/')
             buf_raw(o, s, 1);
         else
-            outf(o, "%%%02X", c);
+            buf_printf(o, "%%%02X", c);
     }
 }
 
@@ -94,14 +69,14 @@ static void term_cell(struct buf *o, const struct ops_record *rec, const struct 
     ops_amount(alloc, sizeof(alloc), r, t->alloc);
     ops_amount(used, sizeof(used), r, t->used);
     ops_amount(pod, sizeof(pod), r, t->pod);
-    outf(o, "alloc %s, used %s <span class=\"muted\">(%s)</span>, pod %s", alloc, used,
-         ops_used_from(n, r), pod);
+    buf_printf(o, "alloc %s, used %s <span class=\"muted\">(%s)</span>, pod %s", alloc, used,
+               ops_used_from(n, r), pod);
     if (t->skipped)
         buf_str(o, " &rarr; <span class=\"muted\">left out</span>");
     else if (rec->params.strategy == SCORE_BALANCED)
-        outf(o, " &rarr; fraction <b>%.4f</b>", t->fraction);
+        buf_printf(o, " &rarr; fraction <b>%.4f</b>", t->fraction);
     else
-        outf(o, " &rarr; term <b>%d</b>", t->value);
+        buf_printf(o, " &rarr; term <b>%d</b>", t->value);
     buf_str(o, "</td>");
 }
 
@@ -118,16 +93,16 @@ static void chart(struct buf *o, const struct ops_record *rec)
 {
     int width = NAME_WIDTH + BAR_UNIT * SCORE_MAX_SCORE + 120;
     int height = ROW_HEIGHT * (int)rec->n_nodes + 30;
-    outf(o,
-         "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-         "role=\"img\" aria-label=\"score of each node, 0 to 10\">",
-         width, height);
+    buf_printf(o,
+               "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "role=\"img\" aria-label=\"score of each node, 0 to 10\">",
+               width, height);
     for (int s = 0; s <= SCORE_MAX_SCORE; s += 2) {
         int x = NAME_WIDTH + s * BAR_UNIT;
-        outf(o,
-             "<line class=\"axis\" x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%d\"/>"
-             "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>",
-             x, x, height - 22, x, height - 6, s);
+        buf_printf(o,
+                   "<line class=\"axis\" x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%d\"/>"
+                   "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>",
+                   x, x, height - 22, x, height - 6, s);
     }
     for (size_t i = 0; i < rec->n_nodes; i++) {
         const struct ops_record_node *n = &rec->nodes[i];
@@ -135,18 +110,18 @@ static void chart(struct buf *o, const struct ops_record *rec)
         int score = n->explain.score;
         buf_str(o, "<g class=\"node\" data-node=\"");
         html(o, n->name);
-        outf(o, "\" data-score=\"%d\" data-value=\"%d\" data-verdict=\"%s\">", score,
-             n->explain.value, ops_verdict_name(n->verdict));
-        outf(o, "<text x=\"0\" y=\"%d\">", y + 17);
+        buf_printf(o, "\" data-score=\"%d\" data-value=\"%d\" data-verdict=\"%s\">", score,
+                   n->explain.value, ops_verdict_name(n->verdict));
+        buf_printf(o, "<text x=\"0\" y=\"%d\">", y + 17);
         html(o, n->name);
-        outf(o,
-             "</text><rect class=\"bar %s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\">"
-             "<title>",
-             ops_verdict_name(n->verdict), NAME_WIDTH, y + 4, score * BAR_UNIT);
+        buf_printf(o,
+                   "</text><rect class=\"bar %s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\">"
+                   "<title>",
+                   ops_verdict_name(n->verdict), NAME_WIDTH, y + 4, score * BAR_UNIT);
         explain_line(o, rec, n);
-        outf(o, "</title></rect><text x=\"%d\" y=\"%d\">%d &#183; +%lld",
-             NAME_WIDTH + score * BAR_UNIT + 6, y + 17, score,
-             OPS_INFLUENCE(score, rec->scheduler_weight));
+        buf_printf(o, "</title></rect><text x=\"%d\" y=\"%d\">%d &#183; +%lld",
+                   NAME_WIDTH + score * BAR_UNIT + 6, y + 17, score,
+                   OPS_INFLUENCE(score, rec->scheduler_weight));
         if (n->verdict != SCORE_FITS) {
             buf_str(o, " &#183; ");
             html(o, n->reason);
@@ -165,9 +140,9 @@ static void node_cells(struct buf *o, const struct ops_record *rec, const struct
     buf_str(o, "</td>");
     term_cell(o, rec, n, SCORE_CPU);
     term_cell(o, rec, n, SCORE_MEMORY);
-    outf(o, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%lld</td><td>",
-         n->explain.value, n->explain.score,
-         OPS_INFLUENCE(n->explain.score, rec->scheduler_weight));
+    buf_printf(o, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%lld</td><td>",
+               n->explain.value, n->explain.score,
+               OPS_INFLUENCE(n->explain.score, rec->scheduler_weight));
     explain_line(o, rec, n);
     buf_str(o, "</td>");
 }
@@ -203,19 +178,18 @@ static void binding_line(struct buf *o, const struct ops_record *rec)
         return;
     gmtime_r(&c->time.tv_sec, &tm);
     strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
-    outf(o, "<p id=\"binding\" data-agreed=\"%s\">Bound by kube-scheduler to <b>",
-         c->agreed ? "true" : "false");
+    buf_printf(o, "<p id=\"binding\" data-agreed=\"%s\">Bound by kube-scheduler to <b>",
+               c->agreed ? "true" : "false");
     html(o, c->bound_name);
-    outf(o, "</b> (seen %s UTC): ", stamp);
-    if (c->bound < 0)
+    buf_printf(o, "</b> (seen %s UTC): ", stamp);
+    if (c->bound < 0) {
         buf_str(o, "not among the candidates, so not compared.</p>");
-    else
-        outf(o, "%s, rank %d, score difference %d (ours: ", c->agreed ? "agreed" : "disagreed",
-             c->rank, c->score_difference);
-    if (c->bound >= 0) {
-        html(o, rec->nodes[c->ours].name);
-        outf(o, ", score %d).</p>", rec->nodes[c->ours].explain.score);
+        return;
     }
+    buf_printf(o, "%s, rank %d, score difference %d (ours: ", c->agreed ? "agreed" : "disagreed",
+               c->rank, c->score_difference);
+    html(o, rec->nodes[c->ours].name);
+    buf_printf(o, ", score %d).</p>", rec->nodes[c->ours].explain.score);
 }
 
 /* The newest decisions whose pod kube-scheduler bound elsewhere than the
@@ -237,13 +211,14 @@ static void disagreements(struct buf *o, struct ops_record **found, size_t n)
         const struct ops_record *rec = found[i];
         const struct ops_comparison *c = ops_record_comparison(rec);
         const struct ops_record_node *our = &rec->nodes[c->ours];
-        outf(o,
-             "<tr data-decision=\"%llu\"><td rowspan=\"2\"><a href=\"/debug?id=%llu\">%llu</a>"
-             "<br>%s",
-             (unsigned long long)rec->id, (unsigned long long)rec->id, (unsigned long long)rec->id,
-             ops_answer_name(rec->answer));
+        buf_printf(
+            o,
+            "<tr data-decision=\"%llu\"><td rowspan=\"2\"><a href=\"/debug?id=%llu\">%llu</a>"
+            "<br>%s",
+            (unsigned long long)rec->id, (unsigned long long)rec->id, (unsigned long long)rec->id,
+            ops_answer_name(rec->answer));
         if (c->bound >= 0)
-            outf(o, "<br>rank %d<br>difference %d", c->rank, c->score_difference);
+            buf_printf(o, "<br>rank %d<br>difference %d", c->rank, c->score_difference);
         buf_str(o, "</td><td rowspan=\"2\">");
         html(o, rec->pod_ns);
         buf_str(o, "/");
@@ -266,8 +241,8 @@ static void disagreements(struct buf *o, struct ops_record **found, size_t n)
 
 static void decision_section(struct buf *o, const struct ops_record *rec)
 {
-    outf(o, "<h2 id=\"decision\" data-id=\"%llu\">Decision %llu: %s ", (unsigned long long)rec->id,
-         (unsigned long long)rec->id, ops_verb_name(rec->verb));
+    buf_printf(o, "<h2 id=\"decision\" data-id=\"%llu\">Decision %llu: %s ",
+               (unsigned long long)rec->id, (unsigned long long)rec->id, ops_verb_name(rec->verb));
     html(o, rec->pod_ns);
     buf_str(o, "/");
     html(o, rec->pod_name);
@@ -276,26 +251,26 @@ static void decision_section(struct buf *o, const struct ops_record *rec)
     ops_amount(mem, sizeof(mem), SCORE_MEMORY, rec->request.real[SCORE_MEMORY]);
     ops_amount(cpu_nz, sizeof(cpu_nz), SCORE_CPU, rec->request.non_zero_scored[SCORE_CPU]);
     ops_amount(mem_nz, sizeof(mem_nz), SCORE_MEMORY, rec->request.non_zero_scored[SCORE_MEMORY]);
-    outf(o,
-         "</h2><p>answer <b>%s</b> &#183; %zu candidates, %zu fit &#183; pod requests cpu "
-         "%s, memory %s (scored as %s, %s) &#183; %.3f ms &#183; "
-         "<a href=\"/debug/decisions?id=%llu\">JSON</a></p>",
-         ops_answer_name(rec->answer), rec->candidates, rec->n_passed, cpu, mem, cpu_nz, mem_nz,
-         rec->seconds * 1e3, (unsigned long long)rec->id);
+    buf_printf(o,
+               "</h2><p>answer <b>%s</b> &#183; %zu candidates, %zu fit &#183; pod requests cpu "
+               "%s, memory %s (scored as %s, %s) &#183; %.3f ms &#183; "
+               "<a href=\"/debug/decisions?id=%llu\">JSON</a></p>",
+               ops_answer_name(rec->answer), rec->candidates, rec->n_passed, cpu, mem, cpu_nz,
+               mem_nz, rec->seconds * 1e3, (unsigned long long)rec->id);
     if (rec->n_nodes == 0) {
         buf_str(o, "<p>Not scored: the answer passed every node with equal scores.</p>");
         return;
     }
-    outf(o,
-         "<p>Strategy <b>%s</b>, weights cpu %d, memory %d%s. Each bar is a node's score "
-         "(0&ndash;10), labelled <i>score &#183; points added</i>: kube-scheduler adds "
-         "score &times; weight %d &times; 10 to the node's total, at most %lld against %d "
-         "for its default plugins. Blue fits; red fails the filter (dark red: too big even "
-         "for the empty node). Hover a bar to see how it was computed.</p>",
-         score_strategy_name(rec->params.strategy), rec->params.weight[SCORE_CPU],
-         rec->params.weight[SCORE_MEMORY], rec->params.normalize ? ", normalised" : "",
-         rec->scheduler_weight, OPS_INFLUENCE(SCORE_MAX_SCORE, rec->scheduler_weight),
-         OPS_DEFAULT_PLUGINS_MAX);
+    buf_printf(o,
+               "<p>Strategy <b>%s</b>, weights cpu %d, memory %d%s. Each bar is a node's score "
+               "(0&ndash;10), labelled <i>score &#183; points added</i>: kube-scheduler adds "
+               "score &times; weight %d &times; 10 to the node's total, at most %lld against %d "
+               "for its default plugins. Blue fits; red fails the filter (dark red: too big even "
+               "for the empty node). Hover a bar to see how it was computed.</p>",
+               score_strategy_name(rec->params.strategy), rec->params.weight[SCORE_CPU],
+               rec->params.weight[SCORE_MEMORY], rec->params.normalize ? ", normalised" : "",
+               rec->scheduler_weight, OPS_INFLUENCE(SCORE_MAX_SCORE, rec->scheduler_weight),
+               OPS_DEFAULT_PLUGINS_MAX);
     binding_line(o, rec);
     chart(o, rec);
     terms_table(o, rec);
@@ -313,11 +288,11 @@ static void recent_table(struct buf *o, struct ops_record **found, size_t n)
         struct tm tm;
         gmtime_r(&rec->time.tv_sec, &tm);
         strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
-        outf(o,
-             "<tr><td class=\"n\"><a href=\"/debug?id=%llu\">%llu</a></td><td>%s</td>"
-             "<td>%s</td><td><a href=\"/debug?pod=",
-             (unsigned long long)rec->id, (unsigned long long)rec->id, stamp,
-             ops_verb_name(rec->verb));
+        buf_printf(o,
+                   "<tr><td class=\"n\"><a href=\"/debug?id=%llu\">%llu</a></td><td>%s</td>"
+                   "<td>%s</td><td><a href=\"/debug?pod=",
+                   (unsigned long long)rec->id, (unsigned long long)rec->id, stamp,
+                   ops_verb_name(rec->verb));
         url(o, rec->pod_ns);
         buf_str(o, "/");
         url(o, rec->pod_name);
@@ -325,24 +300,32 @@ static void recent_table(struct buf *o, struct ops_record **found, size_t n)
         html(o, rec->pod_ns);
         buf_str(o, "/");
         html(o, rec->pod_name);
-        outf(o, "</a></td><td>%s</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td><td>",
-             ops_answer_name(rec->answer), rec->candidates, rec->n_passed);
+        buf_printf(o, "</a></td><td>%s</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td><td>",
+                   ops_answer_name(rec->answer), rec->candidates, rec->n_passed);
         if (rec->best >= 0) {
             html(o, rec->nodes[rec->best].name);
-            outf(o, " (%d)", rec->nodes[rec->best].explain.score);
+            buf_printf(o, " (%d)", rec->nodes[rec->best].explain.score);
         }
         buf_str(o, "</td><td>");
         const struct ops_comparison *c = ops_record_comparison(rec);
         if (c != NULL) {
             html(o, c->bound_name);
             if (c->bound >= 0)
-                outf(o, " (%d)", c->rank);
+                buf_printf(o, " (%d)", c->rank);
             else
                 buf_str(o, " (not a candidate)");
         }
-        outf(o, "</td><td class=\"n\">%.3f</td></tr>", rec->seconds * 1e3);
+        buf_printf(o, "</td><td class=\"n\">%.3f</td></tr>", rec->seconds * 1e3);
     }
     buf_str(o, "</table>");
+}
+
+/* Drops what ops_ring_find() returned. */
+static void release(struct ops_record **found, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ops_record_release(found[i]);
+    free(found);
 }
 
 int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct cfg *cfg, char **out,
@@ -373,13 +356,14 @@ int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct c
                 "<title>cpu-extender decisions</title>");
     buf_str(&o, style);
     buf_str(&o, "</head><body><h1>cpu-extender decisions</h1>");
-    outf(&o,
-         "<p id=\"config\">mode <b>%s</b> &#183; strategy <b>%s</b> (cpu weight %d, memory "
-         "weight %d) &#183; scheduler weight %d &#183; ",
-         cfg_mode_name(cfg->mode), score_strategy_name(cfg->score.strategy),
-         cfg->score.weight[SCORE_CPU], cfg->score.weight[SCORE_MEMORY], cfg->scheduler_weight);
-    outf(&o, "keeping %d decisions &#183; <a href=\"/debug/decisions\">all as JSON</a></p>",
-         cfg->decisions_kept);
+    buf_printf(&o,
+               "<p id=\"config\">mode <b>%s</b> &#183; strategy <b>%s</b> (cpu weight %d, memory "
+               "weight %d) &#183; scheduler weight %d &#183; ",
+               cfg_mode_name(cfg->mode), score_strategy_name(cfg->score.strategy),
+               cfg->score.weight[SCORE_CPU], cfg->score.weight[SCORE_MEMORY],
+               cfg->scheduler_weight);
+    buf_printf(&o, "keeping %d decisions &#183; <a href=\"/debug/decisions\">all as JSON</a></p>",
+               cfg->decisions_kept);
     buf_str(&o, "<form method=\"get\" action=\"/debug\"><label>pod (namespace/name or name) "
                 "<input name=\"pod\" value=\"");
     html(&o, q->pod != NULL ? q->pod : "");
@@ -387,23 +371,17 @@ int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct c
     if (shown != NULL)
         decision_section(&o, shown);
     else if (q->id != 0)
-        outf(&o, "<p id=\"decision\">Decision %llu is no longer kept.</p>",
-             (unsigned long long)q->id);
+        buf_printf(&o, "<p id=\"decision\">Decision %llu is no longer kept.</p>",
+                   (unsigned long long)q->id);
     else
         buf_str(&o, "<p id=\"decision\">No decision recorded yet: send a filter or "
                     "prioritize request.</p>");
     disagreements(&o, disagreed, n_disagreed);
     recent_table(&o, found, n);
     buf_str(&o, "</body></html>\n");
-    for (size_t i = 0; i < n; i++)
-        ops_record_release(found[i]);
-    for (size_t i = 0; i < n_id; i++)
-        ops_record_release(by_id[i]);
-    for (size_t i = 0; i < n_disagreed; i++)
-        ops_record_release(disagreed[i]);
-    free(found);
-    free(by_id);
-    free(disagreed);
+    release(found, n);
+    release(by_id, n_id);
+    release(disagreed, n_disagreed);
     *out = buf_take(&o, len);
     return *out != NULL ? 0 : -ENOMEM;
 }

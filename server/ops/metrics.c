@@ -46,20 +46,11 @@ void ops_metrics_init(struct ops_metrics *m)
 
 static enum ops_status_class status_class(unsigned status)
 {
-    switch (status) {
-    case 200:
-        return OPS_STATUS_200;
-    case 400:
-        return OPS_STATUS_400;
-    case 413:
-        return OPS_STATUS_413;
-    case 500:
-        return OPS_STATUS_500;
-    case 503:
-        return OPS_STATUS_503;
-    default:
-        return OPS_STATUS_OTHER;
-    }
+    static const unsigned codes[OPS_STATUS_OTHER] = {200, 400, 413, 500, 503};
+    int c = 0;
+    while (c < OPS_STATUS_OTHER && codes[c] != status)
+        c++;
+    return (enum ops_status_class)c;
 }
 
 static size_t bucket_of(const double *le, size_t n, double v)
@@ -159,6 +150,12 @@ void ops_metrics_reload(struct ops_metrics *m, bool valid, bool changed)
     atomic_store(&m->last_reload_ok, valid);
 }
 
+/* A metric family's HELP and TYPE lines. */
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
 static unsigned long long load(atomic_ullong *v)
 {
     return atomic_load_explicit(v, memory_order_relaxed);
@@ -192,16 +189,14 @@ static void print_histogram(FILE *f, const char *name, const char *labels, atomi
 static void print_requests(FILE *f, struct ops_metrics *m)
 {
     char labels[64];
-    fputs("# HELP cpu_extender_requests_total Extender verb requests answered, by verb and "
-          "HTTP status.\n# TYPE cpu_extender_requests_total counter\n",
-          f);
+    family(f, "cpu_extender_requests_total", "counter",
+           "Extender verb requests answered, by verb and HTTP status.");
     for (int v = 0; v < OPS_VERB_COUNT; v++)
         for (int c = 0; c < OPS_STATUS_COUNT; c++)
             fprintf(f, "cpu_extender_requests_total{verb=\"%s\",status=\"%s\"} %llu\n",
                     ops_verb_name(v), status_names[c], load(&m->requests[v][c]));
-    fputs("# HELP cpu_extender_request_duration_seconds Time from a request's headers to its "
-          "answer.\n# TYPE cpu_extender_request_duration_seconds histogram\n",
-          f);
+    family(f, "cpu_extender_request_duration_seconds", "histogram",
+           "Time from a request's headers to its answer.");
     for (int v = 0; v < OPS_VERB_COUNT; v++) {
         for (int c = 0; c < OPS_STATUS_COUNT; c++) {
             struct ops_histogram_d *d = &m->duration[v][c];
@@ -223,10 +218,9 @@ static void print_requests(FILE *f, struct ops_metrics *m)
 
 static void print_refused(FILE *f, struct ops_metrics *m)
 {
-    fputs("# HELP cpu_extender_http_refused_total Requests refused at their head (before any "
-          "body was read), requests cut before they completed, and connections not accepted, "
-          "by reason.\n# TYPE cpu_extender_http_refused_total counter\n",
-          f);
+    family(f, "cpu_extender_http_refused_total", "counter",
+           "Requests refused at their head (before any body was read), requests cut before they "
+           "completed, and connections not accepted, by reason.");
     for (int r = 0; r < OPS_REFUSAL_COUNT; r++)
         fprintf(f, "cpu_extender_http_refused_total{reason=\"%s\"} %llu\n", ops_refusal_name(r),
                 load(&m->refused[r]));
@@ -246,47 +240,41 @@ static void print_memory(FILE *f, struct ops_metrics *m)
             "memory budget.\n# TYPE cpu_extender_memory_waits_total counter\n"
             "cpu_extender_memory_waits_total %llu\n",
             load(&m->memory_budget_bytes), load(&m->memory_reserved_bytes), load(&m->memory_waits));
-    fputs("# HELP cpu_extender_memory_refused_total Verb requests refused for memory: "
-          "budget_exhausted (503 after waiting), over_budget (413: more than the whole budget), "
-          "out_of_memory (500: an allocation failed).\n"
-          "# TYPE cpu_extender_memory_refused_total counter\n",
-          f);
+    family(f, "cpu_extender_memory_refused_total", "counter",
+           "Verb requests refused for memory: budget_exhausted (503 after waiting), over_budget "
+           "(413: more than the whole budget), out_of_memory (500: an allocation failed).");
     for (int r = 0; r < OPS_MEMORY_COUNT; r++)
         fprintf(f, "cpu_extender_memory_refused_total{reason=\"%s\"} %llu\n",
                 ops_memory_refusal_name(r), load(&m->memory_refused[r]));
 }
 
-static void print_sizes(FILE *f, struct ops_metrics *m)
+/* One histogram per verb of @verbs, from @h. */
+static void print_by_verb(FILE *f, const char *name, struct ops_histogram_n *h, int verbs,
+                          const double *le, size_t n)
 {
     char labels[32];
-    fputs("# HELP cpu_extender_request_body_bytes Request body sizes.\n"
-          "# TYPE cpu_extender_request_body_bytes histogram\n",
-          f);
-    for (int v = 0; v < OPS_VERB_COUNT; v++) {
+    for (int v = 0; v < verbs; v++) {
         snprintf(labels, sizeof(labels), "verb=\"%s\"", ops_verb_name(v));
-        struct ops_histogram_n *h = &m->body_bytes[v];
-        unsigned long long count = load(&h->count);
-        print_histogram(f, "cpu_extender_request_body_bytes", labels, h->bucket, bytes_le,
-                        OPS_BYTES_BUCKETS, count, (double)load(&h->sum));
+        print_histogram(f, name, labels, h[v].bucket, le, n, load(&h[v].count),
+                        (double)load(&h[v].sum));
     }
-    fputs("# HELP cpu_extender_request_nodes Candidate nodes per request.\n"
-          "# TYPE cpu_extender_request_nodes histogram\n",
-          f);
-    for (int v = 0; v < OPS_VERB_BIND; v++) {
-        snprintf(labels, sizeof(labels), "verb=\"%s\"", ops_verb_name(v));
-        struct ops_histogram_n *h = &m->nodes[v];
-        unsigned long long count = load(&h->count);
-        print_histogram(f, "cpu_extender_request_nodes", labels, h->bucket, nodes_le,
-                        OPS_NODES_BUCKETS, count, (double)load(&h->sum));
-    }
+}
+
+static void print_sizes(FILE *f, struct ops_metrics *m)
+{
+    family(f, "cpu_extender_request_body_bytes", "histogram", "Request body sizes.");
+    print_by_verb(f, "cpu_extender_request_body_bytes", m->body_bytes, OPS_VERB_COUNT, bytes_le,
+                  OPS_BYTES_BUCKETS);
+    family(f, "cpu_extender_request_nodes", "histogram", "Candidate nodes per request.");
+    print_by_verb(f, "cpu_extender_request_nodes", m->nodes, OPS_VERB_BIND, nodes_le,
+                  OPS_NODES_BUCKETS);
 }
 
 static void print_decisions(FILE *f, struct ops_metrics *m, size_t kept, size_t kept_bytes)
 {
-    fputs("# HELP cpu_extender_filter_decisions_total Node verdicts of filter calls, by result "
-          "and reason (computed verdicts: shadow mode included).\n"
-          "# TYPE cpu_extender_filter_decisions_total counter\n",
-          f);
+    family(f, "cpu_extender_filter_decisions_total", "counter",
+           "Node verdicts of filter calls, by result and reason (computed verdicts: shadow mode "
+           "included).");
     for (int failed = 0; failed < 2; failed++)
         for (int r = 0; r < OPS_REASON_COUNT; r++)
             if (ops_reason_possible(r, failed != 0))
@@ -294,10 +282,9 @@ static void print_decisions(FILE *f, struct ops_metrics *m, size_t kept, size_t 
                         "cpu_extender_filter_decisions_total{result=\"%s\",reason=\"%s\"} %llu\n",
                         failed ? "failed" : "passed", ops_reason_name(r),
                         load(&m->filter_decisions[failed][r]));
-    fputs("# HELP cpu_extender_prioritize_score_spread Highest minus lowest score of each "
-          "scored prioritize call (0: the extender had no preference).\n"
-          "# TYPE cpu_extender_prioritize_score_spread histogram\n",
-          f);
+    family(f, "cpu_extender_prioritize_score_spread", "histogram",
+           "Highest minus lowest score of each scored prioritize call (0: the extender had no "
+           "preference).");
     print_histogram(f, "cpu_extender_prioritize_score_spread", NULL, m->score_spread.bucket,
                     spread_le, SPREAD_BUCKETS, load(&m->score_spread.count),
                     (double)load(&m->score_spread.sum));
@@ -307,10 +294,9 @@ static void print_decisions(FILE *f, struct ops_metrics *m, size_t kept, size_t 
             "# TYPE cpu_extender_stale_nodes_total counter\n"
             "cpu_extender_stale_nodes_total %llu\n",
             load(&m->stale_nodes));
-    fputs("# HELP cpu_extender_answers_total Filter, prioritize and preempt answers by kind: "
-          "scored, shadow, passthrough_mode, passthrough_selector, neutral_deadline.\n"
-          "# TYPE cpu_extender_answers_total counter\n",
-          f);
+    family(f, "cpu_extender_answers_total", "counter",
+           "Filter, prioritize and preempt answers by kind: scored, shadow, passthrough_mode, "
+           "passthrough_selector, neutral_deadline.");
     for (int v = 0; v < OPS_VERB_BIND; v++)
         for (int a = 0; a < OPS_ANSWER_COUNT; a++)
             if (ops_answer_possible(v, a))
@@ -325,42 +311,44 @@ static void print_decisions(FILE *f, struct ops_metrics *m, size_t kept, size_t 
             kept, kept_bytes);
 }
 
+static void print_by_mode(FILE *f, const char *name, atomic_ullong *count)
+{
+    for (int k = 0; k < 2; k++)
+        fprintf(f, "%s{mode=\"%s\"} %llu\n", name, mode_names[k], load(&count[k]));
+}
+
 /* Both modes from the start: a rollout switches between them, and rate()
  * needs a series before its first increase. */
 static void print_shadow(FILE *f, struct ops_metrics *m)
 {
     char labels[32];
-    fputs("# HELP cpu_extender_shadow_decisions_compared_total Prioritize decisions compared "
-          "with where kube-scheduler bound the pod (bound to one of the candidates), by the "
-          "decision's mode.\n# TYPE cpu_extender_shadow_decisions_compared_total counter\n",
-          f);
-    for (int k = 0; k < 2; k++)
-        fprintf(f, "cpu_extender_shadow_decisions_compared_total{mode=\"%s\"} %llu\n",
-                mode_names[k], load(&m->shadow_compared[k]));
-    fputs("# HELP cpu_extender_shadow_decisions_agreed_total Of the compared decisions, those "
-          "whose pod was bound to a node that fits with the highest score (rank 1).\n"
-          "# TYPE cpu_extender_shadow_decisions_agreed_total counter\n",
-          f);
-    for (int k = 0; k < 2; k++)
-        fprintf(f, "cpu_extender_shadow_decisions_agreed_total{mode=\"%s\"} %llu\n", mode_names[k],
-                load(&m->shadow_agreed[k]));
-    fputs("# HELP cpu_extender_shadow_bound_rank Rank of the bound node in the decision's order "
-          "(fitting nodes first, then by score; 1 = agreed).\n"
-          "# TYPE cpu_extender_shadow_bound_rank histogram\n",
-          f);
+    family(f, "cpu_extender_shadow_decisions_compared_total", "counter",
+           "Prioritize decisions compared with where kube-scheduler bound the pod (bound to one of "
+           "the candidates), by the decision's mode.");
+    print_by_mode(f, "cpu_extender_shadow_decisions_compared_total", m->shadow_compared);
+    family(f, "cpu_extender_shadow_decisions_agreed_total", "counter",
+           "Of the compared decisions, those whose pod was bound to a node that fits with the "
+           "highest score (rank 1).");
+    print_by_mode(f, "cpu_extender_shadow_decisions_agreed_total", m->shadow_agreed);
+    family(f, "cpu_extender_shadow_bound_rank", "histogram",
+           "Rank of the bound node in the decision's order (fitting nodes first, then by score; 1 "
+           "= agreed).");
     for (int k = 0; k < 2; k++) {
         struct ops_histogram_n *h = &m->shadow_rank[k];
         snprintf(labels, sizeof(labels), "mode=\"%s\"", mode_names[k]);
         print_histogram(f, "cpu_extender_shadow_bound_rank", labels, h->bucket, rank_le,
                         OPS_RANK_BUCKETS, load(&h->count), (double)load(&h->sum));
     }
-    fputs("# HELP cpu_extender_shadow_bound_elsewhere_total Decisions whose pod was bound to a "
-          "node that was not among its candidates (not compared).\n"
-          "# TYPE cpu_extender_shadow_bound_elsewhere_total counter\n",
-          f);
-    for (int k = 0; k < 2; k++)
-        fprintf(f, "cpu_extender_shadow_bound_elsewhere_total{mode=\"%s\"} %llu\n", mode_names[k],
-                load(&m->shadow_elsewhere[k]));
+    family(f, "cpu_extender_shadow_bound_elsewhere_total", "counter",
+           "Decisions whose pod was bound to a node that was not among its candidates (not "
+           "compared).");
+    print_by_mode(f, "cpu_extender_shadow_bound_elsewhere_total", m->shadow_elsewhere);
+}
+
+static void print_by_resource(FILE *f, const char *name, const unsigned long long *count, int n)
+{
+    for (int r = 0; r < n; r++)
+        fprintf(f, "%s{resource=\"%s\"} %llu\n", name, ops_resource_name(r), count[r]);
 }
 
 static void print_cluster(FILE *f, const struct ops_cluster_gauges *g)
@@ -390,28 +378,21 @@ static void print_cluster(FILE *f, const struct ops_cluster_gauges *g)
             "across nodes.\n# TYPE cpu_extender_cpu_requested_ratio_mean gauge\n"
             "cpu_extender_cpu_requested_ratio_mean %.6f\n",
             g->cpu_ratio_cv, g->cpu_ratio_mean);
-    fputs("# HELP cpu_extender_watch_restarts_total Watches started again from the last "
-          "resourceVersion after one ended (at its timeout, cut, or failed), by resource.\n"
-          "# TYPE cpu_extender_watch_restarts_total counter\n",
-          f);
-    for (int r = 0; r < OPS_WATCHED_RESOURCES; r++)
-        fprintf(f, "cpu_extender_watch_restarts_total{resource=\"%s\"} %llu\n",
-                ops_resource_name(r), g->watch_restarts[r]);
-    fputs("# HELP cpu_extender_relists_total Full lists after the first one, because the "
-          "watch's resourceVersion was gone (410), by resource.\n"
-          "# TYPE cpu_extender_relists_total counter\n",
-          f);
-    for (int r = 0; r < OPS_WATCHED_RESOURCES; r++)
-        fprintf(f, "cpu_extender_relists_total{resource=\"%s\"} %llu\n", ops_resource_name(r),
-                g->relists[r]);
-    fputs("# HELP cpu_extender_api_errors_total Requests to the API server that failed "
-          "(connection, TLS, an error status, a malformed answer), by resource.\n"
-          "# TYPE cpu_extender_api_errors_total counter\n",
-          f);
-    for (int r = 0; r < OPS_RESOURCE_COUNT; r++)
-        if (r != OPS_RESOURCE_NODE_METRICS || g->usage_polled)
-            fprintf(f, "cpu_extender_api_errors_total{resource=\"%s\"} %llu\n",
-                    ops_resource_name(r), g->api_errors[r]);
+    family(f, "cpu_extender_watch_restarts_total", "counter",
+           "Watches started again from the last resourceVersion after one ended (at its timeout, "
+           "cut, or failed), by resource.");
+    print_by_resource(f, "cpu_extender_watch_restarts_total", g->watch_restarts,
+                      OPS_WATCHED_RESOURCES);
+    family(f, "cpu_extender_relists_total", "counter",
+           "Full lists after the first one, because the watch's resourceVersion was gone (410), by "
+           "resource.");
+    print_by_resource(f, "cpu_extender_relists_total", g->relists, OPS_WATCHED_RESOURCES);
+    family(f, "cpu_extender_api_errors_total", "counter",
+           "Requests to the API server that failed (connection, TLS, an error status, a malformed "
+           "answer), by resource.");
+    /* node metrics, the last, only when a used source polls them */
+    print_by_resource(f, "cpu_extender_api_errors_total", g->api_errors,
+                      g->usage_polled ? OPS_RESOURCE_COUNT : OPS_RESOURCE_NODE_METRICS);
     if (g->has_usage_sample)
         fprintf(f,
                 "# HELP cpu_extender_usage_sample_age_seconds Age of the newest metrics.k8s.io "

@@ -492,7 +492,8 @@ struct hist {
     struct place_reason_count e;
 };
 
-/* Every node for every pod, with the service's functions: place_judge,
+/* Every node for every pod, with the service's functions: place_judge_static then
+ * place_judge_resources,
  * score_node_value over the nodes that passed, score_finish over them,
  * score_best_offer in name order. Checks @got against it. */
 static void compare_with_plain_loop(const struct place_sim_input *in, const uint32_t *order,
@@ -537,8 +538,9 @@ static void compare_with_plain_loop(const struct place_sim_input *in, const uint
         for (size_t q = 0; q < nn; q++) {
             size_t i = by_name[q];
             struct place_judgement j;
-            place_judge(&pod->constraints, &pod->request, &facts[i], &res[i], p.threshold_percent,
-                        &j);
+            place_judge_static(&pod->constraints, &facts[i], &j);
+            if (j.rule == PLACE_RULE_NONE)
+                place_judge_resources(&pod->request, &facts[i], &res[i], p.threshold_percent, &j);
             if (j.rule == PLACE_RULE_NONE) {
                 score_node_value(&p, &res[i], &pod->request, &ex[m]);
                 idx[m++] = i;
