@@ -164,8 +164,8 @@ static int quantity(const struct qval *v, enum score_unit unit, int64_t *out)
     return codec_quantity_text(v->str.p, v->str.len, unit, out, &why);
 }
 
-/* The node's data from what its object said, by codec_node_decode()'s
- * rules and in its order: the first problem is the reason. */
+/* The node's data from what its object said: the first problem is the
+ * reason. */
 static void node_data(const struct cfg *cfg, const struct node_scan *n, struct codec_node *out)
 {
     static const char *const reasons[2][SCORE_NRES] = {
@@ -497,4 +497,27 @@ int codec_nodelist_decode(struct arena *a, const char *body, size_t len, const s
         return f.rc;
     }
     return 0;
+}
+
+int codec_node_decode(struct arena *a, const char *body, size_t len, const struct cfg *cfg,
+                      struct codec_node *out, char *err)
+{
+    struct codec_scan s;
+
+    codec_scan_init(&s, body, len);
+    int rc = s.why == NULL ? node(a, &s, cfg, out) : -EINVAL;
+    if (rc != -EINVAL)
+        codec_scan_end(&s);
+    if (s.why != NULL) {
+        codec_scan_error(&s, err);
+        err_prefix(err, "Node: ");
+        return -EINVAL;
+    }
+    if (rc == -ENOENT) {
+        err_set(err, "node without a metadata.name string");
+        return -EINVAL;
+    }
+    if (rc == -ENOMEM)
+        err_set(err, "out of memory");
+    return rc;
 }
