@@ -38,10 +38,6 @@ struct codec_fault {
     char err[ERR_LEN];
 };
 
-/* Records a fault unless one is kept already. */
-void codec_fault_set(struct codec_fault *f, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /*
  * What a NodeList read so far holds, kept across a repeated "Nodes": Go
  * decodes the second object into the first, so its members add to the
