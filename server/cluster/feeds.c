@@ -6,29 +6,51 @@
 #include "base/arena.h"
 #include "base/err.h"
 #include "base/log.h"
-#include "server/codec/node.h"
+#include "server/codec/nodelist.h"
 #include "server/codec/pod.h"
+
+/* The informer hands over a tree; the Node decoder reads bytes (the one
+ * decoder requests use), so the object is printed back for it: watch
+ * events are few and small beside requests. */
+static int decode_node(struct arena *a, const cJSON *obj, const struct cfg *c, struct codec_node *n,
+                       char *err)
+{
+    char *text = cJSON_PrintUnformatted(obj);
+    if (text == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    int rc = codec_node_decode(a, text, strlen(text), c, n, err);
+    cJSON_free(text);
+    return rc;
+}
 
 int cluster_apply_node(struct kube_state *st, const struct cfg *c, enum kube_event ev,
                        const cJSON *obj)
 {
     char err[ERR_LEN];
     struct codec_node n;
+    /* The decoder copies the node's name into an arena. */
+    struct arena *a = arena_acquire();
 
-    if (codec_node_decode(obj, c, &n, err) != 0) {
+    if (a == NULL) {
+        LOG(LOG_ERROR, "node event dropped: out of memory", LOG_INT("event", (int)ev));
+        return -ENOMEM;
+    }
+    int rc = decode_node(a, obj, c, &n, err);
+    if (rc != 0) {
         LOG(LOG_WARN, "node from the API server ignored", LOG_STR("error", err));
-        return -EINVAL;
-    }
-    if (ev == KUBE_DELETED) {
+    } else if (ev == KUBE_DELETED) {
         kube_state_node_delete(st, n.name);
-        return 0;
+    } else {
+        struct kube_node_info info = {.name = n.name, .invalid = n.invalid};
+        memcpy(info.alloc, n.res.alloc, sizeof(info.alloc));
+        memcpy(info.annotation, n.res.used, sizeof(info.annotation));
+        rc = kube_state_node_put(st, &info);
+        if (rc != 0)
+            LOG(LOG_ERROR, "node event dropped: out of memory", LOG_STR("node", n.name));
     }
-    struct kube_node_info info = {.name = n.name, .invalid = n.invalid};
-    memcpy(info.alloc, n.res.alloc, sizeof(info.alloc));
-    memcpy(info.annotation, n.res.used, sizeof(info.annotation));
-    int rc = kube_state_node_put(st, &info);
-    if (rc != 0)
-        LOG(LOG_ERROR, "node event dropped: out of memory", LOG_STR("node", n.name));
+    arena_release(a);
     return rc;
 }
 

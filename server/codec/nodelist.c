@@ -9,7 +9,9 @@
 #include "scoring/quantity.h"
 #include "server/codec/quantities.h"
 
-void codec_fault_set(struct codec_fault *f, int rc, const char *fmt, ...)
+/* Records a fault unless one is kept already. */
+__attribute__((format(printf, 3, 4))) static void fault_set(struct codec_fault *f, int rc,
+                                                            const char *fmt, ...)
 {
     if (f->rc != 0)
         return;
@@ -164,8 +166,8 @@ static int quantity(const struct qval *v, enum score_unit unit, int64_t *out)
     return codec_quantity_text(v->str.p, v->str.len, unit, out, &why);
 }
 
-/* The node's data from what its object said, by codec_node_decode()'s
- * rules and in its order: the first problem is the reason. */
+/* The node's data from what its object said: the first problem is the
+ * reason. */
 static void node_data(const struct cfg *cfg, const struct node_scan *n, struct codec_node *out)
 {
     static const char *const reasons[2][SCORE_NRES] = {
@@ -263,17 +265,17 @@ static int items(struct arena *a, struct codec_scan *s, const struct cfg *cfg, c
         }
         struct codec_node *slot = next_slot(a, out, cap);
         if (slot == NULL) {
-            codec_fault_set(f, -ENOMEM, "out of memory");
+            fault_set(f, -ENOMEM, "out of memory");
             slot = &spare;
         }
         int rc = node(a, s, cfg, slot);
         if (rc == -EINVAL)
             return rc;
         if (rc == -ENOENT)
-            codec_fault_set(f, -EINVAL, "%s.items[%zu]: node without a metadata.name string", what,
-                            count);
+            fault_set(f, -EINVAL, "%s.items[%zu]: node without a metadata.name string", what,
+                      count);
         else if (rc == -ENOMEM)
-            codec_fault_set(f, rc, "out of memory");
+            fault_set(f, rc, "out of memory");
         if (slot != &spare)
             out->n_nodes++;
     }
@@ -281,7 +283,7 @@ static int items(struct arena *a, struct codec_scan *s, const struct cfg *cfg, c
         /* Counted before any node is looked at, as the limit is checked
          * first: it wins over a faulty node. */
         f->rc = 0;
-        codec_fault_set(f, -E2BIG, "%zu nodes, more than max-nodes (%d)", count, cfg->max_nodes);
+        fault_set(f, -E2BIG, "%zu nodes, more than max-nodes (%d)", count, cfg->max_nodes);
     }
     *count_out = count;
     return 0;
@@ -315,13 +317,13 @@ static int list_items(struct arena *a, struct codec_scan *s, const struct cfg *c
     memset(&ls->items_fault, 0, sizeof(ls->items_fault));
     if (c != '[') {
         if (c != 'n')
-            codec_fault_set(&ls->items_fault, -EINVAL, "%s.items: want an array", what);
+            fault_set(&ls->items_fault, -EINVAL, "%s.items: want an array", what);
         return codec_scan_skip(s); /* null: a nil slice, no nodes */
     }
     if (items(a, s, cfg, what, out, &ls->node_cap, &ls->items_fault, &ls->items_len) != 0)
         return -EINVAL;
     if (before > 0 && ls->items_len > 0)
-        codec_fault_set(&ls->twice, -EINVAL, "%s.items: given twice", what);
+        fault_set(&ls->twice, -EINVAL, "%s.items: given twice", what);
     return 0;
 }
 
@@ -344,7 +346,7 @@ static int list_member(struct codec_scan *s, struct codec_str key, void *ctx)
         return -EINVAL;
     v.len = (size_t)(s->p - v.p);
     if (add_member(c->a, c->out, &c->ls->member_cap, k, v) != 0)
-        codec_fault_set(&c->ls->other, -ENOMEM, "out of memory");
+        fault_set(&c->ls->other, -ENOMEM, "out of memory");
     return 0;
 }
 
@@ -392,16 +394,16 @@ static int bare_node(struct arena *a, struct codec_scan *s, const struct cfg *cf
 {
     struct codec_node *slot = next_slot(a, out, &ls->node_cap);
     if (slot == NULL) {
-        codec_fault_set(&ls->other, -ENOMEM, "out of memory");
+        fault_set(&ls->other, -ENOMEM, "out of memory");
         return codec_scan_skip(s);
     }
     int rc = node(a, s, cfg, slot);
     if (rc == -EINVAL)
         return rc;
     if (rc == -ENOENT)
-        codec_fault_set(&ls->other, -EINVAL, "%s: node without a metadata.name string", what);
+        fault_set(&ls->other, -EINVAL, "%s: node without a metadata.name string", what);
     else if (rc == -ENOMEM)
-        codec_fault_set(&ls->other, rc, "out of memory");
+        fault_set(&ls->other, rc, "out of memory");
     else
         out->n_nodes = 1;
     return 0;
@@ -414,7 +416,7 @@ int codec_nodelist_scan(struct arena *a, struct codec_scan *s, const struct cfg 
     int rc;
     out->node_names_mode = false;
     if (codec_scan_peek(s) != '{') {
-        codec_fault_set(&ls->other, -EINVAL, "%s: want a NodeList object", what);
+        fault_set(&ls->other, -EINVAL, "%s: want a NodeList object", what);
         rc = codec_scan_skip(s);
     } else if (!single_ok || has_items(s)) {
         rc = list(a, s, cfg, what, out, ls);
@@ -426,7 +428,7 @@ int codec_nodelist_scan(struct arena *a, struct codec_scan *s, const struct cfg 
     const struct codec_fault *order[] = {&ls->other, &ls->twice, &ls->items_fault};
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
         if (order[i]->rc != 0)
-            codec_fault_set(f, order[i]->rc, "%s", order[i]->err);
+            fault_set(f, order[i]->rc, "%s", order[i]->err);
     return rc;
 }
 
@@ -438,7 +440,7 @@ int codec_names_scan(struct arena *a, struct codec_scan *s, const struct cfg *cf
     out->n_list_members = 0;
     out->node_names_mode = true;
     if (codec_scan_peek(s) != '[') {
-        codec_fault_set(f, -EINVAL, "NodeNames: want an array of strings");
+        fault_set(f, -EINVAL, "NodeNames: want an array of strings");
         return codec_scan_skip(s);
     }
     if (codec_scan_array(s) != 0)
@@ -451,7 +453,7 @@ int codec_names_scan(struct arena *a, struct codec_scan *s, const struct cfg *cf
         if (!more)
             break;
         if (codec_scan_peek(s) != '"') {
-            codec_fault_set(f, -EINVAL, "NodeNames[%zu]: want a string", count);
+            fault_set(f, -EINVAL, "NodeNames[%zu]: want a string", count);
             if (codec_scan_skip(s) != 0)
                 return -EINVAL;
             continue;
@@ -463,7 +465,7 @@ int codec_names_scan(struct arena *a, struct codec_scan *s, const struct cfg *cf
         struct codec_node *slot = next_slot(a, out, &cap);
         char *copy = slot != NULL ? codec_str_copy(a, name) : NULL;
         if (copy == NULL) {
-            codec_fault_set(f, -ENOMEM, "out of memory");
+            fault_set(f, -ENOMEM, "out of memory");
             continue;
         }
         *slot = (struct codec_node){.name = copy, .pods = -1};
@@ -471,7 +473,7 @@ int codec_names_scan(struct arena *a, struct codec_scan *s, const struct cfg *cf
     }
     if (count > (size_t)cfg->max_nodes) {
         f->rc = 0;
-        codec_fault_set(f, -E2BIG, "%zu nodes, more than max-nodes (%d)", count, cfg->max_nodes);
+        fault_set(f, -E2BIG, "%zu nodes, more than max-nodes (%d)", count, cfg->max_nodes);
     }
     return 0;
 }
@@ -497,4 +499,27 @@ int codec_nodelist_decode(struct arena *a, const char *body, size_t len, const s
         return f.rc;
     }
     return 0;
+}
+
+int codec_node_decode(struct arena *a, const char *body, size_t len, const struct cfg *cfg,
+                      struct codec_node *out, char *err)
+{
+    struct codec_scan s;
+
+    codec_scan_init(&s, body, len);
+    int rc = s.why == NULL ? node(a, &s, cfg, out) : -EINVAL;
+    if (rc != -EINVAL)
+        codec_scan_end(&s);
+    if (s.why != NULL) {
+        codec_scan_error(&s, err);
+        err_prefix(err, "Node: ");
+        return -EINVAL;
+    }
+    if (rc == -ENOENT) {
+        err_set(err, "node without a metadata.name string");
+        return -EINVAL;
+    }
+    if (rc == -ENOMEM)
+        err_set(err, "out of memory");
+    return rc;
 }

@@ -7,11 +7,12 @@
  * annotations) is validated and passed over without an allocation. Per node
  * one fixed record and its name.
  *
- * The rules are those of codec_node_decode() on a cJSON tree, which the
- * informers use: the last of duplicate keys wins, null is absent, bad
- * capacity data makes the node unusable with a fixed reason, a node without
- * a name fails the request. tests/fuzz/fuzz_nodes.c holds the two to the
- * same answers.
+ * The one Node decoder: requests, `rank` and the node informer
+ * (codec_node_decode()) read Nodes by the same rules: the last of
+ * duplicate keys wins (a repeated struct or map merges, as Go decodes into
+ * the typed Node), null is absent, bad capacity data makes the node
+ * unusable with a fixed, node-independent reason (kube-scheduler
+ * aggregates reasons across nodes), a node without a name fails.
  *
  * A fault that is the request's (a node without a name, more than
  * max-nodes, items not an array) is kept in the fault and the walk goes on,
@@ -36,10 +37,6 @@ struct codec_fault {
     int rc; /* 0, -EINVAL, -E2BIG or -ENOMEM */
     char err[ERR_LEN];
 };
-
-/* Records a fault unless one is kept already. */
-void codec_fault_set(struct codec_fault *f, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /*
  * What a NodeList read so far holds, kept across a repeated "Nodes": Go
@@ -80,5 +77,11 @@ int codec_names_scan(struct arena *a, struct codec_scan *s, const struct cfg *cf
  * --nodes`, `simulate`): 0, or -EINVAL / -E2BIG / -ENOMEM with @err. */
 int codec_nodelist_decode(struct arena *a, const char *body, size_t len, const struct cfg *cfg,
                           const char *what, struct codec_args *out, char *err);
+
+/* The whole of @body (@len bytes) as one v1.Node object (a watch event's),
+ * its name in @a: 0, or -EINVAL (malformed, or no metadata.name) / -ENOMEM
+ * with @err (ERR_LEN). Unusable capacity data sets out->invalid instead. */
+int codec_node_decode(struct arena *a, const char *body, size_t len, const struct cfg *cfg,
+                      struct codec_node *out, char *err);
 
 #endif

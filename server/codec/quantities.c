@@ -46,12 +46,12 @@ int codec_quantity_text(const char *p, size_t len, enum score_unit unit, int64_t
     return score_quantity_parse((const char *)s, (size_t)(end - s), unit, out, why);
 }
 
-enum score_unit codec_unit_of(enum score_resource r)
+static enum score_unit unit_of(enum score_resource r)
 {
     return r == SCORE_CPU ? SCORE_UNIT_MILLI : SCORE_UNIT_BASE;
 }
 
-int codec_quantity(const cJSON *v, enum score_unit unit, int64_t *out, char *why)
+static int quantity(const cJSON *v, enum score_unit unit, int64_t *out, char *why)
 {
     if (v == NULL || cJSON_IsNull(v)) {
         *out = 0;
@@ -76,8 +76,8 @@ int codec_quantities(const cJSON *list, int64_t out[SCORE_NRES], char *err)
     }
     for (int r = 0; r < SCORE_NRES; r++) {
         const char *name = score_resource_name((enum score_resource)r);
-        if (codec_quantity(codec_json_member(list, name), codec_unit_of((enum score_resource)r),
-                           &out[r], err) != 0) {
+        if (quantity(codec_json_member(list, name), unit_of((enum score_resource)r), &out[r],
+                     err) != 0) {
             err_prefix(err, "%s: ", name);
             return -EINVAL;
         }
@@ -109,7 +109,7 @@ int codec_resource_list(const cJSON *list, struct score_container *c, const char
         if (v == NULL)
             continue;
         c->has[r] = true;
-        if (codec_quantity(v, codec_unit_of((enum score_resource)r), &c->req[r], err) != 0) {
+        if (quantity(v, unit_of((enum score_resource)r), &c->req[r], err) != 0) {
             err_prefix(err, "%s.%s: ", path, name);
             return -EINVAL;
         }

@@ -20,13 +20,6 @@
 int codec_quantity_text(const char *p, size_t len, enum score_unit unit, int64_t *out,
                         const char **why);
 
-/* The unit a resource is counted in: millicores for cpu, bytes for memory. */
-enum score_unit codec_unit_of(enum score_resource r);
-
-/* Parses one quantity value @v (a string, or null / absent for 0) in
- * @unit. Returns 0 or -EINVAL with the reason in @why (ERR_LEN). */
-int codec_quantity(const cJSON *v, enum score_unit unit, int64_t *out, char *why);
-
 /* Reads the cpu (millicores) and memory (bytes) quantities of the
  * ResourceList @list into @out (0 when absent). Returns 0 or -EINVAL with
  * @err for a non-object, a malformed or a negative quantity. */

@@ -79,7 +79,7 @@
 #include "base/arena.h"
 #include "server/cluster/feeds.h"
 #include "server/codec/json.h"
-#include "server/codec/node.h"
+#include "server/codec/nodelist.h"
 #include "server/codec/pod.h"
 #include "server/codec/scan.h"
 #include "base/log.h"
@@ -461,7 +461,12 @@ static void apply_node(struct harness *h, enum kube_event ev, const cJSON *obj)
     struct arena *a = arena_acquire();
     if (a == NULL)
         abort();
-    if (codec_node_decode(obj, &h->cfg, &d, err) != 0 || strcmp(d.name, name) != 0)
+    char *text = cJSON_PrintUnformatted(obj);
+    if (text == NULL)
+        abort();
+    rc = codec_node_decode(a, text, strlen(text), &h->cfg, &d, err);
+    cJSON_free(text);
+    if (rc != 0 || strcmp(d.name, name) != 0)
         fail("the decoder reads another node name", name);
     if (kube_state_view(h->st, name, h->now, h->cfg.in_flight_seconds, &v) != 0)
         fail("an accepted node cannot be viewed", name);
