@@ -28,6 +28,7 @@ Suite *informer_suite(void);
 Suite *buf_suite(void);
 Suite *err_suite(void);
 Suite *table_suite(void);
+Suite *arena_suite(void);
 Suite *file_suite(void);
 Suite *log_suite(void);
 Suite *metrics_suite(void);
