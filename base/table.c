@@ -17,15 +17,9 @@ void *table_entry_new(size_t size, const char *key)
     return e;
 }
 
-/* A lookup is on the request path once per node name: the hash check
- * skips most key comparisons, each a cache miss at 5000 nodes. */
 struct table_entry *table_find(const struct table *t, const char *key)
 {
-    uint64_t h = hash_fnv1a_str(key);
-    struct table_entry *e = table_chain(t, h);
-    while (e != NULL && (e->hash != h || strcmp(e->key, key) != 0))
-        e = e->next;
-    return e;
+    return table_find_hashed(t, key, hash_fnv1a_str(key));
 }
 
 /* Keeps the load factor at most 1 so lookups stay O(1). */

@@ -84,10 +84,11 @@ static int index_init(struct arena *a, struct name_index *x, size_t keys)
     return x->t.buckets != NULL && x->entries != NULL ? 0 : -ENOMEM;
 }
 
-/* The index in out->nodes of @name, or @n when it is not there yet. */
-static size_t index_of(const struct name_index *x, const char *name, size_t n)
+/* The index in out->nodes of @name (of @hash), or @n when it is not
+ * there yet. */
+static size_t index_of(const struct name_index *x, const char *name, uint64_t hash, size_t n)
 {
-    struct table_entry *e = table_find(&x->t, name);
+    struct table_entry *e = table_find_hashed(&x->t, name, hash);
     return e != NULL ? (size_t)(e - x->entries) : n;
 }
 
@@ -111,7 +112,8 @@ static int decode_map(struct arena *a, const cJSON *map, bool meta, const struct
     {
         /* A duplicate key: Go's map keeps the last value, in the first
          * key's place as far as we are concerned (the order is ours). */
-        size_t k = index_of(&x, v->string, out->n_nodes);
+        uint64_t hash = hash_fnv1a_str(v->string);
+        size_t k = index_of(&x, v->string, hash, out->n_nodes);
         if (cJSON_IsNull(v)) {
             err_set(err, "victims of node %s: null", v->string);
             return -EINVAL;
@@ -123,7 +125,7 @@ static int decode_map(struct arena *a, const cJSON *map, bool meta, const struct
             return rc;
         if (k == out->n_nodes) {
             x.entries[k].key = v->string;
-            table_link(&x.t, &x.entries[k], hash_fnv1a_str(v->string));
+            table_link(&x.t, &x.entries[k], hash);
             out->n_nodes++;
         }
     }

@@ -92,9 +92,9 @@ static void index_remove(struct ops_ring *d, const struct ops_record *rec)
 }
 
 /* The newest comparable decision of pod @uid, or NULL. */
-static struct ops_record *index_find(struct ops_ring *d, const char *uid)
+static struct ops_record *index_find(struct ops_ring *d, const char *uid, uint64_t hash)
 {
-    struct table_entry *e = table_find(&d->by_uid, uid);
+    struct table_entry *e = table_find_hashed(&d->by_uid, uid, hash);
     return e != NULL
                ? (struct ops_record *)(void *)((char *)e - offsetof(struct ops_record, by_uid))
                : NULL;
@@ -293,7 +293,7 @@ int ops_ring_claim(struct ops_ring *d, const char *uid, const char *node, struct
 
     *out = NULL;
     pthread_mutex_lock(&d->lock);
-    struct ops_record *rec = index_find(d, uid);
+    struct ops_record *rec = index_find(d, uid, hash);
     if (rec == NULL) {
         early_remember(d, uid, hash, node);
     } else if (claim(rec)) {
