@@ -105,7 +105,6 @@ void *arena_alloc_slow(struct arena *a, size_t size)
     a->cut = 0;
     c->next = a->chunks;
     a->chunks = c;
-    a->held += want;
     if (a->next_size < MAX_CHUNK)
         a->next_size *= 2;
     char *p = chunk_data(c);
@@ -164,7 +163,6 @@ static void arena_reset(struct arena *a)
         keep = chunk_new(size); /* faulted in once, by the next request */
         a->chunks = keep;
     }
-    a->held = keep != NULL ? keep->size : 0;
     a->next = keep != NULL ? chunk_data(keep) : NULL;
     a->left = keep != NULL ? keep->size : 0;
     if (keep == NULL)
@@ -216,11 +214,6 @@ void arena_set_limit(struct arena *a, size_t bytes)
     } else {
         a->limit_left = bytes - a->left;
     }
-}
-
-size_t arena_held(const struct arena *a)
-{
-    return a->held;
 }
 
 size_t arena_used(const struct arena *a)

@@ -46,7 +46,6 @@ struct arena {
     size_t left;                /* ... and its size */
     struct arena_chunk *chunks; /* newest first */
     size_t next_size;           /* of the next chunk */
-    size_t held;                /* bytes of the chunks */
     bool limited;               /* arena_set_limit() is in force ... */
     size_t limit_left;          /* ... and this many bytes of new chunks may still be mapped */
     size_t cut;                 /* room of the newest chunk the limit cut off */
@@ -87,9 +86,6 @@ char *arena_strndup(struct arena *a, const char *s, size_t len);
  * may touch beyond the pool's warm memory is so bounded (the memory
  * budget, server/http/budget.h, charges that much). */
 void arena_set_limit(struct arena *a, size_t bytes);
-
-/* Bytes of chunks @a holds now (what it has mapped, used or not). */
-size_t arena_held(const struct arena *a);
 
 /* Bytes handed out by @a since it was acquired, alignment and the room
  * left behind in full chunks included: what it has touched. O(chunks). */

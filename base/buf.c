@@ -154,11 +154,3 @@ char *buf_take(struct buf *b, size_t *len)
     b->len = b->cap = 0;
     return d;
 }
-
-void buf_free(struct buf *b)
-{
-    if (b->arena == NULL)
-        free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-}

@@ -39,7 +39,7 @@ struct buf_piece {
 void buf_init(struct buf *b, size_t hint);
 
 /* The same in @a: growing leaves the old room in the arena (size @hint
- * well), buf_take() hands out memory of @a, and buf_free() frees nothing. */
+ * well) and buf_take() hands out memory of @a. */
 void buf_init_arena(struct buf *b, struct arena *a, size_t hint);
 
 /* Appends @len raw bytes. */
@@ -70,8 +70,5 @@ static inline void buf_json_str(struct buf *b, const char *s)
  * the caller frees it (unless it is in an arena). NULL when an allocation
  * failed (nothing is owned). */
 char *buf_take(struct buf *b, size_t *len);
-
-/* Frees what @b holds (after a failure, or an answer not sent). */
-void buf_free(struct buf *b);
 
 #endif

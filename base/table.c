@@ -17,41 +17,28 @@ void *table_entry_new(size_t size, const char *key)
     return e;
 }
 
-/* A lookup is on the request path once per node name: the hash check
- * skips most key comparisons, each a cache miss at 5000 nodes. */
-static struct table_entry **slot_of(const struct table *t, const char *key, uint64_t h)
-{
-    struct table_entry **p = &t->buckets[h & (t->n_buckets - 1)];
-    while (*p != NULL && ((*p)->hash != h || strcmp((*p)->key, key) != 0))
-        p = &(*p)->next;
-    return p;
-}
-
 struct table_entry *table_find(const struct table *t, const char *key)
 {
-    return t->n_buckets == 0 ? NULL : *slot_of(t, key, hash_fnv1a_str(key));
+    return table_find_hashed(t, key, hash_fnv1a_str(key));
 }
 
 /* Keeps the load factor at most 1 so lookups stay O(1). */
 static int table_grow(struct table *t)
 {
     size_t n = t->n_buckets ? t->n_buckets * 2 : 64;
-    struct table_entry **b = calloc(n, sizeof(*b));
-    if (b == NULL)
+    struct table grown = table_fixed(calloc(n, sizeof(*grown.buckets)), n);
+    if (grown.buckets == NULL)
         return -ENOMEM;
     for (size_t i = 0; i < t->n_buckets; i++) {
         struct table_entry *e = t->buckets[i];
         while (e != NULL) {
             struct table_entry *next = e->next;
-            size_t k = e->hash & (n - 1);
-            e->next = b[k];
-            b[k] = e;
+            table_link(&grown, e, e->hash);
             e = next;
         }
     }
     free(t->buckets);
-    t->buckets = b;
-    t->n_buckets = n;
+    *t = grown;
     return 0;
 }
 
@@ -59,11 +46,7 @@ int table_insert(struct table *t, struct table_entry *e)
 {
     if (t->count + 1 > t->n_buckets && table_grow(t) != 0)
         return -ENOMEM;
-    e->hash = hash_fnv1a_str(e->key);
-    struct table_entry **head = &t->buckets[e->hash & (t->n_buckets - 1)];
-    e->next = *head;
-    *head = e;
-    t->count++;
+    table_link(t, e, hash_fnv1a_str(e->key));
     return 0;
 }
 
@@ -71,7 +54,9 @@ void table_unlink(struct table *t, const struct table_entry *e)
 {
     if (t->n_buckets == 0)
         return;
-    struct table_entry **p = slot_of(t, e->key, e->hash);
+    struct table_entry **p = &t->buckets[e->hash & (t->n_buckets - 1)];
+    while (*p != NULL && *p != e)
+        p = &(*p)->next;
     if (*p == e) {
         *p = e->next;
         t->count--;
@@ -81,7 +66,5 @@ void table_unlink(struct table *t, const struct table_entry *e)
 void table_release(struct table *t)
 {
     free(t->buckets);
-    t->buckets = NULL;
-    t->n_buckets = 0;
-    t->count = 0;
+    *t = (struct table){0};
 }

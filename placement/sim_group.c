@@ -1,29 +1,22 @@
 #include "placement/sim_group.h"
 
+#include "base/hash.h"
+#include "base/table.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* FNV-1a over the bytes of the constraints, in a fixed order. */
-static uint64_t mix(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
+/* FNV-1a (base/hash.h) over the bytes of the constraints, in a fixed order. */
 static uint64_t mix_str(uint64_t h, const char *s)
 {
-    return mix(h, s != NULL ? s : "", strlen(s != NULL ? s : "") + 1);
+    return hash_fnv1a_bytes(h, s != NULL ? s : "", strlen(s != NULL ? s : "") + 1);
 }
 
 static uint64_t mix_num(uint64_t h, uint64_t v)
 {
-    return mix(h, &v, sizeof(v));
+    return hash_fnv1a_bytes(h, &v, sizeof(v));
 }
 
 static uint64_t mix_reqs(uint64_t h, const struct place_requirement *r, size_t n)
@@ -41,7 +34,7 @@ static uint64_t mix_reqs(uint64_t h, const struct place_requirement *r, size_t n
 
 static uint64_t hash_constraints(const struct place_pod_constraints *c)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = HASH_FNV1A_SEED;
     h = mix_str(h, c->node_name);
     h = mix_num(h, c->n_node_selector);
     for (size_t i = 0; i < c->n_node_selector; i++) {
@@ -112,30 +105,25 @@ static bool constraints_eq(const struct place_pod_constraints *a,
     return true;
 }
 
-/* Open-addressing table of ids by hash, for grouping. */
-struct table {
-    uint32_t *slot; /* id + 1, 0 empty */
-    uint64_t *hash;
-    size_t mask;
+/* A fixed table (base/table.h) whose entry i stands for class or shape
+ * i: the key is the class's representative pod, or the shape. */
+struct group_index {
+    struct table t;
+    struct table_entry *entries;
 };
 
-static int table_init(struct table *t, size_t n)
+static int index_init(struct group_index *x, size_t n)
 {
-    size_t cap = 16;
-    while (cap < 2 * n)
-        cap *= 2;
-    t->slot = calloc(cap, sizeof(*t->slot));
-    t->hash = calloc(cap, sizeof(*t->hash));
-    t->mask = cap - 1;
-    return t->slot != NULL && t->hash != NULL ? 0 : -ENOMEM;
+    size_t b = table_buckets(n);
+    x->t = table_fixed(calloc(b, sizeof(*x->t.buckets)), b);
+    x->entries = calloc(n + 1, sizeof(*x->entries));
+    return x->t.buckets != NULL && x->entries != NULL ? 0 : -ENOMEM;
 }
 
-static void table_destroy(struct table *t)
+static void index_free(struct group_index *x)
 {
-    free(t->slot);
-    free(t->hash);
-    t->slot = NULL;
-    t->hash = NULL;
+    free(x->t.buckets);
+    free(x->entries);
 }
 
 static bool shape_eq(const struct sim_shape *s, uint32_t cls, const struct score_pod_request *r)
@@ -150,11 +138,11 @@ static bool shape_eq(const struct sim_shape *s, uint32_t cls, const struct score
 
 int place_sim_group_pods(struct place_sim *sim, uint32_t *pod_class)
 {
-    struct table tc = {0}, ts = {0};
+    struct group_index tc = {0}, ts = {0};
     size_t np = sim->in.n_pods;
     int rc = -ENOMEM;
 
-    if (table_init(&tc, np) != 0 || table_init(&ts, np) != 0)
+    if (index_init(&tc, np) != 0 || index_init(&ts, np) != 0)
         goto out_free_tables;
     sim->classes = calloc(np + 1, sizeof(*sim->classes));
     sim->shapes = calloc(np + 1, sizeof(*sim->shapes));
@@ -163,32 +151,33 @@ int place_sim_group_pods(struct place_sim *sim, uint32_t *pod_class)
     for (uint32_t i = 0; i < np; i++) {
         const struct place_sim_pod *pod = &sim->in.pods[i];
         uint64_t h = hash_constraints(&pod->constraints);
-        size_t k = h & tc.mask;
-        while (tc.slot[k] != 0 &&
-               (tc.hash[k] != h ||
-                !constraints_eq(&sim->in.pods[sim->classes[tc.slot[k] - 1].rep].constraints,
+        struct table_entry *e = table_chain(&tc.t, h);
+        while (e != NULL &&
+               (e->hash != h ||
+                !constraints_eq(&sim->in.pods[sim->classes[e - tc.entries].rep].constraints,
                                 &pod->constraints)))
-            k = (k + 1) & tc.mask;
-        if (tc.slot[k] == 0) {
+            e = e->next;
+        if (e == NULL) {
             sim->classes[sim->n_classes].rep = i;
-            tc.slot[k] = (uint32_t)++sim->n_classes;
-            tc.hash[k] = h;
+            e = &tc.entries[sim->n_classes++];
+            table_link(&tc.t, e, h);
         }
-        uint32_t cls = tc.slot[k] - 1;
+        uint32_t cls = (uint32_t)(e - tc.entries);
         pod_class[i] = cls;
 
-        uint64_t hs = mix(mix_num(0xcbf29ce484222325ULL, cls), &pod->request, sizeof(pod->request));
-        k = hs & ts.mask;
-        while (ts.slot[k] != 0 &&
-               (ts.hash[k] != hs || !shape_eq(&sim->shapes[ts.slot[k] - 1], cls, &pod->request)))
-            k = (k + 1) & ts.mask;
-        if (ts.slot[k] == 0) {
+        uint64_t hs =
+            hash_fnv1a_bytes(mix_num(HASH_FNV1A_SEED, cls), &pod->request, sizeof(pod->request));
+        e = table_chain(&ts.t, hs);
+        while (e != NULL &&
+               (e->hash != hs || !shape_eq(&sim->shapes[e - ts.entries], cls, &pod->request)))
+            e = e->next;
+        if (e == NULL) {
             sim->shapes[sim->n_shapes].cls = cls;
             sim->shapes[sim->n_shapes].req = pod->request;
-            ts.slot[k] = (uint32_t)++sim->n_shapes;
-            ts.hash[k] = hs;
+            e = &ts.entries[sim->n_shapes++];
+            table_link(&ts.t, e, hs);
         }
-        sim->pod_shape[i] = ts.slot[k] - 1;
+        sim->pod_shape[i] = (uint32_t)(e - ts.entries);
     }
     /* Room was made for a class and a shape per pod: give back the rest. */
     struct sim_class *c = realloc(sim->classes, (sim->n_classes + 1) * sizeof(*c));
@@ -200,7 +189,7 @@ int place_sim_group_pods(struct place_sim *sim, uint32_t *pod_class)
     rc = 0;
 
 out_free_tables:
-    table_destroy(&ts);
-    table_destroy(&tc);
+    index_free(&ts);
+    index_free(&tc);
     return rc;
 }

@@ -32,6 +32,7 @@ Suite *path_suite(void);
 Suite *respond_suite(void);
 Suite *head_suite(void);
 Suite *table_suite(void);
+Suite *arena_suite(void);
 Suite *file_suite(void);
 Suite *log_suite(void);
 Suite *metrics_suite(void);

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
+#include <stdint.h>
 #include <strings.h>
+#include <yaml.h>
 
 #include "server/codec/json.h"
 
@@ -223,19 +225,85 @@ static bool plain_ok(const char *s)
     return true;
 }
 
-/* A string as YAML: plain when safe, else double-quoted with JSON's
- * escapes (every one of them is a YAML escape too). */
-static void yaml_string(const char *s, FILE *out)
+/* One scalar event: @text plain when it reads back as itself (@plain),
+ * else double-quoted; libyaml escapes what must be. */
+static int emit_scalar(yaml_emitter_t *e, const char *text, bool plain)
 {
-    if (plain_ok(s)) {
-        fputs(s, out);
-        return;
+    yaml_event_t ev;
+    yaml_char_t *t = (yaml_char_t *)(uintptr_t)text; /* libyaml copies it */
+    if (!yaml_scalar_event_initialize(&ev, NULL, NULL, t, (int)strlen(text), plain, !plain,
+                                      plain ? YAML_PLAIN_SCALAR_STYLE
+                                            : YAML_DOUBLE_QUOTED_SCALAR_STYLE))
+        return -ENOMEM;
+    return yaml_emitter_emit(e, &ev) ? 0 : -EIO;
+}
+
+/* @v and what it holds: objects and arrays in block style (libyaml writes
+ * an empty one as {} or [], and a list at its key's indentation), strings
+ * quoted unless plain_ok(), numbers, bools and null as cJSON prints them. */
+static int emit_value(yaml_emitter_t *e, const cJSON *v)
+{
+    yaml_event_t ev;
+    const cJSON *m;
+    bool obj = cJSON_IsObject(v);
+    if (cJSON_IsString(v))
+        return emit_scalar(e, v->valuestring, plain_ok(v->valuestring));
+    if (!obj && !cJSON_IsArray(v)) {
+        char *text = cJSON_PrintUnformatted(v);
+        int rc = text != NULL ? emit_scalar(e, text, true) : -ENOMEM;
+        cJSON_free(text);
+        return rc;
     }
-    cJSON *tmp = cJSON_CreateStringReference(s);
-    char *text = tmp != NULL ? cJSON_PrintUnformatted(tmp) : NULL;
-    fputs(text != NULL ? text : "\"\"", out);
-    cJSON_free(text);
-    cJSON_Delete(tmp);
+    if (obj ? !yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE)
+            : !yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE))
+        return -ENOMEM;
+    if (!yaml_emitter_emit(e, &ev))
+        return -EIO;
+    cJSON_ArrayForEach(m, v)
+    {
+        int rc = obj ? emit_scalar(e, m->string, plain_ok(m->string)) : 0;
+        if (rc == 0)
+            rc = emit_value(e, m);
+        if (rc != 0)
+            return rc;
+    }
+    if (obj)
+        yaml_mapping_end_event_initialize(&ev);
+    else
+        yaml_sequence_end_event_initialize(&ev);
+    return yaml_emitter_emit(e, &ev) ? 0 : -EIO;
+}
+
+/* The stream around @v: one document, without "---" or "...". */
+static int emit_document(yaml_emitter_t *e, const cJSON *v)
+{
+    yaml_event_t ev;
+    int rc = 0;
+    if (!yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) ||
+        !yaml_emitter_emit(e, &ev) ||
+        !yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) ||
+        !yaml_emitter_emit(e, &ev))
+        return -EIO;
+    rc = emit_value(e, v);
+    if (rc == 0 && (!yaml_document_end_event_initialize(&ev, 1) || !yaml_emitter_emit(e, &ev) ||
+                    !yaml_stream_end_event_initialize(&ev) || !yaml_emitter_emit(e, &ev)))
+        rc = -EIO;
+    return rc;
+}
+
+int whatif_write_yaml(const cJSON *v, FILE *out)
+{
+    yaml_emitter_t e;
+    if (!yaml_emitter_initialize(&e))
+        return -ENOMEM;
+    yaml_emitter_set_output_file(&e, out);
+    yaml_emitter_set_unicode(&e, 1); /* UTF-8 as it is, as kubectl prints it */
+    yaml_emitter_set_width(&e, -1);  /* a long string stays on its line */
+    int rc = emit_document(&e, v);
+    if (rc == 0 && !yaml_emitter_flush(&e))
+        rc = -EIO;
+    yaml_emitter_delete(&e);
+    return rc == 0 && ferror(out) ? -EIO : rc;
 }
 
 static void json_scalar(const cJSON *v, FILE *out)
@@ -245,86 +313,15 @@ static void json_scalar(const cJSON *v, FILE *out)
     cJSON_free(text);
 }
 
-static void yaml_scalar(const cJSON *v, FILE *out)
-{
-    if (cJSON_IsString(v))
-        yaml_string(v->valuestring, out);
-    else if (cJSON_IsObject(v))
-        fputs("{}", out);
-    else if (cJSON_IsArray(v))
-        fputs("[]", out);
-    else
-        json_scalar(v, out);
-}
-
-static bool is_nested(const cJSON *v)
-{
-    return (cJSON_IsObject(v) || cJSON_IsArray(v)) && v->child != NULL;
-}
-
 static void indent(int n, FILE *out)
 {
     for (int i = 0; i < n; i++)
         fputc(' ', out);
 }
 
-static void yaml_seq(const cJSON *arr, int at, FILE *out);
-
-/* The members of @obj at column @at; the first one's indentation is
- * already written when @inline_first (it follows a "- "). */
-static void yaml_map(const cJSON *obj, int at, bool inline_first, FILE *out)
+static bool is_nested(const cJSON *v)
 {
-    const cJSON *m;
-    cJSON_ArrayForEach(m, obj)
-    {
-        if (!(inline_first && m == obj->child))
-            indent(at, out);
-        yaml_string(m->string, out);
-        fputc(':', out);
-        if (cJSON_IsObject(m) && is_nested(m)) {
-            fputc('\n', out);
-            yaml_map(m, at + 2, false, out);
-        } else if (cJSON_IsArray(m) && is_nested(m)) {
-            fputc('\n', out);
-            yaml_seq(m, at, out);
-        } else {
-            fputc(' ', out);
-            yaml_scalar(m, out);
-            fputc('\n', out);
-        }
-    }
-}
-
-static void yaml_seq(const cJSON *arr, int at, FILE *out)
-{
-    const cJSON *item;
-    cJSON_ArrayForEach(item, arr)
-    {
-        indent(at, out);
-        fputs("- ", out);
-        if (cJSON_IsObject(item) && is_nested(item)) {
-            yaml_map(item, at + 2, true, out);
-        } else if (cJSON_IsArray(item) && is_nested(item)) {
-            fputc('\n', out);
-            yaml_seq(item, at + 2, out);
-        } else {
-            yaml_scalar(item, out);
-            fputc('\n', out);
-        }
-    }
-}
-
-int whatif_write_yaml(const cJSON *v, FILE *out)
-{
-    if (is_nested(v) && cJSON_IsObject(v))
-        yaml_map(v, 0, false, out);
-    else if (is_nested(v))
-        yaml_seq(v, 0, out);
-    else {
-        yaml_scalar(v, out);
-        fputc('\n', out);
-    }
-    return ferror(out) ? -EIO : 0;
+    return (cJSON_IsObject(v) || cJSON_IsArray(v)) && v->child != NULL;
 }
 
 static void json_value(const cJSON *v, int at, FILE *out)

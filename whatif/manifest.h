@@ -44,10 +44,11 @@ int whatif_pinned_pod(const char *pod_json, size_t len, const struct whatif_pin 
 int whatif_pin_patch(const char *pod_json, size_t len, const struct whatif_pin *pin, cJSON **out);
 
 /*
- * Writes the object @v as block-style YAML (two spaces per level, list
- * items at their key's indentation, as kubectl prints), strings quoted
- * whenever a plain scalar could read as anything else (a number, a bool,
- * null, an indicator). Returns 0 or -EIO when writing failed.
+ * Writes the object @v as block-style YAML through libyaml's emitter (two
+ * spaces per level, list items at their key's indentation, as kubectl
+ * prints), strings double-quoted whenever a plain scalar could read as
+ * anything else (a number, a bool, null, an indicator). Returns 0, -ENOMEM,
+ * or -EIO when writing failed or a string is not UTF-8.
  */
 int whatif_write_yaml(const cJSON *v, FILE *out);
 

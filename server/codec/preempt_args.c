@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "base/hash.h"
 #include "base/err.h"
+#include "base/table.h"
 #include "server/codec/ints.h"
 #include "server/codec/json.h"
 #include "server/codec/pod.h"
@@ -68,30 +69,27 @@ static int decode_victims(struct arena *a, const cJSON *v, bool meta, struct cod
     return 0;
 }
 
-/* Where each node name went in out->nodes: an open-addressing table of
- * indexes (+1, 0 is empty), twice the keys in size, FNV-1a hashed. */
+/* Where each node name went in out->nodes: entry i of a fixed table in
+ * the request's arena is node i's. */
 struct name_index {
-    size_t *slots;
-    size_t mask;
+    struct table t;
+    struct table_entry *entries;
 };
 
 static int index_init(struct arena *a, struct name_index *x, size_t keys)
 {
-    size_t size = 16;
-    while (size < 2 * keys)
-        size *= 2;
-    x->slots = arena_calloc(a, size, sizeof(*x->slots));
-    x->mask = size - 1;
-    return x->slots != NULL ? 0 : -ENOMEM;
+    size_t n = table_buckets(keys);
+    x->t = table_fixed(arena_calloc(a, n, sizeof(*x->t.buckets)), n);
+    x->entries = arena_alloc(a, (keys + 1) * sizeof(*x->entries));
+    return x->t.buckets != NULL && x->entries != NULL ? 0 : -ENOMEM;
 }
 
-/* The slot of @name: holding its index + 1, or 0 where it would go. */
-static size_t *index_slot(struct name_index *x, const struct codec_victims *nodes, const char *name)
+/* The index in out->nodes of @name (of @hash), or @n when it is not
+ * there yet. */
+static size_t index_of(const struct name_index *x, const char *name, uint64_t hash, size_t n)
 {
-    size_t i = (size_t)hash_fnv1a_str(name) & x->mask;
-    while (x->slots[i] != 0 && strcmp(nodes[x->slots[i] - 1].node, name) != 0)
-        i = (i + 1) & x->mask;
-    return &x->slots[i];
+    struct table_entry *e = table_find_hashed(&x->t, name, hash);
+    return e != NULL ? (size_t)(e - x->entries) : n;
 }
 
 static int decode_map(struct arena *a, const cJSON *map, bool meta, const struct cfg *cfg,
@@ -114,8 +112,8 @@ static int decode_map(struct arena *a, const cJSON *map, bool meta, const struct
     {
         /* A duplicate key: Go's map keeps the last value, in the first
          * key's place as far as we are concerned (the order is ours). */
-        size_t *slot = index_slot(&x, out->nodes, v->string);
-        size_t k = *slot != 0 ? *slot - 1 : out->n_nodes;
+        uint64_t hash = hash_fnv1a_str(v->string);
+        size_t k = index_of(&x, v->string, hash, out->n_nodes);
         if (cJSON_IsNull(v)) {
             err_set(err, "victims of node %s: null", v->string);
             return -EINVAL;
@@ -125,8 +123,10 @@ static int decode_map(struct arena *a, const cJSON *map, bool meta, const struct
         int rc = decode_victims(a, v, meta, &out->nodes[k], err);
         if (rc != 0)
             return rc;
-        if (*slot == 0) {
-            *slot = ++out->n_nodes;
+        if (k == out->n_nodes) {
+            x.entries[k].key = v->string;
+            table_link(&x.t, &x.entries[k], hash);
+            out->n_nodes++;
         }
     }
     return 0;

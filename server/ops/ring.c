@@ -79,40 +79,25 @@ static bool is_comparable(const struct ops_record *rec)
 
 /* ---- the UID index and the early bindings, under the lock ---- */
 
-static struct ops_record **uid_chain(struct ops_ring *d, uint64_t hash)
-{
-    return &d->by_uid[hash & (d->n_by_uid - 1)];
-}
-
 static void index_add(struct ops_ring *d, struct ops_record *rec)
 {
-    if (d->n_by_uid == 0 || !is_comparable(rec))
-        return;
-    struct ops_record **chain = uid_chain(d, rec->uid_hash);
-    rec->uid_next = *chain; /* newest first */
-    *chain = rec;
+    if (d->by_uid.n_buckets > 0 && is_comparable(rec))
+        table_link(&d->by_uid, &rec->by_uid, rec->by_uid.hash); /* newest first */
 }
 
 static void index_remove(struct ops_ring *d, const struct ops_record *rec)
 {
-    if (d->n_by_uid == 0 || !is_comparable(rec))
-        return;
-    for (struct ops_record **p = uid_chain(d, rec->uid_hash); *p != NULL; p = &(*p)->uid_next)
-        if (*p == rec) {
-            *p = rec->uid_next;
-            return;
-        }
+    if (is_comparable(rec))
+        table_unlink(&d->by_uid, &rec->by_uid);
 }
 
 /* The newest comparable decision of pod @uid, or NULL. */
 static struct ops_record *index_find(struct ops_ring *d, const char *uid, uint64_t hash)
 {
-    if (d->n_by_uid == 0)
-        return NULL;
-    struct ops_record *rec = *uid_chain(d, hash);
-    while (rec != NULL && (rec->uid_hash != hash || strcmp(rec->pod_uid, uid) != 0))
-        rec = rec->uid_next;
-    return rec;
+    struct table_entry *e = table_find_hashed(&d->by_uid, uid, hash);
+    return e != NULL
+               ? (struct ops_record *)(void *)((char *)e - offsetof(struct ops_record, by_uid))
+               : NULL;
 }
 
 static void early_drop_oldest(struct ops_ring *d)
@@ -202,17 +187,16 @@ static void drop_oldest(struct ops_ring *d)
 int ops_ring_configure(struct ops_ring *d, int kept, long long max_bytes)
 {
     size_t cap = kept > 0 ? (size_t)kept : 0;
-    size_t n_by_uid = 0, cap_early = cap;
+    size_t n_by_uid = cap > 0 ? table_buckets(cap) : 0, cap_early = cap;
     if (cap_early > OPS_EARLY_BINDINGS_MAX)
         cap_early = OPS_EARLY_BINDINGS_MAX;
-    while (n_by_uid < cap)
-        n_by_uid = n_by_uid ? n_by_uid * 2 : 1; /* a load factor of at most 1 */
     struct ops_record **ring = cap > 0 ? calloc(cap, sizeof(*ring)) : NULL;
-    struct ops_record **by_uid = n_by_uid > 0 ? calloc(n_by_uid, sizeof(*by_uid)) : NULL;
+    struct table by_uid =
+        table_fixed(n_by_uid > 0 ? calloc(n_by_uid, sizeof(*by_uid.buckets)) : NULL, n_by_uid);
     struct ops_early_binding *early = cap_early > 0 ? calloc(cap_early, sizeof(*early)) : NULL;
-    if (cap > 0 && (ring == NULL || by_uid == NULL || early == NULL)) {
+    if (cap > 0 && (ring == NULL || by_uid.buckets == NULL || early == NULL)) {
         free(ring);
-        free(by_uid);
+        free(by_uid.buckets);
         free(early);
         return -ENOMEM;
     }
@@ -228,9 +212,8 @@ int ops_ring_configure(struct ops_ring *d, int kept, long long max_bytes)
     d->cap = cap;
     d->head = 0;
     /* The index again, oldest first so that chains stay newest first. */
-    free(d->by_uid);
+    free(d->by_uid.buckets);
     d->by_uid = by_uid;
-    d->n_by_uid = n_by_uid;
     for (size_t i = 0; i < d->count; i++)
         index_add(d, d->ring[i]);
     /* The newest early bindings that fit. */
@@ -253,7 +236,7 @@ void ops_ring_destroy(struct ops_ring *d)
     while (d->n_early > 0)
         early_drop_oldest(d);
     free(d->ring);
-    free(d->by_uid);
+    free(d->by_uid.buckets);
     free(d->early);
     pthread_mutex_destroy(&d->lock);
 }
@@ -267,7 +250,8 @@ static uint64_t add_locked(struct ops_ring *d, struct ops_record *rec)
     while (d->count == d->cap || (d->count > 0 && d->bytes + rec->bytes > d->max_bytes))
         drop_oldest(d);
     rec->id = d->next_id++;
-    rec->uid_hash = hash_fnv1a_str(rec->pod_uid);
+    rec->by_uid.key = rec->pod_uid;
+    rec->by_uid.hash = hash_fnv1a_str(rec->pod_uid);
     d->count++;
     *slot(d, 0) = rec;
     d->bytes += rec->bytes;
@@ -293,7 +277,7 @@ uint64_t ops_ring_add_claim(struct ops_ring *d, struct ops_record *rec, struct o
     uint64_t id = add_locked(d, rec);
     /* Under the same lock as ops_ring_claim(): a binding is either found
      * there or remembered here, never both, never neither. */
-    if (id != 0 && is_comparable(rec) && early_take(d, rec->pod_uid, rec->uid_hash, node, n) &&
+    if (id != 0 && is_comparable(rec) && early_take(d, rec->pod_uid, rec->by_uid.hash, node, n) &&
         claim(rec))
         *claimed = rec;
     pthread_mutex_unlock(&d->lock);

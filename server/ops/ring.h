@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "base/table.h"
 #include "scoring/fit.h"
 #include "scoring/strategy.h"
 #include "scoring/used.h"
@@ -91,9 +92,9 @@ struct ops_record {
      * ops_record_comparison() once published. */
     atomic_int comparison_state;
     struct ops_comparison comparison;
-    /* The ring's index of comparable decisions by pod UID (under its lock). */
-    uint64_t uid_hash;
-    struct ops_record *uid_next;
+    /* In the ring's index of comparable decisions by pod UID (under its
+     * lock): key pod_uid, hash set by the ring for every record. */
+    struct table_entry by_uid;
 };
 
 /* A binding seen before its decision was recorded. */
@@ -109,9 +110,8 @@ struct ops_ring {
     size_t bytes, max_bytes;
     uint64_t next_id;
     /* The comparable decisions (prioritize, nodes scored, a pod UID) by
-     * UID hash: chains newest first, n_by_uid a power of two. */
-    struct ops_record **by_uid;
-    size_t n_by_uid;
+     * UID: a fixed table for the ring's capacity, chains newest first. */
+    struct table by_uid;
     /* Bindings no decision was found for, newest at (early_head +
      * n_early - 1) % cap_early; at most min(cap, OPS_EARLY_BINDINGS_MAX). */
     struct ops_early_binding *early;

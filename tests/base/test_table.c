@@ -1,6 +1,7 @@
-/* base/table.c: the string-keyed table the cluster state keeps nodes and
- * pods in: found by key, grown past its first 64 buckets without losing
- * an entry, unlinked without touching the others. */
+/* base/table.c: the one hash table. Growing and string-keyed (the
+ * cluster state's nodes and pods): found by key, grown past its first 64
+ * buckets without losing an entry, unlinked without touching the others;
+ * fixed over the caller's buckets (table_link, table_chain). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,38 @@ START_TEST(table_unlink_takes_out_one_entry)
 }
 END_TEST
 
+/* The fixed form (the ring's UID index, preempt's name index, the
+ * simulation's grouping): buckets of the caller's, entries linked under
+ * the caller's hash, an entry of a key already there found first, and the
+ * older one of two with the same key taken out by itself. */
+START_TEST(table_fixed_links_newest_first)
+{
+    struct table_entry *buckets[16] = {0}, e[3] = {{0}};
+    struct table t = table_fixed(buckets, table_buckets(3));
+    ck_assert_uint_eq(t.n_buckets, 16);
+    ck_assert_uint_eq(table_buckets(17), 32);
+    e[0].key = e[1].key = "uid-1";
+    e[2].key = "uid-2";
+    for (int i = 0; i < 3; i++)
+        table_link(&t, &e[i], hash_fnv1a_str(e[i].key));
+    ck_assert_uint_eq(t.count, 3);
+    ck_assert_ptr_eq(table_find(&t, "uid-1"), &e[1]); /* the newest */
+    ck_assert_ptr_eq(table_find(&t, "uid-2"), &e[2]);
+    table_unlink(&t, &e[0]); /* the older duplicate: the newer stays */
+    ck_assert_ptr_eq(table_find(&t, "uid-1"), &e[1]);
+    table_unlink(&t, &e[1]);
+    ck_assert_ptr_null(table_find(&t, "uid-1"));
+    ck_assert_uint_eq(t.count, 1);
+    /* A key the caller compares: walk the chain of its hash. */
+    struct table_entry k = {0};
+    table_link(&t, &k, 42);
+    const struct table_entry *found = table_chain(&t, 42);
+    while (found != NULL && found->hash != 42)
+        found = found->next;
+    ck_assert_ptr_eq(found, &k);
+}
+END_TEST
+
 Suite *table_suite(void)
 {
     Suite *s = suite_create("table");
@@ -102,6 +135,7 @@ Suite *table_suite(void)
     tcase_add_test(tc, table_hash_is_fnv1a);
     tcase_add_test(tc, table_finds_every_key_after_growing);
     tcase_add_test(tc, table_unlink_takes_out_one_entry);
+    tcase_add_test(tc, table_fixed_links_newest_first);
     suite_add_tcase(s, tc);
     return s;
 }
