@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "base/err.h"
 #include "server/codec/scan.h"
 
@@ -91,23 +92,6 @@ static size_t item_spans(const struct codec_args *args, const struct codec_node_
     return n;
 }
 
-/* {"Nodes":{<the request's members>,"items":[<passing nodes, byte for
- * byte>]},"NodeNames":null, from the spans the decoder kept. */
-static void write_node_list(struct buf *o, const struct codec_args *args,
-                            const struct codec_node_answer *ans)
-{
-    write_list_head(o, args);
-    const char *sep = "";
-    for (size_t i = 0; i < args->n_nodes; i++) {
-        if (!passes(ans, i))
-            continue;
-        buf_str(o, sep);
-        buf_raw(o, args->nodes[i].json.p, args->nodes[i].json.len);
-        sep = ",";
-    }
-    buf_str(o, "]},\"NodeNames\":null");
-}
-
 static void write_node_names(struct buf *o, const struct codec_args *args,
                              const struct codec_node_answer *ans)
 {
@@ -143,26 +127,60 @@ static void write_failed(struct buf *o, const char *name, const struct codec_arg
     buf_str(o, "}");
 }
 
-size_t codec_answer_filter(struct buf *o, const struct codec_args *args,
-                           const struct codec_node_answer *ans, struct buf_piece *spans,
-                           size_t *head)
+/* About the size of the filter answer's text (names and reasons as
+ * written, the failed nodes' and in NodeNames mode the passing ones', about
+ * 48 bytes each besides the name, and the room a string's escaping reserves:
+ * 6 bytes a byte): sized so that the buffer does not grow, which in the
+ * arena leaves the old room behind. */
+static size_t filter_hint(const struct codec_args *args)
 {
-    size_t n = 0;
-    *head = 0;
-    if (args->node_names_mode) {
-        write_node_names(o, args, ans);
-    } else if (spans == NULL) {
-        write_node_list(o, args, ans);
-    } else {
-        write_list_head(o, args);
-        *head = o->len;
-        n = item_spans(args, ans, spans);
-        buf_str(o, "]},\"NodeNames\":null");
+    size_t hint = 128 + args->n_list_members * 8, longest = 0;
+    for (size_t i = 0; i < args->n_list_members; i++)
+        hint += args->list_members[i].key.len + args->list_members[i].value.len;
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        size_t n = strlen(args->nodes[i].name);
+        hint += 48 + n;
+        longest = n > longest ? n : longest;
     }
-    write_failed(o, "FailedNodes", args, ans, SCORE_UNFIT);
-    write_failed(o, "FailedAndUnresolvableNodes", args, ans, SCORE_UNRESOLVABLE);
-    buf_str(o, ",\"Error\":\"\"}");
-    return n;
+    return hint + 6 * longest;
+}
+
+const struct buf_piece *codec_answer_filter(struct arena *a, const struct codec_args *args,
+                                            const struct codec_node_answer *ans, size_t *n)
+{
+    struct buf o;
+    struct buf_piece *pieces = NULL;
+    size_t n_spans = 0, head = 0, len;
+    /* Room for one piece before the spans and one after them. */
+    if (!args->node_names_mode &&
+        (pieces = arena_calloc(a, 2 * args->n_nodes + 2, sizeof(*pieces))) == NULL)
+        return NULL;
+    buf_init_arena(&o, a, filter_hint(args));
+    if (args->node_names_mode) {
+        write_node_names(&o, args, ans);
+    } else {
+        write_list_head(&o, args);
+        head = o.len;
+        n_spans = item_spans(args, ans, pieces + 1);
+        buf_str(&o, "]},\"NodeNames\":null");
+    }
+    write_failed(&o, "FailedNodes", args, ans, SCORE_UNFIT);
+    write_failed(&o, "FailedAndUnresolvableNodes", args, ans, SCORE_UNRESOLVABLE);
+    buf_str(&o, ",\"Error\":\"\"}");
+    if (pieces == NULL && !o.failed)
+        pieces = arena_alloc(a, sizeof(*pieces));
+    char *text = pieces != NULL ? buf_take(&o, &len) : NULL;
+    if (text == NULL)
+        return NULL;
+    if (args->node_names_mode) {
+        pieces[0] = (struct buf_piece){text, len};
+        *n = 1;
+        return pieces;
+    }
+    pieces[0] = (struct buf_piece){text, head};
+    pieces[n_spans + 1] = (struct buf_piece){text + head, len - head};
+    *n = n_spans + 2;
+    return pieces;
 }
 
 void codec_answer_prioritize(struct buf *o, const struct codec_args *args,

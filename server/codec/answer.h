@@ -12,6 +12,8 @@
 #include "base/buf.h"
 #include "server/codec/types.h"
 
+struct arena;
+
 /* Copies @msg into @out (ERR_LEN) as an Error text kube-scheduler can
  * show: it passes Error to fmt.Errorf as a format, so no '%' may reach it
  * ('#' instead). */
@@ -24,25 +26,24 @@ void codec_answer_error(struct buf *o, const char *text);
 void codec_answer_bind_ok(struct buf *o);
 
 /*
- * ExtenderFilterResult for @args: with a NodeList its members and the
- * passing Node objects byte for byte as the decoder found them in the body
- * (kube-scheduler uses the returned objects from then on), with NodeNames
- * the passing names; FailedNodes and FailedAndUnresolvableNodes with their
- * reasons. @ans holds one answer per node; NULL passes every node.
+ * ExtenderFilterResult for @args as the pieces to send, in @a: with a
+ * NodeList its members and the passing Node objects byte for byte as the
+ * decoder found them in the body (kube-scheduler uses the returned objects
+ * from then on), with NodeNames the passing names; FailedNodes and
+ * FailedAndUnresolvableNodes with their reasons. @ans holds one answer per
+ * node; NULL passes every node.
  *
- * With @spans (room for 2 * args->n_nodes pieces) and a NodeList, the
- * passing Node objects are not copied: @o gets the text before them (its
- * first *@head bytes) and after them (the rest), and @spans the runs of
- * passing items as spans of the request body (items one comma apart in
- * the body share a span; a span after a failed item starts at the comma
- * after it; "," pieces between items that are not one comma apart), to
- * be sent between the two: the same bytes as the copy. Returns how many
- * spans were written; 0 with *@head = 0 for NodeNames or without @spans,
- * where all of the answer is in @o.
+ * The passing Node objects dominate a NodeList answer, so they are not
+ * copied: the first piece is the text before them, the last the text after
+ * them, and the pieces between are runs of passing items as spans of the
+ * request body (items one comma apart in the body share a span; a span
+ * after a failed item starts at the comma after it; "," pieces between
+ * items that are not one comma apart): the same bytes as a copy. A
+ * NodeNames answer is one piece. Returns the pieces (their count in *@n),
+ * NULL when @a has no room.
  */
-size_t codec_answer_filter(struct buf *o, const struct codec_args *args,
-                           const struct codec_node_answer *ans, struct buf_piece *spans,
-                           size_t *head);
+const struct buf_piece *codec_answer_filter(struct arena *a, const struct codec_args *args,
+                                            const struct codec_node_answer *ans, size_t *n);
 
 /* HostPriorityList: every node of @args with its score from @ans (NULL: 0). */
 void codec_answer_prioritize(struct buf *o, const struct codec_args *args,

@@ -1,7 +1,6 @@
 #include "server/verbs/reply.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -26,39 +25,29 @@ static void out_of_memory(struct verb_reply *out)
     snprintf(out->error, sizeof(out->error), "out of memory");
 }
 
+void verb_reply_pieces(struct verb_reply *out, const struct buf_piece *pieces, size_t n,
+                       unsigned status)
+{
+    if (pieces == NULL) {
+        out_of_memory(out);
+        return;
+    }
+    out->len = 0;
+    for (size_t i = 0; i < n; i++)
+        out->len += pieces[i].len;
+    out->status = status;
+    out->pieces = pieces;
+    out->n_pieces = n;
+}
+
 void verb_reply_take(struct verb_reply *out, struct buf *o, unsigned status)
 {
     size_t len;
     struct buf_piece *one = o->failed ? NULL : arena_alloc(o->arena, sizeof(*one));
     char *text = one != NULL ? buf_take(o, &len) : NULL;
-    if (text == NULL) {
-        out_of_memory(out);
-        return;
-    }
-    *one = (struct buf_piece){text, len};
-    out->status = status;
-    out->pieces = one;
-    out->n_pieces = 1;
-    out->len = len;
-}
-
-void verb_reply_take_spans(struct verb_reply *out, struct buf *o, size_t head,
-                           struct buf_piece *spans, size_t n_spans, unsigned status)
-{
-    size_t len;
-    char *text = buf_take(o, &len);
-    if (text == NULL) {
-        out_of_memory(out);
-        return;
-    }
-    spans[0] = (struct buf_piece){text, head};
-    spans[n_spans + 1] = (struct buf_piece){text + head, len - head};
-    out->len = len;
-    for (size_t i = 1; i <= n_spans; i++)
-        out->len += spans[i].len;
-    out->status = status;
-    out->pieces = spans;
-    out->n_pieces = n_spans + 2;
+    if (text != NULL)
+        *one = (struct buf_piece){text, len};
+    verb_reply_pieces(out, text != NULL ? one : NULL, 1, status);
 }
 
 void verb_reply_error(struct verb_reply *out, struct arena *a, unsigned status, const char *msg)
@@ -69,20 +58,4 @@ void verb_reply_error(struct verb_reply *out, struct arena *a, unsigned status, 
     codec_answer_error(&o, out->error);
     verb_reply_take(out, &o, status);
     out->facts.nodes = 0;
-}
-
-char *verb_reply_join(const struct verb_reply *r, size_t *len)
-{
-    char *s = malloc(r->len + 1);
-    size_t at = 0;
-    if (s == NULL)
-        return NULL;
-    for (size_t i = 0; i < r->n_pieces; i++) {
-        memcpy(s + at, r->pieces[i].p, r->pieces[i].len);
-        at += r->pieces[i].len;
-    }
-    s[at] = '\0';
-    if (len != NULL)
-        *len = at;
-    return s;
 }

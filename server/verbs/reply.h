@@ -17,20 +17,15 @@ void verb_reply_init(struct verb_reply *out);
  * failure while writing becomes a 500 "out of memory" with a static body. */
 void verb_reply_take(struct verb_reply *out, struct buf *o, unsigned status);
 
-/* The same for an answer of pieces: the first @head bytes of @o, the
- * @n_spans pieces at @spans + 1 (room for one piece before and one after
- * them, in the request's arena), then the rest of @o. */
-void verb_reply_take_spans(struct verb_reply *out, struct buf *o, size_t head,
-                           struct buf_piece *spans, size_t n_spans, unsigned status);
+/* Hands the answer @pieces (@n of them, in the request's arena) to @out
+ * with @status; NULL pieces (out of memory while writing them) become a
+ * 500 "out of memory" with a static body. */
+void verb_reply_pieces(struct verb_reply *out, const struct buf_piece *pieces, size_t n,
+                       unsigned status);
 
 /* Fills @out with @status and {"Error": @msg} written in @a (msg kept in
  * out->error as kube-scheduler will show it); 500 "out of memory" with a
  * static body when @a has no room. */
 void verb_reply_error(struct verb_reply *out, struct arena *a, unsigned status, const char *msg);
-
-/* The answer of @r joined into one malloc'd NUL-terminated string (its
- * length in *@len when not NULL), for tests and tools; NULL when out of
- * memory. The server sends the pieces as they are. */
-char *verb_reply_join(const struct verb_reply *r, size_t *len);
 
 #endif
