@@ -179,8 +179,7 @@ static enum MHD_Result serve_refused(struct http_server *s, struct MHD_Connectio
     enum ops_verb verb = http_verb_of(rq->route);
     double seconds = clock_since(&rq->start);
 
-    ops_metrics_request(&s->metrics, verb, status, seconds, rq->len, 0);
-    ops_access_log(verb, status, &facts, msg, seconds, rq->len);
+    ops_report(&s->metrics, verb, status, &facts, msg, seconds, rq->len);
     if (retry)
         return http_send_retry(conn, status, msg, BUDGET_RETRY_SECONDS);
     return http_send_error(conn, status, msg, NULL);
@@ -249,8 +248,7 @@ static enum MHD_Result serve_verb(struct http_server *s, struct MHD_Connection *
     if (reply.status == 500)
         return serve_out_of_memory(s, conn, rq, "decoding or answering");
     double seconds = clock_since(&rq->start);
-    ops_metrics_request(&s->metrics, verb, reply.status, seconds, rq->len, reply.facts.nodes);
-    ops_access_log(verb, reply.status, &reply.facts, reply.error, seconds, rq->len);
+    ops_report(&s->metrics, verb, reply.status, &reply.facts, reply.error, seconds, rq->len);
     /* The answer points into the arena (and, for a filter, into the body):
      * both go with it, given back by hold_done once it is sent. */
     rq->hold = NULL;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "base/log.h"
+#include "server/ops/metrics.h"
 
 #define MAX_FIELDS 14
 
@@ -69,4 +70,14 @@ void ops_access_log_refused(enum ops_refusal reason, unsigned status, const char
     l[n++] = LOG_STR("client", client_text(client, ip, sizeof(ip)));
     l[n++] = LOG_SECONDS("durationSeconds", seconds);
     log_write(LOG_WARN, "request refused", l, n);
+}
+
+void ops_report(struct ops_metrics *m, enum ops_verb verb, unsigned status,
+                const struct ops_request_facts *f, const char *error, double seconds,
+                size_t body_bytes)
+{
+    ops_metrics_request(m, verb, status, seconds, body_bytes, f->nodes);
+    if (f->decided)
+        ops_metrics_decision(m, verb, f->answer, f->passed_by, f->failed_by, f->stale, f->spread);
+    ops_access_log(verb, status, f, error, seconds, body_bytes);
 }

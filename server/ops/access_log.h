@@ -1,5 +1,7 @@
 /*
- * The access log: one JSON line per verb request (msg "request"), at info
+ * A finished verb request reported, once, by the transport: /metrics
+ * (the request, and what the verb decided) and the access log, one JSON
+ * line per verb request (msg "request"), at info
  * for 200 answers and warn for the others, so that --log-level warn keeps
  * only the requests that went wrong.
  *
@@ -14,6 +16,7 @@
 #ifndef SERVER_OPS_ACCESS_LOG_H
 #define SERVER_OPS_ACCESS_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -30,7 +33,21 @@ struct ops_request_facts {
     int best_score;                /* its score, -1 for none */
     uint64_t decision;             /* id in the decisions ring, 0 when not kept */
     enum ops_answer answer;
+    /* What filter, prioritize or preempt decided, for /metrics; unset
+     * (decided false) for bind and for requests that failed before. */
+    bool decided;
+    size_t passed_by[OPS_REASON_COUNT], failed_by[OPS_REASON_COUNT]; /* scored nodes per reason */
+    size_t stale; /* scored nodes whose used data was stale */
+    int spread;   /* prioritize: highest minus lowest score, -1 for none */
 };
+
+struct ops_metrics;
+
+/* Reports the request of @verb answered with @status: counted in @m (with
+ * what it decided, when f->decided) and logged by ops_access_log. */
+void ops_report(struct ops_metrics *m, enum ops_verb verb, unsigned status,
+                const struct ops_request_facts *f, const char *error, double seconds,
+                size_t body_bytes);
 
 /* Logs the request of @verb answered with @status and the Error text
  * @error ("" for none) after @seconds, its body @body_bytes long. */

@@ -27,28 +27,27 @@ static bool is_stale(const struct verb_node *e)
     return false;
 }
 
-/* Counts the decision: its kind, and for scored nodes verdicts by reason,
- * stale nodes and the score spread. */
-static void count(const struct verb_ctx *ctx, enum ops_verb verb, const struct verb_outcome *d)
+/* What the decision counts in /metrics (the transport reports it with the
+ * request): for scored nodes verdicts by reason, stale nodes and the score
+ * spread. */
+static void count(enum ops_verb verb, const struct verb_outcome *d, struct ops_request_facts *f)
 {
-    size_t passed[OPS_REASON_COUNT] = {0}, failed[OPS_REASON_COUNT] = {0}, stale = 0;
-    int lo = SCORE_MAX_SCORE, hi = 0, spread = -1;
+    int lo = SCORE_MAX_SCORE, hi = 0;
 
-    if (ctx->metrics == NULL)
-        return;
+    f->decided = true;
+    f->spread = -1;
     for (size_t i = 0; d->eval != NULL && i < d->args.n_nodes; i++) {
         const struct verb_node *e = &d->eval[i];
         if (e->verdict == SCORE_FITS)
-            passed[e->code]++;
+            f->passed_by[e->code]++;
         else
-            failed[e->code]++;
-        stale += is_stale(e);
+            f->failed_by[e->code]++;
+        f->stale += is_stale(e);
         lo = e->explain.score < lo ? e->explain.score : lo;
         hi = e->explain.score > hi ? e->explain.score : hi;
     }
     if (verb == OPS_VERB_PRIORITIZE && d->eval != NULL && d->args.n_nodes > 0)
-        spread = hi - lo;
-    ops_metrics_decision(ctx->metrics, verb, d->answer, passed, failed, stale, spread);
+        f->spread = hi - lo;
 }
 
 /* Chooses the answer and scores when it needs to; returns 0 or -ENOMEM. */
@@ -108,7 +107,7 @@ int verb_decide(const struct verb_ctx *ctx, enum ops_verb verb, const char *body
          * (prioritize scores the nodes its own filter rejects too). */
         d->best = verb_best_node(d->eval, d->args.n_nodes);
     }
-    count(ctx, verb, d);
+    count(verb, d, facts);
     facts->answer = d->answer;
     facts->passed = d->passed;
     facts->nodes = d->args.n_nodes;

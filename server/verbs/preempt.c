@@ -119,8 +119,8 @@ void verb_preempt(const struct verb_ctx *ctx, const char *body, size_t len, stru
     out->facts.passed = would_keep;
     out->facts.pod_ns = args.pod.ns;
     out->facts.pod_name = args.pod.name;
-    if (ctx->metrics != NULL)
-        ops_metrics_decision(ctx->metrics, OPS_VERB_PREEMPT, answer, NULL, NULL, 0, -1);
+    out->facts.decided = true;
+    out->facts.spread = -1;
     LOG(LOG_DEBUG, "preempt", LOG_NSNAME("pod", args.pod.ns, args.pod.name),
         LOG_UINT("candidates", args.n_nodes), LOG_UINT("kept", would_keep),
         LOG_UINT("answered", kept));
