@@ -6,7 +6,7 @@
 #   make test-cluster  the same binary against a real kube-apiserver, kube-scheduler and etcd
 #                   of Kubernetes 1.37.2 (Go modules) and 1.20.2 (Debian's source);
 #                   K8S_VERSIONS="1.37.2" for one (tests/cluster/run.sh)
-#   make check      lint (clang-format, cppcheck) + test
+#   make check      lint (clang-format, cppcheck, rooms, headers, the map) + test
 #   make SAN=1 test only the sanitizer variant
 #   make bench      replay benchmark, writes docs/performance.md (bench/run.sh)
 #   make soak       10 minutes at 80 % of capacity with reloads and scrapes (bench/soak.sh)
@@ -131,7 +131,7 @@ $(B)/bench-sim: $(B)/obj/bench/sim_engine.o $(filter $(B)/obj/scoring/% $(B)/obj
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) -lpthread -lm
 
 # The differential test against Kubernetes' own code (tests/oracle/README.md):
-# the C side is scoring/ alone behind a line protocol; the Go side is the
+# the C side is scoring/ and placement/ alone behind a line protocol; the Go side is the
 # kube-scheduler v1.37.2 plugins and helpers, pinned by tests/oracle/go.mod
 # and go.sum. Go is needed by this target only; its build cache stays outside
 # the clone, and a first build fetches the modules from the Go module proxy
@@ -140,7 +140,7 @@ GO             ?= /usr/local/go/bin/go
 ORACLE_GOCACHE ?= $(HOME)/.cache/cpu-extender/go-build
 ORACLE_GOENV    = GOFLAGS=-mod=readonly GOCACHE=$(ORACLE_GOCACHE) GOTOOLCHAIN=local
 
-$(B)/oracle-driver: $(B)/obj/tests/oracle/driver/driver.o $(filter $(B)/obj/scoring/%,$(LIB_OBJS))
+$(B)/oracle-driver: $(B)/obj/tests/oracle/driver/driver.o $(filter $(B)/obj/scoring/% $(B)/obj/placement/%,$(LIB_OBJS))
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) -lm
 
 $(B)/oracle: tests/oracle/go.mod tests/oracle/go.sum $(wildcard tests/oracle/*.go)
@@ -279,6 +279,7 @@ lint: lint-deps $(BIN)
 	    $(ROOMS)
 	scripts/lint-architecture.sh $(B)/obj
 	CFLAGS="-I$(B)/gen $(DEPCFLAGS)" scripts/lint-headers.sh
+	scripts/lint-map.sh
 
 check: lint test
 

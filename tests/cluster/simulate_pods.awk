@@ -4,7 +4,7 @@
 # Deterministic for a seed: its own Park-Miller generator (16807 x < 2^53,
 # exact in awk's doubles), not awk's rand(), whose sequence differs
 # between mawk and gawk. Each kind below exercises one rule of the
-# placement model (scoring/constraints.h) or one part of the effective
+# placement model (placement/constraints.h) or one part of the effective
 # request (scoring/podreq.h); the last three fit no node by design. The
 # node names, labels and taints are the ones sa_nodes() creates. No pod
 # here has pod-level requests: t_simulate_agrees.sh says why, and puts

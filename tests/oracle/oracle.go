@@ -48,7 +48,7 @@ var exclusionWhy = map[string]string{
 		"scoring/quantity.c rounds away from zero as int64Amount does, and the decoders refuse " +
 		"negative quantities anyway",
 	"requirement-value-not-a-label-value": "a matchExpressions value that is no label value " +
-		"(\"+4\", \"-3\"): labels.NewRequirement fails the term; scoring/constraints.c leaves that " +
+		"(\"+4\", \"-3\"): labels.NewRequirement fails the term; placement/constraints.c leaves that " +
 		"check to the API server, which refuses such a pod",
 	"pod-level-overhead-aliasing": "kube-scheduler v1.37.2 bug: a pod-level request held as inf.Dec " +
 		"(\".5Gi\") shares its number with PodRequests' result, so adding spec.overhead writes into " +
@@ -528,7 +528,7 @@ func items(s string) []string {
 
 // constraints: NodeAffinity's PreFilter, then the Filters NodeUnschedulable,
 // NodeName, TaintToleration, NodeAffinity in kube-scheduler's order; the
-// answer is the first rule that rejects (as scoring/constraints.h numbers
+// answer is the first rule that rejects (as placement/constraints.h numbers
 // them) and, for TaintToleration, the index of the untolerated taint.
 func (o *oracle) constraints(f []string) (string, string) {
 	if len(f) != 9 {
