@@ -74,18 +74,22 @@ void kube_kc_free(struct kc_config *m)
     memset(m, 0, sizeof(*m));
 }
 
-/* Grows the array *@arr of @size-byte elements to hold one more than @n. */
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
+/* A new zeroed element at the end of the array *@arr of @size-byte
+ * elements (@n used, room for @cap), grown as needed; NULL when out of
+ * memory. */
+static void *append(void **arr, size_t *n, size_t *cap, size_t size)
 {
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 8;
-    void *a = realloc(*arr, ncap * size);
-    if (a == NULL)
-        return -ENOMEM;
-    *arr = a;
-    *cap = ncap;
-    return 0;
+    if (*n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 8;
+        void *a = realloc(*arr, ncap * size);
+        if (a == NULL)
+            return NULL;
+        *arr = a;
+        *cap = ncap;
+    }
+    void *item = (char *)*arr + (*n)++ * size;
+    memset(item, 0, size);
+    return item;
 }
 
 /* ---- entries ---- */
@@ -348,44 +352,38 @@ static int parse_entry(const struct kc_parse *p, enum kc_kind kind, size_t index
     if (seen == 1)
         goto out_free_name;
 
+    rc = -ENOMEM;
     switch (kind) {
     case KC_CLUSTER: {
-        rc = grow((void **)&m->clusters, &m->cap_clusters, m->n_clusters, sizeof(*m->clusters));
-        if (rc != 0)
+        struct kc_cluster *c =
+            append((void **)&m->clusters, &m->n_clusters, &m->cap_clusters, sizeof(*c));
+        if (c == NULL)
             break;
-        struct kc_cluster *c = &m->clusters[m->n_clusters++];
-        memset(c, 0, sizeof(*c));
         c->name = name;
         c->file = p->file;
         name = NULL;
-        if (!kube_kc_is_null(body))
-            rc = parse_cluster(p, body, where, c);
+        rc = kube_kc_is_null(body) ? 0 : parse_cluster(p, body, where, c);
         break;
     }
     case KC_USER: {
-        rc = grow((void **)&m->users, &m->cap_users, m->n_users, sizeof(*m->users));
-        if (rc != 0)
+        struct kc_user *u = append((void **)&m->users, &m->n_users, &m->cap_users, sizeof(*u));
+        if (u == NULL)
             break;
-        struct kc_user *u = &m->users[m->n_users++];
-        memset(u, 0, sizeof(*u));
         u->name = name;
         u->file = p->file;
         name = NULL;
-        if (!kube_kc_is_null(body))
-            rc = parse_user(p, body, where, u);
+        rc = kube_kc_is_null(body) ? 0 : parse_user(p, body, where, u);
         break;
     }
     case KC_CONTEXT: {
-        rc = grow((void **)&m->contexts, &m->cap_contexts, m->n_contexts, sizeof(*m->contexts));
-        if (rc != 0)
+        struct kc_context *x =
+            append((void **)&m->contexts, &m->n_contexts, &m->cap_contexts, sizeof(*x));
+        if (x == NULL)
             break;
-        struct kc_context *x = &m->contexts[m->n_contexts++];
-        memset(x, 0, sizeof(*x));
         x->name = name;
         x->file = p->file;
         name = NULL;
-        if (!kube_kc_is_null(body))
-            rc = parse_context(p, body, where, x);
+        rc = kube_kc_is_null(body) ? 0 : parse_context(p, body, where, x);
         break;
     }
     }
