@@ -1,6 +1,5 @@
 #include "base/log.h"
 
-#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,16 +21,6 @@ static const char *const level_names[] = {
 const char *log_level_name(enum log_level l)
 {
     return level_names[l];
-}
-
-int log_level_parse(const char *name, enum log_level *out)
-{
-    for (size_t i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
-        if (strcmp(name, level_names[i]) == 0) {
-            *out = (enum log_level)i;
-            return 0;
-        }
-    return -EINVAL;
 }
 
 void log_set_level(enum log_level level)

@@ -70,7 +70,4 @@ bool log_enabled(enum log_level level);
 /* "debug", "info", "warn" or "error". */
 const char *log_level_name(enum log_level l);
 
-/* Parses a level name; returns 0 or -EINVAL. */
-int log_level_parse(const char *name, enum log_level *out);
-
 #endif

@@ -12,6 +12,7 @@
 
 #include "base/err.h"
 #include "base/path.h"
+#include "config/yaml.h"
 
 /* Largest file read: a KubeSchedulerConfiguration is a few KiB. */
 #define SCHED_FILE_MAX (1u << 20)
@@ -99,29 +100,6 @@ static int fail(const struct sched_parse *p, const char *fmt, ...)
     return -EINVAL;
 }
 
-static const yaml_node_t *node(struct sched_parse *p, int index)
-{
-    return yaml_document_get_node(&p->doc, index);
-}
-
-/* The value of @key in mapping @map, NULL when absent (the last one when
- * repeated, as Go's YAML reader takes it). */
-static const yaml_node_t *get(struct sched_parse *p, const yaml_node_t *map, const char *key)
-{
-    const yaml_node_t *v = NULL;
-    size_t l = strlen(key);
-    if (map == NULL || map->type != YAML_MAPPING_NODE)
-        return NULL;
-    for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-         pr < map->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = node(p, pr->key);
-        if (k != NULL && k->type == YAML_SCALAR_NODE && k->data.scalar.length == l &&
-            memcmp(k->data.scalar.value, key, l) == 0)
-            v = node(p, pr->value);
-    }
-    return v;
-}
-
 /* The scalar text of @n (NUL-terminated by libyaml), NULL for none. */
 static const char *text_of(const yaml_node_t *n)
 {
@@ -166,13 +144,14 @@ static void split_url(const char *url, int *port, char *path, size_t n)
 static int read_entry(struct sched_parse *p, const yaml_node_t *e, int i,
                       struct cfg_extender_entry *out)
 {
-    const char *w = text_of(get(p, e, "weight"));
-    const char *t = text_of(get(p, e, "httpTimeout"));
-    const yaml_node_t *wn = get(p, e, "weight");
+    const char *w = text_of(cfg_yaml_get(&p->doc, e, "weight"));
+    const char *t = text_of(cfg_yaml_get(&p->doc, e, "httpTimeout"));
+    const yaml_node_t *wn = cfg_yaml_get(&p->doc, e, "weight");
 
     memset(out, 0, sizeof(*out));
     out->index = i;
-    snprintf(out->url_prefix, sizeof(out->url_prefix), "%s", text_of(get(p, e, "urlPrefix")));
+    snprintf(out->url_prefix, sizeof(out->url_prefix), "%s",
+             text_of(cfg_yaml_get(&p->doc, e, "urlPrefix")));
     if (wn != NULL && w == NULL)
         return fail(p, "extenders[%d].weight: want a whole number", i);
     if (w != NULL) {
@@ -209,8 +188,8 @@ static int find_entry(struct sched_parse *p, const yaml_node_t *list, int port, 
         return fail(p, "no extenders list");
     int n = (int)(list->data.sequence.items.top - list->data.sequence.items.start);
     for (int i = 0; i < n; i++) {
-        const yaml_node_t *e = node(p, list->data.sequence.items.start[i]);
-        const char *url = text_of(get(p, e, "urlPrefix"));
+        const yaml_node_t *e = yaml_document_get_node(&p->doc, list->data.sequence.items.start[i]);
+        const char *url = text_of(cfg_yaml_get(&p->doc, e, "urlPrefix"));
         int uport;
         if (url == NULL)
             continue;
@@ -258,15 +237,15 @@ int cfg_scheduler_extender(const char *text, size_t len, const char *name, int p
         goto out_delete_parser;
     }
     const yaml_node_t *root = yaml_document_get_root_node(&p.doc);
-    const char *kind = text_of(get(&p, root, "kind"));
-    const char *api = text_of(get(&p, root, "apiVersion"));
+    const char *kind = text_of(cfg_yaml_get(&p.doc, root, "kind"));
+    const char *api = text_of(cfg_yaml_get(&p.doc, root, "apiVersion"));
     if (kind == NULL || strcmp(kind, "KubeSchedulerConfiguration") != 0 || api == NULL ||
         strncmp(api, "kubescheduler.config.k8s.io/", 28) != 0) {
         rc = fail(&p, "not a KubeSchedulerConfiguration (kind %s, apiVersion %s)",
                   kind != NULL ? kind : "none", api != NULL ? api : "none");
         goto out_delete_doc;
     }
-    rc = find_entry(&p, get(&p, root, "extenders"), port, prefix, out);
+    rc = find_entry(&p, cfg_yaml_get(&p.doc, root, "extenders"), port, prefix, out);
 
 out_delete_doc:
     yaml_document_delete(&p.doc);

@@ -312,13 +312,6 @@ out_delete:
     return rc;
 }
 
-static long monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 /* One watch from inf->rv. Returns 0 when the server ended it (normally at
  * timeoutSeconds), INF_WATCH_GONE, -ECANCELED, or another value with
  * w->why for a failure. */
@@ -383,7 +376,7 @@ static void *run(void *arg)
         }
 
         struct inf_watch w = {.inf = inf};
-        long started = monotonic_ms();
+        uint64_t started = clock_mono_ns();
         if (watched)
             atomic_fetch_add(&inf->watch_restarts, 1);
         watched = true;
@@ -409,7 +402,7 @@ static void *run(void *arg)
         /* Ended by the server: resume at once, unless it ends watches
          * straight away (a proxy answering 200 with nothing), which would
          * spin. */
-        if (w.events == 0 && monotonic_ms() - started < 1000) {
+        if (w.events == 0 && clock_mono_ns() - started < CLOCK_NS_PER_SEC) {
             backoff(inf);
             continue;
         }
@@ -453,7 +446,7 @@ int kube_informer_start(struct kube_client *c, const struct kube_informer_params
     atomic_init(&inf->errors, 0);
     backoff_reset(inf);
     if (getrandom(&inf->seed, sizeof(inf->seed), GRND_NONBLOCK) != (ssize_t)sizeof(inf->seed))
-        inf->seed = (unsigned int)monotonic_ms() ^ (unsigned int)(uintptr_t)inf;
+        inf->seed = (unsigned int)clock_mono_ns() ^ (unsigned int)(uintptr_t)inf;
     if (inf->seed == 0)
         inf->seed = 1; /* xorshift's one fixed point */
 

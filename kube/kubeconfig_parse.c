@@ -8,6 +8,7 @@
 #include <yaml.h>
 
 #include "base/err.h"
+#include "config/yaml.h"
 #include "kube/kubeconfig_yaml.h"
 #include "kube/target.h"
 
@@ -73,18 +74,22 @@ void kube_kc_free(struct kc_config *m)
     memset(m, 0, sizeof(*m));
 }
 
-/* Grows the array *@arr of @size-byte elements to hold one more than @n. */
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
+/* A new zeroed element at the end of the array *@arr of @size-byte
+ * elements (@n used, room for @cap), grown as needed; NULL when out of
+ * memory. */
+static void *append(void **arr, size_t *n, size_t *cap, size_t size)
 {
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 8;
-    void *a = realloc(*arr, ncap * size);
-    if (a == NULL)
-        return -ENOMEM;
-    *arr = a;
-    *cap = ncap;
-    return 0;
+    if (*n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 8;
+        void *a = realloc(*arr, ncap * size);
+        if (a == NULL)
+            return NULL;
+        *arr = a;
+        *cap = ncap;
+    }
+    void *item = (char *)*arr + (*n)++ * size;
+    memset(item, 0, size);
+    return item;
 }
 
 /* ---- entries ---- */
@@ -95,18 +100,19 @@ static int parse_cluster(const struct kc_parse *p, const yaml_node_t *body, cons
     int rc = 0;
     for (const yaml_node_pair_t *pr = body->data.mapping.pairs.start;
          rc == 0 && pr < body->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = kube_kc_node(p, pr->key), *v = kube_kc_node(p, pr->value);
-        if (kube_kc_is_key(k, "server"))
+        const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key),
+                          *v = yaml_document_get_node(p->doc, pr->value);
+        if (cfg_yaml_is_key(k, "server"))
             rc = kube_kc_str(p, v, where, "server", &c->server);
-        else if (kube_kc_is_key(k, "certificate-authority"))
+        else if (cfg_yaml_is_key(k, "certificate-authority"))
             rc = kube_kc_path(p, v, where, "certificate-authority", &c->ca_file);
-        else if (kube_kc_is_key(k, "certificate-authority-data"))
+        else if (cfg_yaml_is_key(k, "certificate-authority-data"))
             rc = kube_kc_pem(p, v, where, "certificate-authority-data", &c->ca_pem);
-        else if (kube_kc_is_key(k, "insecure-skip-tls-verify"))
+        else if (cfg_yaml_is_key(k, "insecure-skip-tls-verify"))
             rc = kube_kc_bool(p, v, where, "insecure-skip-tls-verify", &c->insecure);
-        else if (kube_kc_is_key(k, "tls-server-name") && !kube_kc_is_null(v))
+        else if (cfg_yaml_is_key(k, "tls-server-name") && !kube_kc_is_null(v))
             c->unsupported = "tls-server-name";
-        else if (kube_kc_is_key(k, "proxy-url") && !kube_kc_is_null(v))
+        else if (cfg_yaml_is_key(k, "proxy-url") && !kube_kc_is_null(v))
             c->unsupported = "proxy-url";
     }
     return rc;
@@ -137,7 +143,7 @@ static int str_list(const struct kc_parse *p, const yaml_node_t *seq, const char
     for (size_t i = 0; i < n; i++) {
         char item[48];
         snprintf(item, sizeof(item), "%.16s[%zu]", key, i);
-        const yaml_node_t *v = kube_kc_node(p, seq->data.sequence.items.start[i]);
+        const yaml_node_t *v = yaml_document_get_node(p->doc, seq->data.sequence.items.start[i]);
         /* A null item is "" to Go's YAML-to-JSON decoding. */
         int rc = kube_kc_is_null(v) ? 0 : kube_kc_str(p, v, where, item, &(*out)[i]);
         (*n_out)++;
@@ -172,13 +178,13 @@ static int env_list(const struct kc_parse *p, const yaml_node_t *seq, const char
     for (size_t i = 0; i < n; i++) {
         char item[KC_WHERE_LEN + 40];
         snprintf(item, sizeof(item), "%.*s.env[%zu]", KC_WHERE_LEN, where, i);
-        const yaml_node_t *v = kube_kc_node(p, seq->data.sequence.items.start[i]);
+        const yaml_node_t *v = yaml_document_get_node(p->doc, seq->data.sequence.items.start[i]);
         e->n_env++;
         if (v == NULL || v->type != YAML_MAPPING_NODE)
             return kube_kc_fail(p, -EINVAL, "%s: want a mapping with name and value", item);
-        int rc = kube_kc_str(p, kube_kc_get(p, v, "name"), item, "name", &e->env_name[i]);
+        int rc = kube_kc_str(p, cfg_yaml_get(p->doc, v, "name"), item, "name", &e->env_name[i]);
         if (rc == 0)
-            rc = kube_kc_str(p, kube_kc_get(p, v, "value"), item, "value", &e->env_value[i]);
+            rc = kube_kc_str(p, cfg_yaml_get(p->doc, v, "value"), item, "value", &e->env_value[i]);
         if (rc != 0)
             return rc;
     }
@@ -206,22 +212,23 @@ static int parse_exec(const struct kc_parse *p, const yaml_node_t *body, const c
     struct kc_exec *e = u->exec;
     for (const yaml_node_pair_t *pr = body->data.mapping.pairs.start;
          rc == 0 && pr < body->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = kube_kc_node(p, pr->key), *v = kube_kc_node(p, pr->value);
-        if (kube_kc_is_key(k, "command")) {
+        const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key),
+                          *v = yaml_document_get_node(p->doc, pr->value);
+        if (cfg_yaml_is_key(k, "command")) {
             rc = kube_kc_str(p, v, where, "command", &e->command);
             if (rc == 0 && e->command != NULL && strchr(e->command, '/') != NULL)
                 rc = kube_kc_abs(p, &e->command);
-        } else if (kube_kc_is_key(k, "args")) {
+        } else if (cfg_yaml_is_key(k, "args")) {
             rc = str_list(p, v, where, "args", &e->args, &e->n_args);
-        } else if (kube_kc_is_key(k, "env")) {
+        } else if (cfg_yaml_is_key(k, "env")) {
             rc = env_list(p, v, where, e);
-        } else if (kube_kc_is_key(k, "apiVersion")) {
+        } else if (cfg_yaml_is_key(k, "apiVersion")) {
             rc = kube_kc_str(p, v, where, "apiVersion", &e->api_version);
-        } else if (kube_kc_is_key(k, "installHint")) {
+        } else if (cfg_yaml_is_key(k, "installHint")) {
             rc = kube_kc_str(p, v, where, "installHint", &e->install_hint);
-        } else if (kube_kc_is_key(k, "interactiveMode")) {
+        } else if (cfg_yaml_is_key(k, "interactiveMode")) {
             rc = kube_kc_str(p, v, where, "interactiveMode", &e->interactive_mode);
-        } else if (kube_kc_is_key(k, "provideClusterInfo")) {
+        } else if (cfg_yaml_is_key(k, "provideClusterInfo")) {
             rc = kube_kc_bool(p, v, where, "provideClusterInfo", &e->provide_cluster_info);
         }
     }
@@ -234,31 +241,32 @@ static int parse_user(const struct kc_parse *p, const yaml_node_t *body, const c
     int rc = 0;
     for (const yaml_node_pair_t *pr = body->data.mapping.pairs.start;
          rc == 0 && pr < body->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = kube_kc_node(p, pr->key), *v = kube_kc_node(p, pr->value);
-        if (kube_kc_is_key(k, "token"))
+        const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key),
+                          *v = yaml_document_get_node(p->doc, pr->value);
+        if (cfg_yaml_is_key(k, "token"))
             rc = kube_kc_str(p, v, where, "token", &u->token);
-        else if (kube_kc_is_key(k, "tokenFile"))
+        else if (cfg_yaml_is_key(k, "tokenFile"))
             rc = kube_kc_path(p, v, where, "tokenFile", &u->token_file);
-        else if (kube_kc_is_key(k, "client-certificate"))
+        else if (cfg_yaml_is_key(k, "client-certificate"))
             rc = kube_kc_path(p, v, where, "client-certificate", &u->cert_file);
-        else if (kube_kc_is_key(k, "client-certificate-data"))
+        else if (cfg_yaml_is_key(k, "client-certificate-data"))
             rc = kube_kc_pem(p, v, where, "client-certificate-data", &u->cert_pem);
-        else if (kube_kc_is_key(k, "client-key"))
+        else if (cfg_yaml_is_key(k, "client-key"))
             rc = kube_kc_path(p, v, where, "client-key", &u->key_file);
-        else if (kube_kc_is_key(k, "client-key-data"))
+        else if (cfg_yaml_is_key(k, "client-key-data"))
             rc = kube_kc_pem(p, v, where, "client-key-data", &u->key_pem);
         else if (kube_kc_is_null(v))
             continue;
-        else if (kube_kc_is_key(k, "exec"))
+        else if (cfg_yaml_is_key(k, "exec"))
             rc = parse_exec(p, v, where, u);
-        else if (kube_kc_is_key(k, "auth-provider")) {
+        else if (cfg_yaml_is_key(k, "auth-provider")) {
             u->unsupported = "auth-provider";
             u->why = "auth providers are not supported";
-        } else if (kube_kc_is_key(k, "username") || kube_kc_is_key(k, "password")) {
-            u->unsupported = kube_kc_is_key(k, "username") ? "username" : "password";
+        } else if (cfg_yaml_is_key(k, "username") || cfg_yaml_is_key(k, "password")) {
+            u->unsupported = cfg_yaml_is_key(k, "username") ? "username" : "password";
             u->why = "basic authentication is not supported";
-        } else if (kube_kc_is_key(k, "as") || kube_kc_is_key(k, "as-uid") ||
-                   kube_kc_is_key(k, "as-groups") || kube_kc_is_key(k, "as-user-extra")) {
+        } else if (cfg_yaml_is_key(k, "as") || cfg_yaml_is_key(k, "as-uid") ||
+                   cfg_yaml_is_key(k, "as-groups") || cfg_yaml_is_key(k, "as-user-extra")) {
             u->unsupported = "as";
             u->why = "impersonation is not supported";
         }
@@ -272,10 +280,11 @@ static int parse_context(const struct kc_parse *p, const yaml_node_t *body, cons
     int rc = 0;
     for (const yaml_node_pair_t *pr = body->data.mapping.pairs.start;
          rc == 0 && pr < body->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = kube_kc_node(p, pr->key), *v = kube_kc_node(p, pr->value);
-        if (kube_kc_is_key(k, "cluster"))
+        const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key),
+                          *v = yaml_document_get_node(p->doc, pr->value);
+        if (cfg_yaml_is_key(k, "cluster"))
             rc = kube_kc_str(p, v, where, "cluster", &c->cluster);
-        else if (kube_kc_is_key(k, "user"))
+        else if (cfg_yaml_is_key(k, "user"))
             rc = kube_kc_str(p, v, where, "user", &c->user);
     }
     return rc;
@@ -322,7 +331,7 @@ static int parse_entry(const struct kc_parse *p, enum kc_kind kind, size_t index
     if (item == NULL || item->type != YAML_MAPPING_NODE)
         return kube_kc_fail(p, -EINVAL, "%s[%zu]: want a mapping", list, index);
     snprintf(where, sizeof(where), "%s[%zu]", list, index);
-    rc = kube_kc_str(p, kube_kc_get(p, item, "name"), where, "name", &name);
+    rc = kube_kc_str(p, cfg_yaml_get(p->doc, item, "name"), where, "name", &name);
     if (rc != 0)
         return rc;
     if (name == NULL || name[0] == '\0') {
@@ -330,7 +339,7 @@ static int parse_entry(const struct kc_parse *p, enum kc_kind kind, size_t index
         return kube_kc_fail(p, -EINVAL, "%s[%zu].name: missing", list, index);
     }
     snprintf(where, sizeof(where), "%s[%.64s].%s", list, name, kind_body[kind]);
-    const yaml_node_t *body = kube_kc_get(p, item, kind_body[kind]);
+    const yaml_node_t *body = cfg_yaml_get(p->doc, item, kind_body[kind]);
     if (!kube_kc_is_null(body) && body->type != YAML_MAPPING_NODE) {
         rc = kube_kc_fail(p, -EINVAL, "%s: want a mapping", where);
         goto out_free_name;
@@ -343,44 +352,38 @@ static int parse_entry(const struct kc_parse *p, enum kc_kind kind, size_t index
     if (seen == 1)
         goto out_free_name;
 
+    rc = -ENOMEM;
     switch (kind) {
     case KC_CLUSTER: {
-        rc = grow((void **)&m->clusters, &m->cap_clusters, m->n_clusters, sizeof(*m->clusters));
-        if (rc != 0)
+        struct kc_cluster *c =
+            append((void **)&m->clusters, &m->n_clusters, &m->cap_clusters, sizeof(*c));
+        if (c == NULL)
             break;
-        struct kc_cluster *c = &m->clusters[m->n_clusters++];
-        memset(c, 0, sizeof(*c));
         c->name = name;
         c->file = p->file;
         name = NULL;
-        if (!kube_kc_is_null(body))
-            rc = parse_cluster(p, body, where, c);
+        rc = kube_kc_is_null(body) ? 0 : parse_cluster(p, body, where, c);
         break;
     }
     case KC_USER: {
-        rc = grow((void **)&m->users, &m->cap_users, m->n_users, sizeof(*m->users));
-        if (rc != 0)
+        struct kc_user *u = append((void **)&m->users, &m->n_users, &m->cap_users, sizeof(*u));
+        if (u == NULL)
             break;
-        struct kc_user *u = &m->users[m->n_users++];
-        memset(u, 0, sizeof(*u));
         u->name = name;
         u->file = p->file;
         name = NULL;
-        if (!kube_kc_is_null(body))
-            rc = parse_user(p, body, where, u);
+        rc = kube_kc_is_null(body) ? 0 : parse_user(p, body, where, u);
         break;
     }
     case KC_CONTEXT: {
-        rc = grow((void **)&m->contexts, &m->cap_contexts, m->n_contexts, sizeof(*m->contexts));
-        if (rc != 0)
+        struct kc_context *x =
+            append((void **)&m->contexts, &m->n_contexts, &m->cap_contexts, sizeof(*x));
+        if (x == NULL)
             break;
-        struct kc_context *x = &m->contexts[m->n_contexts++];
-        memset(x, 0, sizeof(*x));
         x->name = name;
         x->file = p->file;
         name = NULL;
-        if (!kube_kc_is_null(body))
-            rc = parse_context(p, body, where, x);
+        rc = kube_kc_is_null(body) ? 0 : parse_context(p, body, where, x);
         break;
     }
     }
@@ -403,7 +406,8 @@ static int parse_list(const struct kc_parse *p, enum kc_kind kind, const yaml_no
         return kube_kc_fail(p, -EINVAL, "%s: more than %d entries", kind_list[kind],
                             KC_MAX_ENTRIES);
     for (size_t i = 0; i < n; i++) {
-        int rc = parse_entry(p, kind, i, kube_kc_node(p, seq->data.sequence.items.start[i]));
+        int rc = parse_entry(p, kind, i,
+                             yaml_document_get_node(p->doc, seq->data.sequence.items.start[i]));
         if (rc != 0)
             return rc;
     }
@@ -452,7 +456,8 @@ int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char 
         goto out_delete_doc;
     }
     char *current = NULL;
-    rc = kube_kc_str(&p, kube_kc_get(&p, root, "current-context"), "", "current-context", &current);
+    rc = kube_kc_str(&p, cfg_yaml_get(p.doc, root, "current-context"), "", "current-context",
+                     &current);
     if (rc != 0)
         goto out_delete_doc;
     /* The first file that sets a current context wins. */
@@ -461,11 +466,11 @@ int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char 
         current = NULL;
     }
     free(current);
-    rc = parse_list(&p, KC_CLUSTER, kube_kc_get(&p, root, "clusters"));
+    rc = parse_list(&p, KC_CLUSTER, cfg_yaml_get(p.doc, root, "clusters"));
     if (rc == 0)
-        rc = parse_list(&p, KC_USER, kube_kc_get(&p, root, "users"));
+        rc = parse_list(&p, KC_USER, cfg_yaml_get(p.doc, root, "users"));
     if (rc == 0)
-        rc = parse_list(&p, KC_CONTEXT, kube_kc_get(&p, root, "contexts"));
+        rc = parse_list(&p, KC_CONTEXT, cfg_yaml_get(p.doc, root, "contexts"));
 
 out_delete_doc:
     yaml_document_delete(&doc);

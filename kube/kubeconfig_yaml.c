@@ -14,6 +14,7 @@
 
 #include "base/base64.h"
 #include "base/err.h"
+#include "config/yaml.h"
 
 int kube_kc_fail(const struct kc_parse *p, int rc, const char *fmt, ...)
 {
@@ -27,13 +28,6 @@ int kube_kc_fail(const struct kc_parse *p, int rc, const char *fmt, ...)
     return rc;
 }
 
-/* ---- YAML nodes ---- */
-
-const yaml_node_t *kube_kc_node(const struct kc_parse *p, int index)
-{
-    return yaml_document_get_node(p->doc, index);
-}
-
 bool kube_kc_is_null(const yaml_node_t *n)
 {
     if (n == NULL)
@@ -45,23 +39,6 @@ bool kube_kc_is_null(const yaml_node_t *n)
     return l == 0 || (l == 1 && v[0] == '~') ||
            (l == 4 &&
             (memcmp(v, "null", 4) == 0 || memcmp(v, "Null", 4) == 0 || memcmp(v, "NULL", 4) == 0));
-}
-
-bool kube_kc_is_key(const yaml_node_t *k, const char *s)
-{
-    size_t l = strlen(s);
-    return k != NULL && k->type == YAML_SCALAR_NODE && k->data.scalar.length == l &&
-           memcmp(k->data.scalar.value, s, l) == 0;
-}
-
-const yaml_node_t *kube_kc_get(const struct kc_parse *p, const yaml_node_t *map, const char *key)
-{
-    const yaml_node_t *v = NULL;
-    for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-         pr < map->data.mapping.pairs.top; pr++)
-        if (kube_kc_is_key(kube_kc_node(p, pr->key), key))
-            v = kube_kc_node(p, pr->value);
-    return v;
 }
 
 int kube_kc_str(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
@@ -156,11 +133,11 @@ int kube_kc_bool(const struct kc_parse *p, const yaml_node_t *n, const char *whe
         return 0;
     }
     for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-        if (kube_kc_is_key(n, yes[i])) {
+        if (cfg_yaml_is_key(n, yes[i])) {
             *out = true;
             return 0;
         }
-        if (kube_kc_is_key(n, no[i])) {
+        if (cfg_yaml_is_key(n, no[i])) {
             *out = false;
             return 0;
         }

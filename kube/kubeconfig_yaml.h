@@ -29,18 +29,8 @@ struct kc_parse {
 int kube_kc_fail(const struct kc_parse *p, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The node at @index of the document, NULL for none. */
-const yaml_node_t *kube_kc_node(const struct kc_parse *p, int index);
-
 /* A plain null, ~ or empty scalar, or no node at all: YAML's null. */
 bool kube_kc_is_null(const yaml_node_t *n);
-
-/* Whether @k is the scalar @s. */
-bool kube_kc_is_key(const yaml_node_t *k, const char *s);
-
-/* The value of @key in mapping @map, NULL when absent (the last one when
- * repeated, as later keys override earlier ones). */
-const yaml_node_t *kube_kc_get(const struct kc_parse *p, const yaml_node_t *map, const char *key);
 
 /* Copies scalar @n into *@out (replacing it), NULL for YAML null. Returns 0,
  * -EINVAL (not a scalar, a NUL byte) or -ENOMEM. */

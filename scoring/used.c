@@ -1,6 +1,5 @@
 #include "scoring/used.h"
 
-#include <errno.h>
 #include <string.h>
 
 static const char *const source_names[] = {
@@ -28,31 +27,9 @@ const char *score_used_source_name(enum score_used_source s)
     return source_names[s];
 }
 
-int score_used_source_parse(const char *name, enum score_used_source *out)
-{
-    for (size_t i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++) {
-        if (strcmp(name, source_names[i]) == 0) {
-            *out = (enum score_used_source)i;
-            return 0;
-        }
-    }
-    return -EINVAL;
-}
-
 const char *score_stale_policy_name(enum score_stale_policy p)
 {
     return policy_names[p];
-}
-
-int score_stale_policy_parse(const char *name, enum score_stale_policy *out)
-{
-    for (size_t i = 0; i < sizeof(policy_names) / sizeof(policy_names[0]); i++) {
-        if (strcmp(name, policy_names[i]) == 0) {
-            *out = (enum score_stale_policy)i;
-            return 0;
-        }
-    }
-    return -EINVAL;
 }
 
 const char *score_used_outcome_name(enum score_used_outcome o)

@@ -73,12 +73,8 @@ struct score_used {
 
 /* Returns "requests", "usage", "max" or "annotation". */
 const char *score_used_source_name(enum score_used_source s);
-/* Parses a source name; returns 0 or -EINVAL. */
-int score_used_source_parse(const char *name, enum score_used_source *out);
 /* Returns "requests", "full" or "pass". */
 const char *score_stale_policy_name(enum score_stale_policy p);
-/* Parses a policy name; returns 0 or -EINVAL. */
-int score_stale_policy_parse(const char *name, enum score_stale_policy *out);
 /* Returns "fresh", "fell-back", "stale-full" or "stale-pass". */
 const char *score_used_outcome_name(enum score_used_outcome o);
 

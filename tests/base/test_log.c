@@ -76,25 +76,12 @@ START_TEST(log_without_fields_and_below_the_level)
 }
 END_TEST
 
-START_TEST(log_level_names_parse_back)
-{
-    for (int l = LOG_DEBUG; l <= LOG_ERROR; l++) {
-        enum log_level back;
-        ck_assert_int_eq(log_level_parse(log_level_name((enum log_level)l), &back), 0);
-        ck_assert_int_eq(back, l);
-    }
-    enum log_level x;
-    ck_assert_int_ne(log_level_parse("verbose", &x), 0);
-}
-END_TEST
-
 Suite *log_suite(void)
 {
     Suite *s = suite_create("log");
     TCase *tc = tcase_create("log");
     tcase_add_test(tc, log_fields_cannot_forge_a_field);
     tcase_add_test(tc, log_without_fields_and_below_the_level);
-    tcase_add_test(tc, log_level_names_parse_back);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -150,23 +150,6 @@ START_TEST(used_sums_saturate)
 }
 END_TEST
 
-START_TEST(used_names_round_trip)
-{
-    enum score_used_source s;
-    enum score_stale_policy p;
-    for (int i = SCORE_USED_REQUESTS; i <= SCORE_USED_ANNOTATION; i++) {
-        ck_assert_int_eq(score_used_source_parse(score_used_source_name(i), &s), 0);
-        ck_assert_int_eq(s, i);
-    }
-    for (int i = SCORE_STALE_REQUESTS; i <= SCORE_STALE_PASS; i++) {
-        ck_assert_int_eq(score_stale_policy_parse(score_stale_policy_name(i), &p), 0);
-        ck_assert_int_eq(p, i);
-    }
-    ck_assert_int_ne(score_used_source_parse("Usage", &s), 0);
-    ck_assert_int_ne(score_stale_policy_parse("", &p), 0);
-}
-END_TEST
-
 Suite *used_suite(void)
 {
     Suite *s = suite_create("used");
@@ -179,7 +162,6 @@ Suite *used_suite(void)
     tcase_add_test(tc, used_missing_sample_is_stale);
     tcase_add_test(tc, used_stale_requests_stand_in_or_pass);
     tcase_add_test(tc, used_sums_saturate);
-    tcase_add_test(tc, used_names_round_trip);
     suite_add_tcase(s, tc);
     return s;
 }
