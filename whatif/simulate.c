@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "kube/client.h"
 #include "config/load.h"
+#include "placement/sim_run.h"
 #include "whatif/inputs.h"
 #include "whatif/simulate_print.h"
 #include "server/codec/json.h"
