@@ -40,12 +40,6 @@ struct ranked_pod {
     struct whatif_pod_owner owner;
 };
 
-/* A file named in messages. */
-static const char *file_name(const char *path)
-{
-    return strcmp(path, "-") == 0 ? "standard input" : path;
-}
-
 /* Reads and checks the pod: an object that is a Pod, not a list of them
  * and not another kind (a NodeList given as --pod is the usual mistake). */
 static int read_pod(struct arena *a, const char *path, struct ranked_pod *p, char *err)
@@ -69,7 +63,7 @@ static int read_pod(struct arena *a, const char *path, struct ranked_pod *p, cha
     return 0;
 
 out_name:
-    err_prefix(err, "%s: ", file_name(path));
+    err_prefix(err, "%s: ", whatif_file_name(path));
     return rc;
 }
 
@@ -243,7 +237,7 @@ static int report(const struct cfg *cfg, const struct rank_args *ra, const struc
         .rows = rows,
         .n = nodes->n,
         .best = nodes->n > 0 && rows[0].fits ? 0 : -1,
-        .from = cl != NULL ? "the cluster" : file_name(ra->nodes),
+        .from = cl != NULL ? "the cluster" : whatif_file_name(ra->nodes),
         .nodes = nodes,
     };
     r.tie = r.best == 0 && nodes->n > 1 && rows[1].fits &&
