@@ -67,19 +67,6 @@ out_name:
     return rc;
 }
 
-/* The reason of a node our filter rejects for stale used data. */
-static const char *stale_text(const struct whatif_node *n)
-{
-    static const char *const texts[SCORE_NRES][4] = {
-        {"Stale cpu data (requests)", "Stale cpu data (usage)", "Stale cpu data (max)",
-         "Stale cpu data (annotation)"},
-        {"Stale memory data (requests)", "Stale memory data (usage)", "Stale memory data (max)",
-         "Stale memory data (annotation)"},
-    };
-    int r = n->outcome[SCORE_CPU] == SCORE_USED_STALE_FULL ? SCORE_CPU : SCORE_MEMORY;
-    return texts[r][n->source[r]];
-}
-
 /* Judges one node by the placement model, in kube-scheduler's order: its
  * own filters, then our extender's (which it calls with the nodes that
  * passed them). A node with unusable data fails our filter as in serve. */
@@ -100,7 +87,10 @@ static void judge(const struct cfg *cfg, const struct ranked_pod *p, const struc
     if (j.rule == PLACE_RULE_NONE && n->worst == SCORE_USED_STALE_FULL) {
         row->verdict = SCORE_UNFIT;
         row->rule = place_rule_name(PLACE_RULE_EXTENDER);
-        snprintf(row->reason, sizeof(row->reason), "%s", stale_text(n));
+        /* the reason our filter gives: the first resource stale-full */
+        int r = n->outcome[SCORE_CPU] == SCORE_USED_STALE_FULL ? SCORE_CPU : SCORE_MEMORY;
+        snprintf(row->reason, sizeof(row->reason), "Stale %s data (%s)", score_resource_name(r),
+                 score_used_source_name(n->source[r]));
         return;
     }
     if (j.rule == PLACE_RULE_NONE)
