@@ -26,7 +26,7 @@
 #include <time.h>
 
 #include "bench/rng.h"
-#include "placement/simulate.h"
+#include "placement/sim_run.h"
 
 #define GI (1024LL * 1024 * 1024)
 #define MI (1024LL * 1024)

@@ -294,8 +294,9 @@ static bool toleration_tolerates(const struct place_toleration *t, const struct 
     return strcmp(t->value, taint->value) == 0;
 }
 
-bool place_tolerates(const struct place_toleration *tolerations, size_t n,
-                     const struct place_taint *taint)
+/* True when @tolerations tolerate @taint (Toleration.ToleratesTaint). */
+static bool tolerates(const struct place_toleration *tolerations, size_t n,
+                      const struct place_taint *taint)
 {
     for (size_t i = 0; i < n; i++)
         if (toleration_tolerates(&tolerations[i], taint))
@@ -390,7 +391,7 @@ void place_judge_static(const struct place_pod_constraints *pod,
         .value = "",
         .effect = PLACE_EFFECT_NO_SCHEDULE,
     };
-    if (node->unschedulable && !place_tolerates(pod->tolerations, pod->n_tolerations, &cordon)) {
+    if (node->unschedulable && !tolerates(pod->tolerations, pod->n_tolerations, &cordon)) {
         reject(out, PLACE_RULE_UNSCHEDULABLE, PLACE_REASON_UNSCHEDULABLE);
         return;
     }
@@ -405,7 +406,7 @@ void place_judge_static(const struct place_pod_constraints *pod,
         const struct place_taint *t = &node->taints[i];
         if (t->effect != PLACE_EFFECT_NO_SCHEDULE && t->effect != PLACE_EFFECT_NO_EXECUTE)
             continue;
-        if (!place_tolerates(pod->tolerations, pod->n_tolerations, t)) {
+        if (!tolerates(pod->tolerations, pod->n_tolerations, t)) {
             reject(out, PLACE_RULE_TAINT, PLACE_REASON_TAINT);
             out->taint = t;
             return;

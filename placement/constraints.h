@@ -240,10 +240,6 @@ char *place_judgement_text(const struct place_judgement *j, char buf[PLACE_REASO
 bool place_matches_node_affinity(const struct place_pod_constraints *pod,
                                  const struct place_node_facts *node);
 
-/* True when @tolerations tolerate @taint (Toleration.ToleratesTaint). */
-bool place_tolerates(const struct place_toleration *tolerations, size_t n,
-                     const struct place_taint *taint);
-
 /* What NodeAffinity's PreFilter makes of the pod. */
 enum place_prefilter {
     PLACE_PREFILTER_ALL_NODES = 0, /* no narrowing */

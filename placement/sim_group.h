@@ -1,10 +1,10 @@
-/* Grouping of the pods to place, for the simulation (sim_prepared.h). */
+/* Grouping of the pods to place, for the simulation (sim_prepare.h). */
 #ifndef PLACEMENT_SIM_GROUP_H
 #define PLACEMENT_SIM_GROUP_H
 
 #include <stdint.h>
 
-#include "placement/sim_prepared.h"
+#include "placement/sim_prepare.h"
 
 /*
  * Groups @sim's input pods into classes (deeply equal constraints: the same

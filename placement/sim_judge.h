@@ -1,10 +1,10 @@
-/* The static pass of the simulation (sim_prepared.h). */
+/* The static pass of the simulation (sim_prepare.h). */
 #ifndef PLACEMENT_SIM_JUDGE_H
 #define PLACEMENT_SIM_JUDGE_H
 
 #include <stddef.h>
 
-#include "placement/sim_prepared.h"
+#include "placement/sim_prepare.h"
 
 /*
  * Judges the static rules (place_judge_static: node name, unschedulable,

@@ -12,7 +12,7 @@
 
 #include "placement/sim_group.h"
 #include "placement/sim_judge.h"
-#include "placement/sim_prepared.h"
+#include "placement/sim_prepare.h"
 
 static int cmp_pods(const void *a, const void *b, void *arg)
 {

@@ -66,8 +66,6 @@ void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end
     }
 }
 
-/* The histograms of the pods not placed: the class's static counts, then
- * the resource reasons of its shape's nodes at the time (@resource_reasons). */
 int place_sim_collect_reasons(const struct place_sim *sim,
                               const uint32_t (*resource_reasons)[SIM_RESOURCE_REASONS],
                               struct place_sim_result *out)

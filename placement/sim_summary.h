@@ -1,10 +1,10 @@
-/* What one run of the simulation comes to (sim_prepared.h). */
+/* What one run of the simulation comes to (sim_prepare.h). */
 #ifndef PLACEMENT_SIM_SUMMARY_H
 #define PLACEMENT_SIM_SUMMARY_H
 
 #include <stdint.h>
 
-#include "placement/sim_prepared.h"
+#include "placement/sim_prepare.h"
 
 /* The state of the nodes at the end of a run, indexed by position in name
  * order. */

@@ -47,7 +47,7 @@
  * Files: sim_prepare.c (place_sim_new), sim_group.c and sim_judge.c (its
  * grouping and static pass), sim_run.c (place_sim_run), sim_summary.c (a
  * run's summary and FitError counts), sim_threads.c (place_sim_run_all);
- * sim_prepared.h is the prepared data they share.
+ * sim_prepare.h is the prepared data they share.
  */
 #ifndef PLACEMENT_SIMULATE_H
 #define PLACEMENT_SIMULATE_H
@@ -189,25 +189,5 @@ size_t place_sim_bytes(const struct place_sim *sim);
 /* How many constraint classes and shapes (class + request) the pods form:
  * the figures the engine's cost follows. */
 void place_sim_groups(const struct place_sim *sim, size_t *classes, size_t *shapes);
-
-/*
- * Runs the simulation under strategy @s into *@out (initialised here).
- * Returns 0 or -ENOMEM (then *@out holds nothing to free). @sim is only read:
- * runs of one @sim may go on in several threads at once, each into its own
- * result.
- */
-int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct place_sim_result *out);
-
-/*
- * Runs the @n strategies @s into @out[0..n) on up to @threads threads
- * (1 or 0: in the calling thread). Returns 0, or the first error of
- * place_sim_run(), or -EAGAIN when a thread cannot start; on error no
- * result needs freeing.
- */
-int place_sim_run_all(const struct place_sim *sim, const enum score_strategy *s, size_t n,
-                      unsigned threads, struct place_sim_result *out);
-
-/* Frees what @r holds and zeroes it (a zeroed result is fine). */
-void place_sim_result_destroy(struct place_sim_result *r);
 
 #endif

@@ -23,8 +23,7 @@
 
 extern char **environ;
 
-/* How a file is named in messages. */
-static const char *file_name(const char *path)
+const char *whatif_file_name(const char *path)
 {
     return strcmp(path, "-") == 0 ? "standard input" : path;
 }
@@ -212,7 +211,7 @@ static int read_pod_items(const char *path, char **text, struct whatif_item **it
         return rc == -EFBIG ? -EINVAL : rc;
     rc = whatif_pod_items(*text, len, items, n, err);
     if (rc != 0) {
-        err_prefix(err, "%s: ", file_name(path));
+        err_prefix(err, "%s: ", whatif_file_name(path));
         free(*text);
         *text = NULL;
         return rc;
@@ -239,7 +238,7 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
     int rc = read_pod_items(path, &text, &items, &n, &docs, err);
     if (rc != 0)
         return rc;
-    if ((rc = index_names(out, &ix, file_name(path), err)) != 0)
+    if ((rc = index_names(out, &ix, whatif_file_name(path), err)) != 0)
         goto out_free;
     non_zero = calloc(out->n + 1, sizeof(*non_zero));
     if (non_zero == NULL) {
@@ -259,7 +258,7 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
         rc = whatif_pod_item_decode(tmp, &items[i], docs, &tree, &pod, err);
         if (rc != 0) {
             arena_release(tmp);
-            err_prefix(err, "%s: ", file_name(path));
+            err_prefix(err, "%s: ", whatif_file_name(path));
             goto out_free;
         }
         long at = pod.node_name[0] != '\0' ? find_name(&ix, pod.node_name) : -1;
@@ -311,14 +310,14 @@ int whatif_nodes_from_files(const struct cfg *cfg, const char *nodes_path,
     if (rc == -EFBIG)
         rc = -EINVAL;
     if (rc == 0)
-        rc = decode_nodes(cfg, text, len, file_name(nodes_path), strict, out, err);
+        rc = decode_nodes(cfg, text, len, whatif_file_name(nodes_path), strict, out, err);
     free(text); /* every string was copied into the arena */
     if (rc == 0 && existing_path != NULL)
         rc = charge_existing(cfg, existing_path, exclude_uid, out, err);
     if (rc == 0 && existing_path == NULL) {
         /* Names must be unique here too: a simulation tells nodes by name. */
         struct name_index ix;
-        rc = index_names(out, &ix, file_name(nodes_path), err);
+        rc = index_names(out, &ix, whatif_file_name(nodes_path), err);
         free(ix.order);
     }
     if (rc != 0)
@@ -526,7 +525,7 @@ int whatif_pods_from_file(struct arena *a, const char *path, struct whatif_pod *
         }
         arena_release(tmp);
         if (rc != 0) {
-            err_prefix(err, "%s: ", file_name(path));
+            err_prefix(err, "%s: ", whatif_file_name(path));
             goto out_free;
         }
     }

@@ -83,6 +83,9 @@ int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const c
 /* Frees what @n holds (a zeroed one is fine). */
 void whatif_nodes_destroy(struct whatif_nodes *n);
 
+/* How the file @path is named in messages: "-" is "standard input". */
+const char *whatif_file_name(const char *path);
+
 /* The file flags' rules that rank and simulate share: --existing needs
  * --nodes, and one of them at most reads standard input (@stdin_flags names
  * the three in the message, @first is --pod or --pods). Prints them as

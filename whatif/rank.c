@@ -40,12 +40,6 @@ struct ranked_pod {
     struct whatif_pod_owner owner;
 };
 
-/* A file named in messages. */
-static const char *file_name(const char *path)
-{
-    return strcmp(path, "-") == 0 ? "standard input" : path;
-}
-
 /* Reads and checks the pod: an object that is a Pod, not a list of them
  * and not another kind (a NodeList given as --pod is the usual mistake). */
 static int read_pod(struct arena *a, const char *path, struct ranked_pod *p, char *err)
@@ -69,21 +63,8 @@ static int read_pod(struct arena *a, const char *path, struct ranked_pod *p, cha
     return 0;
 
 out_name:
-    err_prefix(err, "%s: ", file_name(path));
+    err_prefix(err, "%s: ", whatif_file_name(path));
     return rc;
-}
-
-/* The reason of a node our filter rejects for stale used data. */
-static const char *stale_text(const struct whatif_node *n)
-{
-    static const char *const texts[SCORE_NRES][4] = {
-        {"Stale cpu data (requests)", "Stale cpu data (usage)", "Stale cpu data (max)",
-         "Stale cpu data (annotation)"},
-        {"Stale memory data (requests)", "Stale memory data (usage)", "Stale memory data (max)",
-         "Stale memory data (annotation)"},
-    };
-    int r = n->outcome[SCORE_CPU] == SCORE_USED_STALE_FULL ? SCORE_CPU : SCORE_MEMORY;
-    return texts[r][n->source[r]];
 }
 
 /* Judges one node by the placement model, in kube-scheduler's order: its
@@ -106,7 +87,10 @@ static void judge(const struct cfg *cfg, const struct ranked_pod *p, const struc
     if (j.rule == PLACE_RULE_NONE && n->worst == SCORE_USED_STALE_FULL) {
         row->verdict = SCORE_UNFIT;
         row->rule = place_rule_name(PLACE_RULE_EXTENDER);
-        snprintf(row->reason, sizeof(row->reason), "%s", stale_text(n));
+        /* the reason our filter gives: the first resource stale-full */
+        int r = n->outcome[SCORE_CPU] == SCORE_USED_STALE_FULL ? SCORE_CPU : SCORE_MEMORY;
+        snprintf(row->reason, sizeof(row->reason), "Stale %s data (%s)", score_resource_name(r),
+                 score_used_source_name(n->source[r]));
         return;
     }
     if (j.rule == PLACE_RULE_NONE)
@@ -243,7 +227,7 @@ static int report(const struct cfg *cfg, const struct rank_args *ra, const struc
         .rows = rows,
         .n = nodes->n,
         .best = nodes->n > 0 && rows[0].fits ? 0 : -1,
-        .from = cl != NULL ? "the cluster" : file_name(ra->nodes),
+        .from = cl != NULL ? "the cluster" : whatif_file_name(ra->nodes),
         .nodes = nodes,
     };
     r.tie = r.best == 0 && nodes->n > 1 && rows[1].fits &&

@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "kube/client.h"
 #include "config/load.h"
+#include "placement/sim_run.h"
 #include "whatif/inputs.h"
 #include "whatif/simulate_print.h"
 #include "server/codec/json.h"
@@ -24,11 +25,6 @@ struct sim_args {
     size_t n_strategies;
     bool timing;
 };
-
-static const char *file_name(const char *path)
-{
-    return strcmp(path, "-") == 0 ? "standard input" : path;
-}
 
 static int usage(void)
 {
@@ -54,21 +50,14 @@ static int parse_strategy(const char *s, struct sim_args *sa)
     return score_strategy_parse(s, &sa->strategies[0]);
 }
 
-/* Opens @path for writing, or says why not. */
-static FILE *open_out(const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        fprintf(stderr, "cpu-extender simulate: %s: %s\n", path, strerror(errno));
-    return f;
-}
-
 static int write_file(const char *path, int (*fn)(FILE *, const struct whatif_sim_report *),
                       const struct whatif_sim_report *r)
 {
-    FILE *f = open_out(path);
-    if (f == NULL)
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        fprintf(stderr, "cpu-extender simulate: %s: %s\n", path, strerror(errno));
         return -EIO;
+    }
     int rc = fn(f, r);
     if (fclose(f) != 0 || rc != 0) {
         fprintf(stderr, "cpu-extender simulate: %s: cannot write it\n", path);
@@ -220,11 +209,11 @@ static int report(const struct cfg *cfg, const struct sim_args *sa, const struct
         .order = place_sim_order(w->sim),
         .results = w->results,
         .n_results = sa->n_strategies,
-        .nodes_from = cl != NULL ? "the cluster" : file_name(sa->nodes),
+        .nodes_from = cl != NULL ? "the cluster" : whatif_file_name(sa->nodes),
         .existing_from = cl != NULL             ? "the cluster"
-                         : sa->existing != NULL ? file_name(sa->existing)
+                         : sa->existing != NULL ? whatif_file_name(sa->existing)
                                                 : NULL,
-        .pods_from = file_name(sa->pods),
+        .pods_from = whatif_file_name(sa->pods),
     };
     if ((sa->placements != NULL && write_file(sa->placements, whatif_sim_write_csv, &r) != 0) ||
         (sa->html != NULL && write_file(sa->html, whatif_sim_write_html, &r) != 0))

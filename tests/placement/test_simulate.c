@@ -7,7 +7,7 @@
  * (value + 5) / 10), and a randomized comparison with the plain loop over
  * every node for every pod.
  */
-#include "placement/simulate.h"
+#include "placement/sim_run.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
  * rules per class and node); sim_run.c places the pods with it and
  * sim_summary.c sums up a run. Nothing outside those files reads it.
  */
-#ifndef PLACEMENT_SIM_PREPARED_H
-#define PLACEMENT_SIM_PREPARED_H
+#ifndef PLACEMENT_SIM_PREPARE_H
+#define PLACEMENT_SIM_PREPARE_H
 
 #include <stddef.h>
 #include <stdint.h>
