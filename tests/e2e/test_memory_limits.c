@@ -115,10 +115,13 @@ static int send_head(int fd, const char *verb, size_t len)
 }
 
 /* Polls /metrics until @series is @want (up to 3 s); returns the last value. */
+/* Polls @series until it reads @want, for up to 10 s: a reservation is
+ * given back when libmicrohttpd lets go of the answer, which a loaded
+ * machine can delay well past the request's own end. */
 static double await_metric(int port, const char *series, double want)
 {
     double v = -1;
-    for (int i = 0; i < 150; i++) {
+    for (int i = 0; i < 500; i++) {
         char *m = metrics_get(port);
         v = metrics_must(m, series);
         free(m);
