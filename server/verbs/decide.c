@@ -29,25 +29,32 @@ static bool is_stale(const struct verb_node *e)
 
 /* What the decision counts in /metrics (the transport reports it with the
  * request): for scored nodes verdicts by reason, stale nodes and the score
- * spread. */
-static void count(enum ops_verb verb, const struct verb_outcome *d, struct ops_request_facts *f)
+ * spread. Nothing to count where nothing reports (no metrics: rank, the
+ * benchmark). */
+static void count(const struct verb_ctx *ctx, enum ops_verb verb, const struct verb_outcome *d,
+                  struct ops_request_facts *f)
 {
+    size_t passed[OPS_REASON_COUNT] = {0}, failed[OPS_REASON_COUNT] = {0}, stale = 0;
     int lo = SCORE_MAX_SCORE, hi = 0;
 
-    f->decided = true;
-    f->spread = -1;
+    if (ctx->metrics == NULL)
+        return;
     for (size_t i = 0; d->eval != NULL && i < d->args.n_nodes; i++) {
         const struct verb_node *e = &d->eval[i];
         if (e->verdict == SCORE_FITS)
-            f->passed_by[e->code]++;
+            passed[e->code]++;
         else
-            f->failed_by[e->code]++;
-        f->stale += is_stale(e);
+            failed[e->code]++;
+        stale += is_stale(e);
         lo = e->explain.score < lo ? e->explain.score : lo;
         hi = e->explain.score > hi ? e->explain.score : hi;
     }
-    if (verb == OPS_VERB_PRIORITIZE && d->eval != NULL && d->args.n_nodes > 0)
-        f->spread = hi - lo;
+    f->decided = true;
+    memcpy(f->passed_by, passed, sizeof(passed));
+    memcpy(f->failed_by, failed, sizeof(failed));
+    f->stale = stale;
+    f->spread =
+        verb == OPS_VERB_PRIORITIZE && d->eval != NULL && d->args.n_nodes > 0 ? hi - lo : -1;
 }
 
 /* Chooses the answer and scores when it needs to; returns 0 or -ENOMEM. */
@@ -107,7 +114,7 @@ int verb_decide(const struct verb_ctx *ctx, enum ops_verb verb, const char *body
          * (prioritize scores the nodes its own filter rejects too). */
         d->best = verb_best_node(d->eval, d->args.n_nodes);
     }
-    count(verb, d, facts);
+    count(ctx, verb, d, facts);
     facts->answer = d->answer;
     facts->passed = d->passed;
     facts->nodes = d->args.n_nodes;
