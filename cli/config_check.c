@@ -70,15 +70,10 @@ static int check_files(const char *file, const struct cfg *c)
               check_file(file, "clientCa", c->client_ca) +
               check_file(file, "schedulerConfig", c->scheduler_config_path);
     /* Several kubeconfig files as in KUBECONFIG: a:b */
-    for (const char *p = c->kubeconfig; *p != '\0';) {
-        size_t len = strcspn(p, ":");
-        char one[CFG_STR_LEN];
-        snprintf(one, sizeof(one), "%.*s", (int)len, p);
+    char list[sizeof(c->kubeconfig)], *save = NULL;
+    snprintf(list, sizeof(list), "%s", c->kubeconfig);
+    for (char *one = strtok_r(list, ":", &save); one != NULL; one = strtok_r(NULL, ":", &save))
         bad += check_file(file, "kubeconfig", one);
-        p += len;
-        if (*p == ':')
-            p++;
-    }
     return bad;
 }
 

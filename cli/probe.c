@@ -148,10 +148,7 @@ int cli_probe_main(int argc, char **argv)
     char *rest[64];
     int n = 0;
 
-    if (cfg_wants_help(argc, argv)) {
-        cli_probe_help(stdout);
-        return 0;
-    }
+    /* --help is main()'s. */
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--ready") == 0)
             ready = true;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "server/http/budget.h"
 #include "server/http/guard.h"
@@ -285,18 +286,10 @@ void http_stop(struct http_server *s, int drain_seconds)
     if (s == NULL)
         return;
     MHD_socket main_socket = quiesce(&s->main), ops_socket = quiesce(&s->ops);
-    struct timespec deadline, now;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += drain_seconds;
-    for (;;) {
-        unsigned open = connections(&s->main) + connections(&s->ops);
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (open == 0 || now.tv_sec > deadline.tv_sec ||
-            (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec))
-            break;
-        struct timespec tick = {0, 20 * 1000 * 1000};
+    uint64_t deadline = clock_add_ns(clock_mono_ns(), (uint64_t)drain_seconds * CLOCK_NS_PER_SEC);
+    const struct timespec tick = clock_timespec_of(20 * CLOCK_NS_PER_MS);
+    while (connections(&s->main) + connections(&s->ops) > 0 && clock_mono_ns() < deadline)
         nanosleep(&tick, NULL);
-    }
     stop_listener(&s->main, main_socket);
     stop_listener(&s->ops, ops_socket);
     server_free(s);

@@ -22,8 +22,7 @@ struct http_guard {
 
 static double now_seconds(void)
 {
-    struct timespec t = clock_mono();
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+    return (double)clock_mono_ns() / (double)CLOCK_NS_PER_SEC;
 }
 
 enum MHD_Result http_guard_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)

@@ -1,21 +1,19 @@
 #include "server/http/limits.h"
 
 #include <errno.h>
-#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 int http_content_length(const char *v, unsigned long long *out)
 {
-    unsigned long long n = 0;
-    if (*v == '\0')
+    /* Digits only: strtoull alone would take a sign, spaces and a tail. */
+    if (*v == '\0' || v[strspn(v, "0123456789")] != '\0')
         return -EINVAL;
-    for (; *v != '\0'; v++) {
-        unsigned d = (unsigned)(*v - '0');
-        if (d > 9 || n > (ULLONG_MAX - d) / 10)
-            return -EINVAL;
-        n = n * 10 + d;
-    }
+    errno = 0;
+    unsigned long long n = strtoull(v, NULL, 10);
+    if (errno == ERANGE)
+        return -EINVAL;
     *out = n;
     return 0;
 }

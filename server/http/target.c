@@ -1,18 +1,9 @@
 #include "server/http/target.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stddef.h>
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
+#include <stdlib.h>
 
 static bool is_control(unsigned char c)
 {
@@ -30,10 +21,9 @@ const char *http_target_read(const char *target, char path[HTTP_PATH_MAX])
     for (const char *p = target; *p != '\0' && *p != '?'; p++) {
         unsigned char c = (unsigned char)*p;
         if (c == '%') {
-            int hi = hex_value(p[1]), lo = hi < 0 ? -1 : hex_value(p[2]);
-            if (hi < 0 || lo < 0)
+            if (!isxdigit((unsigned char)p[1]) || !isxdigit((unsigned char)p[2]))
                 return "invalid percent escape in the path";
-            c = (unsigned char)(hi * 16 + lo);
+            c = (unsigned char)strtoul((const char[]){p[1], p[2], '\0'}, NULL, 16);
             p += 2;
             if (is_control(c))
                 return "control character in the path";

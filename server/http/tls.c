@@ -55,43 +55,43 @@ static void gen_free(struct tls_gen *g)
     free(g);
 }
 
-/* Reads the certificate chain and the key into a new generation. */
+/* Reads the certificate chain and the key into a new generation, or NULL. */
 static struct tls_gen *gen_load(char *err)
 {
     char *cert = http_tls_read_pem(cert_path, err), *key = NULL;
-    struct tls_gen *g = calloc(1, sizeof(*g));
+    struct tls_gen *g = calloc(1, sizeof(*g)), *ok = NULL;
     gnutls_x509_crt_t *crts = NULL;
     unsigned int n = 0;
     int rc;
 
     if (cert == NULL || g == NULL)
-        goto out_fail;
+        goto out;
     key = http_tls_read_pem(key_path, err);
     if (key == NULL)
-        goto out_fail;
+        goto out;
     gnutls_datum_t cd = {(unsigned char *)cert, (unsigned int)strlen(cert)};
     gnutls_datum_t kd = {(unsigned char *)key, (unsigned int)strlen(key)};
     rc = gnutls_x509_crt_list_import2(&crts, &n, &cd, GNUTLS_X509_FMT_PEM, 0);
     if (rc < 0 || n == 0) {
         err_set(err, "%s: no PEM certificate (%s)", cert_path,
                 rc < 0 ? gnutls_strerror(rc) : "empty");
-        goto out_fail;
+        goto out;
     }
     g->pcerts = calloc(n, sizeof(*g->pcerts));
     if (g->pcerts == NULL)
-        goto out_fail;
+        goto out;
     for (unsigned int i = 0; i < n; i++) {
         rc = gnutls_pcert_import_x509(&g->pcerts[i], crts[i], 0);
         if (rc < 0) {
             err_set(err, "%s: %s", cert_path, gnutls_strerror(rc));
-            goto out_fail;
+            goto out;
         }
         g->n_pcerts++;
     }
     if (gnutls_privkey_init(&g->key) < 0 ||
         (rc = gnutls_privkey_import_x509_raw(g->key, &kd, GNUTLS_X509_FMT_PEM, NULL, 0)) < 0) {
         err_set(err, "%s: not a PEM private key", key_path);
-        goto out_fail;
+        goto out;
     }
     /* A key that does not match the certificate would fail every handshake:
      * compare the key IDs of the certificate's public key and of the key's. */
@@ -105,16 +105,11 @@ static struct tls_gen *gen_load(char *err)
     gnutls_pubkey_deinit(pub);
     if (rc < 0 || cert_id_len != key_id_len || memcmp(cert_id, key_id, key_id_len) != 0) {
         err_set(err, "%s does not match the certificate in %s", key_path, cert_path);
-        goto out_fail;
+        goto out;
     }
-    for (unsigned int i = 0; i < n; i++)
-        gnutls_x509_crt_deinit(crts[i]);
-    gnutls_free(crts);
-    free(cert);
-    file_free_secret(key, strlen(key)); /* no key material left in freed memory */
-    return g;
-
-out_fail:
+    ok = g;
+    g = NULL;
+out:
     for (unsigned int i = 0; i < n; i++)
         gnutls_x509_crt_deinit(crts[i]);
     gnutls_free(crts);
@@ -122,7 +117,7 @@ out_fail:
     if (key != NULL)
         file_free_secret(key, strlen(key)); /* no key material left in freed memory */
     free(cert);
-    return NULL;
+    return ok;
 }
 
 static struct timespec mtime_of(const char *path)
