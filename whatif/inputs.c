@@ -250,12 +250,13 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
         struct arena *tmp = arena_acquire();
         const cJSON *tree;
         struct codec_pod pod;
+        struct score_pod_request req;
         if (tmp == NULL) {
             err_set(err, "out of memory");
             rc = -ENOMEM;
             goto out_free;
         }
-        rc = whatif_pod_item_decode(tmp, &items[i], docs, &tree, &pod, err);
+        rc = whatif_pod_item_decode(tmp, &items[i], docs, &tree, &pod, &req, err);
         if (rc != 0) {
             arena_release(tmp);
             err_prefix(err, "%s: ", whatif_file_name(path));
@@ -274,8 +275,8 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
             struct place_node_facts *f = &out->nodes[at].sim.facts;
             f->pods = add_sat(f->pods, 1);
             for (int r = 0; r < SCORE_NRES; r++) {
-                f->requested[r] = add_sat(f->requested[r], pod.request.real[r]);
-                non_zero[at][r] = add_sat(non_zero[at][r], pod.request.non_zero[r]);
+                f->requested[r] = add_sat(f->requested[r], req.real[r]);
+                non_zero[at][r] = add_sat(non_zero[at][r], req.non_zero[r]);
             }
             out->charged++;
         }
@@ -498,7 +499,7 @@ int whatif_pods_from_file(struct arena *a, const char *path, struct whatif_pod *
             rc = -ENOMEM;
             goto out_free;
         }
-        rc = whatif_pod_item_decode(tmp, &items[i], docs, &tree, &pod, err);
+        rc = whatif_pod_item_decode(tmp, &items[i], docs, &tree, &pod, &pods[i].sim.request, err);
         if (rc == 0) {
             rc = whatif_pod_constraints_decode(a, tree, &pods[i].sim.constraints, err);
             if (rc != 0) {
@@ -514,7 +515,6 @@ int whatif_pods_from_file(struct arena *a, const char *path, struct whatif_pod *
             rc = -EINVAL;
         }
         if (rc == 0) {
-            pods[i].sim.request = pod.request;
             pods[i].sim.priority = (int32_t)pod.priority;
             pods[i].ns = copy(a, pod.ns[0] != '\0' ? pod.ns : "default");
             pods[i].name = copy(a, pod.name);

@@ -218,7 +218,8 @@ int whatif_pod_one_check(const cJSON *pod, char *err)
 }
 
 int whatif_pod_item_decode(struct arena *tmp, const struct whatif_item *it, uint32_t docs,
-                           const cJSON **tree, struct codec_pod *pod, char *err)
+                           const cJSON **tree, struct codec_pod *pod, struct score_pod_request *req,
+                           char *err)
 {
     cJSON *t;
     size_t at;
@@ -239,6 +240,10 @@ int whatif_pod_item_decode(struct arena *tmp, const struct whatif_item *it, uint
     rc = whatif_pod_kind_check(t, err);
     if (rc == 0)
         rc = codec_pod_decode(tmp, t, pod, err);
+    if (rc == 0 && score_pod_request(&pod->spec, req) != 0) {
+        err_set(err, "Pod: total request does not fit in int64");
+        rc = -EINVAL;
+    }
     if (rc != 0) {
         err_prefix(err, "%s%s: ", name, who);
         return rc;

@@ -55,11 +55,13 @@ int whatif_pod_one_check(const cJSON *pod, char *err);
 
 /*
  * Parses the pod @it (of a file of @docs top-level values) into @tmp,
- * checks its kind and decodes it (codec_pod_decode()) into *@pod, the tree
- * in *@tree. Returns 0, or -EINVAL / -ENOMEM with @err naming the item and,
- * when it has them, its namespace and name: "items[3] (shop/web-0): ...".
+ * checks its kind and decodes it (codec_pod_decode()) into *@pod, its
+ * effective request (score_pod_request()) into *@req, the tree in *@tree. Returns 0, or -EINVAL /
+ * -ENOMEM with @err naming the item and, when it has them, its namespace and name: "items[3]
+ * (shop/web-0): ...".
  */
 int whatif_pod_item_decode(struct arena *tmp, const struct whatif_item *it, uint32_t docs,
-                           const cJSON **tree, struct codec_pod *pod, char *err);
+                           const cJSON **tree, struct codec_pod *pod, struct score_pod_request *req,
+                           char *err);
 
 #endif

@@ -36,6 +36,7 @@ struct ranked_pod {
     char *text;
     size_t len;
     struct codec_pod pod;
+    struct score_pod_request request; /* score_pod_request() of pod */
     struct place_pod_constraints constraints;
     struct whatif_pod_owner owner;
 };
@@ -52,8 +53,14 @@ static int read_pod(struct arena *a, const char *path, struct ranked_pod *p, cha
         goto out_name;
     if ((rc = whatif_pod_one_check(json, err)) != 0)
         goto out_name;
-    if ((rc = codec_pod_decode(a, json, &p->pod, err)) != 0 ||
-        (rc = whatif_pod_constraints_decode(a, json, &p->constraints, err)) != 0)
+    if ((rc = codec_pod_decode(a, json, &p->pod, err)) != 0)
+        goto out_name;
+    if (score_pod_request(&p->pod.spec, &p->request) != 0) {
+        err_set(err, "Pod: total request does not fit in int64");
+        rc = -EINVAL;
+        goto out_name;
+    }
+    if ((rc = whatif_pod_constraints_decode(a, json, &p->constraints, err)) != 0)
         goto out_name;
     /* The question is where a new copy of the pod would go: the node a
      * running pod is bound to does not bind the copy (the manifest drops
@@ -76,7 +83,7 @@ static void judge(const struct cfg *cfg, const struct ranked_pod *p, const struc
     struct place_judgement j;
     memset(row, 0, sizeof(*row));
     row->node = n;
-    score_node_value(&cfg->score, &n->sim.res, &p->pod.request, &row->explain);
+    score_node_value(&cfg->score, &n->sim.res, &p->request, &row->explain);
     place_judge_static(&p->constraints, &n->sim.facts, &j);
     if (j.rule == PLACE_RULE_NONE && n->invalid != NULL) {
         row->verdict = SCORE_UNRESOLVABLE;
@@ -94,8 +101,8 @@ static void judge(const struct cfg *cfg, const struct ranked_pod *p, const struc
         return;
     }
     if (j.rule == PLACE_RULE_NONE)
-        place_judge_resources(&p->pod.request, &n->sim.facts, &n->sim.res,
-                              cfg->score.threshold_percent, &j);
+        place_judge_resources(&p->request, &n->sim.facts, &n->sim.res, cfg->score.threshold_percent,
+                              &j);
     if (j.rule != PLACE_RULE_NONE) {
         row->verdict = j.verdict;
         row->rule = place_rule_name(j.rule);
@@ -223,7 +230,7 @@ static int report(const struct cfg *cfg, const struct rank_args *ra, const struc
     struct whatif_rank r = {
         .pod_ns = p->pod.ns,
         .pod_name = p->pod.name,
-        .request = p->pod.request,
+        .request = p->request,
         .rows = rows,
         .n = nodes->n,
         .best = nodes->n > 0 && rows[0].fits ? 0 : -1,

@@ -66,7 +66,12 @@ int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *ob
         LOG(LOG_ERROR, "pod event dropped: out of memory", LOG_INT("event", (int)ev));
         return -ENOMEM;
     }
+    struct score_pod_request req;
     int rc = codec_pod_decode(a, obj, &p, err);
+    if (rc == 0 && score_pod_request(&p.spec, &req) != 0) {
+        err_set(err, "Pod: total request does not fit in int64");
+        rc = -EINVAL;
+    }
     if (rc == 0 && p.uid[0] == '\0') {
         err_set(err, "no metadata.uid");
         rc = -EINVAL;
@@ -89,8 +94,8 @@ int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *ob
         .node = p.node_name,
         .terminal = strcmp(p.phase, "Succeeded") == 0 || strcmp(p.phase, "Failed") == 0,
     };
-    memcpy(info.real, p.request.real, sizeof(info.real));
-    memcpy(info.non_zero, p.request.non_zero, sizeof(info.non_zero));
+    memcpy(info.real, req.real, sizeof(info.real));
+    memcpy(info.non_zero, req.non_zero, sizeof(info.non_zero));
     /* Only the pod informer's thread writes pods, so what the state says
      * before the put is what this event changes. */
     bool binding = hook != NULL && hook->fn != NULL && p.node_name[0] != '\0' &&

@@ -181,12 +181,11 @@ static int priority(const cJSON *spec, struct codec_pod *out, char *err)
 int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, char *err)
 {
     const cJSON *spec, *resources;
-    struct score_pod p;
+    struct score_pod *p = &out->spec; /* zeroed with *out */
     struct score_container *containers, *init_containers;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    memset(&p, 0, sizeof(p));
     out->ns = out->name = out->uid = out->node_name = out->phase = "";
     if (!cJSON_IsObject(pod)) {
         err_set(err, "Pod: want an object");
@@ -202,18 +201,18 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
     if (priority(spec, out, err) != 0)
         return -EINVAL;
     out->phase = string_or_empty(codec_json_field(pod, "status"), "phase");
-    if ((rc = container_list(a, spec, "containers", &containers, &p.n_containers, err)) != 0 ||
-        (rc = container_list(a, spec, "initContainers", &init_containers, &p.n_init_containers,
+    if ((rc = container_list(a, spec, "containers", &containers, &p->n_containers, err)) != 0 ||
+        (rc = container_list(a, spec, "initContainers", &init_containers, &p->n_init_containers,
                              err)) != 0)
         return rc;
     /* A running pod charges its node what an in-place resize left it. */
     if ((rc = codec_pod_status(
              a, codec_json_field(pod, "status"), codec_json_field(spec, "containers"),
-             codec_json_field(spec, "initContainers"), &p, containers, init_containers, err)) != 0)
+             codec_json_field(spec, "initContainers"), p, containers, init_containers, err)) != 0)
         return rc;
-    p.containers = containers;
-    p.init_containers = init_containers;
-    if (codec_resource_list(codec_json_field(spec, "overhead"), &p.overhead, "Pod.spec.overhead",
+    p->containers = containers;
+    p->init_containers = init_containers;
+    if (codec_resource_list(codec_json_field(spec, "overhead"), &p->overhead, "Pod.spec.overhead",
                             err) != 0)
         return -EINVAL;
     if (object_member(spec, "resources", &resources) != 0) {
@@ -221,13 +220,9 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
         return -EINVAL;
     }
     const cJSON *pod_requests = codec_json_field(resources, "requests");
-    if (codec_resource_list(pod_requests, &p.pod_level, "Pod.spec.resources.requests", err) != 0)
+    if (codec_resource_list(pod_requests, &p->pod_level, "Pod.spec.resources.requests", err) != 0)
         return -EINVAL;
-    p.pod_level_set = has_pod_level_key(pod_requests);
-    if (score_pod_request(&p, &out->request) != 0) {
-        err_set(err, "Pod: total request does not fit in int64");
-        return -EINVAL;
-    }
+    p->pod_level_set = has_pod_level_key(pod_requests);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /*
  * v1.Pod decoding, shared by requests (the pod being scheduled, preemption
- * victims), the pod informer and `rank`: the effective request, the fields
+ * victims), the pod informer and `rank`: what the pod asks for (its
+ * callers compute the effective request: score_pod_request()), the fields
  * the selector and the cluster state read, by the same rules everywhere.
  */
 #ifndef SERVER_CODEC_POD_H

@@ -38,12 +38,11 @@ static int decode_victims(struct arena *a, const cJSON *v, bool meta, struct cod
     }
     size_t n = pods != NULL ? (size_t)cJSON_GetArraySize(pods) : 0;
     out->uids = arena_calloc(a, n + 1, sizeof(*out->uids));
-    out->request = arena_calloc(a, n + 1, sizeof(*out->request));
-    if (out->uids == NULL || out->request == NULL) {
+    out->pods = meta ? NULL : arena_calloc(a, n + 1, sizeof(*out->pods));
+    if (out->uids == NULL || (!meta && out->pods == NULL)) {
         err_set(err, "out of memory");
         return -ENOMEM;
     }
-    out->has_request = !meta;
     cJSON_ArrayForEach(p, pods)
     {
         const cJSON *uid;
@@ -56,7 +55,7 @@ static int decode_victims(struct arena *a, const cJSON *v, bool meta, struct cod
                 err_prefix(err, "victim %zu on node %s: ", i, out->node);
                 return rc;
             }
-            out->request[i] = pod.request;
+            out->pods[i] = pod.spec;
             uid = codec_json_field(codec_json_field(p, "metadata"), "uid");
         }
         if (!cJSON_IsString(uid) || uid->valuestring[0] == '\0') {

@@ -32,7 +32,10 @@ struct codec_pod {
     const struct codec_label *labels;
     size_t n_labels;
     long long priority; /* spec.priority, 0 when absent (as kube-scheduler reads it) */
-    struct score_pod_request request;
+    /* What its containers and the pod ask for, as sent: whoever needs the
+     * effective request computes it (score_pod_request()), decoding does
+     * not score. */
+    struct score_pod spec;
 };
 
 /* One candidate node. */
@@ -62,13 +65,12 @@ struct codec_args {
 };
 
 /* One candidate node of a preemption and the victims kube-scheduler chose
- * there, highest priority first. request is set for the victims sent as
- * full pods (NodeNameToVictims); has_request says so. */
+ * there, highest priority first. pods: what the victims sent as full pods
+ * (NodeNameToVictims) ask for, NULL when they came as UIDs. */
 struct codec_victims {
     const char *node;
     const char **uids;
-    struct score_pod_request *request;
-    bool has_request;
+    struct score_pod *pods;
     size_t n;
     long long num_pdb_violations;
 };

@@ -39,22 +39,23 @@ static void count(const struct verb_ctx *ctx, enum ops_verb verb, const struct v
 
     if (ctx->metrics == NULL)
         return;
-    for (size_t i = 0; d->eval != NULL && i < d->args.n_nodes; i++) {
-        const struct verb_node *e = &d->eval[i];
-        if (e->verdict == SCORE_FITS)
+    for (size_t i = 0; d->eval.node != NULL && i < d->args.n_nodes; i++) {
+        const struct verb_node *e = &d->eval.node[i];
+        const struct codec_node_answer *ans = &d->eval.answer[i];
+        if (ans->verdict == SCORE_FITS)
             passed[e->code]++;
         else
             failed[e->code]++;
         stale += is_stale(e);
-        lo = e->explain.score < lo ? e->explain.score : lo;
-        hi = e->explain.score > hi ? e->explain.score : hi;
+        lo = ans->score < lo ? ans->score : lo;
+        hi = ans->score > hi ? ans->score : hi;
     }
     f->decided = true;
     memcpy(f->passed_by, passed, sizeof(passed));
     memcpy(f->failed_by, failed, sizeof(failed));
     f->stale = stale;
     f->spread =
-        verb == OPS_VERB_PRIORITIZE && d->eval != NULL && d->args.n_nodes > 0 ? hi - lo : -1;
+        verb == OPS_VERB_PRIORITIZE && d->eval.node != NULL && d->args.n_nodes > 0 ? hi - lo : -1;
 }
 
 /* Chooses the answer and scores when it needs to; returns 0 or -ENOMEM. */
@@ -71,13 +72,11 @@ static int choose(const struct verb_ctx *ctx, struct verb_outcome *d)
         d->answer = OPS_ANSWER_NEUTRAL_DEADLINE;
         return 0;
     }
-    d->eval = arena_alloc(ctx->arena, (d->args.n_nodes + 1) * sizeof(*d->eval));
-    if (d->eval == NULL)
-        return -ENOMEM;
     struct timespec t0 = clock_mono();
-    int rc = verb_evaluate(ctx->arena, cfg, ctx->cl, &d->args, &dl, d->eval);
+    int rc = verb_evaluate(ctx->arena, cfg, ctx->cl, &d->args, &d->request, &dl, &d->eval);
     if (rc == -ETIMEDOUT) {
-        d->eval = NULL; /* incomplete: nothing of it is answered or kept */
+        /* incomplete: nothing of it is answered or kept */
+        memset(&d->eval, 0, sizeof(d->eval));
         d->answer = OPS_ANSWER_NEUTRAL_DEADLINE;
         return 0;
     }
@@ -95,6 +94,10 @@ int verb_decide(const struct verb_ctx *ctx, enum ops_verb verb, const char *body
     int rc = codec_args_decode(ctx->arena, body, len, ctx->cfg, &d->args, err);
     if (rc != 0)
         return rc;
+    if (score_pod_request(&d->args.pod.spec, &d->request) != 0) {
+        err_set(err, "Pod: total request does not fit in int64");
+        return -EINVAL;
+    }
     facts->pod_ns = d->args.pod.ns;
     facts->pod_name = d->args.pod.name;
     if (d->args.node_names_mode && ctx->cl == NULL && !atomic_flag_test_and_set(&names_mode_logged))
@@ -106,13 +109,13 @@ int verb_decide(const struct verb_ctx *ctx, enum ops_verb verb, const char *body
     }
     d->neutral = d->answer != OPS_ANSWER_SCORED;
     d->passed = d->args.n_nodes;
-    if (d->eval != NULL) {
+    if (d->eval.node != NULL) {
         d->passed = 0;
         for (size_t i = 0; i < d->args.n_nodes; i++)
-            d->passed += d->eval[i].verdict == SCORE_FITS;
+            d->passed += d->eval.answer[i].verdict == SCORE_FITS;
         /* The node the extender would have the pod on: the best that fits
          * (prioritize scores the nodes its own filter rejects too). */
-        d->best = verb_best_node(d->eval, d->args.n_nodes);
+        d->best = verb_best_node(&d->eval, d->args.n_nodes);
     }
     count(ctx, verb, d, facts);
     facts->answer = d->answer;
@@ -120,7 +123,7 @@ int verb_decide(const struct verb_ctx *ctx, enum ops_verb verb, const char *body
     facts->nodes = d->args.n_nodes;
     if (d->best >= 0) {
         facts->best = d->args.nodes[d->best].name;
-        facts->best_score = d->eval[d->best].explain.score;
+        facts->best_score = d->eval.answer[d->best].score;
     }
     if (ctx->decisions != NULL) {
         bool timed = ctx->start.tv_sec != 0 || ctx->start.tv_nsec != 0;

@@ -16,7 +16,8 @@
 
 struct verb_outcome {
     struct codec_args args;
-    struct verb_node *eval; /* NULL when nothing was scored */
+    struct score_pod_request request; /* the pod's effective request */
+    struct verb_eval eval;            /* its arrays NULL when nothing was scored */
     enum ops_answer answer;
     bool neutral;  /* answer every node passed, every score 0 */
     size_t passed; /* nodes that fit as computed; all of them when not scored */

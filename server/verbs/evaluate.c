@@ -71,13 +71,14 @@ static const char *stale_reason(enum score_resource r, enum score_used_source s)
     return reasons[r][s];
 }
 
-/* The verdict of score_fit on @e. */
+/* The verdict of score_fit, into the answer @ans and @e's reason code. */
 static void judge(const struct cfg *cfg, const struct score_node *node,
-                  const struct codec_args *args, struct verb_node *e)
+                  const struct score_pod_request *req, struct codec_node_answer *ans,
+                  struct verb_node *e)
 {
-    struct score_fit f = score_fit(cfg->score.threshold_percent, node, args->pod.request.fit);
-    e->verdict = f.verdict;
-    e->reason = score_fit_reason(f.short_of);
+    struct score_fit f = score_fit(cfg->score.threshold_percent, node, req->fit);
+    ans->verdict = f.verdict;
+    ans->reason = score_fit_reason(f.short_of);
     e->code = f.verdict == SCORE_FITS                                ? OPS_REASON_FITS
               : f.short_of == (1u << SCORE_CPU | 1u << SCORE_MEMORY) ? OPS_REASON_INSUFFICIENT_BOTH
               : f.short_of == 1u << SCORE_CPU                        ? OPS_REASON_INSUFFICIENT_CPU
@@ -85,17 +86,18 @@ static void judge(const struct cfg *cfg, const struct score_node *node,
 }
 
 /* The node as the request describes it: allocatable and used annotation. */
-static void judge_from_request(const struct cfg *cfg, const struct codec_args *args,
-                               const struct codec_node *n, struct verb_node *e)
+static void judge_from_request(const struct cfg *cfg, const struct score_pod_request *req,
+                               const struct codec_node *n, struct codec_node_answer *ans,
+                               struct score_explain *ex, struct verb_node *e)
 {
     if (n->invalid != NULL) {
-        e->verdict = SCORE_UNRESOLVABLE;
-        e->reason = n->invalid;
+        ans->verdict = SCORE_UNRESOLVABLE;
+        ans->reason = n->invalid;
         e->code = OPS_REASON_INVALID_NODE;
         return;
     }
-    judge(cfg, &n->res, args, e);
-    score_node_value(&cfg->score, &n->res, &args->pod.request, &e->explain);
+    judge(cfg, &n->res, req, ans, e);
+    score_node_value(&cfg->score, &n->res, req, ex);
 }
 
 /* The node as the cluster state knows it (@view, NULL when it does not);
@@ -103,7 +105,9 @@ static void judge_from_request(const struct cfg *cfg, const struct codec_args *a
  * there is one. */
 static void judge_from_state(const struct cfg *cfg, struct cluster *cl,
                              const struct kube_node_view *view, const struct codec_args *args,
-                             const struct codec_node *n, struct verb_node *e)
+                             const struct score_pod_request *req, const struct codec_node *n,
+                             struct codec_node_answer *ans, struct score_explain *ex,
+                             struct verb_node *e)
 {
     struct verb_state st;
 
@@ -117,35 +121,37 @@ static void judge_from_state(const struct cfg *cfg, struct cluster *cl,
     verb_state_from_view(cfg, view, args->node_names_mode ? NULL : n, &st);
     e->from_state = true;
     if (st.invalid != NULL) {
-        e->verdict = SCORE_UNRESOLVABLE;
-        e->reason = st.invalid;
+        ans->verdict = SCORE_UNRESOLVABLE;
+        ans->reason = st.invalid;
         e->code = OPS_REASON_INVALID_NODE;
         e->forced_zero = true;
         return;
     }
     memcpy(e->used, st.used, sizeof(e->used));
-    score_node_value(&cfg->score, &st.node, &args->pod.request, &e->explain);
+    score_node_value(&cfg->score, &st.node, req, ex);
     if (st.worst == SCORE_USED_STALE_FULL || st.worst == SCORE_USED_STALE_PASS) {
         e->forced_zero = true;
         e->code = OPS_REASON_STALE;
         if (st.worst == SCORE_USED_STALE_FULL) {
             enum score_resource r =
                 st.used[SCORE_CPU].outcome == SCORE_USED_STALE_FULL ? SCORE_CPU : SCORE_MEMORY;
-            e->verdict = SCORE_UNFIT;
-            e->reason = stale_reason(r, cfg->used_source[r]);
+            ans->verdict = SCORE_UNFIT;
+            ans->reason = stale_reason(r, cfg->used_source[r]);
         }
         return;
     }
-    judge(cfg, &st.node, args, e);
+    judge(cfg, &st.node, req, ans, e);
 }
 
-long verb_best_node(const struct verb_node *eval, size_t n)
+long verb_best_node(const struct verb_eval *eval, size_t n)
 {
+    const struct codec_node_answer *ans = eval->answer;
+    const struct score_explain *ex = eval->explain;
     struct score_best b;
     score_best_init(&b);
     for (size_t i = 0; i < n; i++)
-        if (eval[i].verdict == SCORE_FITS)
-            score_best_offer(&b, (long)i, &eval[i].explain);
+        if (ans[i].verdict == SCORE_FITS)
+            score_best_offer(&b, (long)i, &ex[i]);
     return b.index;
 }
 
@@ -165,46 +171,50 @@ static void views_of(struct cluster *cl, const struct cfg *cfg, double now,
 }
 
 int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
-                  const struct codec_args *args, const struct verb_deadline *deadline,
-                  struct verb_node *eval)
+                  const struct codec_args *args, const struct score_pod_request *req,
+                  const struct verb_deadline *deadline, struct verb_eval *eval)
 {
     double now = cl != NULL ? clock_wall() : 0;
     struct kube_node_view views[KUBE_VIEW_BATCH];
     bool found[KUBE_VIEW_BATCH];
 
+    eval->answer = arena_alloc(a, (args->n_nodes + 1) * sizeof(*eval->answer));
+    eval->explain = arena_alloc(a, (args->n_nodes + 1) * sizeof(*eval->explain));
+    eval->node = arena_alloc(a, (args->n_nodes + 1) * sizeof(*eval->node));
+    if (eval->answer == NULL || eval->explain == NULL || eval->node == NULL)
+        return -ENOMEM;
     for (size_t i = 0; i < args->n_nodes; i++) {
         if (deadline != NULL && i % DEADLINE_STRIDE == DEADLINE_STRIDE - 1 &&
             verb_deadline_passed(deadline))
             return -ETIMEDOUT;
         const struct codec_node *n = &args->nodes[i];
-        struct verb_node *e = &eval[i];
+        struct codec_node_answer *ans = &eval->answer[i];
+        struct score_explain *ex = &eval->explain[i];
+        struct verb_node *e = &eval->node[i];
         size_t k = i % KUBE_VIEW_BATCH;
         if (cl != NULL && k == 0)
             views_of(cl, cfg, now, args, i,
                      args->n_nodes - i < KUBE_VIEW_BATCH ? args->n_nodes - i : KUBE_VIEW_BATCH,
                      views, found);
         memset(e, 0, sizeof(*e));
-        e->reason = "";
-        e->explain.strategy = cfg->score.strategy;
+        memset(ex, 0, sizeof(*ex));
+        *ans = (struct codec_node_answer){.verdict = SCORE_FITS, .reason = ""};
+        ex->strategy = cfg->score.strategy;
         if (cl != NULL) {
-            judge_from_state(cfg, cl, found[k] ? &views[k] : NULL, args, n, e);
+            judge_from_state(cfg, cl, found[k] ? &views[k] : NULL, args, req, n, ans, ex, e);
         } else if (!args->node_names_mode) {
-            judge_from_request(cfg, args, n, e);
+            judge_from_request(cfg, req, n, ans, ex, e);
         } else {
             e->forced_zero = true; /* nothing to judge by: pass, score 0 */
         }
         if (e->forced_zero)
-            e->explain.value = 0;
+            ex->value = 0;
     }
-    struct score_explain *ex = arena_alloc(a, (args->n_nodes + 1) * sizeof(*ex));
-    if (ex == NULL)
-        return -ENOMEM;
-    for (size_t i = 0; i < args->n_nodes; i++)
-        ex[i] = eval[i].explain;
-    score_finish(&cfg->score, ex, args->n_nodes);
+    score_finish(&cfg->score, eval->explain, args->n_nodes);
     for (size_t i = 0; i < args->n_nodes; i++) {
-        bool zero = eval[i].forced_zero || eval[i].code == OPS_REASON_INVALID_NODE;
-        eval[i].explain.score = zero ? 0 : ex[i].score;
+        if (eval->node[i].forced_zero || eval->node[i].code == OPS_REASON_INVALID_NODE)
+            eval->explain[i].score = 0;
+        eval->answer[i].score = eval->explain[i].score;
     }
     return 0;
 }

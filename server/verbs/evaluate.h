@@ -21,16 +21,23 @@
 
 struct arena;
 
-/* What scoring said about one node. */
+/* What else scoring said about one node: the metrics and the decisions
+ * record read it. */
 struct verb_node {
-    enum score_verdict verdict;
     enum ops_reason code; /* the verdict's reason as a metric label */
-    const char *reason;   /* failure reason, "" when the node fits; static or in the arena */
-    struct score_explain explain;
-    bool unknown;     /* the cluster state has no such node: passed with score 0 */
-    bool from_state;  /* used[] came from the cluster state */
-    bool forced_zero; /* stale data under policy full or pass, or nothing to judge: score 0 */
+    bool unknown;         /* the cluster state has no such node: passed with score 0 */
+    bool from_state;      /* used[] came from the cluster state */
+    bool forced_zero;     /* stale data under policy full or pass, or nothing to judge: score 0 */
     struct score_used used[SCORE_NRES];
+};
+
+/* What scoring said about node i of the request, in three arrays so that
+ * each result is written once where its reader finds it: the codec writes
+ * answer[i], score_finish() runs on explain[] in place. In the arena. */
+struct verb_eval {
+    struct codec_node_answer *answer;
+    struct score_explain *explain;
+    struct verb_node *node;
 };
 
 /* A node as the cluster state knows it. */
@@ -63,10 +70,10 @@ void verb_state_from_view(const struct cfg *cfg, const struct kube_node_view *vi
                           const struct codec_node *req, struct verb_state *out);
 
 /*
- * Judges and scores every node of @args into @eval (args->n_nodes
- * entries), taking what it needs from @a. With @deadline (may be NULL) it
- * gives up once that has passed and returns -ETIMEDOUT (@eval is then
- * incomplete); -ENOMEM; otherwise 0.
+ * Judges and scores every node of @args for a pod that requests @req into
+ * @eval, its arrays (args->n_nodes entries) in @a. With @deadline (may be
+ * NULL) it gives up once that has passed and returns -ETIMEDOUT (@eval is
+ * then incomplete); -ENOMEM; otherwise 0.
  * With a cluster (@cl not NULL) what is used on each node comes from its
  * state; a node it does not know passes with score 0. Without one, a Node
  * object's used annotation is the only data, and in NodeNames mode every
@@ -75,10 +82,11 @@ void verb_state_from_view(const struct cfg *cfg, const struct kube_node_view *vi
  * rank agree.
  */
 int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
-                  const struct codec_args *args, const struct verb_deadline *deadline,
-                  struct verb_node *eval);
+                  const struct codec_args *args, const struct score_pod_request *req,
+                  const struct verb_deadline *deadline, struct verb_eval *eval);
 
-/* The best node of @eval that fits (scoring/best.h's rule), -1 for none. */
-long verb_best_node(const struct verb_node *eval, size_t n);
+/* The best of the @n nodes of @eval that fits (scoring/best.h's rule), -1
+ * for none. */
+long verb_best_node(const struct verb_eval *eval, size_t n);
 
 #endif

@@ -3,7 +3,6 @@
 #include <errno.h>
 
 #include "server/codec/answer.h"
-#include "server/verbs/answers.h"
 #include "server/verbs/decide.h"
 #include "server/verbs/reply.h"
 
@@ -19,11 +18,8 @@ void verb_filter(const struct verb_ctx *ctx, const char *body, size_t len, struc
         return;
     }
     const struct codec_args *args = &d.args;
-    const struct codec_node_answer *ans = NULL;
-    if (!d.neutral && (ans = verb_node_answers(ctx->arena, d.eval, args->n_nodes)) == NULL) {
-        verb_reply_error(out, ctx->arena, 500, "out of memory");
-        return;
-    }
+    /* A neutral answer passes every node with score 0: no answers to read. */
+    const struct codec_node_answer *ans = d.neutral ? NULL : d.eval.answer;
     size_t n = 0;
     const struct buf_piece *pieces = codec_answer_filter(ctx->arena, args, ans, &n);
     verb_reply_pieces(out, pieces, n, 200);

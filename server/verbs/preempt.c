@@ -21,9 +21,47 @@ static int64_t sub_floor(int64_t a, int64_t b)
     return a > b ? a - b : 0;
 }
 
-/* Would the pod fit on @v->node once its victims are gone? */
+/* The effective requests of the pod into @pod and of the victims sent as
+ * full pods into *@victims (entry i for node i's, NULL where they came as
+ * UIDs), in @a. Returns 0, -EINVAL with the reason in @err, or -ENOMEM. */
+static int requests_of(struct arena *a, const struct codec_preempt_args *args,
+                       struct score_pod_request *pod, struct score_pod_request ***victims,
+                       char *err)
+{
+    if (score_pod_request(&args->pod.spec, pod) != 0) {
+        err_set(err, "Pod: total request does not fit in int64");
+        return -EINVAL;
+    }
+    *victims = arena_calloc(a, args->n_nodes + 1, sizeof(**victims));
+    if (*victims == NULL) {
+        err_set(err, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        const struct codec_victims *v = &args->nodes[i];
+        if (v->pods == NULL)
+            continue;
+        struct score_pod_request *r = arena_calloc(a, v->n + 1, sizeof(*r));
+        if (r == NULL) {
+            err_set(err, "out of memory");
+            return -ENOMEM;
+        }
+        for (size_t k = 0; k < v->n; k++)
+            if (score_pod_request(&v->pods[k], &r[k]) != 0) {
+                err_set(err, "victim %zu on node %s: Pod: total request does not fit in int64", k,
+                        v->node);
+                return -EINVAL;
+            }
+        (*victims)[i] = r;
+    }
+    return 0;
+}
+
+/* Would a pod that requests @pod fit on @v->node once its victims (who
+ * request @victims, NULL when they came as UIDs) are gone? */
 static bool keeps_node(const struct cfg *cfg, struct cluster *cl, double now,
-                       const struct codec_preempt_args *args, const struct codec_victims *v)
+                       const struct score_pod_request *pod, const struct codec_victims *v,
+                       const struct score_pod_request *victims)
 {
     struct verb_state st;
 
@@ -35,8 +73,8 @@ static bool keeps_node(const struct cfg *cfg, struct cluster *cl, double now,
         return true;
     for (size_t i = 0; i < v->n; i++) {
         struct score_pod_request req = {0};
-        if (v->has_request)
-            req = v->request[i];
+        if (victims != NULL)
+            req = victims[i];
         else if (kube_state_pod_request(cluster_state(cl), v->uids[i], v->node, req.real,
                                         req.non_zero) != 0)
             continue; /* not charged to this node in our view: nothing to take off */
@@ -45,8 +83,7 @@ static bool keeps_node(const struct cfg *cfg, struct cluster *cl, double now,
             st.node.used_non_zero[r] = sub_floor(st.node.used_non_zero[r], req.non_zero[r]);
         }
     }
-    return score_fit(cfg->score.threshold_percent, &st.node, args->pod.request.fit).verdict ==
-           SCORE_FITS;
+    return score_fit(cfg->score.threshold_percent, &st.node, pod->fit).verdict == SCORE_FITS;
 }
 
 void verb_preempt(const struct verb_ctx *ctx, const char *body, size_t len, struct verb_reply *out)
@@ -56,9 +93,12 @@ void verb_preempt(const struct verb_ctx *ctx, const char *body, size_t len, stru
     struct codec_preempt_args args;
     struct buf o;
     size_t would_keep = 0;
+    struct score_pod_request request, **victims;
 
     verb_reply_init(out);
     int rc = codec_preempt_decode(ctx->arena, body, len, cfg, &args, err);
+    if (rc == 0)
+        rc = requests_of(ctx->arena, &args, &request, &victims, err);
     if (rc != 0) {
         verb_reply_error(out, ctx->arena, rc == -ENOMEM ? 500 : 400, err);
         return;
@@ -95,7 +135,7 @@ void verb_preempt(const struct verb_ctx *ctx, const char *body, size_t len, stru
             for (size_t k = 0; k < i; k++)
                 would_keep += keep[k] = args.nodes[k].n != 0;
         }
-        bool stays = !judge || keeps_node(cfg, ctx->cl, now, &args, v);
+        bool stays = !judge || keeps_node(cfg, ctx->cl, now, &request, v, victims[i]);
         would_keep += stays;
         keep[i] = stays || answer == OPS_ANSWER_SHADOW;
     }

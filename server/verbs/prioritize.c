@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "server/codec/answer.h"
-#include "server/verbs/answers.h"
 #include "server/verbs/decide.h"
 #include "server/verbs/reply.h"
 
@@ -21,11 +20,8 @@ void verb_prioritize(const struct verb_ctx *ctx, const char *body, size_t len,
         verb_reply_error(out, ctx->arena, rc == -ENOMEM ? 500 : 400, err);
         return;
     }
-    const struct codec_node_answer *ans = NULL;
-    if (!d.neutral && (ans = verb_node_answers(ctx->arena, d.eval, d.args.n_nodes)) == NULL) {
-        verb_reply_error(out, ctx->arena, 500, "out of memory");
-        return;
-    }
+    /* A neutral answer passes every node with score 0: no answers to read. */
+    const struct codec_node_answer *ans = d.neutral ? NULL : d.eval.answer;
     /* {"Host":"<name>","Score":10} per node, and the room a string's
      * escaping reserves (buf_json_strn: 6 bytes a byte), so that the buffer
      * does not grow: growing in the arena leaves the old room behind. */

@@ -7,10 +7,10 @@ struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
                                const struct verb_outcome *d, double seconds)
 {
     const struct codec_args *a = &d->args;
-    size_t n = d->eval != NULL ? a->n_nodes : 0;
+    size_t n = d->eval.node != NULL ? a->n_nodes : 0;
     size_t strings = strlen(a->pod.ns) + strlen(a->pod.name) + strlen(a->pod.uid) + 3;
     for (size_t i = 0; i < n; i++)
-        strings += strlen(a->nodes[i].name) + strlen(d->eval[i].reason) + 2;
+        strings += strlen(a->nodes[i].name) + strlen(d->eval.answer[i].reason) + 2;
 
     struct ops_record *rec = ops_record_new(n, strings);
     if (rec == NULL)
@@ -22,7 +22,7 @@ struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
     rec->pod_ns = ops_record_strdup(rec, a->pod.ns);
     rec->pod_name = ops_record_strdup(rec, a->pod.name);
     rec->pod_uid = ops_record_strdup(rec, a->pod.uid);
-    rec->request = a->pod.request;
+    rec->request = d->request;
     rec->params = ctx->cfg->score;
     rec->scheduler_weight = ctx->cfg->scheduler_weight;
     rec->node_names_mode = a->node_names_mode;
@@ -31,16 +31,16 @@ struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
     rec->n_passed = d->passed;
     rec->best = d->best;
     for (size_t i = 0; i < n; i++) {
-        const struct verb_node *e = &d->eval[i];
+        const struct verb_node *e = &d->eval.node[i];
         struct ops_record_node *dn = &rec->nodes[i];
         dn->name = ops_record_strdup(rec, a->nodes[i].name);
-        dn->reason = ops_record_strdup(rec, e->reason);
-        dn->verdict = e->verdict;
+        dn->reason = ops_record_strdup(rec, d->eval.answer[i].reason);
+        dn->verdict = d->eval.answer[i].verdict;
         dn->code = e->code;
         dn->unknown = e->unknown;
         dn->from_state = e->from_state;
         dn->forced_zero = e->forced_zero;
-        dn->explain = e->explain;
+        dn->explain = d->eval.explain[i];
         for (int r = 0; r < SCORE_NRES; r++) {
             dn->source[r] = e->used[r].source;
             dn->outcome[r] = e->used[r].outcome;

@@ -33,7 +33,7 @@
  *    leaves it and says why; an opened watch and an accepted event leave
  *    the informer healthy;
  *  - apply returns 0 or -EINVAL; an accepted Pod is stored with the
- *    request codec_pod_decode computes, an accepted Node with its allocatable,
+ *    request of what codec_pod_decode read, an accepted Node with its allocatable,
  *    annotations and reason;
  *  - a model of which pod is charged to which node, kept from each
  *    accepted object's metadata.uid, spec.nodeName and status.phase (a
@@ -539,20 +539,20 @@ static void apply_pod(struct harness *h, enum kube_event ev, const cJSON *obj)
     bool terminal = strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0;
     bool charged = node[0] != '\0' && !terminal;
 
-    /* Charged with what the decoder computes. */
+    /* Charged with the request of what the decoder read. */
     int64_t real[SCORE_NRES], nz[SCORE_NRES];
     struct arena *a = arena_acquire();
     if (a == NULL)
         abort();
-    if (codec_pod_decode(a, obj, &d, err) != 0 || strcmp(d.uid, uid) != 0 ||
-        strcmp(d.node_name, node) != 0 || strcmp(d.phase, phase) != 0)
+    struct score_pod_request req;
+    if (codec_pod_decode(a, obj, &d, err) != 0 || score_pod_request(&d.spec, &req) != 0 ||
+        strcmp(d.uid, uid) != 0 || strcmp(d.node_name, node) != 0 || strcmp(d.phase, phase) != 0)
         fail("the decoder reads another uid, node or phase", uid);
-    model_pod_put(h, uid, node, charged, d.request.non_zero);
+    model_pod_put(h, uid, node, charged, req.non_zero);
     if (charged) {
         if (kube_state_pod_request(h->st, uid, node, real, nz) != 0)
             fail("an accepted pod is not charged to its node", uid);
-        if (memcmp(real, d.request.real, sizeof(real)) != 0 ||
-            memcmp(nz, d.request.non_zero, sizeof(nz)) != 0)
+        if (memcmp(real, req.real, sizeof(real)) != 0 || memcmp(nz, req.non_zero, sizeof(nz)) != 0)
             fail("a pod is charged another request than the decoder computed", uid);
     }
     arena_release(a);

@@ -162,12 +162,13 @@ START_TEST(pod_item_decode_names_the_item_and_pod)
     struct arena *a = arena_acquire();
     const cJSON *tree;
     struct codec_pod pod;
-    ck_assert_int_eq(whatif_pod_item_decode(a, &it[0], 1, &tree, &pod, err), 0);
+    struct score_pod_request req;
+    ck_assert_int_eq(whatif_pod_item_decode(a, &it[0], 1, &tree, &pod, &req, err), 0);
     ck_assert_str_eq(pod.name, "a");
     ck_assert_int_eq(pod.priority, 7);
-    ck_assert_int_eq(pod.request.real[SCORE_CPU], 250);
+    ck_assert_int_eq(req.real[SCORE_CPU], 250);
     ck_assert_ptr_nonnull(tree);
-    ck_assert_int_eq(whatif_pod_item_decode(a, &it[1], 1, &tree, &pod, err), -EINVAL);
+    ck_assert_int_eq(whatif_pod_item_decode(a, &it[1], 1, &tree, &pod, &req, err), -EINVAL);
     ck_assert_msg(strncmp(err,
                           "items[1] (default/b): Pod.spec.containers[0].resources.requests.cpu",
                           66) == 0,

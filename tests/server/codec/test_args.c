@@ -34,16 +34,26 @@ static const struct {
     {"cap-preemptor", 1000, 256 * MI, 1000, 256 * MI},
 };
 
+/* What the verbs compute from a decoded pod: decoding does not score. */
+static struct score_pod_request request_of(const struct score_pod *spec)
+{
+    struct score_pod_request r;
+    ck_assert_int_eq(score_pod_request(spec, &r), 0);
+    return r;
+}
+
 static void check_pod(const struct codec_pod *p, const char *file)
 {
     for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
         if (strcmp(p->name, expected[i].pod) != 0)
             continue;
-        ck_assert_msg(p->request.real[SCORE_CPU] == expected[i].cpu, "%s cpu", file);
-        ck_assert_msg(p->request.real[SCORE_MEMORY] == expected[i].memory, "%s memory", file);
-        ck_assert_msg(p->request.non_zero[SCORE_CPU] == expected[i].cpu_nz, "%s cpu nz", file);
-        ck_assert_msg(p->request.non_zero[SCORE_MEMORY] == expected[i].memory_nz, "%s mem nz",
+        ck_assert_msg(request_of(&p->spec).real[SCORE_CPU] == expected[i].cpu, "%s cpu", file);
+        ck_assert_msg(request_of(&p->spec).real[SCORE_MEMORY] == expected[i].memory, "%s memory",
                       file);
+        ck_assert_msg(request_of(&p->spec).non_zero[SCORE_CPU] == expected[i].cpu_nz, "%s cpu nz",
+                      file);
+        ck_assert_msg(request_of(&p->spec).non_zero[SCORE_MEMORY] == expected[i].memory_nz,
+                      "%s mem nz", file);
         ck_assert_str_eq(p->ns, "default");
         return;
     }
@@ -102,9 +112,9 @@ static void check_preempt(const char *file, const char *body, size_t len)
     ck_assert_uint_ge(p.n_nodes, 1);
     for (size_t i = 0; i < p.n_nodes; i++) {
         ck_assert_uint_eq(p.nodes[i].n, 1);
-        ck_assert_int_eq(p.nodes[i].has_request, !p.meta_form);
+        ck_assert_int_eq(p.nodes[i].pods == NULL, p.meta_form);
         if (!p.meta_form)
-            ck_assert_int_eq(p.nodes[i].request[0].real[SCORE_CPU], 1500);
+            ck_assert_int_eq(request_of(&p.nodes[i].pods[0]).real[SCORE_CPU], 1500);
     }
 }
 
@@ -158,7 +168,7 @@ START_TEST(codec_keys_fold_case_and_last_duplicate_wins)
                             "{\"cpu\":\"1\",\"cpu\":\"250m\"}}}]}},\"NodeNames\":[\"x\"]}",
                             &a, err),
                      0);
-    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 250);
+    ck_assert_int_eq(request_of(&a.pod.spec).real[SCORE_CPU], 250);
     /* struct fields fold inside the objects too, as encoding/json matches
      * them ("Spec" is spec, U+017F folds to "s"); map keys do not ("CPU"
      * is another resource) */
@@ -170,8 +180,8 @@ START_TEST(codec_keys_fold_case_and_last_duplicate_wins)
                             "\"NodeNames\":[\"x\"]}",
                             &a, err),
                      0);
-    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 0);
-    ck_assert_int_eq(a.pod.request.real[SCORE_MEMORY], 1024);
+    ck_assert_int_eq(request_of(&a.pod.spec).real[SCORE_CPU], 0);
+    ck_assert_int_eq(request_of(&a.pod.spec).real[SCORE_MEMORY], 1024);
     /* two Pod objects: Go would merge them; refused */
     ck_assert_int_eq(
         decode("{\"Pod\":{\"spec\":{}},\"pod\":{\"metadata\":{}},\"NodeNames\":[]}", &a, err),
@@ -194,9 +204,9 @@ START_TEST(codec_quantity_strings_are_trimmed_and_null_is_zero)
                             "{\"cpu\":\" 1.5 \",\"memory\":null}}}]}},\"NodeNames\":[\"x\"]}",
                             &a, err),
                      0);
-    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 1500);
+    ck_assert_int_eq(request_of(&a.pod.spec).real[SCORE_CPU], 1500);
     /* memory: null is present and zero, so no 200Mi default */
-    ck_assert_int_eq(a.pod.request.non_zero[SCORE_MEMORY], 0);
+    ck_assert_int_eq(request_of(&a.pod.spec).non_zero[SCORE_MEMORY], 0);
 }
 END_TEST
 
@@ -215,8 +225,8 @@ START_TEST(codec_sidecar_overhead_and_pod_level)
                "\"resources\":{\"requests\":{\"memory\":\"1Gi\"}}}},\"NodeNames\":[\"x\"]}",
                &a, err),
         0);
-    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 1150);
-    ck_assert_int_eq(a.pod.request.real[SCORE_MEMORY], 1024 * MI);
+    ck_assert_int_eq(request_of(&a.pod.spec).real[SCORE_CPU], 1150);
+    ck_assert_int_eq(request_of(&a.pod.spec).real[SCORE_MEMORY], 1024 * MI);
 }
 END_TEST
 
@@ -234,9 +244,9 @@ START_TEST(codec_pod_level_hugepages_alone_counts_as_pod_level)
                "\"resources\":{\"requests\":{\"hugepages-2Mi\":\"4Mi\"}}}},\"NodeNames\":[\"x\"]}",
                &a, err),
         0);
-    ck_assert_int_eq(a.pod.request.real[SCORE_MEMORY], 100 * MI);
-    ck_assert_int_eq(a.pod.request.non_zero[SCORE_MEMORY], 100 * MI);
-    ck_assert_int_eq(a.pod.request.non_zero_scored[SCORE_MEMORY], 300 * MI);
+    ck_assert_int_eq(request_of(&a.pod.spec).real[SCORE_MEMORY], 100 * MI);
+    ck_assert_int_eq(request_of(&a.pod.spec).non_zero[SCORE_MEMORY], 100 * MI);
+    ck_assert_int_eq(request_of(&a.pod.spec).non_zero_scored[SCORE_MEMORY], 300 * MI);
 }
 END_TEST
 
@@ -334,9 +344,9 @@ START_TEST(codec_pod_resize_status)
                "\"NodeNames\":[\"x\"]}",
                &a, err),
         0);
-    ck_assert_int_eq(a.pod.request.fit[SCORE_CPU], 1000);
-    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 2000);
-    ck_assert_int_eq(a.pod.request.real[SCORE_MEMORY], 2 * 1024 * MI);
+    ck_assert_int_eq(request_of(&a.pod.spec).fit[SCORE_CPU], 1000);
+    ck_assert_int_eq(request_of(&a.pod.spec).real[SCORE_CPU], 2000);
+    ck_assert_int_eq(request_of(&a.pod.spec).real[SCORE_MEMORY], 2 * 1024 * MI);
     ck_assert_int_eq(
         decode("{\"Pod\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"resources\":"
                "{\"requests\":{\"cpu\":\"4\"}}}]},\"status\":{\"conditions\":["
@@ -345,8 +355,8 @@ START_TEST(codec_pod_resize_status)
                "\"allocatedResources\":null}},\"NodeNames\":[\"x\"]}",
                &a, err),
         0);
-    ck_assert_int_eq(a.pod.request.fit[SCORE_CPU], 4000);
-    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 1000);
+    ck_assert_int_eq(request_of(&a.pod.spec).fit[SCORE_CPU], 4000);
+    ck_assert_int_eq(request_of(&a.pod.spec).real[SCORE_CPU], 1000);
     ck_assert_int_eq(
         decode("{\"Pod\":{\"status\":{\"containerStatuses\":{}}},\"NodeNames\":[]}", &a, err),
         -EINVAL);
@@ -375,8 +385,8 @@ START_TEST(codec_pod_status_found_by_name_first_wins)
         0);
     /* app: 3 (the first regular entry, not 9, not the init list's 7);
      * sc: 500m from the init statuses. */
-    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 3500);
-    ck_assert_int_eq(a.pod.request.fit[SCORE_CPU], 1100);
+    ck_assert_int_eq(request_of(&a.pod.spec).real[SCORE_CPU], 3500);
+    ck_assert_int_eq(request_of(&a.pod.spec).fit[SCORE_CPU], 1100);
 }
 END_TEST
 
@@ -403,7 +413,7 @@ START_TEST(codec_pod_status_many_containers_reversed)
     snprintf(body + len, cap - len, "]}},\"NodeNames\":[\"x\"]}");
     ck_assert_int_eq(decode(body, &a, err), 0);
     /* Half the containers allocated 2m, half 1m (their spec): 3 * N / 2. */
-    ck_assert_int_eq(a.pod.request.real[SCORE_CPU], 3 * N / 2);
+    ck_assert_int_eq(request_of(&a.pod.spec).real[SCORE_CPU], 3 * N / 2);
     free(body);
 }
 END_TEST

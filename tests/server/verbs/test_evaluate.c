@@ -17,22 +17,22 @@ START_TEST(evaluate_gives_up_past_the_deadline)
     memset(&args, 0, sizeof(args));
     args.n_nodes = 1000;
     args.nodes = calloc(args.n_nodes, sizeof(*args.nodes));
-    struct verb_node *eval = calloc(args.n_nodes, sizeof(*eval));
+    struct verb_eval eval;
+    struct score_pod_request req = {0};
     for (size_t i = 0; i < args.n_nodes; i++) {
         args.nodes[i].name = "n";
         args.nodes[i].res.alloc[SCORE_CPU] = 4000;
         args.nodes[i].res.alloc[SCORE_MEMORY] = 1 << 30;
     }
-    ck_assert_int_eq(verb_evaluate(test_arena, &c, NULL, &args, &d, eval), -ETIMEDOUT);
+    ck_assert_int_eq(verb_evaluate(test_arena, &c, NULL, &args, &req, &d, &eval), -ETIMEDOUT);
     d.on = false;
-    ck_assert_int_eq(verb_evaluate(test_arena, &c, NULL, &args, &d, eval), 0);
-    ck_assert_int_eq(eval[999].explain.score, 10);
+    ck_assert_int_eq(verb_evaluate(test_arena, &c, NULL, &args, &req, &d, &eval), 0);
+    ck_assert_int_eq(eval.explain[999].score, 10);
     /* fewer nodes than one stride finish: the clock is read every 256 */
     args.n_nodes = 255;
     d.on = true;
-    ck_assert_int_eq(verb_evaluate(test_arena, &c, NULL, &args, &d, eval), 0);
+    ck_assert_int_eq(verb_evaluate(test_arena, &c, NULL, &args, &req, &d, &eval), 0);
     free(args.nodes);
-    free(eval);
 }
 END_TEST
 
