@@ -9,7 +9,8 @@
 
 /* Per candidate node beyond the body's bytes: the decoded node
  * (struct codec_node, 88 bytes, in an array that doubles as it grows),
- * its scores (struct verb_node, 200), its answer (24) and, in NodeNames
+ * its judgement (struct verb_node 56 and struct score_explain 128), its
+ * answer (struct codec_node_answer 24) and, in NodeNames
  * mode, its name decoded and written back: about 730 bytes measured for
  * 5000 names. */
 #define PER_NODE 1024
