@@ -202,7 +202,7 @@ run: deps
 
 # The suite runs twice: release, then ASan+UBSan (leaks fail the run).
 # run-tests lists the tests it skipped after its summary; with
-# CPU_EXTENDER_NO_SKIP=1 (.ci/run exports it) a skip that CI can run fails
+# TESTS_NO_SKIP=1 (.ci/run exports it) a skip that CI can run fails
 # it. The SAN=1 run skips the RSS and cgroup tests by design.
 test: test-deps
 	$(MAKE) test-one

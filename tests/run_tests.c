@@ -1,7 +1,7 @@
 /* The one test runner: every suite, one closing line for CI, then the
  * skipped tests (Check counts them as passed). Check's own
  * CK_RUN_SUITE=quantity (or CK_RUN_CASE) runs a part of it.
- * CPU_EXTENDER_NO_SKIP=1 (.ci/run exports it for make test) fails the run
+ * TESTS_NO_SKIP=1 (.ci/run exports it for make test) fails the run
  * when a test CI can run was skipped; skips by design of the build (RSS
  * under ASan) never fail it. */
 #include <stdio.h>
@@ -52,9 +52,9 @@ int main(void)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     int must_run = skip_report(stdout);
-    const char *no_skip = getenv("CPU_EXTENDER_NO_SKIP");
+    const char *no_skip = getenv("TESTS_NO_SKIP");
     if (must_run > 0 && no_skip != NULL && strcmp(no_skip, "1") == 0) {
-        printf("CPU_EXTENDER_NO_SKIP=1: %d skipped test(s) that CI can run\n", must_run);
+        printf("TESTS_NO_SKIP=1: %d skipped test(s) that CI can run\n", must_run);
         return EXIT_FAILURE;
     }
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -2,7 +2,7 @@
  * Tests that cannot run here say so instead of passing: Check has no
  * "skipped", and a test that returns early counts as passed. A skip is
  * recorded with the test's name and reason; the runner lists the skips
- * after Check's summary and, when CPU_EXTENDER_NO_SKIP=1 (.ci/run sets it),
+ * after Check's summary and, when TESTS_NO_SKIP=1 (.ci/run sets it),
  * fails the run for every skip that CI can run.
  */
 #ifndef TESTS_SUPPORT_SKIP_H
