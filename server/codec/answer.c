@@ -183,9 +183,19 @@ const struct buf_piece *codec_answer_filter(struct arena *a, const struct codec_
     return pieces;
 }
 
-void codec_answer_prioritize(struct buf *o, const struct codec_args *args,
+void codec_answer_prioritize(struct buf *o, struct arena *a, const struct codec_args *args,
                              const struct codec_node_answer *ans)
 {
+    /* {"Host":"<name>","Score":10} per node, and the room a string's
+     * escaping reserves (6 bytes a byte): sized so that the buffer does
+     * not grow, which in the arena leaves the old room behind. */
+    size_t hint = 64, longest = 0;
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        size_t n = strlen(args->nodes[i].name);
+        hint += 32 + n;
+        longest = n > longest ? n : longest;
+    }
+    buf_init_arena(o, a, hint + 6 * longest);
     buf_str(o, "[");
     for (size_t i = 0; i < args->n_nodes; i++) {
         buf_str(o, i ? ",{\"Host\":" : "{\"Host\":");
@@ -197,9 +207,23 @@ void codec_answer_prioritize(struct buf *o, const struct codec_args *args,
     buf_str(o, "]");
 }
 
-size_t codec_answer_preempt(struct buf *o, const struct codec_preempt_args *args, const bool *keep)
+size_t codec_answer_preempt(struct buf *o, struct arena *a, const struct codec_preempt_args *args,
+                            const bool *keep)
 {
-    size_t kept = 0;
+    size_t kept = 0, hint = 64, longest = 0;
+    /* Sized as the prioritize answer is. */
+    for (size_t i = 0; i < args->n_nodes; i++) {
+        const struct codec_victims *v = &args->nodes[i];
+        size_t n = strlen(v->node);
+        hint += 64 + n + 16 * v->n;
+        longest = n > longest ? n : longest;
+        for (size_t k = 0; k < v->n; k++) {
+            n = strlen(v->uids[k]);
+            hint += n;
+            longest = n > longest ? n : longest;
+        }
+    }
+    buf_init_arena(o, a, hint + 6 * longest);
     buf_str(o, "{\"NodeNameToMetaVictims\":{");
     for (size_t i = 0; i < args->n_nodes; i++) {
         const struct codec_victims *v = &args->nodes[i];

@@ -45,14 +45,16 @@ void codec_answer_bind_ok(struct buf *o);
 const struct buf_piece *codec_answer_filter(struct arena *a, const struct codec_args *args,
                                             const struct codec_node_answer *ans, size_t *n);
 
-/* HostPriorityList: every node of @args with its score from @ans (NULL: 0). */
-void codec_answer_prioritize(struct buf *o, const struct codec_args *args,
+/* HostPriorityList: every node of @args with its score from @ans (NULL: 0),
+ * written into @o, which it starts in @a sized for the answer. */
+void codec_answer_prioritize(struct buf *o, struct arena *a, const struct codec_args *args,
                              const struct codec_node_answer *ans);
 
 /* ExtenderPreemptionResult in the meta form: the nodes of @args with
  * @keep[i] set and at least one victim (kube-scheduler rejects a node
  * listed without victims), victims in their order, as UIDs. Returns how
- * many nodes were written. */
-size_t codec_answer_preempt(struct buf *o, const struct codec_preempt_args *args, const bool *keep);
+ * many nodes were written. @o is started in @a, sized for the answer. */
+size_t codec_answer_preempt(struct buf *o, struct arena *a, const struct codec_preempt_args *args,
+                            const bool *keep);
 
 #endif

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <stdatomic.h>
-#include <string.h>
 
 #include "base/arena.h"
 #include "base/clock.h"
@@ -139,20 +138,7 @@ void verb_preempt(const struct verb_ctx *ctx, const char *body, size_t len, stru
         would_keep += stays;
         keep[i] = stays || answer == OPS_ANSWER_SHADOW;
     }
-    size_t hint = 64, longest = 0;
-    for (size_t i = 0; i < args.n_nodes; i++) {
-        const struct codec_victims *v = &args.nodes[i];
-        size_t n = strlen(v->node);
-        hint += 64 + n + 16 * v->n;
-        longest = n > longest ? n : longest;
-        for (size_t k = 0; k < v->n; k++) {
-            n = strlen(v->uids[k]);
-            hint += n;
-            longest = n > longest ? n : longest;
-        }
-    }
-    buf_init_arena(&o, ctx->arena, hint + 6 * longest);
-    size_t kept = codec_answer_preempt(&o, &args, keep);
+    size_t kept = codec_answer_preempt(&o, ctx->arena, &args, keep);
     verb_reply_take(out, &o, 200);
     out->facts.nodes = args.n_nodes;
     out->facts.answer = answer;
