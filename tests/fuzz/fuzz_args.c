@@ -52,24 +52,7 @@
 #include "server/verbs/prioritize.h"
 #include "server/verbs/reply.h"
 #include "tests/fuzz/fuzz.h"
-
-/* The pieces of @r joined into one malloc'd NUL-terminated string (its
- * length in *@len when not NULL); the server sends them as they are. */
-static char *reply_join(const struct verb_reply *r, size_t *len)
-{
-    char *s = malloc(r->len + 1);
-    size_t at = 0;
-    if (s == NULL)
-        return NULL;
-    for (size_t i = 0; i < r->n_pieces; i++) {
-        memcpy(s + at, r->pieces[i].p, r->pieces[i].len);
-        at += r->pieces[i].len;
-    }
-    s[at] = '\0';
-    if (len != NULL)
-        *len = at;
-    return s;
-}
+#include "tests/support/reply_join.h"
 
 /* A reply joined into one malloc'd string before its arena is released
  * (the checks read it after; the server sends the pieces as they are). */
