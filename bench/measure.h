@@ -5,7 +5,7 @@
  *
  *   scan        codec_scan_validate() over the body: one validating pass,
  *               no output (the floor the request decoder is held to)
- *   parse       codec_json_tree(): the body as a cJSON tree in the arena
+ *   parse       cJSON's own parser over the body, malloc'd and deleted
  *               (the floor before the scanner, kept as a reference)
  *   prioritize  verb_prioritize() / verb_filter(), as the server calls them
  *   filter      without a cluster: decode, score, answer, and free the answer

@@ -631,7 +631,7 @@ EOF
   decoder that checks the body must cost; **handler**: \`verb_prioritize()\` / \`verb_filter()\`
   without a cluster in a warm arena from \`arena_acquire()\`, with \`cfg_defaults()\` (max-nodes
   100000), freeing the answer: decode, score, answer; **handler GB/s** = body bytes / handler
-  p50; **cJSON parse**: \`codec_json_tree()\` of the whole body, the floor before the scanner,
+  p50; **cJSON parse**: cJSON's own parser over the whole body, the floor before the scanner,
   for reference. **Transport**: the same body POSTed to \`/healthz\` (read and dropped, 405):
   what moving the bytes over loopback costs. With two connections the in-process samples are
   taken before the load instead.

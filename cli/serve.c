@@ -16,7 +16,6 @@
 #include "kube/discover.h"
 #include "config/load.h"
 #include "server/cluster/cluster.h"
-#include "server/codec/json.h"
 #include "server/http/daemon.h"
 #include "server/http/tls.h"
 #include "version.h"
@@ -237,7 +236,6 @@ int cli_serve(int argc, char **argv)
     if (cfg_load_config(&c, argc, argv) != 0)
         return 2;
     log_set_level(c.log_level);
-    codec_json_install_hooks();
     block_signals(&sigs);
     if (c.tls_cert[0] != '\0' && http_tls_init(&c, err) != 0) {
         LOG(LOG_ERROR, "cannot start: TLS", LOG_STR("error", err));

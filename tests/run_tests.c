@@ -8,32 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/codec/json.h"
 #include "tests/suites.h"
 #include "tests/support/skip.h"
 
 int main(void)
 {
     Suite *(*const suites[])(void) = {
-        quantity_suite,     podreq_suite,    fit_suite,
-        strategy_suite,     config_suite,    codec_suite,
-        scan_suite,         nodelist_suite,  ints_suite,
-        filter_need_suite,  verbs_suite,     e2e_suite,
-        bad_input_suite,    tls_suite,       fake_apiserver_suite,
-        used_suite,         state_suite,     kubeconfig_suite,
-        cluster_suite,      client_suite,    informer_suite,
-        buf_suite,          metrics_suite,   ops_suite,
-        browser_suite,      placement_suite, ring_suite,
-        manifests_suite,    best_suite,      err_suite,
-        file_suite,         log_suite,       selector_suite,
-        deadline_suite,     evaluate_suite,  limits_suite,
-        http_framing_suite, target_suite,    slots_suite,
-        constraints_suite,  simulate_suite,  exec_suite,
-        exec_output_suite,  shadow_suite,    shadow_report_suite,
-        budget_suite,       memory_suite,    memory_limits_suite,
-        listeners_suite,    cli_suite,       scheduler_config_suite,
-        table_suite,        clock_suite,     path_suite,
-        respond_suite,      head_suite,      arena_suite,
+        quantity_suite,      podreq_suite,        fit_suite,         strategy_suite,
+        config_suite,        codec_suite,         scan_suite,        nodelist_suite,
+        ints_suite,          json_suite,          filter_need_suite, verbs_suite,
+        e2e_suite,           bad_input_suite,     tls_suite,         fake_apiserver_suite,
+        used_suite,          state_suite,         kubeconfig_suite,  cluster_suite,
+        client_suite,        informer_suite,      buf_suite,         metrics_suite,
+        ops_suite,           browser_suite,       placement_suite,   ring_suite,
+        manifests_suite,     best_suite,          err_suite,         file_suite,
+        log_suite,           selector_suite,      deadline_suite,    evaluate_suite,
+        limits_suite,        http_framing_suite,  target_suite,      slots_suite,
+        constraints_suite,   simulate_suite,      exec_suite,        exec_output_suite,
+        shadow_suite,        shadow_report_suite, budget_suite,      memory_suite,
+        memory_limits_suite, listeners_suite,     cli_suite,         scheduler_config_suite,
+        table_suite,         clock_suite,         path_suite,        respond_suite,
+        head_suite,          arena_suite,
     };
     /* The inputs of the placement model, rank and simulate (issue 16); a
      * list of its own, as clang-format lays out no more than 45 in columns. */
@@ -41,7 +36,6 @@ int main(void)
         node_facts_suite,   pod_constraints_suite, pod_items_suite,   codec_manifest_suite,
         simulate_cli_suite, simulate_input_suite,  sim_service_suite, rank_suite,
     };
-    codec_json_install_hooks(); /* as the binary does */
     skip_open();
     SRunner *sr = srunner_create(suites[0]());
     for (size_t i = 1; i < sizeof(suites) / sizeof(suites[0]); i++)

@@ -13,6 +13,7 @@ Suite *codec_suite(void);
 Suite *scan_suite(void);
 Suite *nodelist_suite(void);
 Suite *ints_suite(void);
+Suite *json_suite(void);
 Suite *filter_need_suite(void);
 Suite *verbs_suite(void);
 Suite *e2e_suite(void);

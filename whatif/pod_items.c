@@ -222,13 +222,12 @@ int whatif_pod_item_decode(struct arena *tmp, const struct whatif_item *it, uint
                            char *err)
 {
     cJSON *t;
-    size_t at;
     char name[64], who[600] = "";
 
     whatif_item_name(it, docs, name, sizeof(name));
-    int rc = codec_json_tree(tmp, it->json.p, it->json.len, &t, &at);
+    int rc = codec_json_tree(tmp, it->json.p, it->json.len, &t, err);
     if (rc != 0) {
-        err_set(err, "%s: %s", name, rc == -ENOMEM ? "out of memory" : "malformed JSON");
+        err_prefix(err, "%s: ", name);
         return rc;
     }
     const cJSON *meta = codec_json_field(t, "metadata");

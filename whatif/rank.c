@@ -361,7 +361,6 @@ int whatif_rank_main(int argc, char **argv)
     if (cfg_load_config(&c, n, rest) != 0)
         return 2;
     log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
-    codec_json_install_hooks();
     if (ra.nodes == NULL && (rc = whatif_cluster_open(&c, "rank", "--nodes FILE", &cl)) != 0)
         return rc;
     int status = rank(&c, &ra, cl);

@@ -14,7 +14,6 @@
 #include "placement/sim_run.h"
 #include "whatif/inputs.h"
 #include "whatif/simulate_print.h"
-#include "server/codec/json.h"
 
 /* Both cores of the machine the targets were set on; a run per strategy. */
 #define SIM_THREADS 2
@@ -333,7 +332,6 @@ int whatif_simulate_main(int argc, char **argv)
         }
     }
     log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
-    codec_json_install_hooks();
     if (sa.nodes == NULL &&
         (rc = whatif_cluster_open(&c, "simulate", "--nodes FILE (and --existing FILE)", &cl)) != 0)
         return rc;

@@ -22,6 +22,7 @@ struct top {
     bool pod_wrong;    /* a Pod that is no object: Go keeps that error to the end */
     bool priority_bad; /* some Pod's spec.priority is not an int32 as Go reads one */
     struct codec_span pod_json;
+    cJSON *pod_tree;                   /* the last Pod, read into the arena as it was scanned */
     struct codec_list_scan nodes_scan; /* a repeated "Nodes" merges into it */
     struct codec_args names_args;      /* NodeNames, kept apart until the last member says which */
     struct codec_fault nodes_fault, names_fault;
@@ -39,7 +40,7 @@ static bool empty_object(struct codec_span v)
     return i < v.len && v.p[i] == '}';
 }
 
-/* spec.priority, an *int32 in Go: checked while the Pod is scanned. */
+/* spec.priority, an *int32 in Go: checked in every Pod given. */
 static const struct codec_int_path pod_priority = {.names = {"spec", "priority"},
                                                    .depth = 2,
                                                    .fold = 3,
@@ -63,9 +64,10 @@ static int top_member(struct arena *a, struct codec_scan *s, struct codec_str ke
         t->pod_wrong = t->pod_wrong || (c != '{' && c != 'n');
         t->pod = c == 'n' ? M_ABSENT : M_SET;
         t->pod_json.p = s->p;
-        /* validated and passed over, its priority checked on the way */
-        int rc = codec_ints_scan(s, &pod_priority, &t->priority_bad);
+        int rc = codec_json_value(a, s, &t->pod_tree);
         t->pod_json.len = (size_t)(s->p - t->pod_json.p);
+        t->priority_bad =
+            t->priority_bad || (rc == 0 && !codec_ints_ok(t->pod_tree, &pod_priority));
         return rc;
     }
     bool nodes = codec_str_is(key, "Nodes", true);
@@ -85,12 +87,11 @@ static int top_member(struct arena *a, struct codec_scan *s, struct codec_str ke
                  : codec_names_scan(a, s, cfg, &t->names_args, f);
 }
 
-/* The pod of the request, parsed in the arena (the scanner validated it):
- * its integers checked as Go reads them, then decoded. */
+/* The pod of the request, its tree built as the scanner read it: decoded,
+ * then its integers as Go reads them. */
 static int decode_pod(struct arena *a, const struct top *t, struct codec_pod *out, char *err)
 {
-    cJSON *pod;
-    size_t at;
+    int rc;
 
     if (t->pod_wrong) {
         err_set(err, "Pod: want an object");
@@ -106,12 +107,7 @@ static int decode_pod(struct arena *a, const struct top *t, struct codec_pod *ou
         err_set(err, "Pod: missing");
         return -EINVAL;
     }
-    int rc = codec_json_tree(a, t->pod_json.p, t->pod_json.len, &pod, &at);
-    if (rc != 0) {
-        err_set(err, rc == -ENOMEM ? "out of memory" : "Pod: malformed JSON at byte %zu", at);
-        return rc;
-    }
-    if ((rc = codec_pod_decode(a, pod, out, err)) != 0)
+    if ((rc = codec_pod_decode(a, t->pod_tree, out, err)) != 0)
         return rc;
     if (t->priority_bad) {
         err_set(err, "%s", pod_priority.what);

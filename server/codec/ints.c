@@ -4,8 +4,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "base/err.h"
 #include "server/codec/scan.h"
+#include "server/codec/str.h"
 
 /* Is @num (a number's bytes) an integer in [min, max]? */
 static bool is_int_in(struct codec_span num, long long min, long long max)
@@ -29,62 +29,30 @@ static bool is_int_in(struct codec_span num, long long min, long long max)
     return !neg || min < 0 || v == 0;
 }
 
-static int check(struct codec_scan *s, const struct codec_int_path *path, int level, bool *bad);
-
-struct walk_ctx {
-    const struct codec_int_path *path;
-    int level;
-    bool *bad;
-};
-
-static int on_member(struct codec_scan *s, struct codec_str key, void *ctx)
+/* Is every value at @path below @v, from @level on, such an integer? */
+static bool all_ints(const cJSON *v, const struct codec_int_path *path, int level)
 {
-    const struct walk_ctx *c = ctx;
-    const char *name = c->path->names[c->level];
-    bool on_path = strcmp(name, "*") == 0 || codec_str_is(key, name, c->path->fold >> c->level & 1);
-    return on_path ? check(s, c->path, c->level + 1, c->bad) : codec_scan_skip(s);
-}
+    const cJSON *m;
 
-/* The members of the object at the scan point, those on the path followed. */
-static int walk(struct codec_scan *s, const struct codec_int_path *path, int level, bool *bad)
-{
-    struct walk_ctx c = {path, level, bad};
-    if (codec_scan_peek(s) != '{')
-        return codec_scan_skip(s);
-    return codec_scan_members(s, on_member, &c);
-}
-
-static int check(struct codec_scan *s, const struct codec_int_path *path, int level, bool *bad)
-{
-    if (level < path->depth)
-        return walk(s, path, level, bad);
-    char c = codec_scan_peek(s);
-    if (c == 'n')
-        return codec_scan_skip(s);
-    if (c == '-' || (c >= '0' && c <= '9')) {
-        struct codec_span num;
-        if (codec_scan_number(s, &num) != 0)
-            return -EINVAL;
-        *bad = *bad || !is_int_in(num, path->min, path->max);
-        return 0;
+    if (level == path->depth)
+        return cJSON_IsNull(v) ||
+               (cJSON_IsNumber(v) && v->valuestring != NULL &&
+                is_int_in((struct codec_span){v->valuestring, strlen(v->valuestring)}, path->min,
+                          path->max));
+    const char *name = path->names[level];
+    bool any = strcmp(name, "*") == 0, fold = path->fold >> level & 1;
+    const cJSON *obj = cJSON_IsObject(v) ? v : NULL;
+    cJSON_ArrayForEach(m, obj)
+    {
+        bool on_path = any || (fold ? codec_name_folds(m->string, strlen(m->string), name)
+                                    : strcmp(m->string, name) == 0);
+        if (on_path && !all_ints(m, path, level + 1))
+            return false;
     }
-    *bad = true; /* a string, a bool, an object: not an integer */
-    return codec_scan_skip(s);
+    return true;
 }
 
-int codec_ints_scan(struct codec_scan *s, const struct codec_int_path *path, bool *bad)
+bool codec_ints_ok(const cJSON *root, const struct codec_int_path *path)
 {
-    return check(s, path, 0, bad);
-}
-
-int codec_ints_check(const char *json, size_t len, const struct codec_int_path *path, char *err)
-{
-    struct codec_scan s;
-    bool bad = false;
-    codec_scan_init(&s, json, len);
-    if (walk(&s, path, 0, &bad) != 0 || bad) {
-        err_set(err, "%s", path->what);
-        return -EINVAL;
-    }
-    return 0;
+    return all_ints(root, path, 0);
 }

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct codec_scan;
+#include <cjson/cJSON.h>
 
 /* Where the integers are: member names from the object down ("*" is any
  * member), those matched case-folded marked in @fold (bit i for names[i]),
@@ -24,17 +24,11 @@ struct codec_int_path {
 };
 
 /*
- * Checks every value at @path in the JSON object @json (@len bytes, valid
- * JSON: the scanner passed it): null, or an integer in [min, max] written
- * as one (no fraction, no exponent). Returns 0 or -EINVAL with path->what
- * in @err (ERR_LEN).
+ * Checks every value at @path in the tree @root (built by json.h, whose
+ * numbers keep their bytes): null, or an integer in [min, max] written as
+ * one (no fraction, no exponent), every occurrence of a repeated key
+ * included. path->what is the caller's message when one is not.
  */
-int codec_ints_check(const char *json, size_t len, const struct codec_int_path *path, char *err);
-
-/* The same on the value at the scan point of @s, validating and passing
- * over it as codec_scan_skip() does: *@bad is set (never cleared) when a
- * value at @path is not such an integer. Returns 0 or -EINVAL (the body is
- * malformed; the scanner's fault is in @s). */
-int codec_ints_scan(struct codec_scan *s, const struct codec_int_path *path, bool *bad);
+bool codec_ints_ok(const cJSON *root, const struct codec_int_path *path);
 
 #endif

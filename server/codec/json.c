@@ -1,57 +1,116 @@
 #include "server/codec/json.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/arena.h"
 #include "base/err.h"
 #include "server/codec/scan.h"
 
-/* The arena cJSON allocates from on this thread during codec_json_parse(),
- * and whether an allocation failed there. */
-static _Thread_local struct arena *bound;
-static _Thread_local bool bound_failed;
-
-static void *hook_malloc(size_t size)
+static cJSON *node(struct arena *a, int type)
 {
-    if (bound == NULL)
-        return malloc(size);
-    void *p = arena_alloc(bound, size);
-    if (p == NULL)
-        bound_failed = true; /* written on failure only: this is the hot path */
-    return p;
+    cJSON *n = arena_calloc(a, 1, sizeof(*n));
+    if (n != NULL)
+        n->type = type;
+    return n;
 }
 
-static void hook_free(void *p)
+/* A number keeps its bytes in valuestring: the integer checks read them
+ * (ints.h), as Go reads 1e2 or 1.0 for an int field. strtod sees a
+ * NUL-terminated copy; no setlocale() runs, so its decimal point is '.'. */
+static int number(struct arena *a, struct codec_scan *s, cJSON *n)
 {
-    /* While bound, everything cJSON frees (a partial tree on a parse
-     * error) came from the arena and goes with it. */
-    if (bound == NULL)
-        free(p);
-}
-
-void codec_json_install_hooks(void)
-{
-    cJSON_Hooks hooks = {.malloc_fn = hook_malloc, .free_fn = hook_free};
-    cJSON_InitHooks(&hooks);
-}
-
-int codec_json_tree(struct arena *a, const char *body, size_t len, cJSON **out, size_t *at)
-{
-    const char *end = NULL;
-
-    bound = a;
-    bound_failed = false;
-    /* The length is the value's own: it may stand inside a larger body. */
-    *out = cJSON_ParseWithLengthOpts(body, len, &end, 0);
-    bound = NULL;
-    if (bound_failed)
+    struct codec_span num;
+    if (codec_scan_number(s, &num) != 0)
+        return -EINVAL;
+    if ((n->valuestring = arena_strndup(a, num.p, num.len)) == NULL)
         return -ENOMEM;
-    if (*out == NULL) {
-        *at = end != NULL && end >= body ? (size_t)(end - body) : 0;
+    n->valuedouble = strtod(n->valuestring, NULL);
+    n->valueint = n->valuedouble >= INT_MAX   ? INT_MAX
+                  : n->valuedouble <= INT_MIN ? INT_MIN
+                                              : (int)n->valuedouble;
+    return 0;
+}
+
+static int children(struct arena *a, struct codec_scan *s, cJSON *parent);
+
+int codec_json_value(struct arena *a, struct codec_scan *s, cJSON **out)
+{
+    struct codec_str str;
+    char c = codec_scan_peek(s);
+    int type = c == '{'   ? cJSON_Object
+               : c == '[' ? cJSON_Array
+               : c == '"' ? cJSON_String
+               : c == 't' ? cJSON_True
+               : c == 'f' ? cJSON_False
+               : c == 'n' ? cJSON_NULL
+                          : cJSON_Number;
+    cJSON *n = *out = node(a, type);
+
+    if (n == NULL)
+        return -ENOMEM;
+    switch (type) {
+    case cJSON_Object:
+    case cJSON_Array:
+        return children(a, s, n);
+    case cJSON_String:
+        if (codec_scan_string(s, &str) != 0)
+            return -EINVAL;
+        return (n->valuestring = codec_str_copy(a, str)) != NULL ? 0 : -ENOMEM;
+    case cJSON_Number:
+        if (c == '-' || (c >= '0' && c <= '9'))
+            return number(a, s, n);
+        break;
+    }
+    return codec_scan_skip(s); /* true, false, null: checked as it passes; else its error */
+}
+
+/* The members or elements of the container at the scan point, in order,
+ * linked as cJSON links them (the first child's prev is the last). */
+static int children(struct arena *a, struct codec_scan *s, cJSON *parent)
+{
+    bool object = parent->type == cJSON_Object, more;
+    struct codec_str key;
+    cJSON *last = NULL, *child;
+    int rc;
+
+    if ((object ? codec_scan_object(s) : codec_scan_array(s)) != 0)
+        return -EINVAL;
+    for (bool first = true;; first = false) {
+        if ((object ? codec_scan_member(s, first, &key, &more)
+                    : codec_scan_element(s, first, &more)) != 0)
+            return -EINVAL;
+        if (!more)
+            return 0;
+        if ((rc = codec_json_value(a, s, &child)) != 0)
+            return rc;
+        if (object && (child->string = codec_str_copy(a, key)) == NULL)
+            return -ENOMEM;
+        if (last == NULL)
+            parent->child = child;
+        else {
+            last->next = child;
+            child->prev = last;
+        }
+        parent->child->prev = last = child;
+    }
+}
+
+int codec_json_tree(struct arena *a, const char *body, size_t len, cJSON **out, char *err)
+{
+    struct codec_scan s;
+    int rc;
+
+    codec_scan_init(&s, body, len);
+    if (s.why == NULL && (rc = codec_json_value(a, &s, out)) == -ENOMEM) {
+        err_set(err, "out of memory");
+        return rc;
+    }
+    if (s.why != NULL || codec_scan_end(&s) != 0) {
+        codec_scan_error(&s, err);
         return -EINVAL;
     }
     return 0;
@@ -61,27 +120,15 @@ int codec_json_parse(struct arena *a, const char *body, size_t len, const char *
                      char *err)
 {
     cJSON *root;
-    size_t at;
+    int rc;
 
     *out = NULL;
     if (len == 0) {
         err_set(err, "empty body: want %s JSON", what);
         return -EINVAL;
     }
-    struct codec_scan s;
-    if (codec_scan_validate(body, len, &s) != 0) {
-        codec_scan_error(&s, err);
-        return -EINVAL;
-    }
-    int rc = codec_json_tree(a, body, len, &root, &at);
-    if (rc == -ENOMEM) {
-        err_set(err, "out of memory");
+    if ((rc = codec_json_tree(a, body, len, &root, err)) != 0)
         return rc;
-    }
-    if (rc != 0) {
-        err_set(err, "malformed JSON near byte %zu of %zu", at, len);
-        return rc;
-    }
     if (!cJSON_IsObject(root)) {
         err_set(err, "want a JSON object (%s)", what);
         return -EINVAL;

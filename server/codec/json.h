@@ -1,10 +1,10 @@
 /*
- * cJSON in the codec: trees parsed into a request's arena, and member
- * lookup as Go's decoder matches fields. cJSON's allocator hooks are
- * process-global; this module owns them and routes cJSON's allocations into
- * an arena only while codec_json_parse() runs on that thread, so trees
- * built anywhere else (config, watch events) are plain malloc'd cJSON.
- * Never cJSON_Delete a tree from codec_json_parse: it dies with its arena.
+ * JSON trees in the codec: the scanner (scan.h: the grammar as strictly
+ * as Go reads it) builds a cJSON tree in a request's arena as it reads the
+ * bytes, in one pass; cJSON's own parser never sees a request. A number
+ * keeps its bytes in valuestring beside valuedouble (ints.h reads them).
+ * Member lookup matches fields as Go's decoder does. Never cJSON_Delete
+ * such a tree nor add to it: it dies with its arena.
  */
 #ifndef SERVER_CODEC_JSON_H
 #define SERVER_CODEC_JSON_H
@@ -14,24 +14,21 @@
 #include <cjson/cJSON.h>
 
 struct arena;
+struct codec_scan;
 
-/* Installs the hooks. Call once in main() before threads start. */
-void codec_json_install_hooks(void);
+/* The value at the scan point of @s as a tree in @a, the scan point after
+ * it. Returns 0; -EINVAL with the fault in @s; -ENOMEM. */
+int codec_json_value(struct arena *a, struct codec_scan *s, cJSON **out);
 
-/*
- * Validates @body (@len bytes) with the scanner (scan.h: the JSON grammar
- * as strictly as Go reads it) and parses it into @a as one JSON object, naming @what (the Go type)
- * in messages. Returns 0 with *@out; -EINVAL with @err (ERR_LEN) for a malformed body; -ENOMEM when
- * the arena ran out (the server's fault, not the client's).
- */
+/* The whole of @body (@len bytes) as one JSON value in *@out. Returns 0;
+ * -EINVAL with the scanner's words in @err (ERR_LEN); -ENOMEM ("out of
+ * memory": the server's fault, not the client's). */
+int codec_json_tree(struct arena *a, const char *body, size_t len, cJSON **out, char *err);
+
+/* codec_json_tree() of a body that must be one JSON object, naming @what
+ * (the Go type) in messages. */
 int codec_json_parse(struct arena *a, const char *body, size_t len, const char *what, cJSON **out,
                      char *err);
-
-/* Only cJSON's parse of the value in @body (@len bytes, which may stand
- * inside a larger body) into @a: the tree in *@out and 0; -EINVAL with the
- * offset where it stopped in *@at; -ENOMEM. What codec_json_parse() builds
- * on, and the benchmark's cJSON floor. */
-int codec_json_tree(struct arena *a, const char *body, size_t len, cJSON **out, size_t *at);
 
 /* Returns the last member of @obj named @key exactly, as Go reads a map
  * key (a resource name, an annotation), or NULL when absent or JSON null.

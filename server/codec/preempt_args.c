@@ -133,7 +133,7 @@ static int decode_map(struct arena *a, const cJSON *map, bool meta, const struct
 
 /* The integers of the request as Go reads them (ints.h): the pod's
  * priority, each node's NumPDBViolations (an int64 count). */
-static int check_integers(const char *body, size_t len, char *err)
+static int check_integers(const cJSON *root, char *err)
 {
     static const struct codec_int_path paths[] = {
         {.names = {"Pod", "spec", "priority"},
@@ -156,9 +156,10 @@ static int check_integers(const char *body, size_t len, char *err)
          .what = "NumPDBViolations: want a count"},
     };
     for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-        int rc = codec_ints_check(body, len, &paths[i], err);
-        if (rc != 0)
-            return rc;
+        if (!codec_ints_ok(root, &paths[i])) {
+            err_set(err, "%s", paths[i].what);
+            return -EINVAL;
+        }
     }
     return 0;
 }
@@ -179,7 +180,7 @@ int codec_preempt_decode(struct arena *a, const char *body, size_t len, const st
     if (map == NULL)
         map = codec_json_field(root, "NodeNameToVictims");
     if (map == NULL)
-        return check_integers(body, len, err); /* no candidates: an empty map */
+        return check_integers(root, err); /* no candidates: an empty map */
     if (!cJSON_IsObject(map)) {
         err_set(err, "%s: want an object",
                 out->meta_form ? "NodeNameToMetaVictims" : "NodeNameToVictims");
@@ -187,5 +188,5 @@ int codec_preempt_decode(struct arena *a, const char *body, size_t len, const st
     }
     if ((rc = decode_map(a, map, out->meta_form, cfg, out, err)) != 0)
         return rc;
-    return check_integers(body, len, err);
+    return check_integers(root, err);
 }

@@ -29,8 +29,8 @@
 #include "server/codec/str.h"
 
 /* Deepest nesting of objects and arrays accepted. Kubernetes objects are a
- * dozen levels deep; cJSON, which parses the pod after the scanner passed
- * it, stops at 1000. */
+ * dozen levels deep; json.c's tree builder recurses once per level (about
+ * 100 bytes of stack each), as cJSON's parser, which stops at 1000. */
 #define CODEC_MAX_DEPTH 1000
 
 /* Bytes as they stand in a body: a value, a key with its quotes. */

@@ -396,7 +396,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct flat f, p, v;
 
     if (!ready) {
-        codec_json_install_hooks();
         cfg_defaults(&base);
         ready = true;
     }

@@ -821,7 +821,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct harness *h;
 
     if (!ready) {
-        codec_json_install_hooks();
         log_set_level(LOG_ERROR); /* refused objects are logged as warnings */
         ready = true;
     }
