@@ -23,60 +23,36 @@ trap 'rm -rf "$work"' EXIT HUP INT TERM
 fail=0
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
-# examples DOC PREFIX: PREFIX.N.cmd for each example of DOC, and prints
-# their count.
-examples() {
-    awk -v pre="$2" '
-        /^```sh$/ { in_sh = 1; cmd = ""; lines = 0; next }
-        in_sh && /^```$/ { in_sh = 0; want = (cmd != "" && lines == 1); next }
-        in_sh { lines++; if ($0 ~ /^build\/release\/cpu-extender (simulate|rank) /) cmd = $0; next }
-        want && /^```text$/ { n++; in_text = 1; print cmd > (pre "." n ".cmd"); next }
-        in_text && /^```$/ { in_text = 0; want = 0; next }
-        in_text { next }
-        want && /^(<details>|<summary>.*|<\/summary>|<details><summary>.*<\/summary>)$/ { next }
-        { if ($0 != "") want = 0 }
-        END { print n + 0 }
-    ' "$1"
-}
-
-# replace DOC PREFIX: DOC with the text block of each example replaced by
-# PREFIX.N.got (on standard output).
-replace() {
-    awk -v pre="$2" '
-        /^```sh$/ { in_sh = 1; cmd = ""; lines = 0; print; next }
-        in_sh && /^```$/ { in_sh = 0; want = (cmd != "" && lines == 1); print; next }
-        in_sh { lines++; if ($0 ~ /^build\/release\/cpu-extender (simulate|rank) /) cmd = $0; print; next }
+# scan MODE DOC PREFIX: finds DOC's examples. MODE list: writes PREFIX.N.cmd
+# and PREFIX.N.want (the text block as written) for each and prints their
+# count; MODE replace: prints DOC with each text block replaced by
+# PREFIX.N.got.
+scan() {
+    awk -v mode="$1" -v pre="$3" '
+        function out(line) { if (mode == "replace") print line }
+        /^```sh$/ { in_sh = 1; cmd = ""; lines = 0; out($0); next }
+        in_sh && /^```$/ { in_sh = 0; want = (cmd != "" && lines == 1); out($0); next }
+        in_sh { lines++; if ($0 ~ /^build\/release\/cpu-extender (simulate|rank) /) cmd = $0; out($0); next }
         want && /^```text$/ {
-            n++; in_text = 1; print
-            f = pre "." n ".got"
-            while ((getline l < f) > 0) print l
-            close(f)
+            n++; in_text = 1; out($0)
+            if (mode == "list") { print cmd > (pre "." n ".cmd"); printf "" > (pre "." n ".want") }
+            else { f = pre "." n ".got"; while ((getline l < f) > 0) print l; close(f) }
             next
         }
-        in_text && /^```$/ { in_text = 0; want = 0; print; next }
-        in_text { next }
-        want && /^(<details>|<summary>.*|<\/summary>|<details><summary>.*<\/summary>)$/ { print; next }
-        { if ($0 != "") want = 0; print }
-    ' "$1"
+        in_text && /^```$/ { in_text = 0; want = 0; if (mode == "list") close(pre "." n ".want"); out($0); next }
+        in_text { if (mode == "list") print > (pre "." n ".want"); next }
+        want && /^(<details>|<summary>.*|<\/summary>|<details><summary>.*<\/summary>)$/ { out($0); next }
+        { if ($0 != "") want = 0; out($0) }
+        END { if (mode == "list") print n + 0 }
+    ' "$2"
 }
 
 n_simulate=0
 n_rank=0
 for doc in README.md docs/*.md; do
     id=$(echo "$doc" | tr -c 'A-Za-z0-9\n' _)
-    n=$(examples "$doc" "$work/$id")
+    n=$(scan list "$doc" "$work/$id")
     [ "$n" -gt 0 ] || continue
-    # the text blocks as written, in order (the awk above skips them)
-    awk -v pre="$work/$id" '
-        /^```sh$/ { in_sh = 1; cmd = ""; lines = 0; next }
-        in_sh && /^```$/ { in_sh = 0; want = (cmd != "" && lines == 1); next }
-        in_sh { lines++; if ($0 ~ /^build\/release\/cpu-extender (simulate|rank) /) cmd = $0; next }
-        want && /^```text$/ { n++; in_text = 1; printf "" > (pre "." n ".want"); next }
-        in_text && /^```$/ { in_text = 0; want = 0; close(pre "." n ".want"); next }
-        in_text { print > (pre "." n ".want"); next }
-        want && /^(<details>|<summary>.*|<\/summary>|<details><summary>.*<\/summary>)$/ { next }
-        { if ($0 != "") want = 0 }
-    ' "$doc"
     k=0
     while [ "$k" -lt "$n" ]; do
         k=$((k + 1))
@@ -105,7 +81,7 @@ for doc in README.md docs/*.md; do
         fi
     done
     if [ "$regenerate" = 1 ]; then
-        replace "$doc" "$work/$id" >"$work/$id.new"
+        scan replace "$doc" "$work/$id" >"$work/$id.new"
         cmp -s "$work/$id.new" "$doc" || cat "$work/$id.new" >"$doc"
     fi
 done
