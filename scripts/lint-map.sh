@@ -1,7 +1,8 @@
 #!/bin/sh
 # The map agrees with the house (make lint): docs/architecture.md and the
-# README's code map (its first ```text block after "## Development") each
-# name every product file, and every product file they name exists.
+# code map of docs/development.md (its first ```text block after
+# "## The code map", which the README links to) each name every product
+# file, and every product file they name exists.
 # A product file is a .c in a room of scripts/architecture.rules, or a
 # header with no .c of its own (a room's internal types); a header with a
 # .c is named by its .c.
@@ -22,11 +23,11 @@ room_re=$(echo "$rooms" | sed 's/[.]/\\./g' | paste -sd'|' -)
 grep -oE "(^|[^a-z_/])($room_re)/[a-z0-9_]+\.[ch]\b" docs/architecture.md |
     sed -E 's/^[^a-z]//' | sort -u >"$tmp.arch"
 
-# The README's code map: a line starting with a room folder opens that
+# The code map: a line starting with a room folder opens that
 # room; the file names on it and on the indented lines below belong to it.
 awk -v rooms="$rooms" '
     BEGIN { n = split(rooms, r, /[ \n]+/); for (i = 1; i <= n; i++) isroom[r[i] "/"] = 1 }
-    /^## Development/ { dev = 1; next }
+    /^## The code map/ { dev = 1; next }
     dev && /^```text/ && !done { inmap = 1; next }
     inmap && /^```/ { inmap = 0; done = 1; next }
     inmap {
@@ -37,7 +38,7 @@ awk -v rooms="$rooms" '
             f = substr(line, RSTART, RLENGTH); sub(/[^a-z0-9_.]$/, "", f); sub(/\.$/, "", f)
             print room f; line = substr(line, RSTART + RLENGTH - 1)
         }
-    }' README.md | sort -u >"$tmp.readme"
+    }' docs/development.md | sort -u >"$tmp.codemap"
 
 fail=0
 check() { # NAME FILE: both directions
@@ -48,6 +49,6 @@ check() { # NAME FILE: both directions
     if [ -s "$tmp.out" ]; then cat "$tmp.out" >&2; fail=1; fi
 }
 check docs/architecture.md "$tmp.arch"
-check "README.md (code map)" "$tmp.readme"
-[ $fail = 0 ] && echo "map: docs/architecture.md and the README name all $(wc -l <"$tmp.want") product files, and only those"
+check "docs/development.md (code map)" "$tmp.codemap"
+[ $fail = 0 ] && echo "map: docs/architecture.md and docs/development.md's code map name all $(wc -l <"$tmp.want") product files, and only those"
 exit $fail

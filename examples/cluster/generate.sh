@@ -1,5 +1,5 @@
 #!/bin/sh
-# Writes the example cluster of README "Choosing a strategy: simulate":
+# Writes the example cluster of docs/usage.md "Choosing a strategy: simulate":
 # nodes.json (kubectl get nodes -o json), existing.json (the pods already
 # running, kubectl get pods -A -o json) and pods.json (the pods to place).
 # Deterministic: the same files on every run (no randomness at all), so

@@ -291,6 +291,33 @@ for w in "$work"/blocks/*.where; do
 done
 [ "$n_shell" -ge 20 ] && ok || bad "found only $n_shell shell blocks: is the extraction broken?"
 
+# ---- the README's first screen is the quick start ----
+# Its first section is "## Quick start" and shows, in this order, the two
+# commands (make run, make test), one curl example and one rank; the
+# reference lives in docs/ (read above, like the README) and the section
+# after it links there.
+quick=$(awk '
+    /^## / { if (sec == "") { sec = $0; if (sec != "## Quick start") { first = 1; exit }; next } else { after = 1 } }
+    sec == "" { next }
+    !after && /^```(sh|shell|bash|console)$/ { inside = 1; next }
+    inside && /^```$/ { inside = 0; next }
+    inside && !after {
+        if (step == 0 && /^make run/) step = 1
+        else if (step == 1 && /^make test/) step = 2
+        else if (step == 2 && /^curl /) step = 3
+        else if (step == 3 && /cpu-extender rank /) step = 4
+        next
+    }
+    after && /\]\(docs\/[a-z]+\.md/ { links++ }
+    END {
+        if (first) print "its first section is \"" sec "\""
+        else if (sec == "") print "no section"
+        else if (step < 4) print "quick start stops at step " step " of: make run, make test, curl, rank"
+        else if (links < 3) print "no links to docs/ after the quick start"
+    }
+' README.md)
+if [ -z "$quick" ]; then ok; else bad "README.md: the first screen is not the quick start: $quick"; fi
+
 if [ "$skipped" -gt 0 ]; then
     echo "doc_commands: $skipped blocks not run: they need root for the namespaces"
 fi

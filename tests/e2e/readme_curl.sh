@@ -1,10 +1,12 @@
 #!/bin/sh
 # Runs the README's curl examples verbatim against the binary serving with
 # `make run`'s defaults (127.0.0.1:8888) and compares each answer with the
-# json block printed under it. Also checks what the README and manifests
-# promise about the configuration:
-#   - every option of `--help` has a row in the README's table;
-#   - the README's example config file and the ConfigMap's config.json
+# json block printed under it. Also checks what the README, the docs and
+# the manifests promise:
+#   - the README's example log line is the line the server wrote for the
+#     first request of that verb (its time and duration aside);
+#   - every option of `--help` has a row in docs/configuration.md's table;
+#   - that page's example config file and the ConfigMap's config.json
 #     (manifests/scheduler/config.json) pass
 #     `cpu-extender config check`.
 # Usage: tests/e2e/readme_curl.sh path/to/cpu-extender   (from the repository root)
@@ -52,13 +54,31 @@ for c in "$work"/cmd.*; do
 done
 [ "$n" -ge 4 ] || bad "found only $n curl examples in README.md"
 
+# The example log line: the ```text block of the README that is one access
+# line, against the server's first access line of the same verb. The time
+# and the duration differ from run to run; everything else is compared.
+mask() { sed -e 's/"time":"[^"]*"/"time":"…"/' -e 's/"durationSeconds":[0-9.e+-]*/"durationSeconds":…/'; }
+awk '/^```text$/ { t = 1; next } t && /^\{"time":.*"msg":"request"/ { print; exit } { t = 0 }' \
+    README.md >"$work/log.want"
+verb=$(sed -n 's/.*"msg":"request","verb":"\([a-z]*\)".*/\1/p' "$work/log.want")
+if [ -z "$verb" ]; then
+    bad "README.md has no example access line (a \`\`\`text block whose line is {\"time\":…,\"msg\":\"request\",\"verb\":…})"
+else
+    grep -m1 "\"msg\":\"request\",\"verb\":\"$verb\"" "$work/server.log" | mask >"$work/log.got" || true
+    if [ "$(mask <"$work/log.want")" = "$(cat "$work/log.got")" ]; then ok; else
+        bad "README's example log line: $(cat "$work/log.want") -> the server wrote: $(cat "$work/log.got")"
+    fi
+fi
+
 for flag in $("$bin" --help | sed -n 's/^  \(--[a-z-]*\)  (.*/\1/p'); do
-    if grep -q -- "| \`$flag\` |" README.md; then ok; else bad "README has no row for $flag"; fi
+    if grep -q -- "| \`$flag\` |" docs/configuration.md; then ok; else bad "docs/configuration.md has no row for $flag"; fi
 done
 
 awk '/^Example file/ { f = 1 } f && /^```json$/ { g = 1; next } g && /^```$/ { exit } g { print }' \
-    README.md >"$work/example.json"
-if "$bin" config check "$work/example.json" >/dev/null 2>&1; then ok; else bad "README example config"; fi
+    docs/configuration.md >"$work/example.json"
+if [ -s "$work/example.json" ] && "$bin" config check "$work/example.json" >/dev/null 2>&1; then ok; else
+    bad "docs/configuration.md's example config file"
+fi
 
 if "$bin" config check manifests/scheduler/config.json >/dev/null 2>&1; then ok; else bad "ConfigMap config.json"; fi
 
