@@ -31,6 +31,12 @@ struct run {
     struct place_node_facts *facts; /* by position */
     struct score_node *res;         /* by position */
     struct shape_tree *rt;
+    /* The shapes with a tree, per class: live[c->shape_off ..
+     * c->shape_off + live_n[class]) (the order of class_shapes), and where
+     * each stands there, so that a placement marks only the trees that
+     * exist (looking at every shape of the class was quadratic in pods
+     * when each has its own request). */
+    uint32_t *live, *live_n, *live_pos;
     size_t bytes, peak;
 };
 
@@ -108,12 +114,37 @@ static int build(struct run *r, uint32_t s)
     }
     for (uint32_t i = n - 1; n > 1 && i >= 1; i--)
         rt->tree[i] = max_u32(rt->tree[2 * i], rt->tree[2 * i + 1]);
+    r->live_pos[s] = r->live_n[sh->cls]++;
+    r->live[c->shape_off + r->live_pos[s]] = s;
     return 0;
+}
+
+/* The best key of shape @s, that has one pod, without a tree: one pass
+ * over its nodes, the resource reasons counted into @rt as build() would
+ * (the input with a request per pod is all such shapes). */
+static uint32_t best_once(const struct run *r, uint32_t s, struct shape_tree *rt)
+{
+    const struct place_sim *sim = r->sim;
+    const struct sim_shape *sh = &sim->shapes[s];
+    const struct sim_class *c = &sim->classes[sh->cls];
+    uint32_t best = 0;
+
+    memset(rt->counts, 0, sizeof(rt->counts));
+    for (uint32_t leaf = 0; leaf < c->n_elig; leaf++) {
+        uint32_t key = leaf_key(r, sh, leaf, sim->eligible[c->elig_off + leaf]);
+        best = max_u32(best, key);
+        count(rt, key, 1);
+    }
+    return best;
 }
 
 static void release(struct run *r, uint32_t s)
 {
     struct shape_tree *rt = &r->rt[s];
+    uint32_t cls = r->sim->shapes[s].cls, off = r->sim->classes[cls].shape_off;
+    uint32_t last = r->live[off + --r->live_n[cls]];
+    r->live[off + r->live_pos[s]] = last;
+    r->live_pos[last] = r->live_pos[s];
     r->bytes -= (2 * (size_t)rt->n + 2 + rt->n) * sizeof(uint32_t) + rt->n + 1;
     free(rt->tree);
     rt->tree = NULL;
@@ -172,10 +203,10 @@ static void place(struct run *r, const struct sim_shape *sh, uint32_t pos)
     }
     for (uint32_t l = sim->link_off[pos]; l < sim->link_off[pos + 1]; l++) {
         const struct sim_node_link *link = &sim->links[l];
-        const struct sim_class *c = &sim->classes[link->cls];
-        for (uint32_t k = 0; k < c->n_shapes; k++) {
-            struct shape_tree *rt = &r->rt[sim->class_shapes[c->shape_off + k]];
-            if (rt->tree == NULL || rt->dirty[link->leaf])
+        const uint32_t *live = r->live + sim->classes[link->cls].shape_off;
+        for (uint32_t k = 0; k < r->live_n[link->cls]; k++) {
+            struct shape_tree *rt = &r->rt[live[k]];
+            if (rt->dirty[link->leaf])
                 continue;
             rt->dirty[link->leaf] = 1;
             rt->dirty_list[rt->n_dirty++] = link->leaf;
@@ -196,14 +227,19 @@ int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct pla
     r.facts = malloc((nn + 1) * sizeof(*r.facts));
     r.res = malloc((nn + 1) * sizeof(*r.res));
     r.rt = calloc(sim->n_shapes + 1, sizeof(*r.rt));
+    r.live = malloc((sim->n_shapes + 1) * sizeof(*r.live));
+    r.live_pos = malloc((sim->n_shapes + 1) * sizeof(*r.live_pos));
+    r.live_n = calloc(sim->n_classes + 1, sizeof(*r.live_n));
     resource_reasons = calloc(np + 1, sizeof(*resource_reasons));
     out->pods = calloc(np + 1, sizeof(*out->pods));
     out->nodes = calloc(nn + 1, sizeof(*out->nodes));
-    if (r.facts == NULL || r.res == NULL || r.rt == NULL || resource_reasons == NULL ||
-        out->pods == NULL || out->nodes == NULL)
+    if (r.facts == NULL || r.res == NULL || r.rt == NULL || r.live == NULL || r.live_pos == NULL ||
+        r.live_n == NULL || resource_reasons == NULL || out->pods == NULL || out->nodes == NULL)
         goto out_free;
     account(&r, (nn + 1) * (sizeof(*r.facts) + sizeof(*r.res)) +
-                    (sim->n_shapes + 1) * sizeof(*r.rt) + (np + 1) * sizeof(*resource_reasons));
+                    (sim->n_shapes + 1) * (sizeof(*r.rt) + 2 * sizeof(*r.live)) +
+                    (sim->n_classes + 1) * sizeof(*r.live_n) +
+                    (np + 1) * sizeof(*resource_reasons));
     for (size_t pos = 0; pos < nn; pos++) {
         r.facts[pos] = sim->in.nodes[sim->by_name[pos]].facts;
         r.res[pos] = sim->in.nodes[sim->by_name[pos]].res;
@@ -215,13 +251,15 @@ int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct pla
         struct shape_tree *rt = &r.rt[si];
         struct place_sim_placement *pl = &out->pods[pod];
 
-        if (rt->tree == NULL) {
-            if (build(&r, si) != 0)
-                goto out_free;
+        uint32_t root;
+        if (rt->tree == NULL && sh->last == k) {
+            root = best_once(&r, si, rt);
         } else {
+            if (rt->tree == NULL && build(&r, si) != 0)
+                goto out_free;
             sync(&r, si);
+            root = rt->n > 0 ? rt->tree[1] : 0;
         }
-        uint32_t root = rt->n > 0 ? rt->tree[1] : 0;
         if (root >= SIM_KEY_FITS) {
             const struct sim_class *c = &sim->classes[sh->cls];
             uint32_t leaf = SIM_KEY_LEAF - (root & SIM_KEY_LEAF);
@@ -237,7 +275,7 @@ int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct pla
             pl->node = -1;
             memcpy(resource_reasons[pod], rt->counts, sizeof(resource_reasons[pod]));
         }
-        if (sh->last == k)
+        if (sh->last == k && rt->tree != NULL)
             release(&r, si);
     }
     if (place_sim_collect_reasons(sim, (const uint32_t(*)[SIM_RESOURCE_REASONS])resource_reasons,
@@ -253,6 +291,9 @@ out_free:
         if (r.rt[si].tree != NULL)
             release(&r, (uint32_t)si);
     free(r.rt);
+    free(r.live);
+    free(r.live_pos);
+    free(r.live_n);
     free(resource_reasons);
     free(r.res);
     free(r.facts);

@@ -38,11 +38,12 @@
  * nodes its constraints admit, keyed by (fits, value, earliest name); a
  * placement marks the node dirty in the shapes that hold it, and a shape
  * recomputes only its dirty nodes when its next pod comes. A shape's tree
- * is built at its first pod and freed after its last. Work is
- * O(shapes x admitted nodes) to build plus O(log n) per dirty node per
- * query; input with a distinct request per pod degrades to the plain loop
- * over all nodes for every pod. Memory: see place_sim_new() and
- * struct place_sim_result.
+ * is built at its first pod and freed after its last; a shape of one pod
+ * gets no tree, only one pass over its nodes, and a placement marks only
+ * the trees that exist. Work is O(shapes x admitted nodes) to build plus
+ * O(log n) per dirty node per query; input with a distinct request per pod
+ * degrades to the plain loop over all nodes for every pod. Memory: see
+ * place_sim_new() and struct place_sim_result.
  *
  * Files: sim_prepare.c (place_sim_new), sim_group.c and sim_judge.c (its
  * grouping and static pass), sim_run.c (place_sim_run), sim_summary.c (a
@@ -155,7 +156,7 @@ struct place_sim_result {
     struct place_sim_node_state *nodes; /* n_nodes entries */
     struct place_sim_summary summary;
     /* Bytes this run held at its peak besides the result: the node state
-     * (128 bytes per node), 48 per shape and 16 per pod, and the shape trees
+     * (128 bytes per node), 56 per shape, 4 per class and 16 per pod, and the shape trees
      * alive at once (13 bytes per admitted node of each shape with pods
      * still to come). The result itself holds 20 bytes per pod, 72 per node
      * and 24 per histogram line. */

@@ -62,9 +62,10 @@ static int target_load(int64_t req, int64_t alloc, int t)
         req <= INT64_MAX / 100 ? (__int128)(req * 100 / alloc) : ((__int128)req * 100) / alloc;
     if (p > 100)
         return 0;
-    if (p <= t)
-        return (int)(t + (100 - t) * p / t);
-    return (int)(t * (100 - p) / (100 - t));
+    int q = (int)p; /* 0..100 from here: int arithmetic, no 128-bit division */
+    if (q <= t)
+        return t + (100 - t) * q / t;
+    return t * (100 - q) / (100 - t);
 }
 
 /* balancedResourceScorer before #135573: weights ignored, float64. */
@@ -96,8 +97,10 @@ void score_node_value(const struct score_params *p, const struct score_node *nod
     const int64_t *pod = p->strategy == SCORE_BALANCED ? req->real : req->non_zero_scored;
     int64_t weighted = 0, weights = 0;
 
-    memset(out, 0, sizeof(*out));
+    /* Every field written, none cleared first: the simulation calls this
+     * once per (pod, node) and a memset of the whole was a sixth of it. */
     out->strategy = p->strategy;
+    out->score = 0;
     for (int r = 0; r < SCORE_NRES; r++) {
         struct score_term *t = &out->term[r];
         t->alloc = node->alloc[r];
@@ -106,6 +109,8 @@ void score_node_value(const struct score_params *p, const struct score_node *nod
         if (__builtin_add_overflow(t->used, t->pod, &t->requested))
             t->requested = INT64_MAX;
         t->weight = p->weight[r];
+        t->value = 0;
+        t->fraction = 0;
         t->skipped = t->alloc <= 0 || t->weight <= 0;
         if (t->skipped)
             continue;
