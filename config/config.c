@@ -229,6 +229,35 @@ static int validate(struct cfg *c, char *err)
                 c->select_priority_min, c->select_priority_max);
         return -EINVAL;
     }
+    if (score_usage_agg_parse_list(c->usage_aggregation, c->usage_agg) != 0) {
+        err_set(err,
+                "usage-aggregation \"%s\": want latest, avg, max, p50, p90, p95 or p99, or "
+                "cpu=NAME,memory=NAME",
+                c->usage_aggregation);
+        return -EINVAL;
+    }
+    /* One sample per poll at most: (newest - window, newest] holds
+     * ceil(window / interval) of them. */
+    long long reachable =
+        c->usage_window_seconds == 0
+            ? 1
+            : ((long long)c->usage_window_seconds + c->metrics_interval_seconds - 1) /
+                  c->metrics_interval_seconds;
+    if (c->usage_min_samples > reachable) {
+        err_set(err,
+                "usage-min-samples (%d) cannot be reached: usage-window-seconds (%d) holds at "
+                "most %lld samples polled every metrics-interval-seconds (%d)",
+                c->usage_min_samples, c->usage_window_seconds, reachable,
+                c->metrics_interval_seconds);
+        return -EINVAL;
+    }
+    if (c->usage_window_seconds / c->metrics_interval_seconds + 2 > SCORE_USAGE_MAX_SAMPLES) {
+        err_set(err,
+                "usage-window-seconds (%d) / metrics-interval-seconds (%d): at most %d samples "
+                "a node (poll less often or shorten the window)",
+                c->usage_window_seconds, c->metrics_interval_seconds, SCORE_USAGE_MAX_SAMPLES - 2);
+        return -EINVAL;
+    }
     compute_hash(c);
     return 0;
 }

@@ -16,6 +16,7 @@
 #include "base/err.h"
 #include "base/log.h"
 #include "scoring/strategy.h"
+#include "scoring/usage_window.h"
 #include "scoring/used.h"
 
 #define CFG_STR_LEN      256
@@ -60,6 +61,10 @@ struct cfg {
     int usage_max_age_seconds;
     enum score_stale_policy stale_policy;
     int metrics_interval_seconds;
+    int usage_window_seconds;                   /* 0: the newest sample alone */
+    char usage_aggregation[CFG_STR_LEN];        /* as given: "p90", "cpu=p90,memory=max" */
+    enum score_usage_agg usage_agg[SCORE_NRES]; /* usage_aggregation, parsed by validation */
+    int usage_min_samples;
     int in_flight_seconds; /* 0: no damping */
     /* Operations: modes, pod selection, deadlines, explanations. */
     enum cfg_mode mode;

@@ -83,6 +83,16 @@ static const struct cfg_opt opts[] = {
      "(pass it with score 0)"},
     {"metrics-interval-seconds", OPT_INT, OFF(metrics_interval_seconds), 1, 3600,
      "how often to poll metrics.k8s.io when a source is usage or max"},
+    {"usage-window-seconds", OPT_INT, OFF(usage_window_seconds), 0, 86400,
+     "score usage aggregated over the samples of this many seconds up to the newest (0: the "
+     "newest sample alone); each node keeps window / metrics-interval-seconds + 2 samples, at "
+     "most 256"},
+    {"usage-aggregation", OPT_STRING, OFF(usage_aggregation), 0, 0,
+     "how a window's samples become one usage: latest, avg, max, p50, p90, p95 or p99, for both "
+     "resources, or per resource as cpu=p90,memory=max"},
+    {"usage-min-samples", OPT_INT, OFF(usage_min_samples), 1, 256,
+     "a node's usage counts as stale until its window holds this many samples (after a start "
+     "too)"},
     {"in-flight-seconds", OPT_INT, OFF(in_flight_seconds), 0, 3600,
      "a pod placed this recently counts with its request in usage until a sample includes it"},
     {"max-body-bytes", OPT_LLONG, OFF(max_body_bytes), 4096, 1LL << 30,
@@ -253,6 +263,8 @@ void cfg_defaults(struct cfg *c)
     c->usage_max_age_seconds = 180;
     c->stale_policy = SCORE_STALE_REQUESTS;
     c->metrics_interval_seconds = 15;
+    snprintf(c->usage_aggregation, CFG_STR_LEN, "latest");
+    c->usage_min_samples = 1;
     c->in_flight_seconds = 60;
     c->mode = CFG_MODE_ENFORCE;
     c->select_priority_min = INT32_MIN;

@@ -25,8 +25,13 @@ struct snode {
     int64_t req_non_zero[SCORE_NRES];
     size_t n_pods;
     bool has_usage;
-    int64_t usage[SCORE_NRES];
+    int64_t usage[SCORE_NRES]; /* the history's aggregate */
     double usage_time, usage_window;
+    size_t usage_samples;
+    /* The usage history, oldest first (a sliding array: kept <= keep,
+     * allocated at the first sample). */
+    struct score_usage_sample *hist;
+    size_t n_hist, keep;
     /* Recent placements, oldest first; only nodes that had one pay for
      * the array, and entries past KUBE_PLACEMENT_KEEP_SECONDS go at the
      * next placement. */
@@ -63,6 +68,7 @@ static void free_node(void *entry)
 {
     struct snode *n = entry;
     free(n->placed);
+    free(n->hist);
     free(n);
 }
 
@@ -243,6 +249,8 @@ void kube_state_node_delete(struct kube_state *st, const char *name)
     if (n != NULL) {
         n->present = false;
         n->has_usage = false;
+        n->n_hist = 0;
+        n->usage_samples = 0;
         node_maybe_drop(st, n);
     }
     pthread_rwlock_unlock(&st->lock);
@@ -366,19 +374,66 @@ int kube_state_placed(struct kube_state *st, const char *node, const char *uid, 
     return rc;
 }
 
-int kube_state_usage_put(struct kube_state *st, const char *node, const int64_t usage[SCORE_NRES],
-                         double timestamp, double window)
+size_t kube_usage_keep(int window_seconds, int interval_seconds)
 {
+    /* The samples (newest - window, newest] can hold, one per poll, and
+     * one more for a poll that came early. */
+    size_t interval = interval_seconds > 0 ? (size_t)interval_seconds : 1;
+    size_t keep = (size_t)(window_seconds > 0 ? window_seconds : 0) / interval + 2;
+    return keep < SCORE_USAGE_MAX_SAMPLES ? keep : SCORE_USAGE_MAX_SAMPLES;
+}
+
+/* Appends @s to @n's history, the oldest going when @keep is reached (and
+ * the history resized when @keep changed). Returns 0 or -ENOMEM. */
+static int history_add(struct snode *n, const struct score_usage_sample *s, size_t keep)
+{
+    if (keep != n->keep || n->hist == NULL) {
+        struct score_usage_sample *h = malloc(keep * sizeof(*h));
+        if (h == NULL)
+            return -ENOMEM;
+        size_t stay = n->n_hist < keep ? n->n_hist : keep;
+        if (stay > 0)
+            memcpy(h, n->hist + (n->n_hist - stay), stay * sizeof(*h));
+        free(n->hist);
+        n->hist = h;
+        n->n_hist = stay;
+        n->keep = keep;
+    }
+    if (n->n_hist == keep) {
+        memmove(n->hist, n->hist + 1, (keep - 1) * sizeof(*n->hist));
+        n->n_hist--;
+    }
+    n->hist[n->n_hist++] = *s;
+    return 0;
+}
+
+int kube_state_usage_put(struct kube_state *st, const char *node, const int64_t usage[SCORE_NRES],
+                         double timestamp, double window, const struct kube_usage_rules *rules)
+{
+    struct score_usage_sample sample = {.time = timestamp};
+    int64_t scratch[SCORE_USAGE_MAX_SAMPLES];
+    size_t keep = rules->keep < 1                         ? 1
+                  : rules->keep > SCORE_USAGE_MAX_SAMPLES ? SCORE_USAGE_MAX_SAMPLES
+                                                          : rules->keep;
     int rc = -ENOENT;
+
+    memcpy(sample.value, usage, sizeof(sample.value));
     pthread_rwlock_wrlock(&st->lock);
     struct snode *n = (struct snode *)(void *)table_find(&st->nodes, node);
     /* Metrics of a node whose Node object is gone are not worth a slot. */
     if (n != NULL && n->present) {
-        memcpy(n->usage, usage, sizeof(n->usage));
-        n->usage_time = timestamp;
-        n->usage_window = window;
-        n->has_usage = true;
         rc = 0;
+        bool newer = n->n_hist == 0 || timestamp > n->hist[n->n_hist - 1].time;
+        if (newer && (rc = history_add(n, &sample, keep)) == 0)
+            n->usage_window = window;
+        /* Aggregated again even for a sample seen before: the rules may
+         * have changed with a reload. */
+        if (n->n_hist > 0) {
+            n->usage_samples = score_usage_aggregate(n->hist, n->n_hist, rules->window_seconds,
+                                                     rules->agg, n->usage, scratch);
+            n->usage_time = n->hist[n->n_hist - 1].time;
+            n->has_usage = n->usage_samples >= (rules->min_samples > 0 ? rules->min_samples : 1);
+        }
     }
     pthread_rwlock_unlock(&st->lock);
     return rc;
@@ -409,6 +464,7 @@ static void view_of(const struct kube_state *st, const struct snode *n, double n
     out->has_usage = n->has_usage;
     memcpy(out->usage, n->usage, sizeof(out->usage));
     out->usage_age = n->has_usage ? now - n->usage_time : 0;
+    out->usage_samples = n->usage_samples;
     memset(out->in_flight, 0, sizeof(out->in_flight));
     out->n_in_flight = 0;
     /* A pod placed after the sample's window began is not (fully) in it. */

@@ -19,6 +19,7 @@
 
 #include "scoring/placement.h"
 #include "scoring/resources.h"
+#include "scoring/usage_window.h"
 
 /* How long a placement is remembered: the longest in-flight-seconds. */
 #define KUBE_PLACEMENT_KEEP_SECONDS 3600
@@ -49,11 +50,12 @@ struct kube_node_view {
     int64_t req_real[SCORE_NRES];
     int64_t req_non_zero[SCORE_NRES];
     size_t n_pods;
-    bool pods_synced;    /* the pod list is in */
-    double requests_age; /* seconds the pod watch has been out of sync, 0 when in sync */
-    bool has_usage;
-    int64_t usage[SCORE_NRES];
-    double usage_age;              /* seconds since the sample's timestamp */
+    bool pods_synced;              /* the pod list is in */
+    double requests_age;           /* seconds the pod watch has been out of sync, 0 when in sync */
+    bool has_usage;                /* the window holds usageMinSamples samples */
+    int64_t usage[SCORE_NRES];     /* the window's aggregate (kube_usage_rules) */
+    double usage_age;              /* seconds since the newest sample's timestamp */
+    size_t usage_samples;          /* samples in the window, whether enough or not */
     int64_t in_flight[SCORE_NRES]; /* requests of pods placed after the sample window began */
     size_t n_in_flight;
 };
@@ -100,9 +102,27 @@ bool kube_state_pod_is_assigned(struct kube_state *st, const char *uid);
  * metrics catch up. Returns 0, or -ENOENT when the pod is not known. */
 int kube_state_placed(struct kube_state *st, const char *node, const char *uid, double now);
 
-/* Stores the usage sample of @node taken at @timestamp over @window seconds. */
+/* How a node's usage samples become its usage (scoring/usage_window.h). */
+struct kube_usage_rules {
+    int window_seconds;                   /* usageWindowSeconds; 0: the newest sample */
+    enum score_usage_agg agg[SCORE_NRES]; /* usageAggregation */
+    size_t min_samples;                   /* usageMinSamples: fewer is no usage (stale) */
+    size_t keep; /* samples kept per node, 1..SCORE_USAGE_MAX_SAMPLES: enough for the window */
+};
+
+/* The history one node keeps under @rules: kube_usage_keep() samples. */
+size_t kube_usage_keep(int window_seconds, int interval_seconds);
+
+/*
+ * Adds the usage sample of @node taken at @timestamp over @window seconds
+ * to its history (a sample no newer than the newest is the same one read
+ * again, or one out of order: not added) and aggregates the history by
+ * @rules into the usage views report. Returns 0, or -ENOENT when no Node
+ * object of that name is known, -ENOMEM. Memory: 24 bytes per kept sample
+ * per node, allocated at its first sample.
+ */
 int kube_state_usage_put(struct kube_state *st, const char *node, const int64_t usage[SCORE_NRES],
-                         double timestamp, double window);
+                         double timestamp, double window, const struct kube_usage_rules *rules);
 
 /* Watch health of the pod informer: in sync (true) or broken since @now. */
 void kube_state_pods_health(struct kube_state *st, bool in_sync, double now);

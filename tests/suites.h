@@ -38,6 +38,7 @@ Suite *file_suite(void);
 Suite *log_suite(void);
 Suite *metrics_suite(void);
 Suite *used_suite(void);
+Suite *usage_window_suite(void);
 Suite *state_suite(void);
 Suite *cluster_suite(void);
 Suite *ops_suite(void);

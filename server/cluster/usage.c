@@ -35,6 +35,7 @@ bool cluster_usage_needed(const struct cfg *c)
 
 struct store {
     struct kube_state *state;
+    const struct kube_usage_rules *rules;
     int stored;
     double newest;
 };
@@ -42,18 +43,27 @@ struct store {
 static void store_sample(void *ctx, const struct codec_node_sample *s)
 {
     struct store *st = ctx;
-    if (kube_state_usage_put(st->state, s->node, s->usage, s->timestamp, s->window) == 0) {
+    if (kube_state_usage_put(st->state, s->node, s->usage, s->timestamp, s->window, st->rules) ==
+        0) {
         st->stored++;
         if (s->timestamp > st->newest)
             st->newest = s->timestamp;
     }
 }
 
-static void poll_once(struct cluster_usage *u)
+void cluster_usage_rules(const struct cfg *c, struct kube_usage_rules *out)
+{
+    out->window_seconds = c->usage_window_seconds;
+    memcpy(out->agg, c->usage_agg, sizeof(out->agg));
+    out->min_samples = (size_t)c->usage_min_samples;
+    out->keep = kube_usage_keep(c->usage_window_seconds, c->metrics_interval_seconds);
+}
+
+static void poll_once(struct cluster_usage *u, const struct kube_usage_rules *rules)
 {
     char err[ERR_LEN] = "", why[ERR_LEN] = "";
     struct kube_response r = {0};
-    struct store st = {.state = u->state};
+    struct store st = {.state = u->state, .rules = rules};
     size_t skipped = 0;
 
     int rc = kube_get(u->client, "/apis/metrics.k8s.io/v1beta1/nodes", 30, &r, err);
@@ -87,9 +97,11 @@ static void *usage_main(void *arg)
         const struct cfg *c = cfg_live_acquire(u->live);
         bool needed = cluster_usage_needed(c);
         int interval = c->metrics_interval_seconds;
+        struct kube_usage_rules rules;
+        cluster_usage_rules(c, &rules);
         cfg_live_release(c);
         if (needed)
-            poll_once(u);
+            poll_once(u, &rules);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_sec += needed ? interval : 1;

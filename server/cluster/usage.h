@@ -20,6 +20,10 @@ struct cluster_usage;
 /* Does @c score from usage (a used source usage or max)? */
 bool cluster_usage_needed(const struct cfg *c);
 
+/* The history rules of @c: usageWindowSeconds, usageAggregation,
+ * usageMinSamples, and the samples a node keeps for them. */
+void cluster_usage_rules(const struct cfg *c, struct kube_usage_rules *out);
+
 /* Starts the poller on @client and @st (borrowed), reading the interval
  * and whether to poll from @live on each round. Returns 0 or -EAGAIN /
  * -ENOMEM with @err. */

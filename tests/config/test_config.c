@@ -387,6 +387,39 @@ START_TEST(config_metrics_listen_is_checked)
 }
 END_TEST
 
+/* The usage window's keys: defaults as before windows, both forms of
+ * usageAggregation, every layer, and a minimum the window cannot reach. */
+START_TEST(config_usage_window)
+{
+    struct cfg c;
+    char err[ERR_LEN];
+    ck_assert_int_eq(load(&c, NULL, 0, NULL, err), 0);
+    ck_assert_int_eq(c.usage_window_seconds, 0);
+    ck_assert_int_eq(c.usage_min_samples, 1);
+    ck_assert(c.usage_agg[SCORE_CPU] == SCORE_AGG_LATEST &&
+              c.usage_agg[SCORE_MEMORY] == SCORE_AGG_LATEST);
+    char *flags[] = {"--usage-window-seconds=300", "--usage-aggregation=cpu=p90,memory=max",
+                     "--usage-min-samples=5"};
+    ck_assert_int_eq(load(&c, flags, 3, NULL, err), 0);
+    ck_assert(c.usage_agg[SCORE_CPU] == SCORE_AGG_P90 &&
+              c.usage_agg[SCORE_MEMORY] == SCORE_AGG_MAX);
+    char *env[] = {"CPU_EXTENDER_USAGE_AGGREGATION=avg", NULL};
+    ck_assert_int_eq(load(&c, NULL, 0, env, err), 0);
+    ck_assert(c.usage_agg[SCORE_CPU] == SCORE_AGG_AVG &&
+              c.usage_agg[SCORE_MEMORY] == SCORE_AGG_AVG);
+    expect_error((char *[]){"--usage-aggregation=p80"}, 1, NULL,
+                 "usage-aggregation \"p80\": want latest, avg, max, p50, p90, p95 or p99");
+    /* (now - 60, now] holds 4 samples at 15 s; window 0 the newest alone */
+    expect_error((char *[]){"--usage-window-seconds=60", "--usage-min-samples=5"}, 2, NULL,
+                 "usage-min-samples (5) cannot be reached");
+    char *four[] = {"--usage-window-seconds=60", "--usage-min-samples=4"};
+    ck_assert_int_eq(load(&c, four, 2, NULL, err), 0);
+    expect_error((char *[]){"--usage-min-samples=2"}, 1, NULL, "cannot be reached");
+    expect_error((char *[]){"--usage-window-seconds=3600", "--metrics-interval-seconds=1"}, 2, NULL,
+                 "at most 254 samples");
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -407,6 +440,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, config_scheduler_values_are_set_once);
     tcase_add_test(tc, config_scheduler_config_is_relative_to_its_file);
     tcase_add_test(tc, config_metrics_listen_is_checked);
+    tcase_add_test(tc, config_usage_window);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -620,6 +620,65 @@ START_TEST(cluster_usage_source_and_stale_policy)
 }
 END_TEST
 
+/* n2's usage sample, @age seconds old, at @cpu. */
+static void set_n2_usage(struct world *w, int age, const char *cpu)
+{
+    char ts[64];
+    time_t t = time(NULL) - age;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fake_set_metrics_time(w->fake, ts, "20s");
+    ck_assert_int_eq(fake_set_node_metrics(w->fake, "n2", cpu, "1Gi"), 0);
+}
+
+/* Waits until the fake API server has answered @n more metrics polls. */
+static void await_polls(struct world *w, unsigned n)
+{
+    struct fake_counts before, now;
+    fake_counts(w->fake, &before);
+    for (int i = 0; i < 200; i++) {
+        fake_counts(w->fake, &now);
+        if (now.metrics >= before.metrics + n)
+            return;
+        usleep(50000);
+    }
+    ck_abort_msg("no %u metrics polls in 10 s", n);
+}
+
+/* usageWindowSeconds 60 at max with usageMinSamples 2: n2 (4000m) is
+ * scored by the largest of its samples in the window, and its one first
+ * sample alone is not enough (stale: requests). */
+START_TEST(cluster_usage_window_scores_the_aggregate)
+{
+    struct world w;
+    const char *const win[] = {"--cpu-used-source",
+                               "usage",
+                               "--metrics-interval-seconds",
+                               "1",
+                               "--usage-window-seconds",
+                               "60",
+                               "--usage-aggregation",
+                               "cpu=max,memory=latest",
+                               "--usage-min-samples",
+                               "2",
+                               NULL};
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
+    set_n2_usage(&w, 10, "1500m");
+    start_world(&w, win);
+    free(wait_ready(w.server.port, 200));
+    await_polls(&w, 2);
+    /* one sample (1500m: 2500m free) is stale: its requests, 1 CPU */
+    assert_free_cpu(w.server.port, "n2", 3000);
+    set_n2_usage(&w, 5, "2000m");
+    await_free_cpu(w.server.port, "n2", 2000); /* max(1500m, 2000m) */
+    set_n2_usage(&w, 2, "500m");
+    await_polls(&w, 2);
+    assert_free_cpu(w.server.port, "n2", 2000); /* 500m is the latest, 2000m still the max */
+    stop_world(&w);
+}
+END_TEST
+
 START_TEST(cluster_in_flight_damping_counts_new_pods)
 {
     struct world w;
@@ -1295,6 +1354,7 @@ Suite *cluster_suite(void)
     tcase_add_test(tc, cluster_insecure_skip_tls_verify_is_honoured_and_loud);
     tcase_add_test(tc, cluster_rotated_token_is_picked_up);
     tcase_add_test(tc, cluster_usage_source_and_stale_policy);
+    tcase_add_test(tc, cluster_usage_window_scores_the_aggregate);
     tcase_add_test(tc, cluster_in_flight_damping_counts_new_pods);
     tcase_add_test(tc, cluster_preempt_keeps_nodes_where_victims_make_room);
     tcase_add_test(tc, cluster_preempt_outside_enforce_keeps_every_candidate);

@@ -147,12 +147,15 @@ START_TEST(state_pod_before_node_is_kept)
 }
 END_TEST
 
+/* The rules before usage windows: the newest sample alone. */
+static const struct kube_usage_rules latest = {.min_samples = 1, .keep = 2};
+
 START_TEST(state_in_flight_until_sample_or_expiry)
 {
     list_two_nodes();
     const int64_t usage[SCORE_NRES] = {1200, 3 * GI};
     /* sample at t=1000 over 20 s: its window began at 980 */
-    ck_assert_int_eq(kube_state_usage_put(st, "a", usage, 1000, 20), 0);
+    ck_assert_int_eq(kube_state_usage_put(st, "a", usage, 1000, 20, &latest), 0);
     pod("p9", "a", 300, 300, false, 990); /* placed inside the window: not fully in it */
     pod("p8", "a", 200, 200, false, 970); /* placed before the window: in the sample */
     struct kube_node_view a = view("a", 1005);
@@ -162,9 +165,9 @@ START_TEST(state_in_flight_until_sample_or_expiry)
     ck_assert_int_eq(a.n_in_flight, 1);
     ck_assert_int_eq(a.in_flight[SCORE_CPU], 300);
     /* a newer sample whose window starts after the placement includes it */
-    ck_assert_int_eq(kube_state_usage_put(st, "a", usage, 1005, 20), 0);
+    ck_assert_int_eq(kube_state_usage_put(st, "a", usage, 1005, 20, &latest), 0);
     ck_assert_int_eq(view("a", 1006).n_in_flight, 1); /* window began 985: still out */
-    ck_assert_int_eq(kube_state_usage_put(st, "a", usage, 1030, 20), 0);
+    ck_assert_int_eq(kube_state_usage_put(st, "a", usage, 1030, 20, &latest), 0);
     ck_assert_int_eq(view("a", 1031).n_in_flight, 0); /* window began 1010 */
     /* without new samples, placements expire after in_flight_seconds */
     pod("p7", "b", 400, 400, false, 2000);
@@ -173,6 +176,48 @@ START_TEST(state_in_flight_until_sample_or_expiry)
     ck_assert_int_eq(b.in_flight[SCORE_CPU], 400);
     ck_assert_int_eq(kube_state_view(st, "b", 2060, 60, &b), 0);
     ck_assert_int_eq(b.n_in_flight, 0);
+}
+END_TEST
+
+/* A window of 60 s at p90 over samples every 15 s: the same sample read
+ * twice counts once, one out of order not at all, usage is stale (absent)
+ * until min_samples, older samples leave the window, and a smaller keep
+ * (a reload) keeps the newest. */
+START_TEST(state_usage_window)
+{
+    const struct kube_usage_rules p90 = {
+        .window_seconds = 60, .agg = {SCORE_AGG_P90, SCORE_AGG_MAX}, .min_samples = 3,
+        .keep = kube_usage_keep(60, 15)};
+    list_two_nodes();
+    ck_assert_uint_eq(p90.keep, 6);
+    const int64_t cpu[] = {100, 900, 500, 300, 700};
+    for (int i = 0; i < 5; i++) {
+        const int64_t u[SCORE_NRES] = {cpu[i], (i + 1) * GI};
+        ck_assert_int_eq(kube_state_usage_put(st, "a", u, 1000 + 15 * i, 15, &p90), 0);
+        if (i == 1) {
+            ck_assert_int_eq(kube_state_usage_put(st, "a", u, 1015, 15, &p90), 0); /* again */
+            ck_assert_int_eq(kube_state_usage_put(st, "a", u, 1001, 15, &p90), 0); /* late */
+            struct kube_node_view v = view("a", 1016);
+            ck_assert(!v.has_usage); /* 2 of 3 samples */
+            ck_assert_uint_eq(v.usage_samples, 2);
+        }
+    }
+    /* window (1000, 1060]: 900 500 300 700 -> p90 = 700 + (900 - 700) x 0.7 = 840 */
+    struct kube_node_view v = view("a", 1061);
+    ck_assert(v.has_usage);
+    ck_assert_uint_eq(v.usage_samples, 4);
+    ck_assert_int_eq(v.usage[SCORE_CPU], 840);
+    ck_assert_int_eq(v.usage[SCORE_MEMORY], 5 * GI);
+    ck_assert(v.usage_age > 0.9 && v.usage_age < 1.1); /* from the newest sample */
+    /* a reload to the newest sample alone keeps 2 */
+    const int64_t u[SCORE_NRES] = {50, GI};
+    ck_assert_int_eq(kube_state_usage_put(st, "a", u, 1075, 15, &latest), 0);
+    v = view("a", 1076);
+    ck_assert_uint_eq(v.usage_samples, 1);
+    ck_assert_int_eq(v.usage[SCORE_CPU], 50);
+    /* a node that goes forgets its history */
+    kube_state_node_delete(st, "a");
+    ck_assert_int_eq(kube_state_usage_put(st, "a", u, 1090, 15, &latest), -ENOENT);
 }
 END_TEST
 
@@ -454,6 +499,7 @@ Suite *state_suite(void)
     tcase_add_test(tc, state_relist_drops_what_is_gone);
     tcase_add_test(tc, state_pod_before_node_is_kept);
     tcase_add_test(tc, state_in_flight_until_sample_or_expiry);
+    tcase_add_test(tc, state_usage_window);
     tcase_add_test(tc, state_burst_of_placements_all_count);
     tcase_add_test(tc, state_our_bind_counts_once);
     tcase_add_test(tc, state_pod_request_only_on_its_node);
