@@ -394,6 +394,11 @@ START_TEST(rank_checks_kinds_and_says_why)
     struct rankdir d;
     char *out, *err;
     setup_dir(&d, "");
+    put(&d, "args.json",
+        "{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[]}},"
+        "\"Nodes\":{\"items\":[]},\"NodeNames\":null}");
+    put(&d, "names.json", "{\"Pod\":{},\"NodeNames\":[\"a\"]}");
+    put(&d, "empty.json", "{}");
     const struct {
         const char *args, *want;
     } cases[] = {
@@ -404,7 +409,15 @@ START_TEST(rank_checks_kinds_and_says_why)
         {"--nodes existing.json --pod pod.json",
          "existing.json: items[0] (web-0): a Pod (it has spec.containers), not a Node"},
         {"--nodes nodes.json --existing nodes.json --pod pod.json",
-         "nodes.json: items[0] (default/gpu-1): a Node, not a Pod"},
+         "nodes.json: items[0] (gpu-1): a Node, not a Pod"},
+        /* issue 24: what has no kind must have a pod's spec */
+        {"--nodes nodes.json --pod args.json",
+         "args.json: an ExtenderArgs (Pod, Nodes), not a Pod: give one pod"},
+        {"--nodes nodes.json --pod names.json", "names.json: an ExtenderArgs (Pod, NodeNames)"},
+        {"--nodes nodes.json --pod empty.json",
+         "empty.json: neither kind Pod nor spec.containers, not a Pod"},
+        {"--nodes nodes.json --pod - <empty.json",
+         "standard input: neither kind Pod nor spec.containers"},
         {"--nodes nodes.json --pod missing.json", "missing.json: No such file or directory"},
         {"--nodes - --pod -", "only one of"},
         {"--existing existing.json --pod pod.json", "--existing needs --nodes"},
