@@ -27,7 +27,7 @@ void cli_config_help(FILE *out)
             "  - values the documentation advises against (warnings, exit status 0).\n"
             "Every message on stderr starts with the file's name. On success it says whether\n"
             "kube-scheduler needs the filter verb and prints the effective configuration on\n"
-            "stdout. Exit status: 0 valid (warnings or not), 2 invalid.\n");
+            "stdout.\n");
 }
 
 /* How FILE is named in messages. */
