@@ -238,7 +238,7 @@ START_TEST(cli_config_check_names_the_file_in_every_message)
         {"{\"cpuWeight\": 3, \"cpuWeight\": 4}", "field \"cpuWeight\" appears more than once", 2},
         {"{\"cpuWeigth\": 3}", "unknown field \"cpuWeigth\"", 2},
         {"{\"cpuWeight\": 0, \"memoryWeight\": 0}", "at least one must be above 0", 2},
-        {"{\"tlsCert\": \"/nonexistent/c.pem\"}", "tls-cert and tls-key", 2},
+        {"{\"tlsCert\": \"/nonexistent/c.pem\"}", "line 1, column 2: tlsCert and tlsKey", 2},
         {"{\"idleTimeoutSeconds\": 60}",
          "warning: idleTimeoutSeconds 60 is not above kube-scheduler's 90 s keep-alive", 0},
         {"{\"listen\": \"0.0.0.0:8888\"}", "warning: listen 0.0.0.0:8888 is not loopback", 0},
@@ -276,11 +276,14 @@ START_TEST(cli_config_check_reads_the_files_it_names)
     struct run r = run(cmd);
     ck_assert_int_eq(r.status, 2);
     char want[512];
-    snprintf(want, sizeof(want), "%s: tlsKey %s/missing.key: No such file or directory", f, dir);
+    /* each at its key's line and column */
+    snprintf(want, sizeof(want), "%s: line 1, column ", f);
     ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
-    snprintf(want, sizeof(want), "%s: clientCa %s: a directory, not a file", f, dir);
+    snprintf(want, sizeof(want), ": tlsKey %s/missing.key: No such file or directory", dir);
     ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
-    snprintf(want, sizeof(want), "%s: kubeconfig %s/gone.yaml: No such file", f, dir);
+    snprintf(want, sizeof(want), ": clientCa %s: a directory, not a file", dir);
+    ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
+    snprintf(want, sizeof(want), ": kubeconfig %s/gone.yaml: No such file", dir);
     ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
     ck_assert_msg(strstr(r.err, "tlsCert") == NULL, "the cert is there: %s", r.err);
     assert_every_line_names(r.err, f);
