@@ -57,14 +57,15 @@ static void syntax_why(const char *text, size_t len, size_t off, char *why, size
         snprintf(why, n, "unexpected byte 0x%02x", (unsigned char)text[off]);
 }
 
-/* The offset of the key of member @index (0-based) of the top-level object
- * in @text (@len bytes), which cJSON has read: strings skipped with their
- * escapes, nesting counted. */
-static size_t member_offset(const char *text, size_t len, int index)
+/* Where the key of the next member of the top-level object of @text (@len
+ * bytes, which cJSON has read) starts: after the key at @prev, or with
+ * @first the first one. Strings are skipped with their escapes, nesting
+ * counted; @len when there is none. One pass over the file in all. */
+static size_t next_member(const char *text, size_t len, size_t prev, bool first)
 {
-    int depth = 0, member = -1;
+    int depth = first ? 0 : 1;
     bool in_string = false, key_next = false;
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = first ? 0 : prev; i < len; i++) {
         char ch = text[i];
         if (in_string) {
             if (ch == '\\')
@@ -74,9 +75,8 @@ static size_t member_offset(const char *text, size_t len, int index)
             continue;
         }
         if (ch == '"') {
-            if (depth == 1 && key_next && ++member == index)
+            if (depth == 1 && key_next)
                 return i;
-            key_next = false;
             in_string = true;
         } else if (ch == '{' || ch == '[') {
             key_next = ++depth == 1;
@@ -86,16 +86,25 @@ static size_t member_offset(const char *text, size_t len, int index)
             key_next = true;
         }
     }
-    return 0;
+    return len;
 }
 
-/* "config file NAME: line L, column C: " for member @index of @text, whose
- * line and column go to *@line and *@col too. */
-static void member_where(const char *name, const char *text, size_t len, int index, char *out,
-                         size_t n, size_t *line, size_t *col)
+/* A place in a file: its offset, 1-based line and column (in bytes). */
+struct file_pos {
+    size_t off, line, col;
+};
+
+/* Moves @p forward to offset @to of @text. */
+static void advance(const char *text, size_t to, struct file_pos *p)
 {
-    line_col(text, member_offset(text, len, index), line, col);
-    snprintf(out, n, "config file %s: line %zu, column %zu: ", shown(name), *line, *col);
+    for (; p->off < to && text[p->off] != '\0'; p->off++) {
+        if (text[p->off] == '\n') {
+            p->line++;
+            p->col = 1;
+        } else {
+            p->col++;
+        }
+    }
 }
 
 /* The offset of the first comma of @text (@len bytes) that only white
@@ -176,12 +185,16 @@ int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name
     }
     const cJSON *item;
     char where[CFG_STR_LEN + 64], near[64];
-    int index = 0;
+    struct file_pos at = {.off = 0, .line = 1, .col = 1};
+    bool first = true;
     cJSON_ArrayForEach(item, root)
     {
         const struct cfg_opt *o = cfg_opt_by_key(item->string);
-        size_t line, col;
-        member_where(name, text, len, index++, where, sizeof(where), &line, &col);
+        /* cJSON keeps the members in the file's order */
+        advance(text, next_member(text, len, at.off, first), &at);
+        first = false;
+        snprintf(where, sizeof(where), "config file %s: line %zu, column %zu: ", shown(name),
+                 at.line, at.col);
         if (o == NULL && cfg_opt_nearest_key(item->string, near, sizeof(near))) {
             err_set(err, "%sunknown field \"%s\": did you mean %s?", where, item->string, near);
             goto out_delete;
@@ -204,8 +217,8 @@ int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name
         }
         seen |= c->given;
         int i = __builtin_ctzll(cfg_opt_bit(o));
-        c->file_at[i].line = line > UINT_MAX ? UINT_MAX : (unsigned int)line;
-        c->file_at[i].col = col > UINT_MAX ? UINT_MAX : (unsigned int)col;
+        c->file_at[i].line = at.line > UINT_MAX ? UINT_MAX : (unsigned int)at.line;
+        c->file_at[i].col = at.col > UINT_MAX ? UINT_MAX : (unsigned int)at.col;
     }
     c->given = before | seen;
     c->from_file |= seen;
