@@ -533,6 +533,30 @@ START_TEST(rank_on_files_refuses_a_used_source_it_cannot_have)
 }
 END_TEST
 
+/* issue 24: one node is "1 node", one pod bound "1 pod". */
+START_TEST(rank_counts_one_as_one)
+{
+    struct rankdir d;
+    char *out, *err;
+    setup_dir(&d, "");
+    put(&d, "one.json",
+        "{\"kind\":\"Node\",\"metadata\":{\"name\":\"solo\",\"labels\":{\"kubernetes.io/arch\":"
+        "\"amd64\"}},\"status\":{\"allocatable\":{"
+        "\"cpu\":\"8\",\"memory\":\"16Gi\",\"pods\":\"110\"}}}");
+    put(&d, "bound.json",
+        "{\"kind\":\"List\",\"items\":[{\"metadata\":{\"name\":\"x\",\"namespace\":\"a\","
+        "\"uid\":\"u-x\"},\"spec\":{\"nodeName\":\"solo\",\"containers\":[{\"resources\":{"
+        "\"requests\":{\"cpu\":\"1\"}}}]},\"status\":{\"phase\":\"Running\"}}]}");
+    ck_assert_int_eq(rank(&d, &out, &err, "--nodes one.json --existing bound.json --pod pod.json"),
+                     0);
+    ck_assert_msg(strstr(err, "1 node from one.json; used from 1 pod bound to them") != NULL, "%s",
+                  err);
+    free(out);
+    free(err);
+    remove_dir(&d);
+}
+END_TEST
+
 /* issue 24: a Pending pod (a UID, not running) is not called running. */
 START_TEST(rank_says_what_state_the_pod_is_in)
 {
@@ -568,6 +592,7 @@ Suite *rank_suite(void)
     tcase_add_test(tc, rank_takes_kubectls_flag_spellings_and_stays_quiet_with_o);
     tcase_add_test(tc, rank_on_files_refuses_a_used_source_it_cannot_have);
     tcase_add_test(tc, rank_says_what_state_the_pod_is_in);
+    tcase_add_test(tc, rank_counts_one_as_one);
     suite_add_tcase(s, tc);
     return s;
 }
