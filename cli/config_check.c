@@ -27,7 +27,7 @@ void cli_config_help(FILE *out)
             "  - values the documentation advises against (warnings, exit status 0).\n"
             "Every message on stderr starts with the file's name. On success it says whether\n"
             "kube-scheduler needs the filter verb and prints the effective configuration on\n"
-            "stdout. Exit status: 0 valid (warnings or not), 2 invalid.\n");
+            "stdout.\n");
 }
 
 /* How FILE is named in messages. */
@@ -54,26 +54,30 @@ static bool readable(const char *path, char *why, size_t n)
 }
 
 /* Checks the file of option @key (@path, "" for none); counts failures. */
-static int check_file(const char *file, const char *key, const char *path)
+static int check_file(const struct cfg *c, const char *file, const char *key, const char *path)
 {
-    char why[256];
+    char why[256], at[64];
     if (path[0] == '\0' || readable(path, why, sizeof(why)))
         return 0;
-    fprintf(stderr, "%s: %s %s: %s\n", shown(file), key, path, why);
+    if (cfg_file_position(c, key, at, sizeof(at)))
+        fprintf(stderr, "%s: %s: %s %s: %s\n", shown(file), at, key, path, why);
+    else
+        fprintf(stderr, "%s: %s %s: %s\n", shown(file), key, path, why);
     return 1;
 }
 
 /* Every file the configuration names; returns how many are unreadable. */
 static int check_files(const char *file, const struct cfg *c)
 {
-    int bad = check_file(file, "tlsCert", c->tls_cert) + check_file(file, "tlsKey", c->tls_key) +
-              check_file(file, "clientCa", c->client_ca) +
-              check_file(file, "schedulerConfig", c->scheduler_config_path);
+    int bad = check_file(c, file, "tlsCert", c->tls_cert) +
+              check_file(c, file, "tlsKey", c->tls_key) +
+              check_file(c, file, "clientCa", c->client_ca) +
+              check_file(c, file, "schedulerConfig", c->scheduler_config_path);
     /* Several kubeconfig files as in KUBECONFIG: a:b */
     char list[sizeof(c->kubeconfig)], *save = NULL;
     snprintf(list, sizeof(list), "%s", c->kubeconfig);
     for (char *one = strtok_r(list, ":", &save); one != NULL; one = strtok_r(NULL, ":", &save))
-        bad += check_file(file, "kubeconfig", one);
+        bad += check_file(c, file, "kubeconfig", one);
     return bad;
 }
 

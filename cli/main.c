@@ -7,8 +7,9 @@
  *   cpu-extender rank --pod F [--nodes F]   rank nodes (a file or the cluster) for a pod
  *   cpu-extender simulate --pods F ...     place many pods under each strategy
  *
- * Exit codes: 0 success, 1 failure at run time, 2 bad usage or config.
+ * Exit codes: exit_statuses below, the one table of them.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,42 @@
 #include "cli/serve.h"
 #include "whatif/simulate.h"
 #include "version.h"
+
+/* Every command's exit statuses, the one table: each command's --help
+ * prints its own from here, and tests/e2e/test_cli.c checks the man page's
+ * EXIT STATUS and the binary's behaviour against what --help prints. An
+ * output that cannot be written is 1 for every command (finish()). */
+static const struct exit_status {
+    const char *command;
+    int code;
+    const char *meaning;
+} exit_statuses[] = {
+    {"serve", 0, "stopped by SIGTERM or SIGINT"},
+    {"serve", 1, "failed at run time: the listener cannot be opened, or standard output failed"},
+    {"serve", 2, "bad usage or configuration, or a cluster named but unusable"},
+    {"probe", 0, "the server answered 200"},
+    {"probe", 1, "it did not (the reason on standard error), or standard output failed"},
+    {"probe", 2, "bad usage or configuration"},
+    {"rank", 0, "a node fits"},
+    {"rank", 1, "no node fits; or the cluster, memory or standard output failed"},
+    {"rank", 2, "bad usage, or an input file missing, unreadable or not what it should be"},
+    {"simulate", 0, "every pod was placed under every strategy run"},
+    {"simulate", 1, "the cluster, memory or standard output failed"},
+    {"simulate", 2, "bad usage, or an input file missing, unreadable or not what it should be"},
+    {"simulate", 3, "some pod fits on no node"},
+    {"config", 0, "the file is valid (with warnings or not)"},
+    {"config", 1, "standard output failed"},
+    {"config", 2, "the file is invalid, or bad usage"},
+};
+
+/* The exit statuses of @command, as --help ends: "  N  meaning". */
+static void print_exit_statuses(FILE *out, const char *command)
+{
+    fprintf(out, "\nExit status:\n");
+    for (size_t i = 0; i < sizeof(exit_statuses) / sizeof(exit_statuses[0]); i++)
+        if (strcmp(exit_statuses[i].command, command) == 0)
+            fprintf(out, "  %d  %s\n", exit_statuses[i].code, exit_statuses[i].meaning);
+}
 
 static void usage(FILE *out)
 {
@@ -50,8 +87,11 @@ static void usage(FILE *out)
         "                                          strategy; summary on stdout, exit 3 when\n"
         "                                          some pod fits nowhere\n"
         "  cpu-extender --help | --version\n"
-        "  cpu-extender COMMAND --help             the command's own help\n\n",
+        "  cpu-extender COMMAND --help             the command's own help, with its exit\n"
+        "                                          statuses\n",
         CPU_EXTENDER_VERSION);
+    print_exit_statuses(out, "serve");
+    fputc('\n', out);
     cfg_print_help(out);
 }
 
@@ -76,8 +116,12 @@ static void rank_help(FILE *out)
             "  -o FORMAT        stdout as yaml (the default), json, table or name\n"
             "  --help           this text\n\n"
             "\"-\" as FILE reads standard input (for one of them). Every server option is\n"
-            "accepted (cpu-extender --help): the scoring ones change the ranking. Exit status:\n"
-            "0 a node fits, 1 none does or the input cannot be read, 2 bad usage.\n");
+            "accepted (cpu-extender --help): the scoring ones change the ranking. With -o\n"
+            "given (yaml, json or name), stdout has only that and stderr only warnings and\n"
+            "errors: no table. Each flag that takes a value takes it as --flag VALUE or\n"
+            "--flag=VALUE (-o also as -oVALUE). From files, the used sources usage and max are\n"
+            "refused (node files carry no usage).\n");
+    print_exit_statuses(out, "rank");
 }
 
 static void simulate_help(FILE *out)
@@ -98,8 +142,20 @@ static void simulate_help(FILE *out)
             "  --timing           the engine's time on stderr\n"
             "  --help             this text\n\n"
             "\"-\" as FILE reads standard input (for one of them). Every server option is\n"
-            "accepted (cpu-extender --help). Exit status: 0 every pod placed, 3 some fit\n"
-            "nowhere, 2 bad usage or input, 1 the cluster or memory failed.\n");
+            "accepted (cpu-extender --help); --flag VALUE and --flag=VALUE are the same.\n");
+    print_exit_statuses(out, "simulate");
+}
+
+static void probe_help(FILE *out)
+{
+    cli_probe_help(out);
+    print_exit_statuses(out, "probe");
+}
+
+static void config_help(FILE *out)
+{
+    cli_config_help(out);
+    print_exit_statuses(out, "config");
 }
 
 static const struct command {
@@ -108,11 +164,23 @@ static const struct command {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"serve", usage, cli_serve},
-    {"probe", cli_probe_help, cli_probe_main},
+    {"probe", probe_help, cli_probe_main},
     {"rank", rank_help, whatif_rank_main},
     {"simulate", simulate_help, whatif_simulate_main},
-    {"config", cli_config_help, cli_config_main},
+    {"config", config_help, cli_config_main},
 };
+
+/* @status, unless standard output could not be written (a full disk, a
+ * closed pipe): then 1 whatever the command decided, for a caller of
+ * $(...) would take a truncated answer for a whole one. */
+static int finish(const char *cmd, int status)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return status;
+    fprintf(stderr, "cpu-extender%s%s: cannot write standard output: %s\n", cmd ? " " : "",
+            cmd ? cmd : "", errno != 0 ? strerror(errno) : "a write failed");
+    return 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -124,24 +192,28 @@ int main(int argc, char **argv)
             continue;
         if (n > 0 && cfg_wants_help(n, argv + 2)) {
             commands[i].help(stdout);
-            return 0;
+            return finish(cmd, 0);
         }
-        return commands[i].run(n, argv + 2);
+        int status = commands[i].run(n, argv + 2);
+        errno = 0;
+        return finish(cmd, status);
     }
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
-        return 0;
+        return finish(NULL, 0);
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
         printf("cpu-extender %s\n", CPU_EXTENDER_VERSION);
-        return 0;
+        return finish(NULL, 0);
     }
     if (strncmp(cmd, "--", 2) == 0) {
         if (cfg_wants_help(argc - 1, argv + 1)) {
             usage(stdout);
-            return 0;
+            return finish(NULL, 0);
         }
-        return cli_serve(argc - 1, argv + 1);
+        int status = cli_serve(argc - 1, argv + 1);
+        errno = 0;
+        return finish("serve", status);
     }
     fprintf(stderr, "cpu-extender: unknown command \"%s\" (see --help)\n", cmd);
     return 2;

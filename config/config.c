@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +40,102 @@ static void line_col(const char *text, size_t off, size_t *line, size_t *col)
     }
 }
 
+/* What is wrong at byte @off of @text (@len bytes), where cJSON refused
+ * it or a trailing comma is, in @why (@n bytes). */
+static void syntax_why(const char *text, size_t len, size_t off, char *why, size_t n)
+{
+    size_t next = off + 1;
+    while (next < len && isspace((unsigned char)text[next]))
+        next++;
+    if (off < len && text[off] == ',' && next < len && (text[next] == '}' || text[next] == ']'))
+        snprintf(why, n, "trailing comma before %c", text[next]);
+    else if (off >= len || text[off] == '\0')
+        snprintf(why, n, "the text ends before the object does");
+    else if (isprint((unsigned char)text[off]))
+        snprintf(why, n, "unexpected '%c'", text[off]);
+    else
+        snprintf(why, n, "unexpected byte 0x%02x", (unsigned char)text[off]);
+}
+
+/* Where the key of the next member of the top-level object of @text (@len
+ * bytes, which cJSON has read) starts: after the key at @prev, or with
+ * @first the first one. Strings are skipped with their escapes, nesting
+ * counted; @len when there is none. One pass over the file in all. */
+static size_t next_member(const char *text, size_t len, size_t prev, bool first)
+{
+    int depth = first ? 0 : 1;
+    bool in_string = false, key_next = false;
+    for (size_t i = first ? 0 : prev; i < len; i++) {
+        char ch = text[i];
+        if (in_string) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_string = false;
+            continue;
+        }
+        if (ch == '"') {
+            if (depth == 1 && key_next)
+                return i;
+            in_string = true;
+        } else if (ch == '{' || ch == '[') {
+            key_next = ++depth == 1;
+        } else if (ch == '}' || ch == ']') {
+            depth--;
+        } else if (ch == ',' && depth == 1) {
+            key_next = true;
+        }
+    }
+    return len;
+}
+
+/* A place in a file: its offset, 1-based line and column (in bytes). */
+struct file_pos {
+    size_t off, line, col;
+};
+
+/* Moves @p forward to offset @to of @text. */
+static void advance(const char *text, size_t to, struct file_pos *p)
+{
+    for (; p->off < to && text[p->off] != '\0'; p->off++) {
+        if (text[p->off] == '\n') {
+            p->line++;
+            p->col = 1;
+        } else {
+            p->col++;
+        }
+    }
+}
+
+/* The offset of the first comma of @text (@len bytes) that only white
+ * space separates from a closing } or ], outside strings; @len for none.
+ * cJSON reports where it gave up, not the comma. */
+static size_t trailing_comma(const char *text, size_t len)
+{
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        if (in_string) {
+            if (text[i] == '\\')
+                i++;
+            else if (text[i] == '"')
+                in_string = false;
+            continue;
+        }
+        if (text[i] == '"') {
+            in_string = true;
+            continue;
+        }
+        if (text[i] != ',')
+            continue;
+        size_t j = i + 1;
+        while (j < len && isspace((unsigned char)text[j]))
+            j++;
+        if (j < len && (text[j] == '}' || text[j] == ']'))
+            return i;
+    }
+    return len;
+}
+
 /* A relative scheduler-config in the file at @name is relative to that
  * file's directory, as kube-scheduler's and kubeconfig files name their
  * neighbours: the ConfigMap mounts both keys side by side. The value as
@@ -73,38 +170,58 @@ int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name
     cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
     if (root == NULL) {
         size_t off = end != NULL && end >= text ? (size_t)(end - text) : 0, line, col;
+        size_t comma = trailing_comma(text, len);
+        if (comma <= off || off >= len)
+            off = comma < len ? comma : off;
         line_col(text, off, &line, &col);
-        err_set(err, "config file %s: line %zu, column %zu: not valid JSON", shown(name), line,
-                col);
+        syntax_why(text, len, off, why, sizeof(why));
+        err_set(err, "config file %s: line %zu, column %zu: not valid JSON: %s", shown(name), line,
+                col, why);
         return -EINVAL;
     }
     if (!cJSON_IsObject(root)) {
-        err_set(err, "config file %s: want a JSON object", shown(name));
+        err_set(err, "config file %s: line 1, column 1: want a JSON object", shown(name));
         goto out_delete;
     }
     const cJSON *item;
+    char where[CFG_STR_LEN + 64], near[64];
+    struct file_pos at = {.off = 0, .line = 1, .col = 1};
+    bool first = true;
     cJSON_ArrayForEach(item, root)
     {
         const struct cfg_opt *o = cfg_opt_by_key(item->string);
+        /* cJSON keeps the members in the file's order */
+        advance(text, next_member(text, len, at.off, first), &at);
+        first = false;
+        snprintf(where, sizeof(where), "config file %s: line %zu, column %zu: ", shown(name),
+                 at.line, at.col);
+        if (o == NULL && cfg_opt_nearest_key(item->string, near, sizeof(near))) {
+            err_set(err, "%sunknown field \"%s\": did you mean %s?", where, item->string, near);
+            goto out_delete;
+        }
         if (o == NULL) {
-            err_set(err, "config file %s: unknown field \"%s\"", shown(name), item->string);
+            err_set(err, "%sunknown field \"%s\" (cpu-extender --help lists the keys)", where,
+                    item->string);
             goto out_delete;
         }
         /* JSON readers disagree on a repeated key (first or last wins): a
          * file that says two things is refused rather than read one way. */
         c->given = 0;
         if (cfg_opt_set_json(c, o, item, why, sizeof(why)) != 0) {
-            err_set(err, "config file %s: field \"%s\": %s", shown(name), item->string, why);
+            err_set(err, "%sfield \"%s\": %s", where, item->string, why);
             goto out_delete;
         }
         if ((seen & c->given) != 0) {
-            err_set(err, "config file %s: field \"%s\" appears more than once", shown(name),
-                    item->string);
+            err_set(err, "%sfield \"%s\" appears more than once", where, item->string);
             goto out_delete;
         }
         seen |= c->given;
+        int i = __builtin_ctzll(cfg_opt_bit(o));
+        c->file_at[i].line = at.line > UINT_MAX ? UINT_MAX : (unsigned int)at.line;
+        c->file_at[i].col = at.col > UINT_MAX ? UINT_MAX : (unsigned int)at.col;
     }
     c->given = before | seen;
+    c->from_file |= seen;
     if (cfg_is_given(c, "schedulerConfig") && resolve_beside(c, name, err) != 0)
         goto out_delete;
     snprintf(c->config_file, sizeof(c->config_file), "%s", name);
@@ -181,81 +298,135 @@ static bool same_address(const char *a, const char *b)
     return pa != 0 && pa == pb && (wild || strcmp(ha, hb) == 0);
 }
 
+/* How a message of validate() names the options it is about: by their
+ * keys after "config file NAME: " when the values came from the file (none
+ * of them from the environment or a flag), else by their flags. */
+struct opt_names {
+    char prefix[CFG_STR_LEN + 64];
+    char name[2][64];
+};
+
+/* Names the options of flags @a and @b (NULL for one) of @c in @nm. */
+static void name_opts(const struct cfg *c, const char *a, const char *b, struct opt_names *nm)
+{
+    const char *flags[2] = {a, b};
+    const struct cfg_opt *o[2] = {NULL, NULL};
+    bool file = false, other = false;
+    for (int i = 0; i < 2 && flags[i] != NULL; i++) {
+        o[i] = cfg_opt_by_flag(flags[i], strlen(flags[i]));
+        unsigned long long bit = o[i] != NULL ? cfg_opt_bit(o[i]) : 0;
+        file = file || (c->from_file & bit) != 0;
+        other = other || ((c->given & ~c->from_file) & bit) != 0;
+    }
+    bool keys = file && !other && c->config_file[0] != '\0';
+    nm->prefix[0] = '\0';
+    for (int i = 0; keys && i < 2 && nm->prefix[0] == '\0'; i++) {
+        if (o[i] == NULL || (c->from_file & cfg_opt_bit(o[i])) == 0)
+            continue;
+        int at = __builtin_ctzll(cfg_opt_bit(o[i]));
+        snprintf(nm->prefix, sizeof(nm->prefix),
+                 "config file %s: line %u, column %u: ", shown(c->config_file), c->file_at[at].line,
+                 c->file_at[at].col);
+    }
+    for (int i = 0; i < 2; i++) {
+        if (keys && o[i] != NULL)
+            cfg_opt_key(o[i], nm->name[i], sizeof(nm->name[i]));
+        else
+            snprintf(nm->name[i], sizeof(nm->name[i]), "%s", flags[i] != NULL ? flags[i] : "");
+    }
+}
+
 static int validate(struct cfg *c, char *err)
 {
+    struct opt_names nm;
     int weights = 0;
     for (int r = 0; r < SCORE_NRES; r++)
         weights += c->score.weight[r];
     if (weights == 0) {
-        err_set(err, "cpu-weight and memory-weight: at least one must be above 0");
+        name_opts(c, "cpu-weight", "memory-weight", &nm);
+        err_set(err, "%s%s and %s: at least one must be above 0", nm.prefix, nm.name[0],
+                nm.name[1]);
         return -EINVAL;
     }
     if ((c->tls_cert[0] == '\0') != (c->tls_key[0] == '\0')) {
-        err_set(err, "tls-cert and tls-key: give both or neither");
+        name_opts(c, "tls-cert", "tls-key", &nm);
+        err_set(err, "%s%s and %s: give both or neither", nm.prefix, nm.name[0], nm.name[1]);
         return -EINVAL;
     }
     if (c->client_ca[0] != '\0' && c->tls_cert[0] == '\0') {
-        err_set(err, "client-ca needs tls-cert and tls-key (mTLS is TLS)");
+        name_opts(c, "client-ca", "tls-cert", &nm);
+        err_set(err, "%s%s needs %s (mTLS is TLS)", nm.prefix, nm.name[0], nm.name[1]);
         return -EINVAL;
     }
     if (c->metrics_listen[0] != '\0' && same_address(c->listen, c->metrics_listen)) {
-        err_set(err, "metrics-listen %s: must not be the listen address", c->metrics_listen);
+        name_opts(c, "metrics-listen", "listen", &nm);
+        err_set(err, "%s%s %s: must not be the %s address", nm.prefix, nm.name[0],
+                c->metrics_listen, nm.name[1]);
         return -EINVAL;
     }
     if (c->per_ip_connection_limit > c->connection_limit) {
-        err_set(err, "per-ip-connection-limit (%d) must not exceed connection-limit (%d)",
-                c->per_ip_connection_limit, c->connection_limit);
+        name_opts(c, "per-ip-connection-limit", "connection-limit", &nm);
+        err_set(err, "%s%s (%d) must not exceed %s (%d)", nm.prefix, nm.name[0],
+                c->per_ip_connection_limit, nm.name[1], c->connection_limit);
         return -EINVAL;
     }
     if (!list_ok(c->select_namespaces, false)) {
-        err_set(err, "select-namespaces: want NAMESPACE[,NAMESPACE...]");
+        name_opts(c, "select-namespaces", NULL, &nm);
+        err_set(err, "%s%s: want NAMESPACE[,NAMESPACE...]", nm.prefix, nm.name[0]);
         return -EINVAL;
     }
     if (!list_ok(c->select_labels, true)) {
-        err_set(err, "select-labels: want KEY=VALUE[,KEY=VALUE...]");
+        name_opts(c, "select-labels", NULL, &nm);
+        err_set(err, "%s%s: want KEY=VALUE[,KEY=VALUE...]", nm.prefix, nm.name[0]);
         return -EINVAL;
     }
     if (c->memory_budget_bytes > 0 && c->memory_budget_bytes < (1LL << 20)) {
+        name_opts(c, "memory-budget-bytes", NULL, &nm);
         err_set(err,
-                "memory-budget-bytes (%lld): want -1 (none), 0 (from the cgroup's memory "
-                "limit) or at least 1048576",
-                c->memory_budget_bytes);
+                "%s%s (%lld): want -1 (none), 0 (from the cgroup's memory limit) or at least "
+                "1048576",
+                nm.prefix, nm.name[0], c->memory_budget_bytes);
         return -EINVAL;
     }
     if (c->select_priority_min > c->select_priority_max) {
-        err_set(err,
-                "select-priority-min (%lld) must not exceed "
-                "select-priority-max (%lld)",
-                c->select_priority_min, c->select_priority_max);
+        name_opts(c, "select-priority-min", "select-priority-max", &nm);
+        err_set(err, "%s%s (%lld) must not exceed %s (%lld)", nm.prefix, nm.name[0],
+                c->select_priority_min, nm.name[1], c->select_priority_max);
         return -EINVAL;
     }
     if (score_usage_agg_parse_list(c->usage_aggregation, c->usage_agg) != 0) {
+        name_opts(c, "usage-aggregation", NULL, &nm);
         err_set(err,
-                "usage-aggregation \"%s\": want latest, avg, max, p50, p90, p95 or p99, or "
+                "%s%s \"%s\": want latest, avg, max, p50, p90, p95 or p99, or "
                 "cpu=NAME,memory=NAME",
-                c->usage_aggregation);
+                nm.prefix, nm.name[0], c->usage_aggregation);
         return -EINVAL;
     }
     /* One sample per poll at most: (newest - window, newest] holds
      * ceil(window / interval) of them. */
+    struct opt_names iv;
+    name_opts(c, "metrics-interval-seconds", NULL, &iv);
     long long reachable =
         c->usage_window_seconds == 0
             ? 1
             : ((long long)c->usage_window_seconds + c->metrics_interval_seconds - 1) /
                   c->metrics_interval_seconds;
     if (c->usage_min_samples > reachable) {
+        name_opts(c, "usage-min-samples", "usage-window-seconds", &nm);
         err_set(err,
-                "usage-min-samples (%d) cannot be reached: usage-window-seconds (%d) holds at "
-                "most %lld samples polled every metrics-interval-seconds (%d)",
-                c->usage_min_samples, c->usage_window_seconds, reachable,
-                c->metrics_interval_seconds);
+                "%s%s (%d) cannot be reached: %s (%d) holds at most %lld samples polled every "
+                "%s (%d)",
+                nm.prefix, nm.name[0], c->usage_min_samples, nm.name[1], c->usage_window_seconds,
+                reachable, iv.name[0], c->metrics_interval_seconds);
         return -EINVAL;
     }
     if (c->usage_window_seconds / c->metrics_interval_seconds + 2 > SCORE_USAGE_MAX_SAMPLES) {
+        name_opts(c, "usage-window-seconds", NULL, &nm);
         err_set(err,
-                "usage-window-seconds (%d) / metrics-interval-seconds (%d): at most %d samples "
-                "a node (poll less often or shorten the window)",
-                c->usage_window_seconds, c->metrics_interval_seconds, SCORE_USAGE_MAX_SAMPLES - 2);
+                "%s%s (%d) / %s (%d): at most %d samples a node (poll less often or shorten "
+                "the window)",
+                nm.prefix, nm.name[0], c->usage_window_seconds, iv.name[0],
+                c->metrics_interval_seconds, SCORE_USAGE_MAX_SAMPLES - 2);
         return -EINVAL;
     }
     compute_hash(c);
@@ -357,6 +528,9 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
     }
     if (file != NULL && file[0] != '\0' && load_file(c, file, err) != 0)
         return -EINVAL;
+    /* What the environment and the flags set is theirs, not the file's. */
+    unsigned long long file_given = c->given;
+    c->given = 0;
     char from_file[CFG_STR_LEN];
     snprintf(from_file, sizeof(from_file), "%s", c->scheduler_config);
 
@@ -409,6 +583,8 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
             return -EINVAL;
         }
     }
+    c->from_file &= ~c->given;
+    c->given |= file_given;
     /* Set by the environment or a flag: relative to the working directory. */
     if (strcmp(c->scheduler_config, from_file) != 0)
         snprintf(c->scheduler_config_path, sizeof(c->scheduler_config_path), "%s",

@@ -85,6 +85,15 @@ struct cfg {
     /* Bit i: option i of the table was set by a layer (file, environment
      * or flag), not left at its default. Not part of the hash. */
     unsigned long long given;
+    /* Bit i: option i has the config file's value (not overridden by the
+     * environment or a flag), so messages name it by its key. Not part of
+     * the hash. */
+    unsigned long long from_file;
+    /* Where the file set option i (1-based line and column of its key),
+     * for the messages about it. */
+    struct {
+        unsigned int line, col;
+    } file_at[64];
 };
 
 /* Fills @c with the built-in defaults. */
@@ -113,6 +122,10 @@ int cfg_load_file_only(struct cfg *c, const char *path, char *err);
 /* Whether option @key (its config-file key, "schedulerWeight") was set by
  * the file, the environment or a flag rather than left at its default. */
 bool cfg_is_given(const struct cfg *c, const char *key);
+
+/* Where the config file set option @key: "line L, column C" of its key
+ * into @out (@n bytes). Returns whether the value is the file's. */
+bool cfg_file_position(const struct cfg *c, const char *key, char *out, size_t n);
 
 /*
  * Sets the extender's weight and timeout that cfg->scheduler_config_path says

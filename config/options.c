@@ -409,6 +409,63 @@ int cfg_opt_set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char
     return rc;
 }
 
+unsigned long long cfg_opt_bit(const struct cfg_opt *o)
+{
+    return 1ULL << (o - opts);
+}
+
+void cfg_opt_key(const struct cfg_opt *o, char *out, size_t n)
+{
+    json_key(o->flag, out, n);
+}
+
+/* The optimal string alignment distance of @a and @b (insertions,
+ * deletions, substitutions and swaps of neighbours), case-insensitive;
+ * keys are short, longer ones count as far. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    enum { MAX = 64 };
+    size_t la = strlen(a), lb = strlen(b), d[MAX + 1][MAX + 1];
+    if (la > MAX || lb > MAX)
+        return SIZE_MAX;
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            size_t best = d[i - 1][j - 1] + cost;
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+bool cfg_opt_nearest_key(const char *key, char *out, size_t n)
+{
+    char k[64];
+    size_t best = SIZE_MAX;
+    /* a third of the key's letters, at least 2: near enough to be a typo */
+    size_t near = strlen(key) / 3 > 2 ? strlen(key) / 3 : 2;
+    for (size_t i = 0; i < N_OPTS; i++) {
+        json_key(opts[i].flag, k, sizeof(k));
+        size_t d = edit_distance(key, k);
+        if (d <= near && d < best) {
+            best = d;
+            snprintf(out, n, "%s", k);
+        }
+    }
+    return best != SIZE_MAX;
+}
+
 const struct cfg_opt *cfg_opt_by_flag(const char *name, size_t len)
 {
     for (size_t i = 0; i < N_OPTS; i++)
@@ -527,6 +584,15 @@ bool cfg_is_given(const struct cfg *c, const char *key)
 {
     const struct cfg_opt *o = cfg_opt_by_key(key);
     return o != NULL && (c->given & (1ULL << (o - opts))) != 0;
+}
+
+bool cfg_file_position(const struct cfg *c, const char *key, char *out, size_t n)
+{
+    const struct cfg_opt *o = cfg_opt_by_key(key);
+    if (o == NULL || (c->from_file & (1ULL << (o - opts))) == 0)
+        return false;
+    snprintf(out, n, "line %u, column %u", c->file_at[o - opts].line, c->file_at[o - opts].col);
+    return true;
 }
 
 /* Whether option @o has the same value in @a and @b: compared as printed,

@@ -28,6 +28,18 @@ const struct cfg_opt *cfg_opt_by_env(const char *name, size_t len, char *canonic
 const char *cfg_opt_flag(const struct cfg_opt *o);
 bool cfg_opt_is_bool(const struct cfg_opt *o);
 
+/* The bit of @o in struct cfg's given. */
+unsigned long long cfg_opt_bit(const struct cfg_opt *o);
+
+/* The JSON key of @o ("cpuWeight") into @out (@n bytes). */
+void cfg_opt_key(const struct cfg_opt *o, char *out, size_t n);
+
+/* The known key nearest to the unknown @key (by edit distance, a swap of
+ * two neighbours counting one) into @out (@n bytes), when one is near
+ * enough to be a typo of it: "cpuWieght" -> "cpuWeight". Returns whether
+ * there is one. */
+bool cfg_opt_nearest_key(const char *key, char *out, size_t n);
+
 /* Sets @o in @c from the text @v (a flag or environment value) or from the
  * JSON value @item (the config file). Returns 0 or -EINVAL with the reason
  * in @why (@n bytes). */

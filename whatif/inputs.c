@@ -426,6 +426,43 @@ int whatif_check_files(const char *tool, const char *first, const char *nodes, c
     return 0;
 }
 
+int whatif_flag(const char *tool, int argc, char **argv, int *i, const char *name,
+                const char *short_name, const char **value)
+{
+    const char *a = argv[*i];
+    size_t len = strlen(name), short_len = short_name != NULL ? strlen(short_name) : 0;
+
+    if (strncmp(a, name, len) == 0 && a[len] == '=') {
+        *value = a + len + 1;
+        return 1;
+    }
+    /* -oname: a short flag and its value in one argument */
+    if (short_name != NULL && strncmp(a, short_name, short_len) == 0 && a[short_len] != '\0') {
+        *value = a + short_len + (a[short_len] == '=');
+        return 1;
+    }
+    if (strcmp(a, name) != 0 && (short_name == NULL || strcmp(a, short_name) != 0))
+        return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "cpu-extender %s: flag %s needs a value\n", tool, a);
+        return 2;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+int whatif_check_used_source(const char *tool, const struct cfg *c, const char *why)
+{
+    for (int r = 0; r < SCORE_NRES; r++) {
+        if (c->used_source[r] != SCORE_USED_USAGE && c->used_source[r] != SCORE_USED_MAX)
+            continue;
+        fprintf(stderr, "cpu-extender %s: --%s-used-source %s: %s; use requests or annotation\n",
+                tool, score_resource_name(r), score_used_source_name(c->used_source[r]), why);
+        return 2;
+    }
+    return 0;
+}
+
 int whatif_cluster_open(const struct cfg *c, const char *tool, const char *hint,
                         struct cluster **cl)
 {

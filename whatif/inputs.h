@@ -93,6 +93,21 @@ const char *whatif_file_name(const char *path);
 int whatif_check_files(const char *tool, const char *first, const char *nodes, const char *existing,
                        const char *stdin_flags);
 
+/* Whether argv[*@i] is the flag @name ("--pod") or its short form @short
+ * (NULL for none), with its value in any of kubectl's spellings: "--pod F",
+ * "--pod=F", "-o F", "-oF". Returns 1 with the value in *@value and *@i on
+ * its last argument, 0 for another argument, or 2 (the exit status) when
+ * the value is missing, said on stderr as "cpu-extender @tool: flag -o
+ * needs a value". */
+int whatif_flag(const char *tool, int argc, char **argv, int *i, const char *name,
+                const char *short_name, const char **value);
+
+/* rank and simulate from files: no source of usage (metrics.k8s.io), so a
+ * used source of usage or max cannot be what it says. @why ends the
+ * message. Prints "cpu-extender @tool: --cpu-used-source usage: ..." and
+ * returns 2, else 0. */
+int whatif_check_used_source(const char *tool, const struct cfg *c, const char *why);
+
 /* The cluster of --kubeconfig, or KUBECONFIG, or ~/.kube/config, or
  * in-cluster: the order of serve, as kubectl finds it. Prints what failed
  * (@hint says which file flags do without a cluster) and returns the exit

@@ -214,6 +214,24 @@ int whatif_pod_one_check(const cJSON *pod, char *err)
         err_set(err, "a %.100s, not a Pod: give one pod (kubectl get pod NAME -o json)", k);
         return -EINVAL;
     }
+    if (kind != NULL)
+        return 0;
+    /* Without a kind, only a pod's spec makes it a pod: an ExtenderArgs
+     * (examples/filter.json) or {} would rank an empty request. */
+    const cJSON *nodes = codec_json_field(pod, "Nodes");
+    if (codec_json_field(pod, "Pod") != NULL &&
+        (nodes != NULL || codec_json_field(pod, "NodeNames") != NULL)) {
+        err_set(err,
+                "an ExtenderArgs (Pod, %s), not a Pod: give one pod (kubectl get pod NAME -o "
+                "json)",
+                nodes != NULL ? "Nodes" : "NodeNames");
+        return -EINVAL;
+    }
+    if (!cJSON_IsArray(codec_json_field(codec_json_field(pod, "spec"), "containers"))) {
+        err_set(err, "neither kind Pod nor spec.containers, not a Pod: give one pod (kubectl get "
+                     "pod NAME -o json)");
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -232,10 +250,16 @@ int whatif_pod_item_decode(struct arena *tmp, const struct whatif_item *it, uint
     }
     const cJSON *meta = codec_json_field(t, "metadata");
     const cJSON *ns = codec_json_field(meta, "namespace"), *n = codec_json_field(meta, "name");
-    if (cJSON_IsString(n))
-        snprintf(who, sizeof(who), " (%.253s/%.253s)",
-                 cJSON_IsString(ns) && ns->valuestring[0] ? ns->valuestring : "default",
+    /* A pod without a namespace is in "default"; another kind (a Node)
+     * may have none at all, and is named as it is. */
+    const cJSON *kind = codec_json_field(t, "kind");
+    bool is_pod = kind == NULL || (cJSON_IsString(kind) && strcmp(kind->valuestring, "Pod") == 0);
+    bool has_ns = cJSON_IsString(ns) && ns->valuestring[0] != '\0';
+    if (cJSON_IsString(n) && (has_ns || is_pod))
+        snprintf(who, sizeof(who), " (%.253s/%.253s)", has_ns ? ns->valuestring : "default",
                  n->valuestring);
+    else if (cJSON_IsString(n))
+        snprintf(who, sizeof(who), " (%.253s)", n->valuestring);
     rc = whatif_pod_kind_check(t, err);
     if (rc == 0)
         rc = codec_pod_decode(tmp, t, pod, err);

@@ -49,7 +49,8 @@ void whatif_item_name(const struct whatif_item *it, uint32_t docs, char *buf, si
 int whatif_pod_kind_check(const cJSON *pod, char *err);
 
 /* Checks that the object @pod is one Pod (`rank --pod`): not a List or a
- * PodList (kind, or items without a kind), not another kind. Returns 0 or
+ * PodList (kind, or items without a kind), not another kind; without a
+ * kind, an object with spec.containers (not an ExtenderArgs, not {}). Returns 0 or
  * -EINVAL with "a List, not a Pod: give one pod (...)" in @err. */
 int whatif_pod_one_check(const cJSON *pod, char *err);
 

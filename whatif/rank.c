@@ -28,6 +28,9 @@ enum rank_output {
 struct rank_args {
     const char *pod, *nodes, *existing;
     enum rank_output output;
+    /* -o given: stdout has the output and stderr nothing but warnings and
+     * errors (no table), for $(...) */
+    bool output_given;
 };
 
 /* The pod to rank, whole: its text (the manifest is made from it), what
@@ -183,10 +186,12 @@ static void fit_error(const struct whatif_rank_row *rows, size_t n, char *buf, s
 }
 
 /* The manifest, or for a pod a controller owns the patch for its template,
- * on @out in the chosen format. */
+ * on @out in the chosen format; on stderr the warning for the patch and,
+ * unless @quiet, how to apply the manifest. */
 static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
-                        const struct whatif_node *best, FILE *note, FILE *out)
+                        const struct whatif_node *best, bool quiet, FILE *out)
 {
+    FILE *note = stderr;
     const struct whatif_pin pin = {.node = best->sim.facts.name, .hostname = best->hostname};
     bool patch = p->owner.kind[0] != '\0';
 
@@ -205,14 +210,23 @@ static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
                     ? " (for a ReplicaSet, the Deployment that owns it)"
                     : "",
                 best->sim.facts.name);
-    } else {
+    } else if (!quiet) {
         const char *how = "kubectl apply -f -";
+        char which[64] = " if it exists";
         if (p->pod.name[0] == '\0')
             how = "kubectl create -f - (it has only a generateName)";
+        /* A pod with a UID exists; it runs only in phase Running (a
+         * Pending one may be waiting for a node or for its images). */
+        if (p->pod.uid[0] != '\0' && strcmp(p->pod.phase, "Running") == 0)
+            snprintf(which, sizeof(which), " that is running");
+        else if (p->pod.uid[0] != '\0' && p->pod.phase[0] != '\0')
+            snprintf(which, sizeof(which), " (it exists, phase %.32s)", p->pod.phase);
+        else if (p->pod.uid[0] != '\0')
+            snprintf(which, sizeof(which), " (it exists)");
         fprintf(note,
                 "A pod's node selection cannot be changed: delete the pod%s, then apply the "
                 "manifest below (%s).\n",
-                p->pod.uid[0] != '\0' ? " that is running" : " if it exists", how);
+                which, how);
     }
     fflush(note);
     return whatif_print_pin(p->text, p->len, &pin, patch, ra->output == OUT_JSON, out);
@@ -226,6 +240,7 @@ static int report(const struct cfg *cfg, const struct rank_args *ra, const struc
                   struct whatif_rank_row *rows)
 {
     FILE *table = ra->output == OUT_TABLE ? stdout : stderr;
+    bool quiet = ra->output_given && ra->output != OUT_TABLE;
     qsort(rows, nodes->n, sizeof(*rows), by_rank);
     struct whatif_rank r = {
         .pod_ns = p->pod.ns,
@@ -240,21 +255,24 @@ static int report(const struct cfg *cfg, const struct rank_args *ra, const struc
     r.tie = r.best == 0 && nodes->n > 1 && rows[1].fits &&
             rows[1].explain.score == rows[0].explain.score &&
             rows[1].explain.value == rows[0].explain.value;
-    whatif_rank_print(table, cfg, &r);
+    if (!quiet)
+        whatif_rank_print(table, cfg, &r);
     if (r.best < 0) {
         char msg[4096];
         fit_error(rows, nodes->n, msg, sizeof(msg));
-        fprintf(table, "\nno node fits this pod: %s\n", msg);
+        /* an error: said on stderr with -o too */
+        fprintf(quiet ? stderr : table, "%sno node fits this pod: %s\n", quiet ? "" : "\n", msg);
         return 1;
     }
     const struct whatif_node *best = rows[0].node;
-    fprintf(table, "\nbest node: %s (score %d, value %d)%s\n", best->sim.facts.name,
-            rows[0].explain.score, rows[0].explain.value,
-            r.tie ? "; tied with the next, chosen by name order (kube-scheduler picks at random "
-                    "among equal totals)"
-                  : "");
+    if (!quiet)
+        fprintf(table, "\nbest node: %s (score %d, value %d)%s\n", best->sim.facts.name,
+                rows[0].explain.score, rows[0].explain.value,
+                r.tie ? "; tied with the next, chosen by name order (kube-scheduler picks at "
+                        "random among equal totals)"
+                      : "");
     int status = 0;
-    if (ra->output != OUT_TABLE && print_result(ra, p, best, stderr, stdout) != 0) {
+    if (ra->output != OUT_TABLE && print_result(ra, p, best, quiet, stdout) != 0) {
         fprintf(stderr, "cpu-extender rank: cannot write the result\n");
         status = 1;
     }
@@ -328,29 +346,34 @@ int whatif_rank_main(int argc, char **argv)
     struct cfg c;
     int n = 0;
 
+    const struct {
+        const char *flag;
+        const char **value;
+    } files[] = {{"--nodes", &ra.nodes}, {"--pod", &ra.pod}, {"--existing", &ra.existing}};
     for (int i = 0; i < argc; i++) {
-        bool has_value = i + 1 < argc;
-        if (strcmp(argv[i], "--nodes") == 0 && has_value) {
-            ra.nodes = argv[++i];
-        } else if (strcmp(argv[i], "--pod") == 0 && has_value) {
-            ra.pod = argv[++i];
-        } else if (strcmp(argv[i], "--existing") == 0 && has_value) {
-            ra.existing = argv[++i];
-        } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && has_value) {
+        const char *o = NULL;
+        int found = 0;
+        for (size_t f = 0; f < sizeof(files) / sizeof(files[0]) && found == 0; f++)
+            if ((found = whatif_flag("rank", argc, argv, &i, files[f].flag, NULL, &o)) == 1)
+                *files[f].value = o;
+        if (found == 0 &&
+            (found = whatif_flag("rank", argc, argv, &i, "--output", "-o", &o)) == 1) {
             static const char *const outputs[] = {"yaml", "json", "table", "name"}; /* OUT_* */
-            const char *o = argv[++i];
             ra.output = OUT_YAML;
+            ra.output_given = true;
             while (ra.output <= OUT_NAME && strcmp(o, outputs[ra.output]) != 0)
                 ra.output++;
             if (ra.output > OUT_NAME) {
                 fprintf(stderr, "cpu-extender rank: -o %s: want yaml, json, table or name\n", o);
                 return 2;
             }
-        } else if (n < 64) {
-            rest[n++] = argv[i];
-        } else {
-            return usage();
         }
+        if (found == 2)
+            return 2;
+        if (found == 0 && n < 64)
+            rest[n++] = argv[i];
+        else if (found == 0)
+            return usage();
     }
     if (ra.pod == NULL)
         return usage();
@@ -360,6 +383,11 @@ int whatif_rank_main(int argc, char **argv)
         return rc;
     if (cfg_load_config(&c, n, rest) != 0)
         return 2;
+    if (ra.nodes != NULL &&
+        (rc = whatif_check_used_source("rank", &c,
+                                       "node files carry no usage (metrics.k8s.io): rank against "
+                                       "the cluster (without --nodes) for it")) != 0)
+        return rc;
     log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
     if (ra.nodes == NULL && (rc = whatif_cluster_open(&c, "rank", "--nodes FILE", &cl)) != 0)
         return rc;

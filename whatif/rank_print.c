@@ -128,13 +128,14 @@ void whatif_rank_print(FILE *out, const struct cfg *cfg, const struct whatif_ran
             OPS_INFLUENCE(SCORE_MAX_SCORE, cfg->scheduler_weight), OPS_DEFAULT_PLUGINS_MAX);
     const struct whatif_nodes *ns = r->nodes;
     if (ns->with_existing)
-        fprintf(out, "%zu nodes from %s; used from %zu pods bound to them%s\n\n", ns->n, r->from,
-                ns->charged, ns->excluded ? " (this pod's own request left out)" : "");
+        fprintf(out, "%zu node%s from %s; used from %zu pod%s bound to them%s\n\n", ns->n,
+                ns->n == 1 ? "" : "s", r->from, ns->charged, ns->charged == 1 ? "" : "s",
+                ns->excluded ? " (this pod's own request left out)" : "");
     else
         fprintf(out,
-                "%zu nodes from %s; used from their used-annotations (no pods given: "
+                "%zu node%s from %s; used from their used-annotations (no pods given: "
                 "--existing FILE adds them)\n\n",
-                ns->n, r->from);
+                ns->n, ns->n == 1 ? "" : "s", r->from);
 
     struct cells *cells = calloc(r->n + 1, sizeof(*cells));
     if (cells == NULL) {

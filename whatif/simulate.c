@@ -153,10 +153,10 @@ static void warn_pods_bound(const struct whatif_pod *pods, size_t n_pods)
     }
     if (bound > 0)
         fprintf(stderr,
-                "cpu-extender simulate: warning: %zu of the pods to place have spec.nodeName set: "
+                "cpu-extender simulate: warning: %zu of the pods to place %s spec.nodeName set: "
                 "each can go only to that node (NodeName), and pods that run already belong in "
                 "--existing\n",
-                bound);
+                bound, bound == 1 ? "has" : "have");
 }
 
 /* The engine over what was read, under each strategy asked for. */
@@ -272,34 +272,39 @@ static int simulate(const struct cfg *cfg, const struct sim_args *sa, struct clu
 static int parse_args(int argc, char **argv, struct sim_args *sa, char **rest, int *n)
 {
     parse_strategy("all", sa);
+    const struct {
+        const char *flag;
+        const char **value;
+    } files[] = {
+        {"--nodes", &sa->nodes},           {"--pods", &sa->pods}, {"--existing", &sa->existing},
+        {"--placements", &sa->placements}, {"--html", &sa->html},
+    };
     for (int i = 0; i < argc; i++) {
-        bool v = i + 1 < argc;
-        if (strcmp(argv[i], "--nodes") == 0 && v) {
-            sa->nodes = argv[++i];
-        } else if (strcmp(argv[i], "--pods") == 0 && v) {
-            sa->pods = argv[++i];
-        } else if (strcmp(argv[i], "--existing") == 0 && v) {
-            sa->existing = argv[++i];
-        } else if (strcmp(argv[i], "--placements") == 0 && v) {
-            sa->placements = argv[++i];
-        } else if (strcmp(argv[i], "--html") == 0 && v) {
-            sa->html = argv[++i];
-        } else if (strcmp(argv[i], "--timing") == 0) {
-            sa->timing = true;
-        } else if (strcmp(argv[i], "--strategy") == 0 && v) {
-            /* The simulation's own flag: one strategy or all of them. */
-            if (parse_strategy(argv[++i], sa) != 0) {
-                fprintf(stderr,
-                        "cpu-extender simulate: --strategy %s: want spread, pack, balanced, "
-                        "target or all\n",
-                        argv[i]);
-                return 2;
-            }
-        } else if (*n < 64) {
-            rest[(*n)++] = argv[i];
-        } else {
-            return usage();
+        const char *v = NULL;
+        int found = 0;
+        for (size_t f = 0; f < sizeof(files) / sizeof(files[0]) && found == 0; f++)
+            if ((found = whatif_flag("simulate", argc, argv, &i, files[f].flag, NULL, &v)) == 1)
+                *files[f].value = v;
+        /* The simulation's own flag: one strategy or all of them. */
+        if (found == 0 &&
+            (found = whatif_flag("simulate", argc, argv, &i, "--strategy", NULL, &v)) == 1 &&
+            parse_strategy(v, sa) != 0) {
+            fprintf(stderr,
+                    "cpu-extender simulate: --strategy %s: want spread, pack, balanced, target "
+                    "or all\n",
+                    v);
+            return 2;
         }
+        if (found == 2)
+            return 2;
+        if (found == 1)
+            continue;
+        if (strcmp(argv[i], "--timing") == 0)
+            sa->timing = true;
+        else if (*n < 64)
+            rest[(*n)++] = argv[i];
+        else
+            return usage();
     }
     return 0;
 }
@@ -322,15 +327,9 @@ int whatif_simulate_main(int argc, char **argv)
         return rc;
     if (cfg_load_config(&c, n, rest) != 0)
         return 2;
-    for (int r = 0; r < SCORE_NRES; r++) {
-        if (c.used_source[r] == SCORE_USED_USAGE || c.used_source[r] == SCORE_USED_MAX) {
-            fprintf(stderr,
-                    "cpu-extender simulate: --%s-used-source %s: a simulation adds requests and "
-                    "cannot project usage; use requests or annotation\n",
-                    score_resource_name(r), score_used_source_name(c.used_source[r]));
-            return 2;
-        }
-    }
+    if ((rc = whatif_check_used_source("simulate", &c,
+                                       "a simulation adds requests and cannot project usage")) != 0)
+        return rc;
     log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
     if (sa.nodes == NULL &&
         (rc = whatif_cluster_open(&c, "simulate", "--nodes FILE (and --existing FILE)", &cl)) != 0)

@@ -21,6 +21,12 @@ struct summary_row {
     int k;
 };
 
+/* "s" after a count other than one: "1 pod", "2 pods". */
+static const char *plural(size_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 /* CPU as Kubernetes writes a quantity: millicores below a core ("250m"),
  * else cores with the decimals needed ("1.5", "28033.09"). */
 static void cpu_amount(char *buf, size_t n, int64_t milli)
@@ -234,8 +240,8 @@ static void not_placed(FILE *out, const struct whatif_sim_report *r,
         for (size_t j = GROUPS_SHOWN; j < ng; j++)
             rest += g[j].n;
         fprintf(out,
-                "  and %zu more pods under %zu other messages (--placements lists every pod)\n",
-                rest, ng - GROUPS_SHOWN);
+                "  and %zu more pod%s under %zu other message%s (--placements lists every pod)\n",
+                rest, plural(rest), ng - GROUPS_SHOWN, plural(ng - GROUPS_SHOWN));
     }
     goto out_free;
 
@@ -254,11 +260,12 @@ void whatif_sim_print_summary(FILE *out, const struct whatif_sim_report *r)
     const struct whatif_nodes *ns = r->nodes;
     bool all_placed = true;
 
-    fprintf(out, "%zu nodes from %s", ns->n, r->nodes_from);
+    fprintf(out, "%zu node%s from %s", ns->n, plural(ns->n), r->nodes_from);
     if (r->existing_from != NULL)
-        fprintf(out, ", with %zu pods bound to them from %s", ns->charged, r->existing_from);
-    fprintf(out, "\n%zu pods to place from %s, by priority (higher first), then in file order\n",
-            r->n_pods, r->pods_from);
+        fprintf(out, ", with %zu pod%s bound to them from %s", ns->charged, plural(ns->charged),
+                r->existing_from);
+    fprintf(out, "\n%zu pod%s to place from %s, by priority (higher first), then in file order\n",
+            r->n_pods, plural(r->n_pods), r->pods_from);
     fprintf(out,
             "each goes to the node with the highest value (0..100) under the strategy; ties to "
             "the first in name order\n(kube-scheduler picks at random among equal scores)\n\n");
@@ -404,11 +411,11 @@ static void html_bars(FILE *out, const struct whatif_sim_report *r,
     const char *name = score_strategy_name(res->strategy);
     fprintf(out,
             "<section class=\"strategy\" id=\"%s\" data-strategy=\"%s\"><h2>%s</h2>\n"
-            "<p>%zu placed, %zu not placed, %zu nodes used; CPU requested over allocatable:</p>\n"
+            "<p>%zu placed, %zu not placed, %zu node%s used; CPU requested over allocatable:</p>\n"
             "<p class=\"legend\"><span class=\"before\"></span>before<span "
             "class=\"added\"></span>added by the simulation</p>\n<div class=\"bars\">\n",
-            name, name, name, res->summary.placed, res->summary.not_placed,
-            res->summary.nodes_used);
+            name, name, name, res->summary.placed, res->summary.not_placed, res->summary.nodes_used,
+            plural(res->summary.nodes_used));
     for (size_t k = 0; k < r->nodes->n; k++) {
         size_t i = by_name[k];
         const struct whatif_node *n = &r->nodes->nodes[i];
@@ -448,11 +455,12 @@ int whatif_sim_write_html(FILE *out, const struct whatif_sim_report *r)
     fprintf(out,
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<title>cpu-extender simulate</title><style>%s</style></head><body>\n"
-            "<h1>cpu-extender simulate: %zu nodes, %zu pods to place</h1>\n<p>Nodes from ",
-            style, r->nodes->n, r->n_pods);
+            "<h1>cpu-extender simulate: %zu node%s, %zu pod%s to place</h1>\n<p>Nodes from ",
+            style, r->nodes->n, plural(r->nodes->n), r->n_pods, plural(r->n_pods));
     html_text(out, r->nodes_from);
     if (r->existing_from != NULL) {
-        fprintf(out, ", with %zu pods bound to them from ", r->nodes->charged);
+        fprintf(out, ", with %zu pod%s bound to them from ", r->nodes->charged,
+                plural(r->nodes->charged));
         html_text(out, r->existing_from);
     }
     fputs("; pods from ", out);

@@ -1,6 +1,7 @@
 #include "server/http/daemon.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -129,6 +130,31 @@ static void server_free(struct http_server *s)
     free(s);
 }
 
+/* Why @ss cannot be bound, when it cannot: libmicrohttpd says so only in
+ * its log, so a socket of our own binds it the way it does (address reuse
+ * on, IPv6 only), to name the errno. Returns whether it failed, the text
+ * in @why ("address already in use"). */
+static bool bind_error(const struct sockaddr_storage *ss, char *why, size_t n)
+{
+    int one = 1, err = 0;
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd == -1)
+        return false;
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (ss->ss_family == AF_INET6)
+        (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    socklen_t len =
+        ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    if (bind(fd, (const struct sockaddr *)ss, len) == -1)
+        err = errno;
+    close(fd);
+    if (err == 0)
+        return false;
+    snprintf(why, n, "%s", strerror(err));
+    why[0] = (char)tolower((unsigned char)why[0]); /* mid-sentence */
+    return true;
+}
+
 /* Starts libmicrohttpd for @l on @listen with @cfg's TLS, the verbs'
  * limits or, for the operations listener, its own and no client
  * certificates (the kubelet and Prometheus have none to give). */
@@ -183,10 +209,14 @@ static int start_listener(struct http_listener *l, const struct cfg *cfg, const 
                                  MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     free(trust);
     if (l->daemon == NULL) {
-        err_set(err,
-                "cannot serve on %s: address in use or not available, or TLS setup failed "
-                "(details at --log-level debug)",
-                listen);
+        char why[128];
+        if (bind_error(&ss, why, sizeof(why)))
+            err_set(err, "cannot serve on %s: %s", listen, why);
+        else
+            err_set(err,
+                    "cannot serve on %s: address in use or not available, or TLS setup failed "
+                    "(details at --log-level debug)",
+                    listen);
         return -EINVAL;
     }
     return 0;

@@ -420,6 +420,60 @@ START_TEST(config_usage_window)
 }
 END_TEST
 
+/* issue 24: every message about a config file names the file, the line
+ * and column of the key as written, and what is wrong in words. */
+START_TEST(config_file_errors_say_where_and_what)
+{
+    char want[256];
+    const char *f = write_file("");
+    const struct {
+        const char *text, *at, *says;
+    } cases[] = {
+        {"{\n  \"cpuWieght\": 3\n}",
+         "line 2, column 3: ", "unknown field \"cpuWieght\": did you mean cpuWeight?"},
+        {"{\"Strategy\": \"pack\"}",
+         "line 1, column 2: ", "unknown field \"Strategy\": did you mean strategy?"},
+        {"{\"nothingLikeAnyKeyAtAll\": 1}", "line 1, column 2: ",
+         "unknown field \"nothingLikeAnyKeyAtAll\" (cpu-extender --help lists the keys)"},
+        {"{\n  \"cpuWeight\": 3,\n  \"strategy\": \"pack\",\n}",
+         "line 3, column 21: ", "not valid JSON: trailing comma before }"},
+        {"{\"a\": \"x,}\", \"b\": [1, 2,]}",
+         "line 1, column 24: ", "not valid JSON: trailing comma before ]"},
+        {"{\"strategy\" \"pack\"}", "line 1, column 13: ", "not valid JSON: unexpected '\"'"},
+        {"{\"cpuWeight\": 3",
+         "line 1, column 16: ", "not valid JSON: the text ends before the object does"},
+        {"{\"kubeconfig\": \"/k\\\"{[,\",\n \"cpuWeight\": \"3\"}",
+         "line 2, column 2: ", "field \"cpuWeight\": want"},
+        {"{\"cpuWeight\": 1,\n   \"cpuWeight\": 2}",
+         "line 2, column 4: ", "field \"cpuWeight\" appears more than once"},
+        /* after parsing: the checks across keys name the keys and the first's place */
+        {"{\"strategy\": \"pack\",\n \"cpuWeight\": 0, \"memoryWeight\": 0}",
+         "line 2, column 2: ", "cpuWeight and memoryWeight: at least one must be above 0"},
+        {"{\"tlsCert\": \"/c.pem\"}",
+         "line 1, column 2: ", "tlsCert and tlsKey: give both or neither"},
+        {"{\"connectionLimit\": 4, \"perIpConnectionLimit\": 8}",
+         "line 1, column 24: ", "perIpConnectionLimit (8) must not exceed connectionLimit (4)"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct cfg c;
+        char err[ERR_LEN];
+        write_file(cases[i].text);
+        ck_assert_int_ne(cfg_load_file_only(&c, f, err), 0);
+        snprintf(want, sizeof(want), "config file %s: %s%s", f, cases[i].at, cases[i].says);
+        ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s:\n got  %s\n want %s",
+                      cases[i].text, err, want);
+    }
+    /* a value set by a flag is named by its flag, without the file */
+    struct cfg c;
+    char err[ERR_LEN];
+    write_file("{\"cpuWeight\": 0}");
+    char *argv[] = {"--config", path, "--memory-weight=0"};
+    ck_assert_int_ne(load(&c, argv, 3, NULL, err), 0);
+    ck_assert_str_eq(err, "cpu-weight and memory-weight: at least one must be above 0");
+    unlink(f);
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -441,6 +495,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, config_scheduler_config_is_relative_to_its_file);
     tcase_add_test(tc, config_metrics_listen_is_checked);
     tcase_add_test(tc, config_usage_window);
+    tcase_add_test(tc, config_file_errors_say_where_and_what);
     suite_add_tcase(s, tc);
     return s;
 }

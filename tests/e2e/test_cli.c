@@ -16,12 +16,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <cjson/cJSON.h>
 
 #include "tests/suites.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/http_client.h"
 #include "tests/support/server_proc.h"
+#include "tests/support/skip.h"
 
 static char dir[64];
 
@@ -238,7 +243,7 @@ START_TEST(cli_config_check_names_the_file_in_every_message)
         {"{\"cpuWeight\": 3, \"cpuWeight\": 4}", "field \"cpuWeight\" appears more than once", 2},
         {"{\"cpuWeigth\": 3}", "unknown field \"cpuWeigth\"", 2},
         {"{\"cpuWeight\": 0, \"memoryWeight\": 0}", "at least one must be above 0", 2},
-        {"{\"tlsCert\": \"/nonexistent/c.pem\"}", "tls-cert and tls-key", 2},
+        {"{\"tlsCert\": \"/nonexistent/c.pem\"}", "line 1, column 2: tlsCert and tlsKey", 2},
         {"{\"idleTimeoutSeconds\": 60}",
          "warning: idleTimeoutSeconds 60 is not above kube-scheduler's 90 s keep-alive", 0},
         {"{\"listen\": \"0.0.0.0:8888\"}", "warning: listen 0.0.0.0:8888 is not loopback", 0},
@@ -276,11 +281,14 @@ START_TEST(cli_config_check_reads_the_files_it_names)
     struct run r = run(cmd);
     ck_assert_int_eq(r.status, 2);
     char want[512];
-    snprintf(want, sizeof(want), "%s: tlsKey %s/missing.key: No such file or directory", f, dir);
+    /* each at its key's line and column */
+    snprintf(want, sizeof(want), "%s: line 1, column ", f);
     ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
-    snprintf(want, sizeof(want), "%s: clientCa %s: a directory, not a file", f, dir);
+    snprintf(want, sizeof(want), ": tlsKey %s/missing.key: No such file or directory", dir);
     ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
-    snprintf(want, sizeof(want), "%s: kubeconfig %s/gone.yaml: No such file", f, dir);
+    snprintf(want, sizeof(want), ": clientCa %s: a directory, not a file", dir);
+    ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
+    snprintf(want, sizeof(want), ": kubeconfig %s/gone.yaml: No such file", dir);
     ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
     ck_assert_msg(strstr(r.err, "tlsCert") == NULL, "the cert is there: %s", r.err);
     assert_every_line_names(r.err, f);
@@ -336,6 +344,214 @@ START_TEST(cli_log_lines_state_mode_and_changes)
 }
 END_TEST
 
+/* Exit statuses as a command's --help or the man page lists them. */
+struct statuses {
+    int n;
+    int code[8];
+    char meaning[8][200];
+};
+
+/* The "  N  meaning" lines after "Exit status:" in @help. */
+static void help_statuses(const char *help, struct statuses *st)
+{
+    const char *p = strstr(help, "\nExit status:\n");
+    st->n = 0;
+    ck_assert_msg(p != NULL, "no \"Exit status:\" in --help (%.200s...)", help);
+    p += strlen("\nExit status:\n");
+    int code, len;
+    while (st->n < 8 && sscanf(p, "  %d  %n", &code, &len) == 1 && p[0] == ' ') {
+        const char *end = strchr(p, '\n');
+        ck_assert_ptr_nonnull(end);
+        st->code[st->n] = code;
+        snprintf(st->meaning[st->n], sizeof(st->meaning[0]), "%.*s", (int)(end - p - len), p + len);
+        st->n++;
+        p = end + 1;
+    }
+}
+
+/* The ".B N" and text pairs under ".SS @cmd" of the man page's EXIT
+ * STATUS. */
+static void man_statuses(const char *page, const char *cmd, struct statuses *st)
+{
+    char head[64];
+    const char *p = strstr(page, "\n.SH EXIT STATUS\n");
+    st->n = 0;
+    ck_assert_ptr_nonnull(p);
+    snprintf(head, sizeof(head), "\n.SS %s\n", cmd);
+    p = strstr(p, head);
+    ck_assert_msg(p != NULL, "the man page's EXIT STATUS has no %s", cmd);
+    p += strlen(head);
+    while (st->n < 8 && strncmp(p, ".TP\n.B ", 7) == 0) {
+        const char *text = strchr(p + 4, '\n');
+        ck_assert_ptr_nonnull(text);
+        const char *end = strchr(text + 1, '\n');
+        ck_assert_ptr_nonnull(end);
+        st->code[st->n] = atoi(p + 7);
+        snprintf(st->meaning[st->n], sizeof(st->meaning[0]), "%.*s", (int)(end - text - 1),
+                 text + 1);
+        st->n++;
+        p = end + 1;
+    }
+}
+
+/* A loopback TCP socket bound to a free port (listening when @listen): a
+ * port taken, or one where nothing answers. */
+static int bound_socket(bool listening, int *port)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    if (listening)
+        ck_assert_int_eq(listen(fd, 1), 0);
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+/* issue 24 item 6, issue 23 item 10: one list of exit statuses per
+ * command. What --help prints is what the man page says, and every status
+ * listed is what the binary does in a case of it (a full standard output
+ * included: 1, whatever the command would have said). */
+START_TEST(cli_exit_statuses_agree_in_help_man_page_and_behaviour)
+{
+    if (access("/dev/full", W_OK) != 0) {
+        test_skip("no writable /dev/full to fill standard output with");
+        return;
+    }
+    size_t len;
+    char *page = file_slurp("docs/cpu-extender.1", &len);
+    ck_assert_ptr_nonnull(page);
+    const char *pod = write_in_dir(
+        "small.json",
+        "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\",\"namespace\":\"default\"},"
+        "\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"100m\"}}}]}}");
+    const char *big = write_in_dir(
+        "big.json",
+        "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\",\"namespace\":\"default\"},"
+        "\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"1000\"}}}]}}");
+    const char *good = write_in_dir("good.json", "{}");
+    const char *bad = write_in_dir("bad.json", "{\"cpuWieght\": 3}");
+    static const char *const commands[] = {"serve", "probe", "rank", "simulate", "config"};
+    struct statuses helps[5];
+    for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "$BIN %s --help", commands[c]);
+        struct run h = run(cmd);
+        struct statuses man;
+        help_statuses(h.out, &helps[c]);
+        run_free(&h);
+        man_statuses(page, commands[c], &man);
+        const struct statuses help = helps[c];
+        ck_assert_msg(help.n > 0 && help.n == man.n,
+                      "%s: %d statuses in --help, %d in the man page", commands[c], help.n, man.n);
+        for (int i = 0; i < help.n; i++) {
+            ck_assert_msg(help.code[i] == man.code[i] &&
+                              strcmp(help.meaning[i], man.meaning[i]) == 0,
+                          "%s: --help says %d %s, the man page %d %s", commands[c], help.code[i],
+                          help.meaning[i], man.code[i], man.meaning[i]);
+        }
+    }
+    /* the cases, with a server for the probes */
+    struct server_proc srv;
+    server_start(&srv, NULL);
+    int taken_port, silent_port;
+    int taken = bound_socket(true, &taken_port), silent = bound_socket(false, &silent_port);
+    const char *nodes = "--nodes examples/cluster/nodes.json";
+    char cases[22][512];
+    int codes[22], n = 0;
+    const char *cmds[22];
+#define CASE(cmd, code, ...)                                                                       \
+    do {                                                                                           \
+        snprintf(cases[n], sizeof(cases[n]), __VA_ARGS__);                                         \
+        cmds[n] = (cmd);                                                                           \
+        codes[n++] = (code);                                                                       \
+    } while (0)
+    CASE("serve", 1, "timeout 30 $BIN --listen 127.0.0.1:%d", taken_port);
+    CASE("serve", 2, "$BIN --no-such-flag");
+    CASE("probe", 0, "$BIN probe --listen 127.0.0.1:%d", srv.port);
+    CASE("probe", 1, "$BIN probe --listen 127.0.0.1:%d", silent_port);
+    CASE("probe", 2, "$BIN probe --no-such-flag");
+    CASE("rank", 0, "$BIN rank --pod %s %s", pod, nodes);
+    CASE("rank", 1, "$BIN rank --pod %s %s", big, nodes);
+    CASE("rank", 1, "$BIN rank --pod %s %s >/dev/full", pod, nodes);
+    CASE("rank", 2, "$BIN rank --pod %s/none.json %s", dir, nodes);
+    CASE("simulate", 0, "$BIN simulate --pods %s %s", pod, nodes);
+    CASE("simulate", 3, "$BIN simulate --pods %s %s", big, nodes);
+    CASE("simulate", 1, "$BIN simulate --pods %s %s >/dev/full", big, nodes);
+    CASE("simulate", 2, "$BIN simulate --pods %s/none.json %s", dir, nodes);
+    CASE("config", 0, "$BIN config check %s", good);
+    CASE("config", 1, "$BIN config check %s >/dev/full", good);
+    CASE("config", 2, "$BIN config check %s", bad);
+#undef CASE
+
+    for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
+        const struct statuses help = helps[c];
+        unsigned seen = 0;
+        for (int k = 0; k < n; k++) {
+            if (strcmp(cmds[k], commands[c]) != 0)
+                continue;
+            struct run r = run(cases[k]);
+            ck_assert_msg(r.status == codes[k], "%s: exit %d, want %d: %s", cases[k], r.status,
+                          codes[k], r.err);
+            int listed = 0;
+            while (listed < help.n && help.code[listed] != codes[k])
+                listed++;
+            ck_assert_msg(listed < help.n, "%s: exit %d is not in %s --help", cases[k], codes[k],
+                          commands[c]);
+            seen |= 1u << listed;
+            if (strstr(cases[k], "/dev/full") != NULL)
+                ck_assert_msg(strstr(r.err, "cannot write standard output") != NULL, "%s: %s",
+                              cases[k], r.err);
+            if (strstr(cases[k], "timeout 30") != NULL) {
+                char want[64];
+                snprintf(want, sizeof(want), "127.0.0.1:%d: address already in use", taken_port);
+                ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
+            }
+            run_free(&r);
+        }
+        /* serve's 0 is a stop by SIGTERM: the probes' server's, below */
+        if (strcmp(commands[c], "serve") == 0) {
+            ck_assert_int_eq(help.code[0], 0);
+            seen |= 1u;
+        }
+        ck_assert_msg(seen == (1u << help.n) - 1, "%s: a status of --help has no case here",
+                      commands[c]);
+    }
+    ck_assert_int_eq(server_stop(&srv), 0);
+    struct run r = run("$BIN --help >/dev/full");
+    ck_assert_int_eq(r.status, 1);
+    run_free(&r);
+    close(taken);
+    close(silent);
+    free(page);
+}
+END_TEST
+
+/* issue 24: simulate takes --flag=value too, and counts in words. */
+START_TEST(cli_simulate_takes_flag_equals_and_counts_one_as_one)
+{
+    const char *pod = write_in_dir(
+        "one.json",
+        "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\",\"namespace\":\"default\"},"
+        "\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"100m\"}}}]}}");
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd),
+             "$BIN simulate --pods=%s --nodes=examples/cluster/nodes.json --strategy=pack", pod);
+    struct run r = run(cmd);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.out, "\n1 pod to place from ") != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "20 nodes from examples/cluster/nodes.json") != NULL, "%s", r.out);
+    run_free(&r);
+    snprintf(cmd, sizeof(cmd), "$BIN simulate --pods %s --strategy", pod);
+    r = run(cmd);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "cpu-extender simulate: flag --strategy needs a value\n");
+    run_free(&r);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -348,6 +564,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, cli_config_check_names_the_file_in_every_message);
     tcase_add_test(tc, cli_config_check_reads_the_files_it_names);
     tcase_add_test(tc, cli_log_lines_state_mode_and_changes);
+    tcase_add_test(tc, cli_exit_statuses_agree_in_help_man_page_and_behaviour);
+    tcase_add_test(tc, cli_simulate_takes_flag_equals_and_counts_one_as_one);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -464,10 +464,18 @@ START_TEST(e2e_rank_prints_table_and_pinned_manifest)
     fputs(pod, f);
     fclose(f);
 
+    /* the table and the advice on stderr without -o; with -o json only the
+     * manifest, for $(...) */
+    snprintf(cmd, sizeof(cmd), "%s rank --nodes %s --pod %s >/dev/null 2>%s", server_binary(),
+             nodes_path, pod_path, err_path);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+    char *table = file_slurp(err_path, &len);
     snprintf(cmd, sizeof(cmd), "%s rank --nodes %s --pod %s -o json >%s 2>%s", server_binary(),
              nodes_path, pod_path, out_path, err_path);
     ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
-    char *table = file_slurp(err_path, &len), *manifest = file_slurp(out_path, &len);
+    char *manifest = file_slurp(out_path, &len), *quiet = file_slurp(err_path, &len);
+    ck_assert_str_eq(quiet, "");
+    free(quiet);
     /* node-2 has value 94, node-1 89: both score 9, the higher value wins */
     ck_assert_msg(strstr(table, "best node: node-2 (score 9, value 94)") != NULL, "%s", table);
     /* the breakdown /debug shows: value 94 from both terms, score (94 + 5) / 10 */

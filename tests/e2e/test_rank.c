@@ -284,9 +284,10 @@ START_TEST(rank_refuses_what_kube_scheduler_refuses_and_pins_by_hostname_label)
 
     /* without --existing nothing counts as used (no annotations here):
      * big-1 is still the best, and the header says where used came from */
-    ck_assert_int_eq(rank(&d, &out, &err, "--nodes nodes.json --pod pod.json -o name"), 0);
-    ck_assert_str_eq(out, "node/big-1\n");
-    ck_assert_msg(strstr(err, "used from their used-annotations") != NULL, "%s", err);
+    ck_assert_int_eq(rank(&d, &out, &err, "--nodes nodes.json --pod pod.json -o table"), 0);
+    ck_assert_msg(strstr(out, "used from their used-annotations") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "best node: big-1 ") != NULL, "%s", out);
+    ck_assert_str_eq(err, "");
     free(out);
     free(err);
     remove_dir(&d);
@@ -307,12 +308,11 @@ START_TEST(rank_counts_its_own_pod_only_once)
     free(pod);
     ck_assert_int_eq(rank(&d, &out, &err,
                           "--nodes nodes.json --existing existing.json --pod "
-                          "pod.json -o name"),
+                          "pod.json -o table"),
                      0);
-    ck_assert_str_eq(out, "node/small-1\n");
-    ck_assert_msg(strstr(row_of(err, "big-1"), "8000m 500m(requests) 500m -> 87") != NULL, "%s",
-                  err);
-    ck_assert_msg(strstr(err, "best node: small-1 (score 9, value 93)") != NULL, "%s", err);
+    ck_assert_msg(strstr(row_of(out, "big-1"), "8000m 500m(requests) 500m -> 87") != NULL, "%s",
+                  out);
+    ck_assert_msg(strstr(out, "best node: small-1 (score 9, value 93)") != NULL, "%s", out);
     free(out);
     free(err);
     remove_dir(&d);
@@ -394,6 +394,11 @@ START_TEST(rank_checks_kinds_and_says_why)
     struct rankdir d;
     char *out, *err;
     setup_dir(&d, "");
+    put(&d, "args.json",
+        "{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[]}},"
+        "\"Nodes\":{\"items\":[]},\"NodeNames\":null}");
+    put(&d, "names.json", "{\"Pod\":{},\"NodeNames\":[\"a\"]}");
+    put(&d, "empty.json", "{}");
     const struct {
         const char *args, *want;
     } cases[] = {
@@ -404,7 +409,15 @@ START_TEST(rank_checks_kinds_and_says_why)
         {"--nodes existing.json --pod pod.json",
          "existing.json: items[0] (web-0): a Pod (it has spec.containers), not a Node"},
         {"--nodes nodes.json --existing nodes.json --pod pod.json",
-         "nodes.json: items[0] (default/gpu-1): a Node, not a Pod"},
+         "nodes.json: items[0] (gpu-1): a Node, not a Pod"},
+        /* issue 24: what has no kind must have a pod's spec */
+        {"--nodes nodes.json --pod args.json",
+         "args.json: an ExtenderArgs (Pod, Nodes), not a Pod: give one pod"},
+        {"--nodes nodes.json --pod names.json", "names.json: an ExtenderArgs (Pod, NodeNames)"},
+        {"--nodes nodes.json --pod empty.json",
+         "empty.json: neither kind Pod nor spec.containers, not a Pod"},
+        {"--nodes nodes.json --pod - <empty.json",
+         "standard input: neither kind Pod nor spec.containers"},
         {"--nodes nodes.json --pod missing.json", "missing.json: No such file or directory"},
         {"--nodes - --pod -", "only one of"},
         {"--existing existing.json --pod pod.json", "--existing needs --nodes"},
@@ -444,6 +457,128 @@ START_TEST(rank_checks_kinds_and_says_why)
 }
 END_TEST
 
+/* issue 24: kubectl's spellings of -o and of every flag with a value; -o
+ * given writes only the output (no table on stderr), for $(...); a flag
+ * without its value says so. */
+START_TEST(rank_takes_kubectls_flag_spellings_and_stays_quiet_with_o)
+{
+    struct rankdir d;
+    char *out, *err;
+    setup_dir(&d, "");
+    static const char *const spellings[] = {
+        "--nodes nodes.json --existing existing.json --pod pod.json -o name",
+        "--nodes nodes.json --existing existing.json --pod pod.json -oname",
+        "--nodes nodes.json --existing existing.json --pod pod.json --output name",
+        "--nodes=nodes.json --existing=existing.json --pod=pod.json --output=name",
+    };
+    for (size_t i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
+        ck_assert_msg(rank(&d, &out, &err, "%s", spellings[i]) == 0, "%s: %s", spellings[i], err);
+        ck_assert_msg(strcmp(out, "node/big-1\n") == 0, "%s: %s", spellings[i], out);
+        ck_assert_msg(err[0] == '\0', "%s: stderr %s", spellings[i], err);
+        free(out);
+        free(err);
+    }
+    static const char *const quiet[] = {"-o json", "-o yaml", "-ojson"};
+    for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+        ck_assert_int_eq(rank(&d, &out, &err, "--nodes nodes.json --pod pod.json %s", quiet[i]), 0);
+        ck_assert_msg(strstr(out, "kubernetes.io/hostname") != NULL, "%s: %s", quiet[i], out);
+        ck_assert_msg(err[0] == '\0', "%s: stderr %s", quiet[i], err);
+        free(out);
+        free(err);
+    }
+    /* without -o: the table and the advice on stderr, as before */
+    ck_assert_int_eq(rank(&d, &out, &err, "--nodes nodes.json --pod pod.json"), 0);
+    ck_assert_msg(strstr(err, "best node: big-1") != NULL, "%s", err);
+    ck_assert_msg(strstr(err, "delete the pod that is running") != NULL, "%s", err);
+    free(out);
+    free(err);
+    static const struct {
+        const char *args, *want;
+    } missing[] = {
+        {"--nodes nodes.json --pod pod.json -o", "cpu-extender rank: flag -o needs a value\n"},
+        {"--nodes nodes.json --pod pod.json --output",
+         "cpu-extender rank: flag --output needs a value\n"},
+        {"--nodes nodes.json --pod", "cpu-extender rank: flag --pod needs a value\n"},
+        {"--pod pod.json --nodes", "cpu-extender rank: flag --nodes needs a value\n"},
+    };
+    for (size_t i = 0; i < sizeof(missing) / sizeof(missing[0]); i++) {
+        ck_assert_int_eq(rank(&d, &out, &err, "%s", missing[i].args), 2);
+        ck_assert_str_eq(err, missing[i].want);
+        ck_assert_str_eq(out, "");
+        free(out);
+        free(err);
+    }
+    remove_dir(&d);
+}
+END_TEST
+
+/* issue 24: from files there is no usage to use: said and refused, as
+ * simulate does, not silently replaced by requests. */
+START_TEST(rank_on_files_refuses_a_used_source_it_cannot_have)
+{
+    struct rankdir d;
+    char *out, *err;
+    setup_dir(&d, "");
+    static const char *const args[] = {"--cpu-used-source usage", "--memory-used-source=max"};
+    for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+        ck_assert_int_eq(rank(&d, &out, &err, "--nodes nodes.json --pod pod.json %s", args[i]), 2);
+        ck_assert_msg(strstr(err, "-used-source ") != NULL &&
+                          strstr(err, ": node files carry no usage (metrics.k8s.io)") != NULL,
+                      "%s: %s", args[i], err);
+        ck_assert_str_eq(out, "");
+        free(out);
+        free(err);
+    }
+    remove_dir(&d);
+}
+END_TEST
+
+/* issue 24: one node is "1 node", one pod bound "1 pod". */
+START_TEST(rank_counts_one_as_one)
+{
+    struct rankdir d;
+    char *out, *err;
+    setup_dir(&d, "");
+    put(&d, "one.json",
+        "{\"kind\":\"Node\",\"metadata\":{\"name\":\"solo\",\"labels\":{\"kubernetes.io/arch\":"
+        "\"amd64\"}},\"status\":{\"allocatable\":{"
+        "\"cpu\":\"8\",\"memory\":\"16Gi\",\"pods\":\"110\"}}}");
+    put(&d, "bound.json",
+        "{\"kind\":\"List\",\"items\":[{\"metadata\":{\"name\":\"x\",\"namespace\":\"a\","
+        "\"uid\":\"u-x\"},\"spec\":{\"nodeName\":\"solo\",\"containers\":[{\"resources\":{"
+        "\"requests\":{\"cpu\":\"1\"}}}]},\"status\":{\"phase\":\"Running\"}}]}");
+    ck_assert_int_eq(rank(&d, &out, &err, "--nodes one.json --existing bound.json --pod pod.json"),
+                     0);
+    ck_assert_msg(strstr(err, "1 node from one.json; used from 1 pod bound to them") != NULL, "%s",
+                  err);
+    free(out);
+    free(err);
+    remove_dir(&d);
+}
+END_TEST
+
+/* issue 24: a Pending pod (a UID, not running) is not called running. */
+START_TEST(rank_says_what_state_the_pod_is_in)
+{
+    struct rankdir d;
+    char *out, *err;
+    setup_dir(&d, "");
+    char *pod = pod_json("");
+    char *phase = strstr(pod, "\"Running\"");
+    ck_assert_ptr_nonnull(phase);
+    memcpy(phase, "\"Pending\"", 9);
+    put(&d, "pod.json", pod);
+    free(pod);
+    ck_assert_int_eq(rank(&d, &out, &err, "--nodes nodes.json --pod pod.json"), 0);
+    ck_assert_msg(strstr(err, "delete the pod (it exists, phase Pending), then apply") != NULL,
+                  "%s", err);
+    ck_assert_msg(strstr(err, "running") == NULL, "%s", err);
+    free(out);
+    free(err);
+    remove_dir(&d);
+}
+END_TEST
+
 Suite *rank_suite(void)
 {
     Suite *s = suite_create("rank");
@@ -454,6 +589,10 @@ Suite *rank_suite(void)
     tcase_add_test(tc, rank_normalizes_against_the_nodes_that_pass);
     tcase_add_test(tc, rank_outputs_json_and_advises_for_a_controllers_pod);
     tcase_add_test(tc, rank_checks_kinds_and_says_why);
+    tcase_add_test(tc, rank_takes_kubectls_flag_spellings_and_stays_quiet_with_o);
+    tcase_add_test(tc, rank_on_files_refuses_a_used_source_it_cannot_have);
+    tcase_add_test(tc, rank_says_what_state_the_pod_is_in);
+    tcase_add_test(tc, rank_counts_one_as_one);
     suite_add_tcase(s, tc);
     return s;
 }

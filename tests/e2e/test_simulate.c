@@ -197,7 +197,7 @@ START_TEST(simulate_hand_worked_constraints_and_requests)
                               "node(s) had untolerated taint {dedicated: batch}, 1 node(s) were "
                               "unschedulable.\n      t/q5\n") != NULL,
                   "%s", out);
-    ck_assert_msg(strstr(out, "with 1 pods bound to them from existing.json") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "with 1 pod bound to them from existing.json") != NULL, "%s", out);
     ck_assert_msg(strstr(out, "nodes used                               3\n") != NULL, "%s", out);
     ck_assert_msg(strstr(out, "stranded: nodes                          2\n"
                               "  cpu free there                      2.75\n"

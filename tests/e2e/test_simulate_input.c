@@ -59,7 +59,7 @@ static const struct bad_case {
      "pods.json: items[0] (default/p): Pod.spec.tolerations[0].operator: want Equal or "
      "Exists, not \"Sometimes\""},
     {NULL, "{\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\"}}]}", NULL, "",
-     "pods.json: items[0] (default/n): a Node, not a Pod"},
+     "pods.json: items[0] (n): a Node, not a Pod"},
     {NULL, "{\"items\":[{\"metadata\":{\"name\":\"p\"},\"spec\":{\"priority\":1.5}}]}", NULL, "",
      "pods.json: items[0] (default/p): Pod.spec.priority: want a 32-bit integer"},
     {NULL, NULL,

@@ -124,7 +124,14 @@ START_TEST(pod_one_check_refuses_lists_and_other_kinds)
         const char *json, *err;
     } cases[] = {
         {"{\"kind\":\"Pod\",\"items\":[]}", NULL},
-        {"{\"metadata\":{}}", NULL},
+        {"{\"metadata\":{},\"spec\":{\"containers\":[]}}", NULL},
+        /* issue 24: no kind and no pod's spec */
+        {"{\"metadata\":{}}", "neither kind Pod nor spec.containers, not a Pod: give one pod "
+                              "(kubectl get pod NAME -o json)"},
+        {"{}", "neither kind Pod nor spec.containers, not a Pod: give one pod (kubectl get pod "
+               "NAME -o json)"},
+        {"{\"Pod\":{},\"Nodes\":{\"items\":[]},\"NodeNames\":null}",
+         "an ExtenderArgs (Pod, Nodes), not a Pod: give one pod (kubectl get pod NAME -o json)"},
         {"{\"kind\":\"List\",\"items\":[]}",
          "a List, not a Pod: give one pod (kubectl get pod NAME -o json)"},
         {"{\"kind\":\"PodList\"}",
