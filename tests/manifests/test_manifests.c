@@ -1937,6 +1937,29 @@ START_TEST(manifests_docs_name_every_file_and_apply_every_object)
 }
 END_TEST
 
+/* Every container of the Deployment requests CPU and memory and has a
+ * memory limit: kube-scheduler had none, so nothing bounded its memory
+ * and the scheduler placed the pod as if it needed none. */
+START_TEST(manifests_every_container_requests_memory_and_has_a_limit)
+{
+    struct manifests m;
+    const yaml_node_t *spec;
+
+    manifests_load(&m);
+    struct obj d = deployment(&m, &spec);
+    const yaml_node_t *containers = need(&d, spec, "spec.template.spec", "containers");
+    for (size_t i = 0; i < ydoc_len(containers); i++) {
+        const yaml_node_t *c = ydoc_item(d.doc, containers, i);
+        char where[PATH_LEN];
+        snprintf(where, sizeof(where), "containers[%s]", need_str(&d, c, "containers", "name"));
+        need_str(&d, c, where, "resources.requests.cpu");
+        need_str(&d, c, where, "resources.requests.memory");
+        need_str(&d, c, where, "resources.limits.memory");
+    }
+    manifests_free(&m);
+}
+END_TEST
+
 Suite *manifests_suite(void)
 {
     Suite *s = suite_create("manifests");
@@ -1956,6 +1979,7 @@ Suite *manifests_suite(void)
     tcase_add_test(tc, manifests_config_json_is_accepted_by_config_check);
     tcase_add_test(tc, manifests_memory_limit_budget_and_body_cap_agree);
     tcase_add_test(tc, manifests_docs_name_every_file_and_apply_every_object);
+    tcase_add_test(tc, manifests_every_container_requests_memory_and_has_a_limit);
     suite_add_tcase(s, tc);
     return s;
 }
