@@ -1937,6 +1937,45 @@ START_TEST(manifests_docs_name_every_file_and_apply_every_object)
 }
 END_TEST
 
+/* The chart cannot read files outside its directory, so it holds copies:
+ * the two files of the ConfigMap, and the API objects that need no values
+ * (rbac.yaml, pdb.yaml, kubeadm/rbac.yaml) as templates that are the file
+ * between one `{{- if` line and `{{- end }}`. They stay byte-identical to
+ * manifests/ (tests/cluster/t_helm.sh compares the rendered objects). */
+START_TEST(manifests_chart_copies_are_byte_identical)
+{
+    static const char *const copies[][2] = {
+        {"charts/cpu-extender/files/scheduler-config.yaml", SCHED_CONFIG},
+        {"charts/cpu-extender/files/config.json", EXT_CONFIG},
+        {"charts/cpu-extender/templates/rbac.yaml", "manifests/rbac.yaml"},
+        {"charts/cpu-extender/templates/pdb.yaml", "manifests/pdb.yaml"},
+        {"charts/cpu-extender/templates/kubeadm-rbac.yaml", KUBEADM_DIR "rbac.yaml"},
+    };
+    for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
+        size_t len, want_len;
+        char *text = file_slurp(copies[i][0], &len), *want = file_slurp(copies[i][1], &want_len);
+        ck_assert_msg(text != NULL && want != NULL, "%s or %s: cannot read", copies[i][0],
+                      copies[i][1]);
+        char *body = text;
+        if (strstr(copies[i][0], "/templates/") != NULL) {
+            static const char end[] = "{{- end }}\n";
+            char *nl = strchr(text, '\n');
+            ck_assert_msg(strncmp(text, "{{- if ", 7) == 0 && nl != NULL,
+                          "%s: the first line is not {{- if ...}}", copies[i][0]);
+            ck_assert_msg(len >= sizeof(end) - 1 &&
+                              strcmp(text + len - (sizeof(end) - 1), end) == 0,
+                          "%s: the last line is not %s", copies[i][0], end);
+            body = nl + 1;
+            len -= (size_t)(body - text) + sizeof(end) - 1;
+        }
+        ck_assert_msg(len == want_len && memcmp(body, want, len) == 0,
+                      "%s is not %s byte for byte: copy it again", copies[i][0], copies[i][1]);
+        free(text);
+        free(want);
+    }
+}
+END_TEST
+
 /* Every container of the Deployment requests CPU and memory and has a
  * memory limit: kube-scheduler had none, so nothing bounded its memory
  * and the scheduler placed the pod as if it needed none. */
@@ -1979,6 +2018,7 @@ Suite *manifests_suite(void)
     tcase_add_test(tc, manifests_config_json_is_accepted_by_config_check);
     tcase_add_test(tc, manifests_memory_limit_budget_and_body_cap_agree);
     tcase_add_test(tc, manifests_docs_name_every_file_and_apply_every_object);
+    tcase_add_test(tc, manifests_chart_copies_are_byte_identical);
     tcase_add_test(tc, manifests_every_container_requests_memory_and_has_a_limit);
     suite_add_tcase(s, tc);
     return s;
