@@ -2,6 +2,7 @@
 #
 #   make            release build: build/release/cpu-extender
 #   make run        install missing Debian packages (as root), build, serve on 127.0.0.1:8888
+#   make manifests IMAGE=registry/cpu-extender:tag   the image, in every manifest and the chart
 #   make test       unit + end-to-end tests and the fuzz corpus, then all again under ASan+UBSan
 #   make test-cluster  the same binary against a real kube-apiserver, kube-scheduler and etcd
 #                   of Kubernetes 1.37.2 (Go modules) and 1.20.2 (Debian's source);
@@ -69,22 +70,41 @@ BENCH_BINS = $(B)/bench-gen $(B)/bench-driver $(B)/bench-once $(B)/bench-apiserv
 CLUSTER_TOOLS = $(B)/cluster-informer-probe $(B)/cluster-yaml2json
 
 .PHONY: all run test test-one test-cluster fixtures-check check lint lint-deps install clean deps test-deps bench soak \
+        manifests \
         bench-scheduler test-oracle \
         screenshot image test-image test-monitoring test-ship ship-deps
 
 all: $(BIN)
 
+# What building and running need (make run), and what only the tests need:
+# Check, curl and openssl (the tests' client and certificates), headless
+# Chromium (the /debug page), groff (the man page) and, for the commands of
+# the docs, ip, pkill and unshare (a network and PID namespace of their own).
+# DEPS_DRY_RUN=1: print the packages that would be installed, install
+# nothing (tests/e2e/run_packages.sh).
+RUN_PACKAGES  = scripts/debian-packages.txt
+TEST_PACKAGES = scripts/debian-packages-test.txt
+DEPS_DRY_RUN ?=
 deps:
-	@pkg-config --exists $(PKGS) check || scripts/install-deps.sh || \
-	    { echo "install the packages in scripts/debian-packages.txt" >&2; exit 1; }
+	@if [ -n "$(DEPS_DRY_RUN)" ]; then scripts/install-deps.sh --dry-run $(RUN_PACKAGES); \
+	else pkg-config --exists $(PKGS) || scripts/install-deps.sh $(RUN_PACKAGES) || \
+	    { echo "install the packages in $(RUN_PACKAGES)" >&2; exit 1; }; fi
 
-# The tests also drive headless Chromium (the /debug page), groff (the man
-# page) and, for the commands of the docs, ip, pkill and unshare (a network
-# and PID namespace of their own); make run needs none of them.
 test-deps: deps
-	@command -v chromium >/dev/null && command -v groff >/dev/null && command -v ip >/dev/null && \
-	    command -v pkill >/dev/null && command -v unshare >/dev/null || scripts/install-deps.sh || \
-	    { echo "install the packages in scripts/debian-packages.txt" >&2; exit 1; }
+	@if [ -n "$(DEPS_DRY_RUN)" ]; then scripts/install-deps.sh --dry-run $(TEST_PACKAGES); \
+	else scripts/install-deps.sh $(TEST_PACKAGES) || \
+	    { echo "install the packages in $(TEST_PACKAGES)" >&2; exit 1; }; fi
+
+# The cpu-extender image as pushed, written in one step into every file that
+# names it: the kustomization's images:, the Deployment, the kubeadm patch
+# (which kustomize never reads) and the Helm chart's values
+# (scripts/set-image.sh):
+#   make manifests IMAGE=registry.example.com/cpu-extender:0.1.0
+manifests:
+	@case "$(origin IMAGE)" in command\ line|environment*) ;; \
+	*) echo "make manifests: name the image you pushed: make manifests IMAGE=registry/cpu-extender:tag" >&2; exit 2 ;; \
+	esac
+	@scripts/set-image.sh '$(IMAGE)' .
 
 # VERSION plus the commit (git describe); GIT_DESCRIBE=... gives the commit
 # where there is no .git (the image build: scripts/build-image.sh).
@@ -226,6 +246,7 @@ test-one: fixtures-check $(BIN) $(TEST_BIN) $(B)/bench-apiserver
 	tests/e2e/log_keys.sh
 	tests/e2e/doc_commands.sh $(BIN) $(B)/bench-apiserver
 	tests/e2e/unprivileged.sh $(BIN)
+	tests/e2e/run_packages.sh
 	$(MAKE) --no-print-directory fuzz-replay
 
 # The suite against a real control plane on loopback, once for each release

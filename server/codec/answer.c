@@ -21,12 +21,12 @@ void codec_answer_error(struct buf *o, const char *text)
 {
     buf_str(o, "{\"Error\":");
     buf_json_str(o, text);
-    buf_str(o, "}");
+    buf_str(o, "}\n");
 }
 
 void codec_answer_bind_ok(struct buf *o)
 {
-    buf_str(o, "{\"Error\":\"\"}");
+    buf_str(o, "{\"Error\":\"\"}\n");
 }
 
 static bool passes(const struct codec_node_answer *ans, size_t i)
@@ -166,7 +166,7 @@ const struct buf_piece *codec_answer_filter(struct arena *a, const struct codec_
     }
     write_failed(&o, "FailedNodes", args, ans, SCORE_UNFIT);
     write_failed(&o, "FailedAndUnresolvableNodes", args, ans, SCORE_UNRESOLVABLE);
-    buf_str(&o, ",\"Error\":\"\"}");
+    buf_str(&o, ",\"Error\":\"\"}\n");
     if (pieces == NULL && !o.failed)
         pieces = arena_alloc(a, sizeof(*pieces));
     char *text = pieces != NULL ? buf_take(&o, &len) : NULL;
@@ -204,7 +204,7 @@ void codec_answer_prioritize(struct buf *o, struct arena *a, const struct codec_
         buf_int(o, ans != NULL ? ans[i].score : 0);
         buf_str(o, "}");
     }
-    buf_str(o, "]");
+    buf_str(o, "]\n");
 }
 
 size_t codec_answer_preempt(struct buf *o, struct arena *a, const struct codec_preempt_args *args,
@@ -241,6 +241,6 @@ size_t codec_answer_preempt(struct buf *o, struct arena *a, const struct codec_p
         buf_int(o, v->num_pdb_violations);
         buf_str(o, "}");
     }
-    buf_str(o, "}}");
+    buf_str(o, "}}\n");
     return kept;
 }

@@ -2,6 +2,9 @@
  * The answers of the four verbs, written directly into a buffer (no tree):
  * ExtenderFilterResult, HostPriorityList, ExtenderPreemptionResult (meta
  * form) and ExtenderBindingResult, and the {"Error": ...} of a failure.
+ * Each ends with "\n", as Go's json.Encoder ends what it writes: after a
+ * curl at a shell the prompt starts a line of its own, and kube-scheduler's
+ * decoder skips the white space.
  */
 #ifndef SERVER_CODEC_ANSWER_H
 #define SERVER_CODEC_ANSWER_H

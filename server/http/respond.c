@@ -82,10 +82,10 @@ enum MHD_Result http_send_pieces(struct MHD_Connection *conn, unsigned status,
 char *http_error_body(const char *msg, size_t *len)
 {
     struct buf b;
-    buf_init(&b, strlen(msg) + sizeof("{\"Error\":\"\"}"));
+    buf_init(&b, strlen(msg) + sizeof("{\"Error\":\"\"}\n"));
     buf_str(&b, "{\"Error\":");
     buf_json_str(&b, msg);
-    buf_raw(&b, "}", 1);
+    buf_raw(&b, "}\n", 2);
     return buf_take(&b, len);
 }
 

@@ -112,6 +112,7 @@ SETUP_DONE=0
 # pass.
 ALL_TESTS=(
     t_manifests_dry_run
+    t_helm_chart
     t_informer_paged_lists
     t_informer_follows_events
     t_informer_watch_resumes

@@ -163,7 +163,7 @@ START_TEST(browser_debug_page_charts_the_decisions)
     const char *const args[] = {"--debug-endpoints", NULL};
 
     ck_assert_msg(access(chromium(), X_OK) == 0,
-                  "%s not found: install Debian's chromium (scripts/debian-packages.txt)",
+                  "%s not found: install Debian's chromium (scripts/debian-packages-test.txt)",
                   chromium());
     ck_assert_ptr_nonnull(mkdtemp(profile));
     server_start(&s, args);

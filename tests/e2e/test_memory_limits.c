@@ -459,7 +459,7 @@ START_TEST(memory_out_of_memory_is_a_500_under_rlimit_as)
         ck_assert_int_eq(http_send_raw(fd, spaces, slice), 0);
     ck_assert_int_eq(http_read(fd, &r, 20000), 0);
     ck_assert_int_eq(r.status, 500);
-    ck_assert_str_eq(r.body, "{\"Error\":\"out of memory\"}");
+    ck_assert_str_eq(r.body, "{\"Error\":\"out of memory\"}\n");
     http_response_free(&r);
     close(fd);
 
@@ -478,7 +478,7 @@ START_TEST(memory_out_of_memory_is_a_500_under_rlimit_as)
     ck_assert_int_eq(http_send_raw(fd, "0\r\n\r\n", 5), 0);
     ck_assert_int_eq(http_read(fd, &r, 20000), 0);
     ck_assert_int_eq(r.status, 500);
-    ck_assert_str_eq(r.body, "{\"Error\":\"out of memory\"}");
+    ck_assert_str_eq(r.body, "{\"Error\":\"out of memory\"}\n");
     http_response_free(&r);
     close(fd);
     free(spaces);

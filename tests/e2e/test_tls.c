@@ -153,7 +153,7 @@ START_TEST(tls_client_certificate_refusals_say_why)
         const char *cert; /* NULL: none */
         const char *status_and_error;
     } cases[] = {
-        {NULL, "{\"Error\":\"client certificate required\"}\n403"},
+        {NULL, "{\"Error\":\"client certificate required\"}\n\n403"},
         {"other-client", "not issued by the trusted client CA"},
         {"expired-client", "expired"},
         {"server", "not for client authentication"},

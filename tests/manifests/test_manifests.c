@@ -1937,6 +1937,197 @@ START_TEST(manifests_docs_name_every_file_and_apply_every_object)
 }
 END_TEST
 
+/* `@cmd` through sh (stdout and stderr) into a malloc'd string; its exit
+ * status in *@status (-1 when it did not exit). */
+static char *shell_out(const char *cmd, int *status)
+{
+    char *out = NULL;
+    size_t cap = 0, len = 0;
+    FILE *f = popen(cmd, "r");
+    ck_assert_msg(f != NULL, "%s: %s", cmd, strerror(errno));
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap * 2 + 8192;
+            out = realloc(out, cap);
+            ck_assert_ptr_nonnull(out);
+        }
+        size_t r = fread(out + len, 1, cap - len - 1, f);
+        if (r == 0)
+            break;
+        len += r;
+    }
+    out[len] = '\0';
+    int st = pclose(f);
+    *status = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return out;
+}
+
+/* `make manifests IMAGE=@image` in the copy @dir of the repository; the
+ * outer make's variables are left out, so that it runs as a person's. */
+static char *make_manifests(const char *dir, const char *image, int *status)
+{
+    char cmd[2 * PATH_LEN];
+    snprintf(cmd, sizeof(cmd),
+             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u IMAGE make -s -C %s manifests%s%s 2>&1",
+             dir, image != NULL ? " IMAGE=" : "", image != NULL ? image : "");
+    return shell_out(cmd, status);
+}
+
+/* File @rel of @dir holds the line @line. */
+static void expect_line(const char *dir, const char *rel, const char *line)
+{
+    char path[PATH_LEN];
+    size_t len, n = strlen(line);
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    char *text = file_slurp(path, &len);
+    ck_assert_msg(text != NULL, "%s: cannot read", path);
+    bool found = false;
+    for (const char *p = text; !found && (p = strstr(p, line)) != NULL; p += n)
+        found = (p == text || p[-1] == '\n' || p[-1] == ' ') && (p[n] == '\n' || p[n] == '\0');
+    ck_assert_msg(found, "%s: no line \"%s\" after make manifests", rel, line);
+    free(text);
+}
+
+/* One place sets the image: `make manifests IMAGE=...` writes it into the
+ * kustomization's images:, the Deployment, the kubeadm patch (which
+ * kustomize never reads: before, `kubectl apply -k` pulled the new image
+ * and kubeadm the old one) and the chart's values, in a copy of the
+ * repository; after it no file of ours names the shipped image, and
+ * `kubectl kustomize` renders the new one. */
+START_TEST(manifests_make_manifests_writes_the_image_everywhere)
+{
+    static const char *const old = "registry.example.com/cpu-extender";
+    static const char *const digest =
+        "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    char dir[] = "/tmp/cpu-extender-manifests-XXXXXX", cmd[3 * PATH_LEN], want[PATH_LEN];
+    int status;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof(cmd), "cp -r Makefile VERSION scripts manifests charts %s/ 2>&1", dir);
+    free(shell_out(cmd, &status));
+    ck_assert_int_eq(status, 0);
+
+    /* Refused, with what to write, and nothing changed: no IMAGE, no tag. */
+    char *out = make_manifests(dir, NULL, &status);
+    ck_assert_msg(status != 0 && strstr(out, "IMAGE=registry/cpu-extender:tag") != NULL,
+                  "make manifests without IMAGE: status %d, %s", status, out);
+    free(out);
+    out = make_manifests(dir, "x.example/y", &status);
+    ck_assert_msg(status != 0 && strstr(out, "has no tag") != NULL,
+                  "make manifests IMAGE=x.example/y: status %d, %s", status, out);
+    free(out);
+    snprintf(cmd, sizeof(cmd), "grep -rlF %s %s/manifests/deployment.yaml %s/charts", old, dir,
+             dir);
+    free(shell_out(cmd, &status));
+    ck_assert_msg(status == 0, "a refused make manifests changed the files");
+
+    /* A registry with a port, then a digest over it. */
+    static const char *const images[][3] = {
+        {"x.example:5000/team/y:z", "x.example:5000/team/y", "newTag: \"z\""},
+        {"a.example/b@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+         "a.example/b", "digest: "},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        const char *image = images[i][0], *name = images[i][1];
+        out = make_manifests(dir, image, &status);
+        ck_assert_msg(status == 0, "make manifests IMAGE=%s: status %d, %s", image, status, out);
+        free(out);
+        snprintf(cmd, sizeof(cmd), "grep -rnF %s %s/manifests %s/charts", old, dir, dir);
+        out = shell_out(cmd, &status);
+        ck_assert_msg(status == 1, "after make manifests IMAGE=%s, still %s: %s", image, old, out);
+        free(out);
+        snprintf(want, sizeof(want), "image: %s", image);
+        expect_line(dir, "manifests/deployment.yaml", want);
+        expect_line(dir, "manifests/kubeadm/kube-scheduler+strategic.yaml", want);
+        snprintf(want, sizeof(want), "- name: %s", name);
+        expect_line(dir, "manifests/kustomization.yaml", want);
+        snprintf(want, sizeof(want), "newName: %s", name);
+        expect_line(dir, "manifests/kustomization.yaml", want);
+        snprintf(want, sizeof(want), "%s%s", images[i][2], i == 0 ? "" : digest);
+        expect_line(dir, "manifests/kustomization.yaml", want);
+        snprintf(want, sizeof(want), "repository: %s", name);
+        expect_line(dir, "charts/cpu-extender/values.yaml", want);
+        snprintf(want, sizeof(want), "%s: \"%s\"", i == 0 ? "tag" : "digest",
+                 i == 0 ? "z" : digest);
+        expect_line(dir, "charts/cpu-extender/values.yaml", want);
+
+        size_t len;
+        snprintf(want, sizeof(want), "%s/manifests", dir);
+        char *text = kubectl_kustomize(want, &len);
+        if (text != NULL) {
+            snprintf(want, sizeof(want), "image: %s\n", image);
+            ck_assert_msg(strstr(text, want) != NULL && strstr(text, old) == NULL,
+                          "kubectl kustomize after make manifests IMAGE=%s: %s", image, text);
+            free(text);
+        }
+    }
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    free(shell_out(cmd, &status));
+}
+END_TEST
+
+/* The chart cannot read files outside its directory, so it holds copies:
+ * the two files of the ConfigMap, and the API objects that need no values
+ * (rbac.yaml, pdb.yaml, kubeadm/rbac.yaml) as templates that are the file
+ * between one `{{- if` line and `{{- end }}`. They stay byte-identical to
+ * manifests/ (tests/cluster/t_helm.sh compares the rendered objects). */
+START_TEST(manifests_chart_copies_are_byte_identical)
+{
+    static const char *const copies[][2] = {
+        {"charts/cpu-extender/files/scheduler-config.yaml", SCHED_CONFIG},
+        {"charts/cpu-extender/files/config.json", EXT_CONFIG},
+        {"charts/cpu-extender/templates/rbac.yaml", "manifests/rbac.yaml"},
+        {"charts/cpu-extender/templates/pdb.yaml", "manifests/pdb.yaml"},
+        {"charts/cpu-extender/templates/kubeadm-rbac.yaml", KUBEADM_DIR "rbac.yaml"},
+    };
+    for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
+        size_t len, want_len;
+        char *text = file_slurp(copies[i][0], &len), *want = file_slurp(copies[i][1], &want_len);
+        ck_assert_msg(text != NULL && want != NULL, "%s or %s: cannot read", copies[i][0],
+                      copies[i][1]);
+        char *body = text;
+        if (strstr(copies[i][0], "/templates/") != NULL) {
+            static const char end[] = "{{- end }}\n";
+            char *nl = strchr(text, '\n');
+            ck_assert_msg(strncmp(text, "{{- if ", 7) == 0 && nl != NULL,
+                          "%s: the first line is not {{- if ...}}", copies[i][0]);
+            ck_assert_msg(len >= sizeof(end) - 1 &&
+                              strcmp(text + len - (sizeof(end) - 1), end) == 0,
+                          "%s: the last line is not %s", copies[i][0], end);
+            body = nl + 1;
+            len -= (size_t)(body - text) + sizeof(end) - 1;
+        }
+        ck_assert_msg(len == want_len && memcmp(body, want, len) == 0,
+                      "%s is not %s byte for byte: copy it again", copies[i][0], copies[i][1]);
+        free(text);
+        free(want);
+    }
+}
+END_TEST
+
+/* Every container of the Deployment requests CPU and memory and has a
+ * memory limit: kube-scheduler had none, so nothing bounded its memory
+ * and the scheduler placed the pod as if it needed none. */
+START_TEST(manifests_every_container_requests_memory_and_has_a_limit)
+{
+    struct manifests m;
+    const yaml_node_t *spec;
+
+    manifests_load(&m);
+    struct obj d = deployment(&m, &spec);
+    const yaml_node_t *containers = need(&d, spec, "spec.template.spec", "containers");
+    for (size_t i = 0; i < ydoc_len(containers); i++) {
+        const yaml_node_t *c = ydoc_item(d.doc, containers, i);
+        char where[PATH_LEN];
+        snprintf(where, sizeof(where), "containers[%s]", need_str(&d, c, "containers", "name"));
+        need_str(&d, c, where, "resources.requests.cpu");
+        need_str(&d, c, where, "resources.requests.memory");
+        need_str(&d, c, where, "resources.limits.memory");
+    }
+    manifests_free(&m);
+}
+END_TEST
+
 Suite *manifests_suite(void)
 {
     Suite *s = suite_create("manifests");
@@ -1956,6 +2147,9 @@ Suite *manifests_suite(void)
     tcase_add_test(tc, manifests_config_json_is_accepted_by_config_check);
     tcase_add_test(tc, manifests_memory_limit_budget_and_body_cap_agree);
     tcase_add_test(tc, manifests_docs_name_every_file_and_apply_every_object);
+    tcase_add_test(tc, manifests_make_manifests_writes_the_image_everywhere);
+    tcase_add_test(tc, manifests_chart_copies_are_byte_identical);
+    tcase_add_test(tc, manifests_every_container_requests_memory_and_has_a_limit);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,7 +15,7 @@ START_TEST(error_body_escapes_the_message)
     char *body = http_error_body(msg, &len);
     ck_assert_ptr_nonnull(body);
     ck_assert_uint_eq(len, strlen(body));
-    ck_assert_str_eq(body, "{\"Error\":\"bad \\\"path\\\" C:\\\\x\\u0009end\\u0001\"}");
+    ck_assert_str_eq(body, "{\"Error\":\"bad \\\"path\\\" C:\\\\x\\u0009end\\u0001\"}\n");
     cJSON *j = cJSON_Parse(body);
     ck_assert_ptr_nonnull(j);
     ck_assert_str_eq(cJSON_GetObjectItem(j, "Error")->valuestring, msg);
@@ -34,7 +34,8 @@ START_TEST(error_body_is_sized_from_the_message)
     msg[n] = '\0';
     char *body = http_error_body(msg, &len);
     ck_assert_ptr_nonnull(body);
-    ck_assert_uint_eq(len, n + strlen("{\"Error\":\"\"}"));
+    ck_assert_uint_eq(len, n + strlen("{\"Error\":\"\"}\n"));
+    ck_assert_int_eq(body[len - 1], '\n'); /* as Go's json.Encoder ends */
     free(body);
     free(msg);
 }

@@ -49,7 +49,7 @@ START_TEST(verbs_error_never_carries_percent)
     verb_reply_init(&r);
     verb_reply_error(&r, test_arena, 400, "100% used \"quoted\"");
     ck_assert_int_eq(r.status, 400);
-    ck_assert_str_eq(body_of(&r), "{\"Error\":\"100# used \\\"quoted\\\"\"}");
+    ck_assert_str_eq(body_of(&r), "{\"Error\":\"100# used \\\"quoted\\\"\"}\n");
     drop_body();
 }
 END_TEST
@@ -66,7 +66,7 @@ START_TEST(verbs_filter_keeps_nodelist_metadata_and_drops_duplicates)
     ck_assert_str_eq(body_of(&r), "{\"Nodes\":{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":"
                                   "[{\"metadata\":{\"name\":\"a\"},\"status\":{\"allocatable\":"
                                   "{\"cpu\":\"1\"}}}]},\"NodeNames\":null,\"FailedNodes\":{},"
-                                  "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+                                  "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}\n");
     drop_body();
 }
 END_TEST
@@ -85,7 +85,7 @@ START_TEST(verbs_filter_repeated_nodes_merge_as_go_reads_them)
     ck_assert_str_eq(body_of(&r), "{\"Nodes\":{\"metadata\":{\"resourceVersion\":\"7\"},\"kind\":"
                                   "\"NodeList\",\"items\":[{\"metadata\":{\"name\":\"a\"}}]},"
                                   "\"NodeNames\":null,\"FailedNodes\":{},"
-                                  "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+                                  "\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}\n");
     drop_body();
     run(verb_filter,
         "{\"Pod\":{},\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"a\"}}]},\"Nodes\":null,"
@@ -105,7 +105,7 @@ START_TEST(verbs_filter_without_nodelist_metadata_adds_empty_one)
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(body_of(&r),
                      "{\"Nodes\":{\"metadata\":{},\"items\":[]},\"NodeNames\":null,"
-                     "\"FailedNodes\":{},\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+                     "\"FailedNodes\":{},\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}\n");
     drop_body();
 }
 END_TEST
@@ -116,10 +116,10 @@ START_TEST(verbs_prioritize_answers_every_input_node_once)
     run(verb_prioritize, "{\"Pod\":{},\"NodeNames\":[\"b\",\"a\",\"c\"]}", &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(body_of(&r), "[{\"Host\":\"b\",\"Score\":0},{\"Host\":\"a\",\"Score\":0},"
-                                  "{\"Host\":\"c\",\"Score\":0}]");
+                                  "{\"Host\":\"c\",\"Score\":0}]\n");
     drop_body();
     run(verb_prioritize, "{\"Pod\":{},\"NodeNames\":[]}", &r);
-    ck_assert_str_eq(body_of(&r), "[]");
+    ck_assert_str_eq(body_of(&r), "[]\n");
     drop_body();
 }
 END_TEST
@@ -135,7 +135,7 @@ START_TEST(verbs_filter_echoes_node_bytes_exactly)
     snprintf(body, sizeof(body), "{\"Pod\":{},\"Nodes\":{\"items\":[ %s ]}}", node);
     snprintf(want, sizeof(want),
              "{\"Nodes\":{\"metadata\":{},\"items\":[%s]},\"NodeNames\":null,"
-             "\"FailedNodes\":{},\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}",
+             "\"FailedNodes\":{},\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}\n",
              node);
     run(verb_filter, body, &r);
     ck_assert_str_eq(body_of(&r), want);
@@ -214,7 +214,7 @@ START_TEST(verbs_out_of_memory_is_a_500)
     snprintf(body + n, sizeof(body) - (size_t)n, "]}");
     run(verb_prioritize, body, &r);
     ck_assert_int_eq(r.status, 500);
-    ck_assert_str_eq(body_of(&r), "{\"Error\":\"out of memory\"}");
+    ck_assert_str_eq(body_of(&r), "{\"Error\":\"out of memory\"}\n");
     drop_body();
 }
 END_TEST
