@@ -156,6 +156,8 @@ static bool has_live_member(pid_t pgid, pid_t leader)
     bool live = false;
     if (d == NULL)
         return false;
+    /* readdir on a DIR of our own is thread-safe (readdir_r is deprecated) */
+    /* cppcheck-suppress readdirCalled */
     for (const struct dirent *e; !live && (e = readdir(d)) != NULL;) {
         char path[64], stat[512];
         long pid = strtol(e->d_name, NULL, 10);

@@ -334,7 +334,9 @@ static void release(struct ops_record **found, size_t n)
  * decision whatever ?pod says). */
 static void not_found(struct buf *o, struct ops_ring *d, const struct ops_query *q)
 {
-    const struct ops_query asked = q->id != 0 ? (struct ops_query){.id = q->id} : *q;
+    struct ops_query asked = *q;
+    if (q->id != 0)
+        asked = (struct ops_query){.id = q->id};
     char why[OPS_NOT_FOUND_LEN];
     ops_debug_not_found(d, &asked, why, sizeof(why));
     why[0] = (char)toupper((unsigned char)why[0]);
