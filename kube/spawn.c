@@ -279,6 +279,17 @@ static int collect(struct spawn_run *run, int out_fd, int err_fd, int timeout_ms
         if (!exited)
             exited = has_exited(run->pid);
     }
+    /* Both pipes ended: the program is exiting, or goes on without them.
+     * Either way it has until the deadline to end by itself. */
+    while (rc == 0 && !res->timed_out && !res->out_too_big && !exited) {
+        if (clock_since(&t0) * 1000.0 >= timeout_ms) {
+            res->timed_out = true;
+            break;
+        }
+        exited = has_exited(run->pid);
+        if (!exited)
+            poll(NULL, 0, SPAWN_POLL_MS);
+    }
     end_run(run, &status);
     res->status = status;
     return rc;

@@ -57,6 +57,9 @@ static const char plugin_sh[] =
     "litter) sleep 300 & echo $! >>\"$d/litter.pids\"\n"
     "        setsid sleep 0.2 & echo $! >>\"$d/escaped.pids\"\n"
     "        (sleep 0.05) & ;;\n"
+    "closes) printf '{\"apiVersion\":\"%s\",\"kind\":\"ExecCredential\",\"status\":"
+    "{\"token\":\"%s\"}}\\n' \"$version\" \"$token\"\n"
+    "        exec >&- 2>&-; sleep 0.3; exit 0 ;;\n"
     "slow) sleep 0.5 ;;\n"
     "slowfail) sleep 0.5; echo 'plugin: no network' >&2; exit 4 ;;\n"
     "garbage) echo \"$token is not JSON\"; exit 0 ;;\n"
@@ -594,6 +597,19 @@ START_TEST(exec_plugin_leaves_nothing_running_and_no_zombie)
 }
 END_TEST
 
+/* A plugin that closes its output and only then exits is waited for, not
+ * killed as one that left something behind. */
+START_TEST(exec_plugin_that_closes_its_output_first_is_waited_for)
+{
+    char err[ERR_LEN] = "";
+    struct kube_client *c = plugin_client(NULL);
+    put("mode", "closes");
+    ck_assert_msg(get(c, err) == 200, "%s", err);
+    ck_assert_int_eq(runs(), 1);
+    kube_client_free(c);
+}
+END_TEST
+
 static void *get_without_deadline(void *arg)
 {
     struct kube_exec *x = arg;
@@ -748,6 +764,7 @@ Suite *exec_suite(void)
     tcase_add_test(tc, exec_plugin_past_the_timeout_is_killed);
     tcase_add_test(tc, exec_plugin_leaves_nothing_running_and_no_zombie);
     tcase_add_test(tc, exec_caller_deadline_bounds_the_run_and_the_wait);
+    tcase_add_test(tc, exec_plugin_that_closes_its_output_first_is_waited_for);
     tcase_add_test(tc, exec_command_is_found_by_path_or_beside_the_kubeconfig);
     tcase_add_test(tc, exec_environment_is_ours_plus_env_plus_exec_info);
     tcase_add_test(tc, exec_client_certificate_from_the_plugin_is_accepted);
