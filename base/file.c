@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,9 +35,26 @@ static int grow(char **buf, size_t *cap, size_t want)
     return 0;
 }
 
-int file_read(const char *path, size_t max, char **out, size_t *len, char *err)
+/* What @mode is, for the message that refuses it. */
+static const char *kind_of(mode_t mode)
 {
-    int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (S_ISFIFO(mode))
+        return "not a regular file (a FIFO)";
+    if (S_ISSOCK(mode))
+        return "not a regular file (a socket)";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "not a regular file (a device)";
+    return "not a regular file";
+}
+
+static int read_path(const char *path, size_t max, bool regular_only, char **out, size_t *len,
+                     char *err)
+{
+    /* O_NONBLOCK: opening a FIFO for reading waits for a writer, for ever
+     * if none comes; without it, a file that became a FIFO would hang the
+     * caller (the serve loop, and with it SIGTERM) before fstat can look. */
+    int flags = O_RDONLY | O_CLOEXEC | (regular_only ? O_NONBLOCK : 0);
+    int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, flags);
     char *buf = NULL;
     size_t cap = 0, got = 0;
     struct stat st;
@@ -46,6 +64,10 @@ int file_read(const char *path, size_t max, char **out, size_t *len, char *err)
         return fail(errno == ENOENT ? -ENOENT : -EIO, path, strerror(errno), err);
     if (fstat(fd, &st) == -1 || S_ISDIR(st.st_mode)) {
         rc = fail(-EIO, path, "not a file", err);
+        goto out_close;
+    }
+    if (regular_only && fd != STDIN_FILENO && !S_ISREG(st.st_mode)) {
+        rc = fail(-EIO, path, kind_of(st.st_mode), err);
         goto out_close;
     }
     /* A regular file says its size (one byte more lets the last read see
@@ -90,6 +112,16 @@ out_close:
     if (fd != STDIN_FILENO)
         close(fd);
     return rc;
+}
+
+int file_read(const char *path, size_t max, char **out, size_t *len, char *err)
+{
+    return read_path(path, max, false, out, len, err);
+}
+
+int file_read_regular(const char *path, size_t max, char **out, size_t *len, char *err)
+{
+    return read_path(path, max, true, out, len, err);
 }
 
 void file_free_secret(char *buf, size_t len)

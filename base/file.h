@@ -17,6 +17,16 @@
  */
 int file_read(const char *path, size_t max, char **out, size_t *len, char *err);
 
+/*
+ * The same for a file the service reads again while it runs (the config
+ * file, kube-scheduler's file, a kubeconfig, a token, a CA): @path must be
+ * a regular file. It is opened without blocking and refused with "@path:
+ * not a regular file (a FIFO)" (-EIO) when it is anything else, so that a
+ * path replaced by a FIFO cannot hold the caller in open(2). "-" is still
+ * standard input, whatever it is. Thread-safe.
+ */
+int file_read_regular(const char *path, size_t max, char **out, size_t *len, char *err);
+
 /* Wipes the @len bytes of @buf, then frees it (NULL is fine): for keys and
  * tokens. */
 void file_free_secret(char *buf, size_t len);

@@ -14,6 +14,7 @@
 #include "config/filter_need.h"
 #include "kube/client.h"
 #include "kube/discover.h"
+#include "kube/spawn.h"
 #include "config/load.h"
 #include "server/cluster/cluster.h"
 #include "server/http/daemon.h"
@@ -169,20 +170,24 @@ static void log_advice(void *ctx, const char *key, const char *text)
     LOG(LOG_WARN, "config advice", LOG_STR("key", key), LOG_STR("advice", text));
 }
 
-/* Blocks SIGTERM, SIGINT and SIGHUP before any thread starts, so that the
- * threads inherit the mask and only sigtimedwait() in the loop sees them. */
+/* Blocks SIGTERM, SIGINT, SIGHUP and SIGCHLD before any thread starts, so
+ * that the threads inherit the mask and only sigtimedwait() in the loop
+ * sees them. */
 static void block_signals(sigset_t *sigs)
 {
     sigemptyset(sigs);
     sigaddset(sigs, SIGTERM);
     sigaddset(sigs, SIGINT);
     sigaddset(sigs, SIGHUP);
+    sigaddset(sigs, SIGCHLD);
     pthread_sigmask(SIG_BLOCK, sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
 
 /* Until SIGTERM or SIGINT: SIGHUP, or a config file that changed (checked
- * every second: a ConfigMap update arrives as a new file), reloads. */
+ * every second: a ConfigMap update arrives as a new file), reloads. What a
+ * credential plugin left behind is reaped on SIGCHLD and every second (as
+ * PID 1 of the image, or as a subreaper, its orphans are ours). */
 static int serve_loop(struct http_server *s, struct cluster *cl, struct cfg *c, int argc,
                       char **argv, const sigset_t *sigs)
 {
@@ -193,6 +198,7 @@ static int serve_loop(struct http_server *s, struct cluster *cl, struct cfg *c, 
         int sig = sigtimedwait(sigs, NULL, &tick);
         if (sig == SIGTERM || sig == SIGINT)
             return sig;
+        kube_spawn_reap_orphans();
         if (sig == SIGHUP) {
             reload(s, cl, c, &started, argc, argv, "SIGHUP");
             seen = stamp_of(c->config_file);
@@ -237,6 +243,10 @@ int cli_serve(int argc, char **argv)
         return 2;
     log_set_level(c.log_level);
     block_signals(&sigs);
+    int adopt = kube_spawn_adopt_orphans();
+    if (adopt != 0)
+        LOG(LOG_WARN, "cannot become the reaper of orphaned plugin processes",
+            LOG_STR("error", strerror(-adopt)));
     if (c.tls_cert[0] != '\0' && http_tls_init(&c, err) != 0) {
         LOG(LOG_ERROR, "cannot start: TLS", LOG_STR("error", err));
         return 2;

@@ -239,7 +239,7 @@ static int load_file(struct cfg *c, const char *path, char *err)
     char *text = NULL;
     size_t len;
 
-    int rc = file_read(path, CFG_FILE_MAX, &text, &len, err);
+    int rc = file_read_regular(path, CFG_FILE_MAX, &text, &len, err);
     if (rc == -EFBIG)
         err_set(err, "config file %s: larger than 1 MiB", shown(path));
     else if (rc != 0)

@@ -225,6 +225,17 @@ int cfg_scheduler_extender(const char *text, size_t len, const char *name, int p
 
     if (len > SCHED_FILE_MAX)
         return fail(&p, "larger than %u MiB", SCHED_FILE_MAX >> 20);
+    size_t line, column;
+    rc = cfg_yaml_check_depth(text, len, &line, &column);
+    if (rc == -E2BIG) {
+        err_set(err, "scheduler-config %s:%zu:%zu: nested deeper than %d levels", name, line,
+                column, CFG_YAML_DEPTH_MAX);
+        return -EINVAL;
+    }
+    if (rc != 0) {
+        err_set(err, "scheduler-config %s: out of memory", name);
+        return rc;
+    }
     if (yaml_parser_initialize(&parser) == 0) {
         err_set(err, "scheduler-config %s: out of memory", name);
         return -ENOMEM;

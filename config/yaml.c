@@ -1,5 +1,6 @@
 #include "config/yaml.h"
 
+#include <errno.h>
 #include <string.h>
 
 bool cfg_yaml_is_key(const yaml_node_t *k, const char *s)
@@ -19,4 +20,36 @@ const yaml_node_t *cfg_yaml_get(yaml_document_t *doc, const yaml_node_t *map, co
         if (cfg_yaml_is_key(yaml_document_get_node(doc, pr->key), key))
             v = yaml_document_get_node(doc, pr->value);
     return v;
+}
+
+int cfg_yaml_check_depth(const char *text, size_t len, size_t *line, size_t *column)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    int depth = 0, rc = 0;
+
+    if (yaml_parser_initialize(&parser) == 0)
+        return -ENOMEM;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    /* Events, not the document: the parse stops at the level that is one
+     * too many, before libyaml has scanned the rest. */
+    for (bool more = true; more && rc == 0;) {
+        if (yaml_parser_parse(&parser, &ev) == 0) {
+            rc = parser.error == YAML_MEMORY_ERROR ? -ENOMEM : 0;
+            break;
+        }
+        if (ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT) {
+            if (++depth > CFG_YAML_DEPTH_MAX) {
+                *line = ev.start_mark.line + 1;
+                *column = ev.start_mark.column + 1;
+                rc = -E2BIG;
+            }
+        } else if (ev.type == YAML_MAPPING_END_EVENT || ev.type == YAML_SEQUENCE_END_EVENT) {
+            depth--;
+        }
+        more = ev.type != YAML_STREAM_END_EVENT;
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    return rc;
 }

@@ -4,8 +4,25 @@
 #define CONFIG_YAML_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <yaml.h>
+
+/* How deep mappings and sequences may nest in a YAML file we read. A
+ * kubeconfig or a KubeSchedulerConfiguration needs fewer than ten levels;
+ * libyaml takes seconds for tens of thousands (its scanner looks back over
+ * every open level), so a file nested past this is refused before it is
+ * loaded. */
+#define CFG_YAML_DEPTH_MAX 64
+
+/*
+ * Reads the events of @len bytes of @text, stopping at the first mapping
+ * or sequence nested deeper than CFG_YAML_DEPTH_MAX. Returns -E2BIG with
+ * where it starts in *@line and *@column (1-based), -ENOMEM, or 0: not
+ * too deep (also when the text is not YAML: the load that follows says
+ * where). Thread-safe.
+ */
+int cfg_yaml_check_depth(const char *text, size_t len, size_t *line, size_t *column);
 
 /* Whether @k is the scalar @s. */
 bool cfg_yaml_is_key(const yaml_node_t *k, const char *s);

@@ -20,6 +20,7 @@
 
 #include <curl/curl.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "kube/exec.h"
 #include "kube/token.h"
@@ -198,13 +199,17 @@ static int result_of(CURLcode cc, const struct kube_xfer *x, const char *method,
 /* The credential of a request: the "Authorization" header in *@auth, and
  * from an exec plugin maybe a client certificate in @ec. @retry follows a
  * 401 to the credential of generation *@gen (exec) or of the token file;
- * *@gen is set to the generation used. */
-static int credential(struct kube_client *c, bool retry, uint64_t *gen, char **auth,
+ * *@gen is set to the generation used. A plugin is waited for at most the
+ * request's @timeout (seconds, 0: its own timeout only). */
+static int credential(struct kube_client *c, bool retry, uint64_t *gen, int timeout, char **auth,
                       struct kube_exec_cred *ec, char *err)
 {
     if (c->exec == NULL)
         return kube_token_header(&c->token, retry, auth, err);
-    int rc = kube_exec_get(c->exec, retry ? *gen : 0, ec, err);
+    uint64_t deadline = timeout > 0
+                            ? clock_add_ns(clock_mono_ns(), (uint64_t)timeout * CLOCK_NS_PER_SEC)
+                            : KUBE_EXEC_NO_DEADLINE;
+    int rc = kube_exec_get(c->exec, retry ? *gen : 0, deadline, ec, err);
     if (rc == 0) {
         *gen = ec->generation;
         *auth = ec->header;
@@ -225,7 +230,7 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
     struct kube_exec_cred ec = {0};
     char *auth = NULL, *url = NULL;
     CURL *e = NULL;
-    int rc = credential(c, retry, gen, &auth, &ec, err);
+    int rc = credential(c, retry, gen, timeout, &auth, &ec, err);
     if (rc != 0)
         return rc;
 

@@ -131,7 +131,7 @@ static int add_cluster(cJSON *spec, const struct kube_target *t, char *err)
     if (cl == NULL || cJSON_AddStringToObject(cl, "server", t->server) == NULL)
         return -ENOMEM;
     if (t->ca_pem == NULL && t->ca_file[0] != '\0') {
-        rc = file_read(t->ca_file, KUBE_EXEC_CA_MAX, &file_pem, &len, err);
+        rc = file_read_regular(t->ca_file, KUBE_EXEC_CA_MAX, &file_pem, &len, err);
         if (rc != 0) {
             err_prefix(err, "%s: provideClusterInfo: certificate-authority ", t->exec->where);
             return rc == -ENOMEM ? rc : -EINVAL;
@@ -186,6 +186,21 @@ out_delete:
     return rc;
 }
 
+/* The condition a wait for another caller's run sleeps on, timed on
+ * CLOCK_MONOTONIC like the deadlines. Returns 0 or -errno. */
+static int init_finished(pthread_cond_t *c)
+{
+    pthread_condattr_t at;
+    int rc = pthread_condattr_init(&at);
+    if (rc != 0)
+        return -rc;
+    rc = pthread_condattr_setclock(&at, CLOCK_MONOTONIC);
+    if (rc == 0)
+        rc = pthread_cond_init(c, &at);
+    pthread_condattr_destroy(&at);
+    return -rc;
+}
+
 int kube_exec_new(const struct kube_target *t, struct kube_exec **out, char *err)
 {
     *out = NULL;
@@ -210,7 +225,7 @@ int kube_exec_new(const struct kube_target *t, struct kube_exec **out, char *err
     if (rc != 0)
         goto out_free;
     rc = -pthread_mutex_init(&x->lock, NULL);
-    if (rc == 0 && (rc = -pthread_cond_init(&x->finished, NULL)) != 0)
+    if (rc == 0 && (rc = init_finished(&x->finished)) != 0)
         pthread_mutex_destroy(&x->lock);
     if (rc != 0) {
         err_set(err, "%s: %s", t->exec->where, strerror(-rc));
@@ -305,8 +320,8 @@ static void first_line(const char *text, char *out, size_t cap)
 }
 
 /* Why the run of @res failed, into @err; 0 when it did not. */
-static int run_failure(const struct kube_exec *x, int rc, const struct kube_spawn_out *res,
-                       char *err)
+static int run_failure(const struct kube_exec *x, int rc, int timeout_ms,
+                       const struct kube_spawn_out *res, char *err)
 {
     const struct kube_exec_config *c = x->cfg;
     char said[256];
@@ -335,9 +350,10 @@ static int run_failure(const struct kube_exec *x, int rc, const struct kube_spaw
     }
     first_line(res->err_text, said, sizeof(said));
     if (res->timed_out) {
-        err_set(err, "%s: executable %s did not finish within %g s and was killed%s", c->where,
-                c->command, c->timeout_ms / 1000.0, said);
-        return -EACCES;
+        err_set(err, "%s: executable %s did not finish within %g s%s and was killed%s", c->where,
+                c->command, timeout_ms / 1000.0,
+                timeout_ms < c->timeout_ms ? " (the caller's deadline)" : "", said);
+        return timeout_ms < c->timeout_ms ? -ETIMEDOUT : -EACCES;
     }
     if (res->out_too_big) {
         err_set(err, "%s: executable %s wrote more than %u KiB to standard output", c->where,
@@ -358,19 +374,35 @@ static int run_failure(const struct kube_exec *x, int rc, const struct kube_spaw
     return 0;
 }
 
-/* Runs the plugin once: 0 with a fresh credential in @c, or the reason. */
-static int run_plugin(const struct kube_exec *x, struct cred *c, char *err)
+/* Milliseconds from now to @deadline, at most @cap; 0 when it has come. */
+static int ms_until(uint64_t deadline, int cap)
+{
+    uint64_t now = clock_mono_ns();
+    if (deadline <= now)
+        return 0;
+    uint64_t ms = (deadline - now + CLOCK_NS_PER_MS - 1) / CLOCK_NS_PER_MS;
+    return ms < (uint64_t)cap ? (int)ms : cap;
+}
+
+/* Runs the plugin once, until @deadline at the latest: 0 with a fresh
+ * credential in @c, or the reason. */
+static int run_plugin(const struct kube_exec *x, uint64_t deadline, struct cred *c, char *err)
 {
     struct kube_spawn_out res;
+    int timeout_ms = ms_until(deadline, x->cfg->timeout_ms);
+    if (timeout_ms == 0) {
+        err_set(err, "%s: executable %s not run: the caller's deadline has passed", x->cfg->where,
+                x->cfg->command);
+        return -ETIMEDOUT;
+    }
     char **env = make_env(x);
     if (env == NULL) {
         err_set(err, "%s: out of memory", x->cfg->where);
         return -ENOMEM;
     }
-    int rc = kube_spawn_run(x->cfg->command, x->argv, env, x->cfg->timeout_ms, KUBE_EXEC_OUTPUT_MAX,
-                            &res);
+    int rc = kube_spawn_run(x->cfg->command, x->argv, env, timeout_ms, KUBE_EXEC_OUTPUT_MAX, &res);
     free(env);
-    rc = run_failure(x, rc, &res, err);
+    rc = run_failure(x, rc, timeout_ms, &res, err);
     double now = clock_wall();
     if (rc == 0)
         rc = kube_exec_read_output(x->cfg->where, x->cfg->api_version, res.out, res.out_len, now,
@@ -430,7 +462,26 @@ static int after_failure(const struct kube_exec *x, uint64_t refused, struct kub
     return x->last_rc;
 }
 
-int kube_exec_get(struct kube_exec *x, uint64_t refused, struct kube_exec_cred *out, char *err)
+/* With the lock held: waits for the run under way to end, until
+ * @deadline. Returns 0, or -ETIMEDOUT with the reason in @err. */
+static int await_run(struct kube_exec *x, uint64_t deadline, char *err)
+{
+    const struct timespec until = clock_timespec_of(deadline);
+    uint64_t run = x->runs;
+    while (x->running && x->runs == run) {
+        if (deadline == KUBE_EXEC_NO_DEADLINE) {
+            pthread_cond_wait(&x->finished, &x->lock);
+        } else if (pthread_cond_timedwait(&x->finished, &x->lock, &until) == ETIMEDOUT) {
+            err_set(err, "%s: executable %s still running at the caller's deadline", x->cfg->where,
+                    x->cfg->command);
+            return -ETIMEDOUT;
+        }
+    }
+    return 0;
+}
+
+int kube_exec_get(struct kube_exec *x, uint64_t refused, uint64_t deadline,
+                  struct kube_exec_cred *out, char *err)
 {
     struct cred fresh = {0};
     int rc;
@@ -446,9 +497,9 @@ int kube_exec_get(struct kube_exec *x, uint64_t refused, struct kube_exec_cred *
             break;
         /* client-go holds its mutex over the run for the same end: one run
          * at a time, and its result for everyone who waited. */
-        uint64_t run = x->runs;
-        while (x->running && x->runs == run)
-            pthread_cond_wait(&x->finished, &x->lock);
+        rc = await_run(x, deadline, err);
+        if (rc != 0)
+            goto out_unlock;
         if (x->last_rc != 0) {
             rc = after_failure(x, refused, out, err);
             goto out_unlock;
@@ -458,7 +509,7 @@ int kube_exec_get(struct kube_exec *x, uint64_t refused, struct kube_exec_cred *
     x->running = true;
     pthread_mutex_unlock(&x->lock);
 
-    rc = run_plugin(x, &fresh, err);
+    rc = run_plugin(x, deadline, &fresh, err);
 
     pthread_mutex_lock(&x->lock);
     x->running = false;

@@ -11,7 +11,8 @@
  *
  * Unlike client-go: no terminal and no standard input is ever given to the
  * plugin (the service has none); a run is killed after
- * KUBE_EXEC_TIMEOUT_MS (client-go waits for ever); standard output is
+ * KUBE_EXEC_TIMEOUT_MS or at its caller's deadline (client-go waits for
+ * ever), with what it started in its process group; standard output is
  * bounded; standard error is kept for the message, not passed through (our
  * standard error is the JSON log); a credential is refreshed a little
  * before it expires (client-go waits for the expiry), and one that arrives
@@ -54,17 +55,24 @@ struct kube_exec_cred {
     uint64_t generation; /* which run gave it (1, 2, ...) */
 };
 
+#define KUBE_EXEC_NO_DEADLINE UINT64_MAX /* for kube_exec_get(): the plugin's timeout only */
+
 /*
  * The credential for the next request: the cached one while it is valid
  * and not of generation @refused (the one the API server just answered 401
  * to; 0: none), else a fresh one from running the plugin. One run at a
  * time: callers that need a credential while one runs wait for its result.
- * When a refresh before the expiry fails, the cached credential serves
- * until it expires. Returns 0, or -EACCES with a message naming the
+ * No caller waits past @deadline (CLOCK_MONOTONIC nanoseconds, base/clock.h;
+ * KUBE_EXEC_NO_DEADLINE: none): a run it starts is killed then, sooner
+ * than the plugin's own timeout, and a wait for another caller's run ends
+ * then. When a refresh before the expiry fails, the cached credential
+ * serves until it expires. Returns 0, or -EACCES with a message naming the
  * kubeconfig, the user and what failed in @err (ERR_LEN) — never the
- * credential — or -ENOMEM. Thread-safe.
+ * credential — or -ETIMEDOUT (@deadline came first) or -ENOMEM.
+ * Thread-safe.
  */
-int kube_exec_get(struct kube_exec *x, uint64_t refused, struct kube_exec_cred *out, char *err);
+int kube_exec_get(struct kube_exec *x, uint64_t refused, uint64_t deadline,
+                  struct kube_exec_cred *out, char *err);
 
 /* Wipes and frees what @c holds and zeroes it. */
 void kube_exec_cred_wipe(struct kube_exec_cred *c);

@@ -434,6 +434,15 @@ int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char 
 
     if (len > KUBE_KUBECONFIG_MAX)
         return kube_kc_fail(&p, -EINVAL, "larger than %u MiB", KUBE_KUBECONFIG_MAX >> 20);
+    size_t line, column;
+    rc = cfg_yaml_check_depth(text, len, &line, &column);
+    if (rc == -E2BIG) {
+        err_set(err, "kubeconfig %s:%zu:%zu: nested deeper than %d levels", p.file, line, column,
+                CFG_YAML_DEPTH_MAX);
+        return -EINVAL;
+    }
+    if (rc != 0)
+        goto out_nomem;
     if (yaml_parser_initialize(&parser) == 0)
         goto out_nomem;
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

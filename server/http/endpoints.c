@@ -53,6 +53,18 @@ static enum MHD_Result serve_metrics(struct http_server *s, struct MHD_Connectio
     return http_send_owned(conn, 200, "text/plain; version=0.0.4", text, len);
 }
 
+/* A 400 for a debug query, in the format of the page asked for. */
+static enum MHD_Result bad_query(struct MHD_Connection *conn, bool json, const char *msg)
+{
+    char *text;
+    size_t len;
+    if (json)
+        return http_send_error(conn, MHD_HTTP_BAD_REQUEST, msg, NULL);
+    if (ops_debug_page_error(msg, &text, &len) != 0)
+        return http_send_error(conn, 500, "out of memory", NULL);
+    return http_send_owned(conn, MHD_HTTP_BAD_REQUEST, "text/html; charset=utf-8", text, len);
+}
+
 /* GET /debug (HTML) and /debug/decisions (JSON), when enabled. */
 static enum MHD_Result serve_debug(struct http_server *s, struct MHD_Connection *conn,
                                    const struct http_request *rq)
@@ -68,17 +80,16 @@ static enum MHD_Result serve_debug(struct http_server *s, struct MHD_Connection 
     if (!rq->cfg->debug_endpoints)
         return http_send_error(conn, MHD_HTTP_NOT_FOUND,
                                "debug endpoints are off: start with --debug-endpoints", NULL);
+    bool json = rq->route == HTTP_ROUTE_DEBUG_DECISIONS;
     q.pod = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "pod");
     if (q.pod != NULL && q.pod[0] == '\0')
         q.pod = NULL;
     if ((id != NULL && ops_debug_parse_count(id, &q.id) != 0) ||
         (limit != NULL && ops_debug_parse_count(limit, &q.limit) != 0))
-        return http_send_error(conn, MHD_HTTP_BAD_REQUEST,
-                               "id and limit must be whole numbers from 1 to 2^63", NULL);
+        return bad_query(conn, json, "id and limit must be whole numbers from 1 to 2^63");
     if (disagreed != NULL && strcmp(disagreed, "1") != 0 && strcmp(disagreed, "0") != 0)
-        return http_send_error(conn, MHD_HTTP_BAD_REQUEST, "disagreed must be 1 or 0", NULL);
+        return bad_query(conn, json, "disagreed must be 1 or 0");
     q.disagreed = disagreed != NULL && strcmp(disagreed, "1") == 0;
-    bool json = rq->route == HTTP_ROUTE_DEBUG_DECISIONS;
     rc = json ? ops_debug_json(&s->decisions, &q, &text, &len)
               : ops_debug_page(&s->decisions, &q, rq->cfg, &text, &len);
     if (rc != 0)

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/err.h"
 #include "server/ops/explain.h"
 
 int ops_debug_parse_count(const char *text, uint64_t *out)
@@ -169,6 +170,30 @@ static void record_json(struct buf *o, const struct ops_record *rec)
     buf_str(o, "]}");
 }
 
+void ops_debug_not_found(struct ops_ring *d, const struct ops_query *q, char *out, size_t cap)
+{
+    uint64_t newest = ops_ring_newest_id(d);
+    const char *elsewhere = q->disagreed ? " that kube-scheduler bound elsewhere" : "";
+
+    if (q->id != 0 && q->id > newest && newest == 0)
+        snprintf(out, cap, "decision %llu has not been made: none has been recorded yet",
+                 (unsigned long long)q->id);
+    else if (q->id != 0 && q->id > newest)
+        snprintf(out, cap, "decision %llu has not been made: the newest is %llu",
+                 (unsigned long long)q->id, (unsigned long long)newest);
+    else if (q->id != 0)
+        snprintf(out, cap, "decision %llu is no longer kept", (unsigned long long)q->id);
+    else if (q->pod != NULL)
+        snprintf(out, cap, "no decision kept for pod %s%s", q->pod, elsewhere);
+    else if (q->disagreed)
+        snprintf(out, cap, "no decision kept%s", elsewhere);
+    else if (newest == 0)
+        snprintf(out, cap, "no decision recorded yet: send a filter or prioritize request");
+    else
+        snprintf(out, cap, "no decision kept");
+    err_utf8_trim(out);
+}
+
 int ops_debug_json(struct ops_ring *d, const struct ops_query *q, char **out, size_t *len)
 {
     struct ops_record **found;
@@ -185,7 +210,13 @@ int ops_debug_json(struct ops_ring *d, const struct ops_query *q, char **out, si
         ops_record_release(found[i]);
     }
     free(found);
-    buf_str(&o, "]}");
+    buf_str(&o, "]");
+    if (n == 0) {
+        char why[OPS_NOT_FOUND_LEN];
+        ops_debug_not_found(d, q, why, sizeof(why));
+        member_str(&o, "notFound", why);
+    }
+    buf_str(&o, "}");
     *out = buf_take(&o, len);
     return *out != NULL ? 0 : -ENOMEM;
 }

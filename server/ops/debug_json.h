@@ -16,9 +16,22 @@
 int ops_debug_parse_count(const char *text, uint64_t *out);
 
 /*
+ * What @q asked that the ring did not hold, as plain text for the answer
+ * to say (each page escapes it in its own format): "decision 99 has not
+ * been made: the newest is 12", "decision 3 is no longer kept", "no
+ * decision kept for pod NAME", "no decision recorded yet: ...". @q->id
+ * asks for one decision, whatever @q->pod says. A long pod name is cut
+ * (on a character's boundary) to fit @cap bytes. Thread-safe.
+ */
+#define OPS_NOT_FOUND_LEN 384 /* bytes of that text, its NUL included */
+
+void ops_debug_not_found(struct ops_ring *d, const struct ops_query *q, char *out, size_t cap);
+
+/*
  * {"decisions":[...]} newest first: each with its pod, request, strategy,
  * the binding it was compared with (null until seen) and, per node,
- * inputs, terms, value, score, verdict and influence.
+ * inputs, terms, value, score, verdict and influence; when none matches,
+ * "notFound" says what was asked (ops_debug_not_found()).
  * Writes a malloc'd buffer into *@out / *@len. Returns 0 or -ENOMEM.
  */
 int ops_debug_json(struct ops_ring *d, const struct ops_query *q, char **out, size_t *len);

@@ -1,5 +1,6 @@
 #include "server/ops/debug_page.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "server/ops/debug_json.h"
 #include "server/ops/explain.h"
 
 #define BAR_UNIT     30  /* pixels per score point: a score of 10 is 300 px */
@@ -328,6 +330,21 @@ static void release(struct ops_record **found, size_t n)
     free(found);
 }
 
+/* In place of the chart: what was asked and is not there (?id charts that
+ * decision whatever ?pod says). */
+static void not_found(struct buf *o, struct ops_ring *d, const struct ops_query *q)
+{
+    struct ops_query asked = *q;
+    if (q->id != 0)
+        asked = (struct ops_query){.id = q->id};
+    char why[OPS_NOT_FOUND_LEN];
+    ops_debug_not_found(d, &asked, why, sizeof(why));
+    why[0] = (char)toupper((unsigned char)why[0]);
+    buf_str(o, "<p id=\"decision\">");
+    html(o, why);
+    buf_str(o, ".</p>");
+}
+
 int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct cfg *cfg, char **out,
                    size_t *len)
 {
@@ -370,18 +387,28 @@ int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct c
     buf_str(&o, "\"></label> <button>show</button></form>");
     if (shown != NULL)
         decision_section(&o, shown);
-    else if (q->id != 0)
-        buf_printf(&o, "<p id=\"decision\">Decision %llu is no longer kept.</p>",
-                   (unsigned long long)q->id);
     else
-        buf_str(&o, "<p id=\"decision\">No decision recorded yet: send a filter or "
-                    "prioritize request.</p>");
+        not_found(&o, d, q);
     disagreements(&o, disagreed, n_disagreed);
     recent_table(&o, found, n);
     buf_str(&o, "</body></html>\n");
     release(found, n);
     release(by_id, n_id);
     release(disagreed, n_disagreed);
+    *out = buf_take(&o, len);
+    return *out != NULL ? 0 : -ENOMEM;
+}
+
+int ops_debug_page_error(const char *message, char **out, size_t *len)
+{
+    struct buf o;
+    buf_init(&o, 1024 + strlen(message));
+    buf_str(&o, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<title>cpu-extender decisions</title>");
+    buf_str(&o, style);
+    buf_str(&o, "</head><body><h1>cpu-extender decisions</h1><p id=\"error\">");
+    html(&o, message);
+    buf_str(&o, ". <a href=\"/debug\">All recent decisions</a></p></body></html>\n");
     *out = buf_take(&o, len);
     return *out != NULL ? 0 : -ENOMEM;
 }

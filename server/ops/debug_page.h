@@ -21,4 +21,11 @@
 int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct cfg *cfg, char **out,
                    size_t *len);
 
+/*
+ * The page for a query it cannot answer (?id=abc): @message, escaped, and
+ * a way back. The HTML page answers in HTML, even when the query is bad.
+ * Returns 0 or -ENOMEM.
+ */
+int ops_debug_page_error(const char *message, char **out, size_t *len);
+
 #endif

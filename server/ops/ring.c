@@ -352,3 +352,11 @@ void ops_ring_usage(struct ops_ring *d, size_t *count, size_t *bytes)
     *bytes = d->bytes;
     pthread_mutex_unlock(&d->lock);
 }
+
+uint64_t ops_ring_newest_id(struct ops_ring *d)
+{
+    pthread_mutex_lock(&d->lock);
+    uint64_t newest = d->next_id - 1;
+    pthread_mutex_unlock(&d->lock);
+    return newest;
+}

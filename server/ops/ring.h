@@ -197,4 +197,8 @@ int ops_ring_find(struct ops_ring *d, const struct ops_query *q, struct ops_reco
 /* How many records and bytes are kept. Thread-safe. */
 void ops_ring_usage(struct ops_ring *d, size_t *count, size_t *bytes);
 
+/* The id of the newest decision recorded, kept or not since (0: none yet):
+ * an id above it was never given. Thread-safe. */
+uint64_t ops_ring_newest_id(struct ops_ring *d);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -106,6 +107,27 @@ START_TEST(file_read_dash_is_standard_input)
 }
 END_TEST
 
+/* A FIFO (no writer) is refused at once, not waited on in open(2); a
+ * regular file reads as with file_read. */
+START_TEST(file_read_regular_refuses_a_fifo_without_blocking)
+{
+    char path[128], err[ERR_LEN], *buf;
+    size_t len;
+    snprintf(path, sizeof(path), "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    alarm(5); /* the old open(2) would wait here for ever */
+    ck_assert_int_eq(file_read_regular(path, 10, &buf, &len, err), -EIO);
+    alarm(0);
+    ck_assert_ptr_nonnull(strstr(err, "not a regular file (a FIFO)"));
+    ck_assert_ptr_nonnull(strstr(err, path));
+    snprintf(path, sizeof(path), "%s/plain", dir);
+    write_bytes(path, "abc", 3);
+    ck_assert_int_eq(file_read_regular(path, 10, &buf, &len, err), 0);
+    ck_assert_str_eq(buf, "abc");
+    free(buf);
+}
+END_TEST
+
 Suite *file_suite(void)
 {
     Suite *s = suite_create("file");
@@ -115,6 +137,7 @@ Suite *file_suite(void)
     tcase_add_test(tc, file_read_refuses_past_the_limit);
     tcase_add_test(tc, file_read_missing_and_directory_say_which);
     tcase_add_test(tc, file_read_dash_is_standard_input);
+    tcase_add_test(tc, file_read_regular_refuses_a_fifo_without_blocking);
     suite_add_tcase(s, tc);
     return s;
 }

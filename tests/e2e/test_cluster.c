@@ -18,9 +18,11 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -543,6 +545,112 @@ static struct stale_counts stale_counts(int port, const char *result)
     free(m);
     return c;
 }
+
+/* The credential plugin of the plugin test: its first three runs hand out
+ * a token the fake refuses (the 401 loop reruns it), then the right one;
+ * every run leaves a sleep in its process group and one that left it. */
+static const char litter_plugin[] =
+    "#!/bin/sh\n"
+    "d=$(dirname \"$0\")\n"
+    "n=$(cat \"$d/runs\" 2>/dev/null || echo 0)\n"
+    "n=$((n + 1))\n"
+    "echo $n >\"$d/runs\"\n"
+    "sleep 300 & echo $! >>\"$d/litter.pids\"\n"
+    "setsid sleep 0.2 & echo $! >>\"$d/escaped.pids\"\n"
+    "t=" TOKEN "\n"
+    "[ $n -le 3 ] && t=refused-token\n"
+    "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
+    "\"status\":{\"token\":\"%s\"}}\\n' $t\n";
+
+/* Whether every pid listed in @path (one a line) is gone, reaped; the
+ * first that is not into *@left. */
+static bool all_pids_gone(const char *path, int *left)
+{
+    size_t len;
+    char *text = file_slurp(path, &len);
+    ck_assert_ptr_nonnull(text);
+    bool all = true;
+    for (char *line = strtok(text, "\n"); all && line != NULL; line = strtok(NULL, "\n")) {
+        char proc[64];
+        snprintf(proc, sizeof(proc), "/proc/%d", atoi(line));
+        if (access(proc, F_OK) == 0) {
+            *left = atoi(line);
+            all = false;
+        }
+    }
+    free(text);
+    return all;
+}
+
+/* How many zombie children @parent has. */
+static int zombies_of(pid_t parent)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "ps -o stat= --ppid %d | grep -c '^Z'", (int)parent);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    int n = 0;
+    ck_assert_int_eq(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    return n;
+}
+
+/* The image runs the binary as PID 1 with no init: what a credential
+ * plugin left running, rerun by a 401 loop, stayed running, and became
+ * zombies nobody reaped (issue 23, finding 7). The plugin's group is
+ * ended with it and reaped; what left the group is reaped by the server
+ * (a subreaper, as PID 1 is) when it exits. */
+START_TEST(cluster_credential_plugin_leaves_no_process_and_no_zombie)
+{
+    struct world w = {0};
+    char dir[100], plugin[160], litter[160], escaped[160], ca[256];
+    snprintf(dir, sizeof(dir), "%s/plugin-%d", pki.dir, getpid());
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(plugin, sizeof(plugin), "%s/plugin", dir);
+    snprintf(litter, sizeof(litter), "%s/litter.pids", dir);
+    snprintf(escaped, sizeof(escaped), "%s/escaped.pids", dir);
+    file_write(plugin, litter_plugin);
+    ck_assert_int_eq(chmod(plugin, 0755), 0);
+    w.fake = start_fake("server.pem", "server.key");
+    three_nodes(&w);
+    snprintf(w.kubeconfig, sizeof(w.kubeconfig), "%s/kubeconfig", dir);
+    FILE *f = fopen(w.kubeconfig, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f,
+            "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+            "clusters:\n- name: fake\n  cluster:\n    server: https://127.0.0.1:%d\n"
+            "    certificate-authority: %s\n"
+            "users:\n- name: sched\n  user:\n    exec:\n"
+            "      apiVersion: client.authentication.k8s.io/v1\n"
+            "      interactiveMode: Never\n"
+            "      command: %s\n"
+            "contexts:\n- name: test\n  context:\n    cluster: fake\n    user: sched\n",
+            fake_port(w.fake), test_pki_path(&pki, "ca.pem", ca, sizeof(ca)), plugin);
+    fclose(f);
+    start_world(&w, NULL);
+    free(wait_ready(w.server.port, 200));
+
+    int left = 0;
+    bool clean = false;
+    for (int i = 0; i < 100 && !clean; i++) {
+        clean = all_pids_gone(litter, &left) && all_pids_gone(escaped, &left) &&
+                zombies_of(w.server.pid) == 0;
+        if (!clean)
+            usleep(50 * 1000);
+    }
+    size_t len;
+    char *runs = file_slurp(strcat(strcpy(ca, dir), "/runs"), &len);
+    ck_assert_ptr_nonnull(runs);
+    ck_assert_int_ge(atoi(runs), 4);
+    free(runs);
+    int zombies = zombies_of(w.server.pid);
+    stop_world(&w);
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_msg(clean, "pid %d is left; the server has %d zombie(s)", left, zombies);
+}
+END_TEST
 
 START_TEST(cluster_usage_source_and_stale_policy)
 {
@@ -1353,6 +1461,7 @@ Suite *cluster_suite(void)
     tcase_add_test(tc, cluster_wrong_hostname_is_refused);
     tcase_add_test(tc, cluster_insecure_skip_tls_verify_is_honoured_and_loud);
     tcase_add_test(tc, cluster_rotated_token_is_picked_up);
+    tcase_add_test(tc, cluster_credential_plugin_leaves_no_process_and_no_zombie);
     tcase_add_test(tc, cluster_usage_source_and_stale_policy);
     tcase_add_test(tc, cluster_usage_window_scores_the_aggregate);
     tcase_add_test(tc, cluster_in_flight_damping_counts_new_pods);

@@ -15,10 +15,13 @@
  *                                 node-0 47,97 -> 59 -> 6
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -430,6 +433,48 @@ START_TEST(e2e_config_reload_keeps_last_good)
 }
 END_TEST
 
+/* Waits up to @ms for @text in the server's log. */
+static bool log_says(const struct server_proc *s, const char *text, int ms)
+{
+    for (int waited = 0; waited <= ms; waited += 20) {
+        size_t len;
+        char *log = file_slurp(s->log_path, &len);
+        bool found = log != NULL && strstr(log, text) != NULL;
+        free(log);
+        if (found)
+            return true;
+        usleep(20000);
+    }
+    return false;
+}
+
+/* A config file that became a FIFO is refused on reload, and the main
+ * thread goes on to handle SIGTERM: opening a FIFO without a writer used
+ * to block it for ever (issue 23, finding 8). */
+START_TEST(e2e_config_reload_refuses_a_fifo)
+{
+    struct server_proc s;
+    char path[64];
+    snprintf(path, sizeof(path), "/tmp/reload-fifo-%d.json", (int)getpid());
+    write_text(path, "{\"strategy\":\"spread\"}");
+    const char *args[] = {"--config", path, NULL};
+    server_start(&s, args);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    kill(s.pid, SIGHUP);
+    bool refused = log_says(&s, "not a regular file (a FIFO)", 5000);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = server_stop(&s);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    unlink(path);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    ck_assert_msg(refused, "the FIFO was not refused with a clear error");
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(took < 5.0, "SIGTERM took %.1f s", took);
+}
+END_TEST
+
 START_TEST(e2e_listens_on_ipv6_loopback)
 {
     struct server_proc s;
@@ -557,6 +602,7 @@ Suite *e2e_suite(void)
     tcase_add_test(tc, e2e_listens_on_ipv6_loopback);
     tcase_add_test(tc, e2e_sigterm_lets_request_in_flight_finish);
     tcase_add_test(tc, e2e_config_reload_keeps_last_good);
+    tcase_add_test(tc, e2e_config_reload_refuses_a_fifo);
     tcase_add_test(tc, e2e_rank_prints_table_and_pinned_manifest);
     tcase_add_test(tc, e2e_config_check_command);
     suite_add_tcase(s, tc);

@@ -717,8 +717,8 @@ START_TEST(ops_debug_decisions_explain_every_node)
             ck_assert_double_eq(num(cJSON_GetArrayItem(l, 0), "id"), queries[i].first_id);
         cJSON_Delete(q);
     }
-    const char *bad[] = {"/debug/decisions?id=abc", "/debug/decisions?limit=0", "/debug?id=-1",
-                         "/debug/decisions?id=99999999999999999999"};
+    const char *bad[] = {"/debug/decisions?id=abc", "/debug/decisions?limit=0",
+                         "/debug/decisions?id=-1", "/debug/decisions?id=99999999999999999999"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         cJSON_Delete(get_json(s.port, bad[i], 400));
 
@@ -761,6 +761,81 @@ START_TEST(ops_decisions_ring_keeps_the_newest)
 }
 END_TEST
 
+/* GET @path: its HTML page's body (malloc'd), checking the status and that
+ * it is HTML with the policy that runs no script. */
+static char *get_page(int port, const char *path, int status)
+{
+    struct http_response r;
+    ck_assert_int_eq(http_request(port, "GET", path, NULL, 0, &r), 0);
+    ck_assert_msg(r.status == status, "%s: status %d", path, r.status);
+    ck_assert_msg(strstr(r.headers, "text/html") != NULL, "%s: %s", path, r.headers);
+    ck_assert_ptr_nonnull(strstr(r.headers, "Content-Security-Policy: default-src 'none';"));
+    char *body = strdup(r.body);
+    http_response_free(&r);
+    return body;
+}
+
+static void page_says(int port, const char *path, int status, const char *text)
+{
+    char *body = get_page(port, path, status);
+    ck_assert_msg(strstr(body, text) != NULL, "%s does not say %s:\n%s", path, text, body);
+    free(body);
+}
+
+static void json_not_found(int port, const char *path, const char *text)
+{
+    cJSON *j = get_json(port, path, 200);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "decisions")), 0);
+    ck_assert_msg(strcmp(str(j, "notFound"), text) == 0, "%s: %s", path, str(j, "notFound"));
+    cJSON_Delete(j);
+}
+
+/* What was asked and is not there is said as such, in the page's own
+ * format: a pod with no decision was "No decision recorded yet", an id
+ * never given was "no longer kept", and /debug answered a bad query with
+ * JSON (issue 24, item 10). */
+START_TEST(ops_debug_says_what_was_not_found)
+{
+    struct server_proc s;
+    struct examples ex;
+    const char *const args[] = {"--debug-endpoints", "--decisions-kept", "2", NULL};
+    examples_read(&ex);
+    server_start(&s, args);
+    page_says(s.port, "/debug", 200, "<p id=\"decision\">No decision recorded yet: send a filter");
+    page_says(s.port, "/debug?id=99", 200,
+              "<p id=\"decision\">Decision 99 has not been made: none has been recorded yet.</p>");
+    json_not_found(s.port, "/debug/decisions?id=99",
+                   "decision 99 has not been made: none has been recorded yet");
+    for (int i = 0; i < 3; i++)
+        assert_scores(s.port, &ex, 2, 9, 2, 1);
+    page_says(s.port, "/debug?pod=nope", 200,
+              "<p id=\"decision\">No decision kept for pod nope.</p>");
+    page_says(s.port, "/debug?pod=%3Cb%3Enope", 200, "No decision kept for pod &lt;b&gt;nope.");
+    page_says(s.port, "/debug?pod=nope&disagreed=1", 200,
+              "No decision kept for pod nope that kube-scheduler bound elsewhere.");
+    page_says(s.port, "/debug?id=99", 200,
+              "<p id=\"decision\">Decision 99 has not been made: the newest is 3.</p>");
+    page_says(s.port, "/debug?id=1", 200, "<p id=\"decision\">Decision 1 is no longer kept.</p>");
+    page_says(s.port, "/debug?id=3", 200, "Decision 3: prioritize default/web-0");
+    json_not_found(s.port, "/debug/decisions?pod=nope", "no decision kept for pod nope");
+    json_not_found(s.port, "/debug/decisions?id=99",
+                   "decision 99 has not been made: the newest is 3");
+    json_not_found(s.port, "/debug/decisions?id=1", "decision 1 is no longer kept");
+    cJSON *found = get_json(s.port, "/debug/decisions?id=3", 200);
+    ck_assert_ptr_null(cJSON_GetObjectItem(found, "notFound"));
+    cJSON_Delete(found);
+    /* a bad query: HTML on the HTML page, JSON on the JSON one */
+    page_says(s.port, "/debug?id=abc", 400,
+              "<p id=\"error\">id and limit must be whole numbers from 1 to 2^63.");
+    page_says(s.port, "/debug?disagreed=yes", 400, "disagreed must be 1 or 0.");
+    cJSON *e = get_json(s.port, "/debug/decisions?id=abc", 400);
+    ck_assert_str_eq(str(e, "Error"), "id and limit must be whole numbers from 1 to 2^63");
+    cJSON_Delete(e);
+    ck_assert_int_eq(server_stop(&s), 0);
+    examples_free(&ex);
+}
+END_TEST
+
 Suite *ops_suite(void)
 {
     Suite *s = suite_create("ops");
@@ -776,6 +851,7 @@ Suite *ops_suite(void)
     tcase_add_test(tc, ops_late_request_gets_a_neutral_answer_in_time);
     tcase_add_test(tc, ops_debug_decisions_explain_every_node);
     tcase_add_test(tc, ops_decisions_ring_keeps_the_newest);
+    tcase_add_test(tc, ops_debug_says_what_was_not_found);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -220,6 +221,34 @@ START_TEST(tls_certificate_is_reloaded_when_its_files_change)
 }
 END_TEST
 
+/* A certificate file replaced by a FIFO is refused when the handshake
+ * looks for a new certificate, and the old one keeps serving: opening the
+ * FIFO blocked that handshake, under the lock every other one takes
+ * (issue 23, finding 8). */
+START_TEST(tls_certificate_replaced_by_a_fifo_keeps_the_old_one)
+{
+    struct server_proc s;
+    char path[128], out[64];
+    start_tls(&s, 0);
+    snprintf(path, sizeof(path), "%s/server.pem", pki);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    usleep(1100 * 1000); /* the files are looked at once a second */
+    for (int i = 0; i < 2; i++) {
+        char opts[128];
+        snprintf(opts, sizeof(opts), "--cacert %s/ca.pem", pki);
+        curl(s.port, opts, "/healthz", out, sizeof(out));
+        ck_assert_str_eq(out, "200");
+    }
+    size_t len;
+    char *log = file_slurp(s.log_path, &len);
+    ck_assert_ptr_nonnull(log);
+    ck_assert_ptr_nonnull(strstr(log, "not a regular file (a FIFO)"));
+    free(log);
+    ck_assert_int_eq(server_stop(&s), 0);
+}
+END_TEST
+
 START_TEST(tls_bad_settings_stop_the_start)
 {
     char cmd[512];
@@ -275,6 +304,7 @@ Suite *tls_suite(void)
     tcase_add_test(tc, tls_client_certificates_are_verified);
     tcase_add_test(tc, tls_client_certificate_refusals_say_why);
     tcase_add_test(tc, tls_certificate_is_reloaded_when_its_files_change);
+    tcase_add_test(tc, tls_certificate_replaced_by_a_fifo_keeps_the_old_one);
     tcase_add_test(tc, tls_bad_settings_stop_the_start);
     tcase_add_test(tc, tls_probe_speaks_https);
     suite_add_tcase(s, tc);

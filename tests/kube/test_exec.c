@@ -6,6 +6,7 @@
  * and standard input); files next to it tell it what token to print, what
  * expiry, and whether to fail, sleep, print garbage or another apiVersion.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <pthread.h>
@@ -23,6 +24,7 @@
 #include "kube/client.h"
 #include "kube/exec.h"
 #include "kube/kubeconfig.h"
+#include "kube/spawn.h"
 #include "tests/suites.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/fixtures.h"
@@ -31,7 +33,8 @@
 #define TOKEN "exec-token-1"
 
 /* The plugin. It counts its runs in "count" and appends one block per run
- * to "record"; "mode" makes it misbehave. */
+ * to "record"; "mode" makes it misbehave ("litter": it leaves a sleep in
+ * its process group, one that left it with setsid, and a short one). */
 static const char plugin_sh[] =
     "#!/bin/sh\n"
     "d=$PLUGIN_DIR\n"
@@ -51,6 +54,12 @@ static const char plugin_sh[] =
     "case \"$mode\" in\n"
     "fail) echo 'plugin: the SSO session expired; run aws sso login' >&2; exit 3 ;;\n"
     "sleep) sleep 30 & echo $! >\"$d/sleep.pid\"; wait ;;\n"
+    "litter) sleep 300 & echo $! >>\"$d/litter.pids\"\n"
+    "        setsid sleep 0.2 & echo $! >>\"$d/escaped.pids\"\n"
+    "        (sleep 0.05) & ;;\n"
+    "closes) printf '{\"apiVersion\":\"%s\",\"kind\":\"ExecCredential\",\"status\":"
+    "{\"token\":\"%s\"}}\\n' \"$version\" \"$token\"\n"
+    "        exec >&- 2>&-; sleep 0.3; exit 0 ;;\n"
     "slow) sleep 0.5 ;;\n"
     "slowfail) sleep 0.5; echo 'plugin: no network' >&2; exit 4 ;;\n"
     "garbage) echo \"$token is not JSON\"; exit 0 ;;\n"
@@ -506,6 +515,155 @@ START_TEST(exec_plugin_past_the_timeout_is_killed)
 }
 END_TEST
 
+/* Whether process @pid does not exist at all: exited and reaped. */
+static bool is_reaped(int pid)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d", pid);
+    return access(path, F_OK) != 0;
+}
+
+/* Whether every pid listed in dir/@name (one a line) is reaped; the first
+ * that is not into *@left. */
+static bool all_reaped(const char *name, int *left)
+{
+    size_t len;
+    char *text = file_slurp(at(3, name), &len);
+    ck_assert_ptr_nonnull(text);
+    bool all = true;
+    for (char *line = strtok(text, "\n"); all && line != NULL; line = strtok(NULL, "\n"))
+        if (!is_reaped(atoi(line))) {
+            *left = atoi(line);
+            all = false;
+        }
+    free(text);
+    return all;
+}
+
+/* How many children of this process are zombies. */
+static int zombie_children(void)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    ck_assert_ptr_nonnull(d);
+    for (const struct dirent *e; (e = readdir(d)) != NULL;) {
+        char path[300], stat[512] = "";
+        snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+        FILE *f = atoi(e->d_name) > 0 ? fopen(path, "r") : NULL;
+        if (f == NULL)
+            continue;
+        size_t got = fread(stat, 1, sizeof(stat) - 1, f);
+        fclose(f);
+        stat[got] = '\0';
+        const char *after = strrchr(stat, ')');
+        char state;
+        long ppid;
+        if (after != NULL && sscanf(after + 1, " %c %ld", &state, &ppid) == 2 && state == 'Z' &&
+            ppid == (long)getpid())
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* What a plugin leaves running is ended with it and reaped, and what
+ * escaped its process group is reaped when it exits: the image runs us as
+ * PID 1, and ten runs in a 401 loop used to leave ten zombies and the
+ * plugins' children running (issue 23, finding 7). This process stands in
+ * for PID 1 as a subreaper, as the service makes itself. */
+START_TEST(exec_plugin_leaves_nothing_running_and_no_zombie)
+{
+    char err[ERR_LEN] = "";
+    int left = 0;
+    ck_assert_int_eq(kube_spawn_adopt_orphans(), 0);
+    struct kube_client *c = plugin_client(NULL);
+    put("mode", "litter");
+    fake_set_token(fake, "a-token-the-plugin-never-gives");
+    for (int i = 0; i < 5; i++)
+        ck_assert_msg(get(c, err) == 401, "%s", err);
+    ck_assert_int_ge(runs(), 5);
+    /* the sleeps left in the groups were killed and reaped with their runs */
+    ck_assert_msg(all_reaped("litter.pids", &left), "a plugin's sleep (pid %d) is left", left);
+    /* the ones that left the group end by themselves; the reaper takes them */
+    bool clean = false;
+    for (int i = 0; i < 100 && !clean; i++) {
+        kube_spawn_reap_orphans();
+        clean = zombie_children() == 0 && all_reaped("escaped.pids", &left);
+        if (!clean)
+            usleep(50 * 1000);
+    }
+    ck_assert_msg(clean, "%d zombie(s) left; pid %d not reaped", zombie_children(), left);
+    kube_client_free(c);
+}
+END_TEST
+
+/* A plugin that closes its output and only then exits is waited for, not
+ * killed as one that left something behind. */
+START_TEST(exec_plugin_that_closes_its_output_first_is_waited_for)
+{
+    char err[ERR_LEN] = "";
+    struct kube_client *c = plugin_client(NULL);
+    put("mode", "closes");
+    ck_assert_msg(get(c, err) == 200, "%s", err);
+    ck_assert_int_eq(runs(), 1);
+    kube_client_free(c);
+}
+END_TEST
+
+static void *get_without_deadline(void *arg)
+{
+    struct kube_exec *x = arg;
+    struct kube_exec_cred cred;
+    char err[ERR_LEN];
+    if (kube_exec_get(x, 0, KUBE_EXEC_NO_DEADLINE, &cred, err) == 0)
+        kube_exec_cred_wipe(&cred);
+    return NULL;
+}
+
+/* The caller's deadline bounds a run it starts (sooner than the plugin's
+ * timeout), a wait for another caller's run, and starts nothing once past:
+ * bind needs its credential within its own deadline (issue 23, finding 4). */
+START_TEST(exec_caller_deadline_bounds_the_run_and_the_wait)
+{
+    struct kube_target t;
+    struct kube_exec *x;
+    struct kube_exec_cred cred;
+    char err[ERR_LEN] = "";
+    write_plugin("plugin");
+    put("token", TOKEN);
+    put("mode", "sleep"); /* sh waits for a "sleep 30" of its own */
+    load(at(2, "plugin"), NULL, &t);
+    t.exec->timeout_ms = 2000;
+    ck_assert_msg(kube_exec_new(&t, &x, err) == 0, "%s", err);
+    kube_target_destroy(&t);
+
+    struct timespec t0 = clock_mono();
+    int rc = kube_exec_get(x, 0, clock_mono_ns() + 300 * CLOCK_NS_PER_MS, &cred, err);
+    ck_assert_int_eq(rc, -ETIMEDOUT);
+    ck_assert_msg(strstr(err, "within 0.3 s (the caller's deadline) and was killed") != NULL, "%s",
+                  err);
+    ck_assert_msg(clock_since(&t0) < 1.5, "took %.1f s", clock_since(&t0));
+    ck_assert_int_eq(runs(), 1);
+
+    rc = kube_exec_get(x, 0, clock_mono_ns(), &cred, err);
+    ck_assert_int_eq(rc, -ETIMEDOUT);
+    ck_assert_msg(strstr(err, "the caller's deadline has passed") != NULL, "%s", err);
+    ck_assert_int_eq(runs(), 1);
+
+    pthread_t other;
+    ck_assert_int_eq(pthread_create(&other, NULL, get_without_deadline, x), 0);
+    while (runs() < 2)
+        usleep(10 * 1000);
+    t0 = clock_mono();
+    rc = kube_exec_get(x, 0, clock_mono_ns() + 200 * CLOCK_NS_PER_MS, &cred, err);
+    ck_assert_int_eq(rc, -ETIMEDOUT);
+    ck_assert_msg(strstr(err, "still running at the caller's deadline") != NULL, "%s", err);
+    ck_assert_msg(clock_since(&t0) < 1.0, "took %.1f s", clock_since(&t0));
+    pthread_join(other, NULL);
+    kube_exec_free(x);
+}
+END_TEST
+
 START_TEST(exec_command_is_found_by_path_or_beside_the_kubeconfig)
 {
     char err[ERR_LEN] = "", path[512];
@@ -604,6 +762,9 @@ Suite *exec_suite(void)
     tcase_add_test(tc, exec_failures_name_the_user_and_the_cause);
     tcase_add_test(tc, exec_missing_command_shows_the_install_hint);
     tcase_add_test(tc, exec_plugin_past_the_timeout_is_killed);
+    tcase_add_test(tc, exec_plugin_leaves_nothing_running_and_no_zombie);
+    tcase_add_test(tc, exec_caller_deadline_bounds_the_run_and_the_wait);
+    tcase_add_test(tc, exec_plugin_that_closes_its_output_first_is_waited_for);
     tcase_add_test(tc, exec_command_is_found_by_path_or_beside_the_kubeconfig);
     tcase_add_test(tc, exec_environment_is_ours_plus_env_plus_exec_info);
     tcase_add_test(tc, exec_client_certificate_from_the_plugin_is_accepted);
