@@ -394,6 +394,20 @@ static int validate(struct cfg *c, char *err)
                 c->select_priority_min, nm.name[1], c->select_priority_max);
         return -EINVAL;
     }
+    c->exempt_daemonsets = strcmp(c->threshold_exempt, "daemonsets") == 0;
+    if (!c->exempt_daemonsets && c->threshold_exempt[0] != '\0') {
+        name_opts(c, "threshold-exempt", NULL, &nm);
+        err_set(err, "%s%s \"%s\": want daemonsets or \"\" (none)", nm.prefix, nm.name[0],
+                c->threshold_exempt);
+        return -EINVAL;
+    }
+    c->unless_all_fail = strcmp(c->threshold_policy, "unlessAllFail") == 0;
+    if (!c->unless_all_fail && strcmp(c->threshold_policy, "always") != 0) {
+        name_opts(c, "threshold-policy", NULL, &nm);
+        err_set(err, "%s%s \"%s\": want always or unlessAllFail", nm.prefix, nm.name[0],
+                c->threshold_policy);
+        return -EINVAL;
+    }
     if (score_usage_agg_parse_list(c->usage_aggregation, c->usage_agg) != 0) {
         name_opts(c, "usage-aggregation", NULL, &nm);
         err_set(err,

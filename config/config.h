@@ -66,6 +66,11 @@ struct cfg {
     enum score_usage_agg usage_agg[SCORE_NRES]; /* usage_aggregation, parsed by validation */
     int usage_min_samples;
     int in_flight_seconds; /* 0: no damping */
+    /* The filter's thresholds (score.threshold_percent) and their escapes. */
+    char threshold_exempt[CFG_STR_LEN]; /* "daemonsets" or "" */
+    char threshold_policy[CFG_STR_LEN]; /* "always" or "unlessAllFail" */
+    bool exempt_daemonsets;             /* threshold_exempt, parsed by validation */
+    bool unless_all_fail;               /* threshold_policy, parsed by validation */
     /* Operations: modes, pod selection, deadlines, explanations. */
     enum cfg_mode mode;
     char select_namespaces[CFG_STR_LEN]; /* "a,b": only pods there are scored; "" all */

@@ -61,6 +61,13 @@ static const struct cfg_opt opts[] = {
      "filter: reject a node when used + request would exceed this share of its CPU"},
     {"memory-threshold-percent", OPT_INT, OFF(score.threshold_percent[SCORE_MEMORY]), 1, 100,
      "filter: the same for memory"},
+    {"threshold-exempt", OPT_STRING, OFF(threshold_exempt), 0, 0,
+     "daemonsets: a pod a DaemonSet owns is never refused by the thresholds (it has one node to "
+     "go to); \"\": none is"},
+    {"threshold-policy", OPT_STRING, OFF(threshold_policy), 0, 0,
+     "always: a node over a threshold fails the filter; unlessAllFail: when every candidate "
+     "would, all pass, scored as usual (a busy cluster does not leave the pod Pending; counted "
+     "and logged)"},
     {"cpu-used-annotation", OPT_STRING, OFF(used_annotation[SCORE_CPU]), 0, 0,
      "node annotation holding the CPU already used, as a quantity (\"\" disables)"},
     {"memory-used-annotation", OPT_STRING, OFF(used_annotation[SCORE_MEMORY]), 0, 0,
@@ -264,6 +271,8 @@ void cfg_defaults(struct cfg *c)
     c->stale_policy = SCORE_STALE_REQUESTS;
     c->metrics_interval_seconds = 15;
     snprintf(c->usage_aggregation, CFG_STR_LEN, "latest");
+    snprintf(c->threshold_exempt, CFG_STR_LEN, "daemonsets");
+    snprintf(c->threshold_policy, CFG_STR_LEN, "always");
     c->usage_min_samples = 1;
     c->in_flight_seconds = 60;
     c->mode = CFG_MODE_ENFORCE;

@@ -26,6 +26,7 @@ int main(void)
         json_suite,
         filter_need_suite,
         verbs_suite,
+        thresholds_suite,
         e2e_suite,
         bad_input_suite,
         tls_suite,

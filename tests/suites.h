@@ -16,6 +16,7 @@ Suite *ints_suite(void);
 Suite *json_suite(void);
 Suite *filter_need_suite(void);
 Suite *verbs_suite(void);
+Suite *thresholds_suite(void);
 Suite *e2e_suite(void);
 Suite *bad_input_suite(void);
 Suite *http_framing_suite(void);

@@ -128,6 +128,31 @@ const char *codec_pod_label(const struct codec_pod *pod, const char *key, size_t
     return found ? value : NULL;
 }
 
+/* metadata.ownerReferences: a DaemonSet among the owners makes the pod a
+ * daemon (what kube-scheduler's DaemonSet pods are: one per node, nowhere
+ * else to go). */
+static int owner_references(const cJSON *meta, struct codec_pod *out, char *err)
+{
+    const cJSON *refs = codec_json_field(meta, "ownerReferences"), *r;
+    if (refs != NULL && !cJSON_IsArray(refs)) {
+        err_set(err, "Pod.metadata.ownerReferences: want an array");
+        return -EINVAL;
+    }
+    cJSON_ArrayForEach(r, refs)
+    {
+        const cJSON *kind = codec_json_field(r, "kind");
+        if (cJSON_IsNull(r))
+            continue; /* Go reads it as an empty reference */
+        if (!cJSON_IsObject(r) || (kind != NULL && !cJSON_IsString(kind))) {
+            err_set(err, "Pod.metadata.ownerReferences: want objects with a string kind");
+            return -EINVAL;
+        }
+        out->daemonset =
+            out->daemonset || (kind != NULL && strcmp(kind->valuestring, "DaemonSet") == 0);
+    }
+    return 0;
+}
+
 static int metadata(struct arena *a, const cJSON *pod, struct codec_pod *out, char *err)
 {
     const cJSON *meta;
@@ -145,6 +170,8 @@ static int metadata(struct arena *a, const cJSON *pod, struct codec_pod *out, ch
     out->name = string_or_empty(meta, "name");
     out->ns = string_or_empty(meta, "namespace");
     out->uid = string_or_empty(meta, "uid");
+    if (owner_references(meta, out, err) != 0)
+        return -EINVAL;
     return labels(a, meta, out, err);
 }
 

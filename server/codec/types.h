@@ -32,6 +32,7 @@ struct codec_pod {
     const struct codec_label *labels;
     size_t n_labels;
     long long priority; /* spec.priority, 0 when absent (as kube-scheduler reads it) */
+    bool daemonset;     /* metadata.ownerReferences names a DaemonSet (thresholdExempt) */
     /* What its containers and the pod ask for, as sent: whoever needs the
      * effective request computes it (score_pod_request()), decoding does
      * not score. */

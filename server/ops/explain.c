@@ -94,4 +94,9 @@ void ops_explain_text(const struct ops_record *rec, const struct ops_record_node
         add(buf, len, &off, "; score %d normalised to the best value", ex->score);
     else
         add(buf, len, &off, "; score %d = (%d + 5) / 10", ex->score, ex->value);
+    if (n->code == OPS_REASON_THRESHOLD_EXEMPT)
+        add(buf, len, &off, "; over a threshold, passed: a DaemonSet's pod (thresholdExempt)");
+    else if (n->code == OPS_REASON_THRESHOLD_LET_THROUGH)
+        add(buf, len, &off,
+            "; over a threshold, passed: so was every candidate (thresholdPolicy unlessAllFail)");
 }

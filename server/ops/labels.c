@@ -9,6 +9,8 @@ static const char *const reason_names[OPS_REASON_COUNT] = {
     [OPS_REASON_INSUFFICIENT_BOTH] = "insufficient_cpu_and_memory",
     [OPS_REASON_STALE] = "stale_data",
     [OPS_REASON_INVALID_NODE] = "invalid_node",
+    [OPS_REASON_THRESHOLD_EXEMPT] = "threshold_exempt",
+    [OPS_REASON_THRESHOLD_LET_THROUGH] = "threshold_let_through",
 };
 static const char *const answer_names[OPS_ANSWER_COUNT] = {
     [OPS_ANSWER_SCORED] = "scored",
@@ -64,6 +66,8 @@ bool ops_reason_possible(enum ops_reason r, bool failed)
     switch (r) {
     case OPS_REASON_FITS:
     case OPS_REASON_UNKNOWN_NODE:
+    case OPS_REASON_THRESHOLD_EXEMPT:
+    case OPS_REASON_THRESHOLD_LET_THROUGH:
         return !failed;
     case OPS_REASON_STALE:
         return true;

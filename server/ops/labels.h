@@ -27,6 +27,10 @@ enum ops_reason {
     OPS_REASON_INSUFFICIENT_BOTH,
     OPS_REASON_STALE,        /* stale used data under stalePolicy full (failed) or pass */
     OPS_REASON_INVALID_NODE, /* unusable allocatable or annotations */
+    /* over the threshold, passed: a DaemonSet's pod (thresholdExempt) */
+    OPS_REASON_THRESHOLD_EXEMPT,
+    /* over the threshold, passed: so was every candidate (thresholdPolicy unlessAllFail) */
+    OPS_REASON_THRESHOLD_LET_THROUGH,
     OPS_REASON_COUNT,
 };
 

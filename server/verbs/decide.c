@@ -117,6 +117,12 @@ int verb_decide(const struct verb_ctx *ctx, enum ops_verb verb, const char *body
          * (prioritize scores the nodes its own filter rejects too). */
         d->best = verb_best_node(&d->eval, d->args.n_nodes);
     }
+    /* Said by the filter, whose verdicts kube-scheduler acts on. */
+    if (verb == OPS_VERB_FILTER && d->eval.let_through > 0 && d->answer == OPS_ANSWER_SCORED)
+        LOG(LOG_WARN,
+            "every candidate is over a threshold: all pass (thresholdPolicy unlessAllFail)",
+            LOG_NSNAME("pod", d->args.pod.ns, d->args.pod.name),
+            LOG_UINT("nodes", d->eval.let_through));
     count(ctx, verb, d, facts);
     facts->answer = d->answer;
     facts->passed = d->passed;

@@ -71,12 +71,19 @@ static const char *stale_reason(enum score_resource r, enum score_used_source s)
     return reasons[r][s];
 }
 
-/* The verdict of score_fit, into the answer @ans and @e's reason code. */
+/* The verdict of score_fit, into the answer @ans and @e's reason code; an
+ * @exempt pod (a DaemonSet's, under thresholdExempt) passes whatever the
+ * thresholds say. */
 static void judge(const struct cfg *cfg, const struct score_node *node,
-                  const struct score_pod_request *req, struct codec_node_answer *ans,
+                  const struct score_pod_request *req, bool exempt, struct codec_node_answer *ans,
                   struct verb_node *e)
 {
     struct score_fit f = score_fit(cfg->score.threshold_percent, node, req->fit);
+    if (f.verdict != SCORE_FITS && exempt) {
+        *ans = (struct codec_node_answer){.verdict = SCORE_FITS, .reason = ""};
+        e->code = OPS_REASON_THRESHOLD_EXEMPT;
+        return;
+    }
     ans->verdict = f.verdict;
     ans->reason = score_fit_reason(f.short_of);
     e->code = f.verdict == SCORE_FITS                                ? OPS_REASON_FITS
@@ -87,8 +94,9 @@ static void judge(const struct cfg *cfg, const struct score_node *node,
 
 /* The node as the request describes it: allocatable and used annotation. */
 static void judge_from_request(const struct cfg *cfg, const struct score_pod_request *req,
-                               const struct codec_node *n, struct codec_node_answer *ans,
-                               struct score_explain *ex, struct verb_node *e)
+                               bool exempt, const struct codec_node *n,
+                               struct codec_node_answer *ans, struct score_explain *ex,
+                               struct verb_node *e)
 {
     if (n->invalid != NULL) {
         ans->verdict = SCORE_UNRESOLVABLE;
@@ -96,7 +104,7 @@ static void judge_from_request(const struct cfg *cfg, const struct score_pod_req
         e->code = OPS_REASON_INVALID_NODE;
         return;
     }
-    judge(cfg, &n->res, req, ans, e);
+    judge(cfg, &n->res, req, exempt, ans, e);
     score_node_value(&cfg->score, &n->res, req, ex);
 }
 
@@ -105,9 +113,9 @@ static void judge_from_request(const struct cfg *cfg, const struct score_pod_req
  * there is one. */
 static void judge_from_state(const struct cfg *cfg, struct cluster *cl,
                              const struct kube_node_view *view, const struct codec_args *args,
-                             const struct score_pod_request *req, const struct codec_node *n,
-                             struct codec_node_answer *ans, struct score_explain *ex,
-                             struct verb_node *e)
+                             const struct score_pod_request *req, bool exempt,
+                             const struct codec_node *n, struct codec_node_answer *ans,
+                             struct score_explain *ex, struct verb_node *e)
 {
     struct verb_state st;
 
@@ -140,7 +148,27 @@ static void judge_from_state(const struct cfg *cfg, struct cluster *cl,
         }
         return;
     }
-    judge(cfg, &st.node, req, ans, e);
+    judge(cfg, &st.node, req, exempt, ans, e);
+}
+
+/* thresholdPolicy unlessAllFail: when every candidate failed on a threshold
+ * alone (not stale, not unusable, not unknown), all pass, scored as they
+ * were. Returns how many were let through. */
+static size_t let_through(size_t n, struct verb_eval *eval)
+{
+    for (size_t i = 0; i < n; i++) {
+        enum ops_reason c = eval->node[i].code;
+        if (eval->answer[i].verdict == SCORE_FITS ||
+            (c != OPS_REASON_INSUFFICIENT_CPU && c != OPS_REASON_INSUFFICIENT_MEMORY &&
+             c != OPS_REASON_INSUFFICIENT_BOTH))
+            return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        eval->answer[i].verdict = SCORE_FITS;
+        eval->answer[i].reason = "";
+        eval->node[i].code = OPS_REASON_THRESHOLD_LET_THROUGH;
+    }
+    return n;
 }
 
 long verb_best_node(const struct verb_eval *eval, size_t n)
@@ -175,6 +203,7 @@ int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
                   const struct verb_deadline *deadline, struct verb_eval *eval)
 {
     double now = cl != NULL ? clock_wall() : 0;
+    bool exempt = cfg->exempt_daemonsets && args->pod.daemonset;
     struct kube_node_view views[KUBE_VIEW_BATCH];
     bool found[KUBE_VIEW_BATCH];
 
@@ -201,15 +230,17 @@ int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
         *ans = (struct codec_node_answer){.verdict = SCORE_FITS, .reason = ""};
         ex->strategy = cfg->score.strategy;
         if (cl != NULL) {
-            judge_from_state(cfg, cl, found[k] ? &views[k] : NULL, args, req, n, ans, ex, e);
+            judge_from_state(cfg, cl, found[k] ? &views[k] : NULL, args, req, exempt, n, ans, ex,
+                             e);
         } else if (!args->node_names_mode) {
-            judge_from_request(cfg, req, n, ans, ex, e);
+            judge_from_request(cfg, req, exempt, n, ans, ex, e);
         } else {
             e->forced_zero = true; /* nothing to judge by: pass, score 0 */
         }
         if (e->forced_zero)
             ex->value = 0;
     }
+    eval->let_through = cfg->unless_all_fail ? let_through(args->n_nodes, eval) : 0;
     score_finish(&cfg->score, eval->explain, args->n_nodes);
     for (size_t i = 0; i < args->n_nodes; i++) {
         if (eval->node[i].forced_zero || eval->node[i].code == OPS_REASON_INVALID_NODE)

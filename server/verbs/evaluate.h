@@ -38,6 +38,7 @@ struct verb_eval {
     struct codec_node_answer *answer;
     struct score_explain *explain;
     struct verb_node *node;
+    size_t let_through; /* candidates passed by thresholdPolicy unlessAllFail (all or 0) */
 };
 
 /* A node as the cluster state knows it. */

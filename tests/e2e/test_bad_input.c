@@ -195,10 +195,10 @@ static const struct row rows[] = {
      "{\"Pod\":{\"spec\":{\"priority\":1e300}}}", 400, "Pod.spec.priority"},
     {"post on debug", "POST", "/debug", "{}", 405, "method not allowed"},
     {"debug id not a number", "GET", "/debug/decisions?id=x", NULL, 400, "id and limit"},
-    {"debug limit zero", "GET", "/debug?limit=0", NULL, 400, "id and limit"},
+    {"debug limit zero", "GET", "/debug/decisions?limit=0", NULL, 400, "id and limit"},
     {"debug id past 2^63", "GET", "/debug/decisions?id=99999999999999999999", NULL, 400,
      "id and limit"},
-    {"debug negative id", "GET", "/debug?id=-1", NULL, 400, "id and limit"},
+    {"debug negative id", "GET", "/debug/decisions?id=-1", NULL, 400, "id and limit"},
     {"debug unknown page", "GET", "/debug/nodes", NULL, 404, "no such path"},
 };
 

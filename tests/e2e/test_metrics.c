@@ -138,10 +138,11 @@ static void pairs_of(const char *text, const char *name, char *out, size_t n)
 }
 
 /* Only label pairs that can happen are exported: a node passes the filter
- * because it fits, is unknown to the state, or is stale under stalePolicy
- * pass; it fails short of cpu, memory or both, stale under stalePolicy
- * full, or unusable. Every verb but bind answers every kind: preempt too
- * keeps every candidate past its deadline (neutral_deadline). */
+ * because it fits, is unknown to the state, is stale under stalePolicy
+ * pass, or is over a threshold but exempt (thresholdExempt) or let through
+ * with every other candidate (thresholdPolicy unlessAllFail); it fails short of cpu, memory or
+ * both, stale under stalePolicy full, or unusable. Every verb but bind answers every kind: preempt
+ * too keeps every candidate past its deadline (neutral_deadline). */
 START_TEST(metrics_export_only_possible_label_pairs)
 {
     struct server_proc s;
@@ -149,10 +150,12 @@ START_TEST(metrics_export_only_possible_label_pairs)
     server_start(&s, NULL);
     char *m = metrics_get(s.port);
     pairs_of(m, "cpu_extender_filter_decisions_total", pairs, sizeof(pairs));
-    ck_assert_str_eq(pairs, "passed|fits passed|unknown_node passed|stale_data "
-                            "failed|insufficient_cpu failed|insufficient_memory "
-                            "failed|insufficient_cpu_and_memory failed|stale_data "
-                            "failed|invalid_node");
+    ck_assert_str_eq(pairs,
+                     "passed|fits passed|unknown_node passed|stale_data passed|threshold_exempt "
+                     "passed|threshold_let_through "
+                     "failed|insufficient_cpu failed|insufficient_memory "
+                     "failed|insufficient_cpu_and_memory failed|stale_data "
+                     "failed|invalid_node");
     pairs_of(m, "cpu_extender_answers_total", pairs, sizeof(pairs));
     ck_assert_str_eq(pairs, "filter|scored filter|shadow filter|passthrough_mode "
                             "filter|passthrough_selector filter|neutral_deadline "
