@@ -456,7 +456,8 @@ START_TEST(policy_stalled_upload_does_not_hold_the_memory_budget)
     }
     ck_assert_msg(held > 16e6, "the upload reserved %.0f bytes", held);
     usleep(700 * 1000); /* stalled for longer than half a second */
-    scheduler_served(srv.port, false, NULL, NULL, NULL);
+    double took = scheduler_served(srv.port, false, NULL, NULL, NULL);
+    fprintf(stderr, "scheduler served in %.3f s past a stalled upload holding the budget\n", took);
     read_answer(&up, &a, 2000, false);
     ck_assert_msg(a.closed && a.status <= 0, "the stalled upload was not closed");
     peer_close(&up);
