@@ -462,7 +462,9 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
 
     if (rq == NULL)
         return MHD_NO; /* http_on_uri found no memory */
-    if (rq->started)   /* at the headers: once the head has been read (on_headers) */
+    /* At the headers on_headers does it once the head has been read: the
+     * added header would be read as the client's. */
+    if (rq->started)
         close_after_answer_if_due(s, conn, rq);
     enum MHD_Result ret;
     if (!rq->started) {
