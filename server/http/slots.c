@@ -134,17 +134,39 @@ static const char *evict_why(enum http_phase phase)
     }
 }
 
+/* With the lock held: the connections not cut, from @from (NULL: all). */
+static int count_live(const struct http_slots *s, const struct sockaddr *from)
+{
+    int n = 0;
+    for (const struct http_slot *c = s->head; c != NULL; c = c->next)
+        n += !c->cut && (from == NULL || is_same_ip((const struct sockaddr *)&c->addr, from));
+    return n;
+}
+
+/* With the lock held: the most connections one address holds. */
+static int heaviest(const struct http_slots *s)
+{
+    int most = 0;
+    for (const struct http_slot *c = s->head; c != NULL; c = c->next) {
+        int n = c->cut ? 0 : count_live(s, (const struct sockaddr *)&c->addr);
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
 /* With the lock held: closes the connection first in evict_rank's order,
- * from @from only when not NULL. Returns whether one was closed. */
-static bool evict_oldest(struct http_slots *s, const struct sockaddr *from, double now)
+ * from @from only when not NULL, and only from an address holding @holding
+ * connections when that is not 0. Returns whether one was closed. */
+static bool evict_oldest(struct http_slots *s, const struct sockaddr *from, int holding, double now)
 {
     struct http_slot *best = NULL;
     int best_rank = -1;
     for (struct http_slot *c = s->head; c != NULL; c = c->next) {
-        if (from != NULL && !is_same_ip((const struct sockaddr *)&c->addr, from))
+        const struct sockaddr *a = (const struct sockaddr *)&c->addr;
+        if (from != NULL && !is_same_ip(a, from))
             continue;
         int rank = evict_rank(c, now);
-        if (rank < 0)
+        if (rank < 0 || (holding != 0 && count_live(s, a) != holding))
             continue;
         if (best == NULL || rank < best_rank || (rank == best_rank && c->since < best->since)) {
             best = c;
@@ -157,29 +179,42 @@ static bool evict_oldest(struct http_slots *s, const struct sockaddr *from, doub
     return true;
 }
 
-/* With the lock held: the connections not cut, from @from (NULL: all). */
-static int count_live(const struct http_slots *s, const struct sockaddr *from)
+/* With the lock held: @addr is refused, counted and logged with @why. */
+static void refuse(struct http_slots *s, const struct sockaddr *addr, const char *why)
 {
-    int n = 0;
-    for (const struct http_slot *c = s->head; c != NULL; c = c->next)
-        n += !c->cut && (from == NULL || is_same_ip((const struct sockaddr *)&c->addr, from));
-    return n;
+    ops_metrics_refused(s->metrics, OPS_REFUSAL_PER_IP_LIMIT);
+    ops_access_log_refused(OPS_REFUSAL_PER_IP_LIMIT, 0, why, addr, 0);
 }
 
 int http_slots_admit(struct http_slots *s, const struct sockaddr *addr, double now)
 {
     int rc = 0;
     pthread_mutex_lock(&s->lock);
-    if (count_live(s, addr) >= s->per_ip_limit && !evict_oldest(s, addr, now)) {
-        rc = -EBUSY; /* all of that address's slots are busy, or too new to close */
-        ops_metrics_refused(s->metrics, OPS_REFUSAL_PER_IP_LIMIT);
-        ops_access_log_refused(OPS_REFUSAL_PER_IP_LIMIT, 0,
-                               "connection refused: its address is at its connection limit "
-                               "with requests in progress",
-                               addr, 0);
+    int mine = count_live(s, addr);
+    bool last = count_live(s, NULL) + 1 >= s->connection_limit;
+    if (mine >= s->per_ip_limit) {
+        /* Its own connections make room, or it is refused. */
+        if (!evict_oldest(s, addr, 0, now)) {
+            rc = -EBUSY;
+            refuse(s, addr,
+                   "connection refused: its address is at its connection limit with requests in "
+                   "progress");
+        }
+    } else if (last && mine > 0 && mine >= s->connection_limit / HTTP_SLOTS_HEAVY_SHARE) {
+        /* Nearly full, and it holds many already: it makes room from its
+         * own, else it is refused at once. Making room for it elsewhere
+         * would only let it churn the slots while the backlog, where
+         * kube-scheduler's and the kubelet's connections wait, stands. */
+        if (!evict_oldest(s, addr, 0, now)) {
+            rc = -EBUSY;
+            refuse(s, addr,
+                   "connection refused: the slots are nearly full and its address holds many of "
+                   "them, with requests in progress");
+        }
+    } else if (last && !evict_oldest(s, NULL, heaviest(s), now)) {
+        /* Room for the next one, from the address that holds the most. */
+        evict_oldest(s, NULL, 0, now);
     }
-    if (rc == 0 && count_live(s, NULL) + 1 >= s->connection_limit)
-        evict_oldest(s, NULL, now);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
@@ -331,6 +366,6 @@ void http_slots_tick(struct http_slots *s, double now, double deadline)
     /* Full, and the last accept could make no room (nothing was old enough
      * then): make it now, so the backlog moves. */
     if (count_live(s, NULL) >= s->connection_limit)
-        evict_oldest(s, NULL, now);
+        evict_oldest(s, NULL, 0, now);
     pthread_mutex_unlock(&s->lock);
 }

@@ -55,16 +55,24 @@ int http_slots_init(struct http_slots *s, int connection_limit, int per_ip_limit
 /* Frees every entry left and the lock (no other thread may use @s). */
 void http_slots_destroy(struct http_slots *s);
 
+/* When the slots are nearly full, an address holding 1/HTTP_SLOTS_HEAVY_SHARE
+ * of them (16 of 64, 4 of 16) or more gets a new connection only in
+ * exchange for one of its own. */
+#define HTTP_SLOTS_HEAVY_SHARE 4
+
 /*
- * Whether a new connection from @addr may be accepted at @now: when its
- * address is at the per-IP limit, one of that address's connections is
- * closed to make room, and only when none may be is the answer -EBUSY;
- * when it takes the last slot, one of any address is closed for the next
- * one (libmicrohttpd stops accepting at the total limit). Which one: the
- * idle keep-alive connection idle longest, else the incomplete request
- * (headers before bodies) waiting longest, else the answer unread
- * longest; each at least HTTP_SLOTS_EVICT_MIN_AGE in that state. Requests
- * being decided are never closed. Returns 0 or -EBUSY. Thread-safe.
+ * Whether a new connection from @addr may be accepted at @now. When its
+ * address is at the per-IP limit, or the new connection takes the last
+ * slot and its address holds a heavy share already, one of that
+ * address's own connections is closed to make room, and only when none
+ * may be is the answer -EBUSY (at once: the backlog behind it moves on);
+ * otherwise, when it takes the last slot, one connection of the address
+ * holding the most is closed for the next one (libmicrohttpd stops
+ * accepting at the total limit). Which one: the idle keep-alive
+ * connection idle longest, else the incomplete request (headers before
+ * bodies) waiting longest, else the answer unread longest; each at least
+ * HTTP_SLOTS_EVICT_MIN_AGE in that state. Requests being decided are
+ * never closed. Returns 0 or -EBUSY. Thread-safe.
  */
 int http_slots_admit(struct http_slots *s, const struct sockaddr *addr, double now);
 

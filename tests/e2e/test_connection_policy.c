@@ -275,10 +275,12 @@ START_TEST(policy_idle_connections_leave_room_for_the_scheduler)
     server_start(&srv, NULL);
     int idle = open_idle(ps, 32, "127.0.0.2", srv.port, false);
     idle += open_idle(ps + 32, 32, "127.0.0.3", srv.port, false);
-    ck_assert_int_eq(idle, 64);
+    /* all, or all but the last, which a nearly full server refuses to an
+     * address holding a quarter of its slots (slots.h) */
+    ck_assert_int_ge(idle, 63);
     usleep(600 * 1000); /* idle for longer than the half second that protects a new one */
     double took = scheduler_served(srv.port, false, NULL, NULL, NULL);
-    fprintf(stderr, "scheduler served in %.3f s with 64 idle connections held\n", took);
+    fprintf(stderr, "scheduler served in %.3f s with %d idle connections held\n", took, idle);
     close_all(ps, ATTACKERS);
     ck_assert_int_eq(server_stop(&srv), 0);
 }
@@ -313,7 +315,7 @@ START_TEST(policy_idle_connections_leave_room_for_the_probe)
     int port = metrics_port(&srv);
     int idle = open_idle(ps, 8, "127.0.0.2", port, false);
     idle += open_idle(ps + 8, 8, "127.0.0.3", port, false);
-    ck_assert_int_eq(idle, 16);
+    ck_assert_int_ge(idle, 15); /* all but the last, as above */
     usleep(600 * 1000);
     probe_served(port, "127.0.0.1");
     /* and from an address already at its limit */
@@ -393,15 +395,16 @@ START_TEST(policy_clients_that_never_read_leave_room)
                      "Content-Type: application/json\r\n\r\n",
                      len);
     server_start(&srv, args);
+    int sent = 0;
     for (int i = 0; i < 16; i++) {
         ck_assert_int_eq(
             peer_open(&ps[i], i % 2 ? "127.0.0.2" : "127.0.0.3", srv.port, false, NULL, NULL), 0);
         int small = 4096; /* the answer waits in the server's send queue, as over a slow link */
         setsockopt(ps[i].fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-        ck_assert_int_eq(peer_send(&ps[i], head, (size_t)n), 0);
-        ck_assert_int_eq(peer_send(&ps[i], body, len), 0);
+        sent += peer_send(&ps[i], head, (size_t)n) == 0 && peer_send(&ps[i], body, len) == 0;
     }
-    usleep(2500 * 1000); /* decided, queued and stuck for more than half a second */
+    ck_assert_int_ge(sent, 15); /* all but the last, which may be refused (slots.h) */
+    usleep(2500 * 1000);        /* decided, queued and stuck for more than half a second */
     double took = scheduler_served(srv.port, false, NULL, NULL, NULL);
     fprintf(stderr, "scheduler served in %.3f s with 16 clients not reading 12 MB filter answers\n",
             took);

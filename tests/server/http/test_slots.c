@@ -273,6 +273,42 @@ START_TEST(slots_memory_short_closes_the_stalled_upload_first)
 }
 END_TEST
 
+/* Nearly full: an address holding a heavy share (a quarter) gets a new
+ * connection only for one of its own, else it is refused at once; a new
+ * address gets room from the address that holds the most. So an attacker
+ * reconnecting from a few addresses is turned away at accept speed and
+ * the backlog, where kube-scheduler waits, keeps moving. */
+START_TEST(slots_nearly_full_heavy_address_makes_room_from_its_own)
+{
+    struct http_slots s;
+    struct conn c[8];
+    ck_assert_int_eq(http_slots_init(&s, 8, 8, &metrics), 0);
+    for (int i = 0; i < 3; i++)
+        open_conn(&s, &c[i], "10.0.0.1", 0);
+    for (int i = 3; i < 7; i++)
+        open_conn(&s, &c[i], "10.0.0.2", 0);
+    for (int i = 0; i < 7; i++)
+        http_slots_set_phase(&s, c[i].slot, HTTP_PHASE_IDLE, i < 3 ? 0.8 + 0.01 * i : 0.1 * i);
+    /* 10.0.0.1's own are too young: refused, though 10.0.0.2's are old */
+    ck_assert_int_eq(admit(&s, "10.0.0.1", 1.0), -EBUSY);
+    for (int i = 0; i < 7; i++)
+        ck_assert_msg(!is_cut(&c[i]), "connection %d cut", i);
+    /* once they are old enough, its own idle longest makes room */
+    ck_assert_int_eq(admit(&s, "10.0.0.1", 1.4), 0);
+    ck_assert(is_cut(&c[0]));
+    for (int i = 1; i < 7; i++)
+        ck_assert_msg(!is_cut(&c[i]), "connection %d cut", i);
+    open_conn(&s, &c[7], "10.0.0.1", 1.4); /* the one admitted: 7 again */
+    /* a new address: the one holding the most (10.0.0.2, 4) makes room */
+    ck_assert_int_eq(admit(&s, "10.0.0.3", 1.5), 0);
+    ck_assert(is_cut(&c[3]));
+    ck_assert(!is_cut(&c[1]) && !is_cut(&c[2]));
+    ck_assert_uint_eq(refused(OPS_REFUSAL_PER_IP_LIMIT), 1);
+    ck_assert_uint_eq(refused(OPS_REFUSAL_EVICTED), 2);
+    close_conns(&s, c, 8);
+}
+END_TEST
+
 Suite *slots_suite(void)
 {
     Suite *s = suite_create("slots");
@@ -286,6 +322,7 @@ Suite *slots_suite(void)
     tcase_add_test(tc, slots_per_ip_limit_of_idle_connections_makes_room);
     tcase_add_test(tc, slots_unread_answer_is_cut_at_the_write_deadline);
     tcase_add_test(tc, slots_memory_short_closes_the_stalled_upload_first);
+    tcase_add_test(tc, slots_nearly_full_heavy_address_makes_room_from_its_own);
     suite_add_tcase(s, tc);
     return s;
 }
