@@ -102,7 +102,8 @@ void http_guard_body_progress(struct http_guard *g, struct MHD_Connection *conn,
 
 bool http_guard_evict_for_memory(struct http_guard *g)
 {
-    return http_slots_evict_for_memory(&g->slots, now_seconds());
+    return http_slots_evict_for_memory(&g->slots, now_seconds(),
+                                       atomic_load(&g->request_timeout_seconds));
 }
 
 static void *watchdog(void *arg)

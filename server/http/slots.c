@@ -297,28 +297,34 @@ static int unsent_bytes(const struct http_slot *c)
 }
 
 /* With the lock held: how far @c, holding memory, is from giving it back
- * (seconds; negative: not to be closed for memory). */
-static double memory_stall(struct http_slot *c, double now)
+ * (seconds; negative: not to be closed for memory). An upload counts when
+ * no byte came for HTTP_SLOTS_EVICT_MIN_AGE, or when at its rate so far it
+ * would not be complete within the request @deadline of its headers (it
+ * would be cut then anyway); an answer when its client took nothing for
+ * HTTP_SLOTS_EVICT_MIN_AGE. A steady upload that will make it stays. */
+static double memory_stall(const struct http_slot *c, double now, double deadline)
 {
     if (c->cut || !c->holds_memory || now - c->since < HTTP_SLOTS_EVICT_MIN_AGE)
         return -1;
+    double stall = now - c->progress;
     if (c->phase == HTTP_PHASE_SEND)
-        return now - c->progress;
+        return stall >= HTTP_SLOTS_EVICT_MIN_AGE ? stall : -1;
     if (c->phase != HTTP_PHASE_BODY)
         return -1; /* being decided: its memory is at work */
-    double stall = now - c->progress;
+    if (stall >= HTTP_SLOTS_EVICT_MIN_AGE)
+        return stall;
     double rest = (double)(c->announced > c->received ? c->announced - c->received : 0);
     double need = c->received > 0 ? rest * (now - c->since) / (double)c->received : 1e9;
-    return need > stall ? need : stall;
+    return now - c->since + need > deadline ? need : -1;
 }
 
-bool http_slots_evict_for_memory(struct http_slots *s, double now)
+bool http_slots_evict_for_memory(struct http_slots *s, double now, double deadline)
 {
     struct http_slot *best = NULL;
     double best_stall = HTTP_SLOTS_EVICT_MIN_AGE;
     pthread_mutex_lock(&s->lock);
     for (struct http_slot *c = s->head; c != NULL; c = c->next) {
-        double stall = memory_stall(c, now);
+        double stall = memory_stall(c, now, deadline);
         if (stall >= best_stall) {
             best = c;
             best_stall = stall;

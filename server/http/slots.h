@@ -103,13 +103,14 @@ void http_slots_body_progress(struct http_slots *s, struct http_slot *c, size_t 
 /*
  * The memory budget is short at @now: closes the request holding memory
  * that is furthest from giving it back, at least HTTP_SLOTS_EVICT_MIN_AGE
- * into its phase: an upload by the larger of the seconds since its last
- * byte and the seconds its rate so far needs for the rest, an answer
- * queued by the seconds its client has left it unread. Returns whether one
- * was closed (its memory comes back when libmicrohttpd ends it).
- * Thread-safe.
+ * into its phase: an upload that has received nothing for
+ * HTTP_SLOTS_EVICT_MIN_AGE, or that at its rate so far would not be
+ * complete within the request @deadline (seconds) of its headers; an
+ * answer whose client has taken nothing for HTTP_SLOTS_EVICT_MIN_AGE.
+ * The longest stalled, or slowest, goes first. Returns whether one was
+ * closed (its memory comes back when libmicrohttpd ends it). Thread-safe.
  */
-bool http_slots_evict_for_memory(struct http_slots *s, double now);
+bool http_slots_evict_for_memory(struct http_slots *s, double now, double deadline);
 
 /*
  * One watchdog look at @now: cuts every request whose headers, or whose

@@ -237,10 +237,11 @@ START_TEST(slots_unread_answer_is_cut_at_the_write_deadline)
 }
 END_TEST
 
-/* The memory budget short: the upload furthest from finishing goes
- * first (a byte of 32 MiB), then the answer left unread longest; a
- * steady upload, a request being decided and anything younger than half
- * a second stay. */
+/* The memory budget short: the upload stalled longest goes first (a
+ * byte of 32 MiB), then the answer left unread; a steady upload, one
+ * that would finish within the deadline, a request being decided and
+ * anything younger than half a second stay; a dripping upload that could
+ * not finish within the deadline goes. */
 START_TEST(slots_memory_short_closes_the_stalled_upload_first)
 {
     struct http_slots s;
@@ -260,15 +261,20 @@ START_TEST(slots_memory_short_closes_the_stalled_upload_first)
     http_slots_set_body(&s, c[3].slot, 1000, 0.2);
     http_slots_set_phase(&s, c[4].slot, HTTP_PHASE_BODY, 0.9); /* too young */
     http_slots_set_body(&s, c[4].slot, 32u << 20, 0.9);
-    ck_assert(http_slots_evict_for_memory(&s, 1.0));
+    ck_assert(http_slots_evict_for_memory(&s, 1.0, 30));
     ck_assert(is_cut(&c[0]));
     for (int i = 1; i < 5; i++)
         ck_assert_msg(!is_cut(&c[i]), "connection %d cut", i);
-    ck_assert(http_slots_evict_for_memory(&s, 1.0));
+    ck_assert(http_slots_evict_for_memory(&s, 1.0, 30));
     ck_assert(is_cut(&c[3]));
-    ck_assert(!http_slots_evict_for_memory(&s, 1.0));
+    ck_assert(!http_slots_evict_for_memory(&s, 1.0, 30));
     ck_assert(!is_cut(&c[1]) && !is_cut(&c[2]) && !is_cut(&c[4]));
-    ck_assert_uint_eq(refused(OPS_REFUSAL_EVICTED), 2);
+    /* a byte every 0.4 s of 32 MiB: never stalled half a second, hopeless */
+    http_slots_body_progress(&s, c[4].slot, 3, 1.4);
+    ck_assert(http_slots_evict_for_memory(&s, 1.5, 30));
+    ck_assert(is_cut(&c[4]));
+    ck_assert(!is_cut(&c[1]) && !is_cut(&c[2]));
+    ck_assert_uint_eq(refused(OPS_REFUSAL_EVICTED), 3);
     close_conns(&s, c, 5);
 }
 END_TEST
