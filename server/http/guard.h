@@ -20,8 +20,11 @@
  *     its per-IP limit, closes a connection to make room (issue 23): the
  *     keep-alive connection idle longest, else the incomplete request
  *     waiting longest, else the answer unread longest, each at least half
- *     a second in that state; only when there is none is the new
- *     connection refused (per IP) or left in the backlog (total).
+ *     a second in that state, from the address itself when it is at its
+ *     limit or holds a quarter of the slots (else it is refused at once,
+ *     so the backlog keeps moving), from the address holding the most
+ *     otherwise; only when there is none is the new connection refused
+ *     (per IP) or left in the backlog (total).
  *
  * And when the memory budget is short, a request that would wait closes
  * the stalled upload or unread answer holding memory (slots.h,
