@@ -87,6 +87,9 @@ int main(void)
         srunner_add_suite(sr, suites[i]());
     for (size_t i = 0; i < sizeof(placement_inputs) / sizeof(placement_inputs[0]); i++)
         srunner_add_suite(sr, placement_inputs[i]());
+    /* The connection policy (issue 23): idle, unread, uncertified and
+     * stalled clients against kube-scheduler and the probe. */
+    srunner_add_suite(sr, connection_policy_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

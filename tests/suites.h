@@ -20,6 +20,7 @@ Suite *thresholds_suite(void);
 Suite *e2e_suite(void);
 Suite *bad_input_suite(void);
 Suite *http_framing_suite(void);
+Suite *connection_policy_suite(void);
 Suite *tls_suite(void);
 Suite *kubeconfig_suite(void);
 Suite *fake_apiserver_suite(void);

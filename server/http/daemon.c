@@ -97,6 +97,7 @@ static int server_new(const struct cfg *cfg, struct cluster *cluster, struct htt
         goto out_destroy_live;
     s->mtls = cfg->client_ca[0] != '\0';
     atomic_init(&s->ready, true);
+    atomic_init(&s->draining, false);
     s->cluster = cluster;
     s->main = (struct http_listener){.server = s};
     s->ops = (struct http_listener){.server = s, .ops_only = true};
@@ -315,6 +316,9 @@ void http_stop(struct http_server *s, int drain_seconds)
 {
     if (s == NULL)
         return;
+    /* From now on every answer closes its connection (request.c), so a
+     * kept-alive client learns it before the deadline cuts it. */
+    atomic_store(&s->draining, true);
     MHD_socket main_socket = quiesce(&s->main), ops_socket = quiesce(&s->ops);
     uint64_t deadline = clock_add_ns(clock_mono_ns(), (uint64_t)drain_seconds * CLOCK_NS_PER_SEC);
     const struct timespec tick = clock_timespec_of(20 * CLOCK_NS_PER_MS);

@@ -52,11 +52,16 @@ void http_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_con
     *socket_context = http_slots_add(&g->slots, fd->connect_fd, addr->client_addr, now_seconds());
 }
 
-static void set_phase(struct http_guard *g, struct MHD_Connection *conn, enum http_phase phase)
+static struct http_slot *slot_of(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    struct http_slot *c = ci != NULL ? ci->socket_context : NULL;
+    return ci != NULL ? ci->socket_context : NULL;
+}
+
+static void set_phase(struct http_guard *g, struct MHD_Connection *conn, enum http_phase phase)
+{
+    struct http_slot *c = slot_of(conn);
     if (c != NULL)
         http_slots_set_phase(&g->slots, c, phase, now_seconds());
 }
@@ -74,6 +79,31 @@ void http_guard_body_done(struct http_guard *g, struct MHD_Connection *conn)
 void http_guard_request_done(struct http_guard *g, struct MHD_Connection *conn)
 {
     set_phase(g, conn, HTTP_PHASE_IDLE);
+}
+
+void http_guard_answer_queued(struct http_guard *g, struct MHD_Connection *conn)
+{
+    set_phase(g, conn, HTTP_PHASE_SEND);
+}
+
+void http_guard_body_reserved(struct http_guard *g, struct MHD_Connection *conn, size_t announced)
+{
+    struct http_slot *c = slot_of(conn);
+    if (c != NULL)
+        http_slots_set_body(&g->slots, c, announced, now_seconds());
+}
+
+void http_guard_body_progress(struct http_guard *g, struct MHD_Connection *conn, size_t received)
+{
+    struct http_slot *c = slot_of(conn);
+    if (c != NULL)
+        http_slots_body_progress(&g->slots, c, received, now_seconds());
+}
+
+bool http_guard_evict_for_memory(struct http_guard *g)
+{
+    return http_slots_evict_for_memory(&g->slots, now_seconds(),
+                                       atomic_load(&g->request_timeout_seconds));
 }
 
 static void *watchdog(void *arg)

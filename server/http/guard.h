@@ -14,17 +14,27 @@
  *     complete within the request deadline of the request's first byte
  *     (of the connection's accept, for its first request), or whose body
  *     is not complete within the deadline of its headers;
+ *   - cuts an answer its client has not taken within the write deadline
+ *     (HTTP_SLOTS_WRITE_DEADLINE, 10 s) of its queueing;
  *   - when a new connection would fill the last slot, or an address is at
- *     its per-IP limit, closes the incomplete request that has waited the
- *     longest (at least half a second) to make room; only when there is
- *     none is the new connection refused (per IP) or left in the backlog
- *     (total), as before.
+ *     its per-IP limit, closes a connection to make room (issue 23): the
+ *     keep-alive connection idle longest, else the incomplete request
+ *     waiting longest, else the answer unread longest, each at least half
+ *     a second in that state, from the address itself when it is at its
+ *     limit or holds a quarter of the slots (else it is refused at once,
+ *     so the backlog keeps moving), from the address holding the most
+ *     otherwise; only when there is none is the new connection refused
+ *     (per IP) or left in the backlog (total).
  *
- * Idle keep-alive connections and requests being answered are never cut.
+ * And when the memory budget is short, a request that would wait closes
+ * the stalled upload or unread answer holding memory (slots.h,
+ * http_slots_evict_for_memory). Requests being decided are never cut.
  */
 #ifndef SERVER_HTTP_GUARD_H
 #define SERVER_HTTP_GUARD_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
@@ -65,5 +75,16 @@ void http_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_con
 void http_guard_headers_done(struct http_guard *g, struct MHD_Connection *conn);
 void http_guard_body_done(struct http_guard *g, struct MHD_Connection *conn);
 void http_guard_request_done(struct http_guard *g, struct MHD_Connection *conn);
+
+/* The request on @conn reserved memory for a body of @announced bytes;
+ * it has received @received of them; its answer was queued. Thread-safe. */
+void http_guard_body_reserved(struct http_guard *g, struct MHD_Connection *conn, size_t announced);
+void http_guard_body_progress(struct http_guard *g, struct MHD_Connection *conn, size_t received);
+void http_guard_answer_queued(struct http_guard *g, struct MHD_Connection *conn);
+
+/* The memory budget is short: closes the upload or unread answer holding
+ * memory that is furthest from giving it back (http_slots_evict_for_memory).
+ * Returns whether one was closed. Thread-safe. */
+bool http_guard_evict_for_memory(struct http_guard *g);
 
 #endif

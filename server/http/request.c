@@ -39,6 +39,10 @@
 #define BUDGET_WAIT_NS       1000000000LL
 #define BUDGET_RETRY_SECONDS 1
 
+/* How long a request waits for the memory of a request it closed to come
+ * back before it closes another. */
+#define EVICT_WAIT_NS (200 * 1000 * 1000ULL)
+
 /* What a verb request's answer gives back once libmicrohttpd has sent it
  * (or dropped it): the arena, which holds the body the answer points into
  * and the answer itself, and the request's reservation in the memory
@@ -167,6 +171,28 @@ static struct timespec budget_deadline(const struct http_request *rq)
     return clock_timespec_of(clock_add_ns(clock_ns_of(&rq->start), ns));
 }
 
+/* Reserves @charge bytes of the memory budget for @rq, waiting until
+ * @until. While there is no room, a stalled upload or an answer left
+ * unread that holds memory is closed to make some (issue 23: four
+ * uploads that announce 32 MiB and send a byte held the budget for the
+ * request deadline); its memory comes back when libmicrohttpd ends it. */
+static int reserve_memory(struct http_server *s, const struct http_request *rq, size_t charge,
+                          const struct timespec *until)
+{
+    uint64_t size = http_budget_size(s->budget), end = clock_ns_of(until);
+    if (size != 0 && charge > size)
+        return http_budget_reserve(s->budget, charge, until); /* -E2BIG: nothing to wait for */
+    int rc = http_budget_try(s->budget, charge);
+    while (rc != 0 && clock_mono_ns() < end && http_guard_evict_for_memory(rq->listener->guard)) {
+        uint64_t step = clock_add_ns(clock_mono_ns(), EVICT_WAIT_NS);
+        const struct timespec t = clock_timespec_of(step < end ? step : end);
+        rc = http_budget_reserve(s->budget, charge, &t);
+    }
+    if (rc != 0)
+        rc = http_budget_reserve(s->budget, charge, until);
+    return rc;
+}
+
 /* A verb request refused before the verb saw it (too large, over or out
  * of the memory budget, a body that could not be stored, a bad
  * Content-Length): counted and logged as verbs are, and answered with
@@ -209,6 +235,20 @@ static enum MHD_Result serve_no_room(struct http_server *s, struct MHD_Connectio
              (unsigned long long)http_budget_size(s->budget), more ? "more than " : "", needed);
     ops_metrics_memory_refused(&s->metrics, OPS_MEMORY_BUDGET_EXHAUSTED);
     return serve_refused(s, conn, rq, MHD_HTTP_SERVICE_UNAVAILABLE, msg, true);
+}
+
+/* Before an answer is queued: during drain (finding 6 of issue 23), and
+ * for a client without a verified certificate where one is required, the
+ * answer says Connection: close and the connection closes after it.
+ * libmicrohttpd closes when the request asked to: the request is made to
+ * ask (its headers' strings must live as long as the connection: static). */
+static void close_after_answer_if_due(struct http_server *s, struct MHD_Connection *conn,
+                                      struct http_request *rq)
+{
+    if (rq->closing || (!rq->uncertified && !atomic_load(&s->draining)))
+        return;
+    rq->closing = MHD_set_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONNECTION,
+                                           "close") == MHD_YES;
 }
 
 static enum MHD_Result serve_verb(struct http_server *s, struct MHD_Connection *conn,
@@ -254,6 +294,7 @@ static enum MHD_Result serve_verb(struct http_server *s, struct MHD_Connection *
     rq->hold = NULL;
     rq->arena = NULL;
     rq->body = NULL;
+    close_after_answer_if_due(s, conn, rq); /* the drain may have begun while it was decided */
     return http_send_pieces(conn, reply.status, reply.pieces, reply.n_pieces, hold_done, hold);
 }
 
@@ -325,7 +366,7 @@ static enum MHD_Result on_verb_headers(struct http_server *s, struct MHD_Connect
         verb_memory_charge(http_verb_of(rq->route),
                            cl != NULL ? (size_t)length : (size_t)rq->cfg->max_body_bytes, rq->cfg);
     const struct timespec until = budget_deadline(rq);
-    int rc = http_budget_reserve(s->budget, charge, &until);
+    int rc = reserve_memory(s, rq, charge, &until);
     rq->charge = charge;
     if (rc != 0) {
         rq->over_budget = rc == -E2BIG;
@@ -339,6 +380,8 @@ static enum MHD_Result on_verb_headers(struct http_server *s, struct MHD_Connect
         return MHD_YES;
     }
     rq->reserved = charge;
+    http_guard_body_reserved(rq->listener->guard, conn,
+                             cl != NULL ? (size_t)length : (size_t)rq->cfg->max_body_bytes);
     start_verb(s, rq, length, cl != NULL);
     return MHD_YES;
 }
@@ -367,13 +410,15 @@ static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *
         rq->route = HTTP_ROUTE_NOT_FOUND;
     /* mTLS: everything but the probes (kubelet has no client certificate;
      * they reveal nothing) needs a verified client. The operations
-     * listener asks for none. */
-    if (s->mtls && !rq->listener->ops_only && rq->route != HTTP_ROUTE_HEALTHZ &&
-        rq->route != HTTP_ROUTE_READYZ) {
-        r = (struct http_refusal){OPS_REFUSAL_CLIENT_CERTIFICATE, MHD_HTTP_FORBIDDEN,
-                                  http_tls_client_refusal(conn)};
-        if (r.why != NULL)
-            return http_refuse(s, conn, rq, &r, false);
+     * listener asks for none. A client without one gets one answer per
+     * connection: it cannot keep a slot kube-scheduler needs. */
+    const char *uncertified =
+        s->mtls && !rq->listener->ops_only ? http_tls_client_refusal(conn) : NULL;
+    rq->uncertified = uncertified != NULL;
+    close_after_answer_if_due(s, conn, rq);
+    if (uncertified != NULL && rq->route != HTTP_ROUTE_HEALTHZ && rq->route != HTTP_ROUTE_READYZ) {
+        r = (struct http_refusal){OPS_REFUSAL_CLIENT_CERTIFICATE, MHD_HTTP_FORBIDDEN, uncertified};
+        return http_refuse(s, conn, rq, &r, false);
     }
     if (http_is_verb_route(rq->route))
         rq->method_ok = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
@@ -391,6 +436,20 @@ static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *
     return on_verb_headers(s, conn, rq, &h);
 }
 
+/* An answer queued by this call starts the write deadline (slots.h). */
+static void answer_queued(const struct http_listener *l, struct MHD_Connection *conn,
+                          struct http_request *rq)
+{
+    if (rq->queued)
+        return;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_HTTP_STATUS);
+    if (ci == NULL || ci->http_status == 0)
+        return;
+    rq->queued = true;
+    http_guard_answer_queued(l->guard, conn);
+}
+
 enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                 const char *method, const char *version, const char *upload_data,
                                 size_t *upload_data_size, void **req_cls)
@@ -403,17 +462,27 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
 
     if (rq == NULL)
         return MHD_NO; /* http_on_uri found no memory */
-    if (!rq->started)
-        return on_headers(s, conn, url, method, version, rq);
-    if (*upload_data_size != 0) {
+    /* At the headers on_headers does it once the head has been read: the
+     * added header would be read as the client's. */
+    if (rq->started)
+        close_after_answer_if_due(s, conn, rq);
+    enum MHD_Result ret;
+    if (!rq->started) {
+        ret = on_headers(s, conn, url, method, version, rq);
+    } else if (*upload_data_size != 0) {
         /* A body dripping in is the guard's: its watchdog cuts it at the
          * request deadline from the headers, bytes arriving or not. */
         take_chunk(rq, upload_data, *upload_data_size);
         *upload_data_size = 0;
+        if (rq->hold != NULL)
+            http_guard_body_progress(l->guard, conn, rq->len);
         return MHD_YES;
+    } else {
+        http_guard_body_done(l->guard, conn);
+        ret = serve_final(s, conn, rq);
     }
-    http_guard_body_done(l->guard, conn);
-    return serve_final(s, conn, rq);
+    answer_queued(l, conn, rq);
+    return ret;
 }
 
 void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn)

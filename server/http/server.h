@@ -38,6 +38,7 @@ struct http_server {
     struct cfg_live live;           /* what requests use; swapped by http_reload() */
     bool mtls;                      /* client certificates are required on main (set at start) */
     atomic_bool ready;
+    atomic_bool draining;    /* http_stop has begun: every answer closes its connection */
     struct cluster *cluster; /* borrowed; NULL: request-only */
     struct ops_metrics metrics;
     struct ops_ring decisions;  /* recorded while debug endpoints are on */
@@ -60,6 +61,9 @@ struct http_request {
     char path[HTTP_PATH_MAX];             /* the target's path, decoded; "" if longer */
     enum http_route route;
     bool method_ok;
+    bool uncertified; /* mTLS listener, no verified client certificate: one answer, then close */
+    bool closing;     /* the answer will say Connection: close, and the connection closes */
+    bool queued;      /* an answer is queued: the guard times its writing */
     bool too_large;
     bool no_room;           /* the memory budget had none: 503 once the body is drained */
     bool oom;               /* the body could not be allocated: 500 once it is drained */

@@ -4,6 +4,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdbool.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,11 @@ struct http_slot {
     enum http_phase phase;
     double since; /* when the phase began (HEAD: the request's first byte, at most) */
     bool cut;     /* shut down; gone once removed */
+    /* The request's reservation in the memory budget, and its upload. */
+    bool holds_memory;
+    size_t announced, received; /* body bytes: announced (or charged), received so far */
+    double progress;            /* the last body byte, or the last answer byte taken */
+    int unsent;                 /* the answer's bytes in the kernel at the last look */
     struct http_slot *prev, *next;
 };
 
@@ -70,33 +77,61 @@ static void cut(struct http_slots *s, struct http_slot *c, double now, enum ops_
     ops_access_log_refused(reason, 0, why, (const struct sockaddr *)&c->addr, now - c->since);
 }
 
-static bool is_incomplete(const struct http_slot *c)
+/* With the lock held: an idle connection that received bytes after its
+ * last request ended has a new request under way, its headers not yet
+ * complete (else the handler would have moved it on). libmicrohttpd has
+ * read those bytes already; the kernel still knows when they came. */
+static void notice_new_request(struct http_slot *c, double now)
 {
-    return !c->cut && (c->phase == HTTP_PHASE_HEAD || c->phase == HTTP_PHASE_BODY);
+    struct tcp_info ti;
+    socklen_t len = sizeof(ti);
+    if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == -1)
+        return; /* not TCP: nothing to notice */
+    double last = now - ti.tcpi_last_data_recv / 1000.0;
+    if (last > c->since + RECV_SLACK) {
+        c->phase = HTTP_PHASE_HEAD;
+        c->since = last; /* its last byte so far: the deadline errs late, by a drip */
+    }
 }
 
-/* With the lock held: closes the incomplete request (headers before
- * bodies) that has waited longest, from @from only when not NULL.
- * Returns whether one was closed. */
-static bool evict_oldest(struct http_slots *s, const struct sockaddr *from, double now)
+/* With the lock held: the order in which @c is closed to make room, lowest
+ * first (-1: never). Idle connections go first, oldest idle first: a
+ * kept-alive connection costs its client only a new connect; then
+ * incomplete requests, headers before bodies; then answers left unread. */
+static int evict_rank(struct http_slot *c, double now)
 {
-    struct http_slot *best = NULL;
-    for (struct http_slot *c = s->head; c != NULL; c = c->next) {
-        if (!is_incomplete(c) || now - c->since < HTTP_SLOTS_EVICT_MIN_AGE)
-            continue;
-        if (from != NULL && !is_same_ip((const struct sockaddr *)&c->addr, from))
-            continue;
-        if (best == NULL || c->phase < best->phase ||
-            (c->phase == best->phase && c->since < best->since))
-            best = c;
+    if (c->cut)
+        return -1;
+    if (c->phase == HTTP_PHASE_IDLE)
+        notice_new_request(c, now); /* bytes since: a request under way */
+    if (now - c->since < HTTP_SLOTS_EVICT_MIN_AGE)
+        return -1;
+    switch (c->phase) {
+    case HTTP_PHASE_IDLE:
+        return 0;
+    case HTTP_PHASE_HEAD:
+        return 1;
+    case HTTP_PHASE_BODY:
+        return 2;
+    case HTTP_PHASE_SEND:
+        return 3;
+    default:
+        return -1; /* being decided */
     }
-    if (best == NULL)
-        return false;
-    cut(s, best, now, OPS_REFUSAL_EVICTED,
-        best->phase == HTTP_PHASE_HEAD
-            ? "closed to make room, slots full of incomplete requests: headers not complete"
-            : "closed to make room, slots full of incomplete requests: body not complete");
-    return true;
+}
+
+static const char *evict_why(enum http_phase phase)
+{
+    switch (phase) {
+    case HTTP_PHASE_IDLE:
+        return "closed to make room, slots full: idle keep-alive connection";
+    case HTTP_PHASE_HEAD:
+        return "closed to make room, slots full: headers not complete";
+    case HTTP_PHASE_BODY:
+        return "closed to make room, slots full: body not complete";
+    default:
+        return "closed to make room, slots full: answer not read by the client";
+    }
 }
 
 /* With the lock held: the connections not cut, from @from (NULL: all). */
@@ -108,20 +143,78 @@ static int count_live(const struct http_slots *s, const struct sockaddr *from)
     return n;
 }
 
+/* With the lock held: the most connections one address holds. */
+static int heaviest(const struct http_slots *s)
+{
+    int most = 0;
+    for (const struct http_slot *c = s->head; c != NULL; c = c->next) {
+        int n = c->cut ? 0 : count_live(s, (const struct sockaddr *)&c->addr);
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
+/* With the lock held: closes the connection first in evict_rank's order,
+ * from @from only when not NULL, and only from an address holding @holding
+ * connections when that is not 0. Returns whether one was closed. */
+static bool evict_oldest(struct http_slots *s, const struct sockaddr *from, int holding, double now)
+{
+    struct http_slot *best = NULL;
+    int best_rank = -1;
+    for (struct http_slot *c = s->head; c != NULL; c = c->next) {
+        const struct sockaddr *a = (const struct sockaddr *)&c->addr;
+        if (from != NULL && !is_same_ip(a, from))
+            continue;
+        int rank = evict_rank(c, now);
+        if (rank < 0 || (holding != 0 && count_live(s, a) != holding))
+            continue;
+        if (best == NULL || rank < best_rank || (rank == best_rank && c->since < best->since)) {
+            best = c;
+            best_rank = rank;
+        }
+    }
+    if (best == NULL)
+        return false;
+    cut(s, best, now, OPS_REFUSAL_EVICTED, evict_why(best->phase));
+    return true;
+}
+
+/* With the lock held: @addr is refused, counted and logged with @why. */
+static void refuse(struct http_slots *s, const struct sockaddr *addr, const char *why)
+{
+    ops_metrics_refused(s->metrics, OPS_REFUSAL_PER_IP_LIMIT);
+    ops_access_log_refused(OPS_REFUSAL_PER_IP_LIMIT, 0, why, addr, 0);
+}
+
 int http_slots_admit(struct http_slots *s, const struct sockaddr *addr, double now)
 {
     int rc = 0;
     pthread_mutex_lock(&s->lock);
-    if (count_live(s, addr) >= s->per_ip_limit && !evict_oldest(s, addr, now)) {
-        rc = -EBUSY; /* all of that address's slots hold requests in progress */
-        ops_metrics_refused(s->metrics, OPS_REFUSAL_PER_IP_LIMIT);
-        ops_access_log_refused(OPS_REFUSAL_PER_IP_LIMIT, 0,
-                               "connection refused: its address is at its connection limit "
-                               "with requests in progress",
-                               addr, 0);
+    int mine = count_live(s, addr);
+    bool last = count_live(s, NULL) + 1 >= s->connection_limit;
+    if (mine >= s->per_ip_limit) {
+        /* Its own connections make room, or it is refused. */
+        if (!evict_oldest(s, addr, 0, now)) {
+            rc = -EBUSY;
+            refuse(s, addr,
+                   "connection refused: its address is at its connection limit with requests in "
+                   "progress");
+        }
+    } else if (last && mine > 0 && mine >= s->connection_limit / HTTP_SLOTS_HEAVY_SHARE) {
+        /* Nearly full, and it holds many already: it makes room from its
+         * own, else it is refused at once. Making room for it elsewhere
+         * would only let it churn the slots while the backlog, where
+         * kube-scheduler's and the kubelet's connections wait, stands. */
+        if (!evict_oldest(s, addr, 0, now)) {
+            rc = -EBUSY;
+            refuse(s, addr,
+                   "connection refused: the slots are nearly full and its address holds many of "
+                   "them, with requests in progress");
+        }
+    } else if (last && !evict_oldest(s, NULL, heaviest(s), now)) {
+        /* Room for the next one, from the address that holds the most. */
+        evict_oldest(s, NULL, 0, now);
     }
-    if (rc == 0 && count_live(s, NULL) + 1 >= s->connection_limit)
-        evict_oldest(s, NULL, now);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
@@ -165,24 +258,95 @@ void http_slots_set_phase(struct http_slots *s, struct http_slot *c, enum http_p
     pthread_mutex_lock(&s->lock);
     c->phase = phase;
     c->since = now;
+    c->progress = now;
+    c->unsent = 0;
+    if (phase == HTTP_PHASE_HEAD || phase == HTTP_PHASE_IDLE)
+        c->holds_memory = false; /* the request ended: its memory is back */
+    if (phase == HTTP_PHASE_BODY)
+        c->announced = c->received = 0;
     pthread_mutex_unlock(&s->lock);
 }
 
-/* With the lock held: an idle connection that received bytes after its
- * last request ended has a new request under way, its headers not yet
- * complete (else the handler would have moved it on). libmicrohttpd has
- * read those bytes already; the kernel still knows when they came. */
-static void notice_new_request(struct http_slot *c, double now)
+void http_slots_set_body(struct http_slots *s, struct http_slot *c, size_t announced, double now)
 {
-    struct tcp_info ti;
-    socklen_t len = sizeof(ti);
-    if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == -1)
-        return; /* not TCP: nothing to notice */
-    double last = now - ti.tcpi_last_data_recv / 1000.0;
-    if (last > c->since + RECV_SLACK) {
-        c->phase = HTTP_PHASE_HEAD;
-        c->since = last; /* its last byte so far: the deadline errs late, by a drip */
+    pthread_mutex_lock(&s->lock);
+    c->holds_memory = true;
+    c->announced = announced;
+    c->received = 0;
+    c->progress = now;
+    pthread_mutex_unlock(&s->lock);
+}
+
+void http_slots_body_progress(struct http_slots *s, struct http_slot *c, size_t received,
+                              double now)
+{
+    pthread_mutex_lock(&s->lock);
+    c->received = received;
+    c->progress = now;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* With the lock held: the answer's bytes still in the kernel's send queue
+ * (sent, not yet acknowledged, or not sent). */
+static int unsent_bytes(const struct http_slot *c)
+{
+    int n = 0;
+    if (ioctl(c->fd, SIOCOUTQ, &n) == -1)
+        return 0;
+    return n;
+}
+
+/* With the lock held: how far @c, holding memory, is from giving it back
+ * (seconds; negative: not to be closed for memory). An upload counts when
+ * no byte came for HTTP_SLOTS_EVICT_MIN_AGE, or when at its rate so far it
+ * would not be complete within the request @deadline of its headers (it
+ * would be cut then anyway); an answer when its client took nothing for
+ * HTTP_SLOTS_EVICT_MIN_AGE. A steady upload that will make it stays. */
+static double memory_stall(const struct http_slot *c, double now, double deadline)
+{
+    if (c->cut || !c->holds_memory || now - c->since < HTTP_SLOTS_EVICT_MIN_AGE)
+        return -1;
+    double stall = now - c->progress;
+    if (c->phase == HTTP_PHASE_SEND)
+        return stall >= HTTP_SLOTS_EVICT_MIN_AGE ? stall : -1;
+    if (c->phase != HTTP_PHASE_BODY)
+        return -1; /* being decided: its memory is at work */
+    if (stall >= HTTP_SLOTS_EVICT_MIN_AGE)
+        return stall;
+    double rest = (double)(c->announced > c->received ? c->announced - c->received : 0);
+    double need = c->received > 0 ? rest * (now - c->since) / (double)c->received : 1e9;
+    return now - c->since + need > deadline ? need : -1;
+}
+
+bool http_slots_evict_for_memory(struct http_slots *s, double now, double deadline)
+{
+    struct http_slot *best = NULL;
+    double best_stall = HTTP_SLOTS_EVICT_MIN_AGE;
+    pthread_mutex_lock(&s->lock);
+    for (struct http_slot *c = s->head; c != NULL; c = c->next) {
+        double stall = memory_stall(c, now, deadline);
+        if (stall >= best_stall) {
+            best = c;
+            best_stall = stall;
+        }
     }
+    if (best != NULL)
+        cut(s, best, now, OPS_REFUSAL_EVICTED,
+            best->phase == HTTP_PHASE_BODY
+                ? "closed to make room in the memory budget: body arriving too slowly"
+                : "closed to make room in the memory budget: answer not read by the client");
+    pthread_mutex_unlock(&s->lock);
+    return best != NULL;
+}
+
+/* With the lock held: the client of an answer being written took some of
+ * it since the last look (the kernel's send queue moved). */
+static void notice_answer_taken(struct http_slot *c, double now)
+{
+    int unsent = unsent_bytes(c);
+    if (unsent != c->unsent)
+        c->progress = now;
+    c->unsent = unsent;
 }
 
 void http_slots_tick(struct http_slots *s, double now, double deadline)
@@ -199,10 +363,15 @@ void http_slots_tick(struct http_slots *s, double now, double deadline)
         else if (c->phase == HTTP_PHASE_BODY && now - c->since > deadline)
             cut(s, c, now, OPS_REFUSAL_BODY_TIMEOUT,
                 "request body not complete within the request timeout, connection closed");
+        else if (c->phase == HTTP_PHASE_SEND)
+            notice_answer_taken(c, now);
+        if (!c->cut && c->phase == HTTP_PHASE_SEND && now - c->since > HTTP_SLOTS_WRITE_DEADLINE)
+            cut(s, c, now, OPS_REFUSAL_EVICTED,
+                "answer not read by the client within the write deadline, connection closed");
     }
     /* Full, and the last accept could make no room (nothing was old enough
      * then): make it now, so the backlog moves. */
     if (count_live(s, NULL) >= s->connection_limit)
-        evict_oldest(s, NULL, now);
+        evict_oldest(s, NULL, 0, now);
     pthread_mutex_unlock(&s->lock);
 }

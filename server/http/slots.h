@@ -1,8 +1,9 @@
 /*
  * The connection slots and the requests in them, for the guard
  * (guard.h): which phase each connection's request is in and since when,
- * which to cut at the request deadline, and which to close to make room
- * when the slots are full. No libmicrohttpd in here: times are passed in
+ * which to cut at the request and write deadlines, which to close to make
+ * room when the slots are full, and which upload or unread answer to
+ * close when the memory budget is short. No libmicrohttpd in here: times are passed in
  * (CLOCK_MONOTONIC seconds) and a connection is cut by shutdown(2) of its
  * descriptor, so that this is tested alone with socket pairs.
  */
@@ -10,6 +11,8 @@
 #define SERVER_HTTP_SLOTS_H
 
 #include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/socket.h>
 
 #include "server/ops/metrics.h"
@@ -19,6 +22,7 @@ enum http_phase {
     HTTP_PHASE_BODY,     /* headers in, body not complete */
     HTTP_PHASE_BUSY,     /* complete: being answered */
     HTTP_PHASE_IDLE,     /* between requests (keep-alive) */
+    HTTP_PHASE_SEND,     /* answer queued: being written to the client */
 };
 
 struct http_slot; /* one connection, from its accept to its close */
@@ -35,6 +39,12 @@ struct http_slots {
  * a burst of new connections would close each other's requests. */
 #define HTTP_SLOTS_EVICT_MIN_AGE 0.5
 
+/* The write deadline (seconds): an answer not taken by its client this
+ * long after it was queued is cut, its memory given back. Twice
+ * kube-scheduler's default httpTimeout (5 s): an answer later than that
+ * is read by nobody, and a /debug page over a port-forward has room. */
+#define HTTP_SLOTS_WRITE_DEADLINE 10.0
+
 /* Sets up @s for at most @connection_limit connections, at most
  * @per_ip_limit of them from one address, counting what it cuts or
  * refuses in @metrics (cpu_extender_http_refused_total, borrowed) and
@@ -45,14 +55,24 @@ int http_slots_init(struct http_slots *s, int connection_limit, int per_ip_limit
 /* Frees every entry left and the lock (no other thread may use @s). */
 void http_slots_destroy(struct http_slots *s);
 
+/* When the slots are nearly full, an address holding 1/HTTP_SLOTS_HEAVY_SHARE
+ * of them (16 of 64, 4 of 16) or more gets a new connection only in
+ * exchange for one of its own. */
+#define HTTP_SLOTS_HEAVY_SHARE 4
+
 /*
- * Whether a new connection from @addr may be accepted at @now: when its
- * address is at the per-IP limit, the incomplete request from that address
- * that has waited longest (at least HTTP_SLOTS_EVICT_MIN_AGE) is closed to
- * make room, and only when there is none is the answer -EBUSY; when it
- * takes the last slot, the longest-waiting incomplete request of any
- * address is closed for the next one (libmicrohttpd stops accepting at
- * the total limit). Returns 0 or -EBUSY. Thread-safe.
+ * Whether a new connection from @addr may be accepted at @now. When its
+ * address is at the per-IP limit, or the new connection takes the last
+ * slot and its address holds a heavy share already, one of that
+ * address's own connections is closed to make room, and only when none
+ * may be is the answer -EBUSY (at once: the backlog behind it moves on);
+ * otherwise, when it takes the last slot, one connection of the address
+ * holding the most is closed for the next one (libmicrohttpd stops
+ * accepting at the total limit). Which one: the idle keep-alive
+ * connection idle longest, else the incomplete request (headers before
+ * bodies) waiting longest, else the answer unread longest; each at least
+ * HTTP_SLOTS_EVICT_MIN_AGE in that state. Requests being decided are
+ * never closed. Returns 0 or -EBUSY. Thread-safe.
  */
 int http_slots_admit(struct http_slots *s, const struct sockaddr *addr, double now);
 
@@ -71,14 +91,36 @@ void http_slots_remove(struct http_slots *s, struct http_slot *c);
 void http_slots_set_phase(struct http_slots *s, struct http_slot *c, enum http_phase phase,
                           double now);
 
+/* The request on @c reserved memory in the budget for a body of
+ * @announced bytes (0: it reserved none). Thread-safe. */
+void http_slots_set_body(struct http_slots *s, struct http_slot *c, size_t announced, double now);
+
+/* The request on @c has received @received bytes of its body by @now.
+ * Thread-safe. */
+void http_slots_body_progress(struct http_slots *s, struct http_slot *c, size_t received,
+                              double now);
+
+/*
+ * The memory budget is short at @now: closes the request holding memory
+ * that is furthest from giving it back, at least HTTP_SLOTS_EVICT_MIN_AGE
+ * into its phase: an upload that has received nothing for
+ * HTTP_SLOTS_EVICT_MIN_AGE, or that at its rate so far would not be
+ * complete within the request @deadline (seconds) of its headers; an
+ * answer whose client has taken nothing for HTTP_SLOTS_EVICT_MIN_AGE.
+ * The longest stalled, or slowest, goes first. Returns whether one was
+ * closed (its memory comes back when libmicrohttpd ends it). Thread-safe.
+ */
+bool http_slots_evict_for_memory(struct http_slots *s, double now, double deadline);
+
 /*
  * One watchdog look at @now: cuts every request whose headers, or whose
  * body, are not complete @deadline seconds after its phase began (a
  * request on a kept-alive connection begins with its first byte, read from
  * the kernel's TCP_INFO since libmicrohttpd has read the bytes already),
- * and, when every slot is taken, makes room as http_slots_admit does.
- * Requests being answered and idle connections are never cut.
- * Thread-safe.
+ * every answer its client has not taken HTTP_SLOTS_WRITE_DEADLINE seconds
+ * after it was queued, and, when every slot is taken, makes room as
+ * http_slots_admit does. Requests being decided are never cut; idle
+ * connections only to make room. Thread-safe.
  */
 void http_slots_tick(struct http_slots *s, double now, double deadline);
 

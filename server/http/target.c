@@ -4,10 +4,25 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 static bool is_control(unsigned char c)
 {
     return c < 0x20 || c == 0x7f;
+}
+
+/* Where the path of an absolute-form target begins (after the scheme and
+ * authority; the scheme's case does not matter), or @target itself for
+ * the origin form. */
+static const char *skip_absolute_form(const char *target)
+{
+    size_t scheme = strncasecmp(target, "http://", 7) == 0    ? 7
+                    : strncasecmp(target, "https://", 8) == 0 ? 8
+                                                              : 0;
+    if (scheme == 0)
+        return target;
+    return target + scheme + strcspn(target + scheme, "/?");
 }
 
 const char *http_target_read(const char *target, char path[HTTP_PATH_MAX])
@@ -18,7 +33,10 @@ const char *http_target_read(const char *target, char path[HTTP_PATH_MAX])
     for (const char *p = target; *p != '\0'; p++)
         if (*p == ' ' || is_control((unsigned char)*p))
             return "control character or space in the request target";
-    for (const char *p = target; *p != '\0' && *p != '?'; p++) {
+    const char *at = skip_absolute_form(target);
+    if (at != target && *at != '/')
+        path[j++] = '/'; /* http://host or http://host?q: the path is "/" */
+    for (const char *p = at; *p != '\0' && *p != '?'; p++) {
         unsigned char c = (unsigned char)*p;
         if (c == '%') {
             if (!isxdigit((unsigned char)p[1]) || !isxdigit((unsigned char)p[2]))

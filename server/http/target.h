@@ -18,6 +18,9 @@
  * followed by two hex digits in the path, or a path that decodes to a
  * control character (Go's url package refuses the raw ones; decoded ones
  * route nowhere in Go). A path too long for @path leaves it "".
+ * An absolute-form target (http://host:port/path, RFC 9112 section 3.2.2:
+ * a server must accept it) names its path after the authority; with no
+ * path there, the path is "/".
  */
 const char *http_target_read(const char *target, char path[HTTP_PATH_MAX]);
 

@@ -20,6 +20,26 @@ START_TEST(target_path_is_decoded_without_the_query)
 }
 END_TEST
 
+/* RFC 9112 section 3.2.2: a server must accept the absolute form; it
+ * routes by its path (issue 23, finding 11: it got 404). */
+START_TEST(target_absolute_form_routes_by_its_path)
+{
+    char path[HTTP_PATH_MAX];
+    ck_assert_ptr_null(http_target_read("http://127.0.0.1:8888/scheduler/prioritize", path));
+    ck_assert_str_eq(path, "/scheduler/prioritize");
+    ck_assert_ptr_null(http_target_read("HTTPS://[::1]:8888/scheduler/%66ilter?x=1", path));
+    ck_assert_str_eq(path, "/scheduler/filter");
+    ck_assert_ptr_null(http_target_read("http://host", path));
+    ck_assert_str_eq(path, "/");
+    ck_assert_ptr_null(http_target_read("http://host?healthz", path));
+    ck_assert_str_eq(path, "/");
+    /* not a scheme we serve: a path like any other, routed nowhere */
+    ck_assert_ptr_null(http_target_read("ftp://host/healthz", path));
+    ck_assert_str_eq(path, "ftp://host/healthz");
+    ck_assert_str_eq(http_target_read("http://host/a%00", path), "control character in the path");
+}
+END_TEST
+
 /* libmicrohttpd would end the path at %00 and route what is before it. */
 START_TEST(target_decoded_control_characters_are_refused)
 {
@@ -78,6 +98,7 @@ Suite *target_suite(void)
     Suite *s = suite_create("target");
     TCase *tc = tcase_create("target");
     tcase_add_test(tc, target_path_is_decoded_without_the_query);
+    tcase_add_test(tc, target_absolute_form_routes_by_its_path);
     tcase_add_test(tc, target_decoded_control_characters_are_refused);
     tcase_add_test(tc, target_raw_controls_spaces_and_bad_escapes_are_refused);
     tcase_add_test(tc, target_too_long_path_is_empty);
