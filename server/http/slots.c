@@ -366,7 +366,7 @@ void http_slots_tick(struct http_slots *s, double now, double deadline)
         else if (c->phase == HTTP_PHASE_SEND)
             notice_answer_taken(c, now);
         if (!c->cut && c->phase == HTTP_PHASE_SEND && now - c->since > HTTP_SLOTS_WRITE_DEADLINE)
-            cut(s, c, now, OPS_REFUSAL_EVICTED,
+            cut(s, c, now, OPS_REFUSAL_WRITE_TIMEOUT,
                 "answer not read by the client within the write deadline, connection closed");
     }
     /* Full, and the last accept could make no room (nothing was old enough

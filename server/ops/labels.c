@@ -28,6 +28,7 @@ static const char *const refusal_names[OPS_REFUSAL_COUNT] = {
     [OPS_REFUSAL_HEADERS_TIMEOUT] = "headers_timeout",
     [OPS_REFUSAL_BODY_TIMEOUT] = "body_timeout",
     [OPS_REFUSAL_EVICTED] = "evicted",
+    [OPS_REFUSAL_WRITE_TIMEOUT] = "write_timeout",
     [OPS_REFUSAL_PER_IP_LIMIT] = "per_ip_limit",
 };
 static const char *const memory_names[OPS_MEMORY_COUNT] = {

@@ -56,8 +56,10 @@ enum ops_refusal {
     OPS_REFUSAL_CLIENT_CERTIFICATE, /* 403: none, or one that does not verify (mTLS) */
     OPS_REFUSAL_HEADERS_TIMEOUT,    /* cut: headers (TLS handshake included) past the deadline */
     OPS_REFUSAL_BODY_TIMEOUT,       /* cut: body past the deadline */
-    OPS_REFUSAL_EVICTED,            /* closed to make room: slots full of incomplete requests */
-    OPS_REFUSAL_PER_IP_LIMIT,       /* not accepted: its address's slots all in progress */
+    OPS_REFUSAL_EVICTED,       /* closed to make room: an idle connection, an incomplete request
+                                * or an unread answer (server/http/slots.h says which first) */
+    OPS_REFUSAL_WRITE_TIMEOUT, /* cut: its answer unread past the write deadline */
+    OPS_REFUSAL_PER_IP_LIMIT,  /* not accepted: its address's slots all in progress */
     OPS_REFUSAL_COUNT,
 };
 
