@@ -9,6 +9,7 @@
 
 #include "base/arena.h"
 #include "base/log.h"
+#include "cli/stop_watchdog.h"
 #include "config/advice.h"
 #include "config/config.h"
 #include "config/filter_need.h"
@@ -258,9 +259,21 @@ int cli_serve(int argc, char **argv)
     log_started(&c, s, cl != NULL);
     cfg_advice(&c, log_advice, NULL);
     int sig = serve_loop(s, cl, &c, argc, argv, &sigs);
-    LOG(LOG_INFO, "stopping", LOG_STR("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"));
+    LOG(LOG_INFO, "stopping", LOG_STR("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"),
+        LOG_INT("drainSeconds", c.drain_seconds), LOG_INT("graceSeconds", CLI_STOP_GRACE_SECONDS));
+    struct cli_stop_watchdog watchdog;
+    bool watched =
+        cli_stop_watchdog_start(&watchdog, c.drain_seconds, cl ? cluster_client(cl) : NULL) == 0;
+    if (!watched)
+        LOG(LOG_WARN, "shutdown watchdog not started: the stop waits for what is in flight");
     http_set_unready(s);
     http_stop(s, c.drain_seconds);
+    if (watched)
+        cli_stop_watchdog_forget_client(&watchdog);
+    cluster_stop(cl);
+    if (watched)
+        cli_stop_watchdog_end(&watchdog);
+    cl = NULL;
     status = 0;
 out_cluster:
     cluster_stop(cl);

@@ -121,6 +121,7 @@ struct fake_apiserver {
     enum fake_gone gone;
     unsigned fail_n;
     int fail_status;
+    bool hang_bindings; /* binding POSTs wait, unanswered, until switched off or the stop */
     struct metric metrics[METRICS_MAX];
     size_t n_metrics;
     char timestamp[64], window[32];
@@ -972,6 +973,9 @@ static enum MHD_Result serve_binding(struct fake_apiserver *f, struct MHD_Connec
 
     pthread_mutex_lock(&f->lock);
     f->counts.bindings++;
+    /* A hung API server: the request is read, no answer comes. */
+    while (f->hang_bindings && !f->stopping)
+        pthread_cond_wait(&f->cond, &f->lock);
     if (copy != NULL && f->n_bindings == f->cap_bindings) {
         size_t cap = f->cap_bindings == 0 ? 16 : f->cap_bindings * 2;
         char **more = realloc(f->bindings, cap * sizeof(*more));
@@ -1695,6 +1699,14 @@ void fake_set_token(struct fake_apiserver *f, const char *token)
     pthread_mutex_lock(&f->lock);
     free(f->token);
     f->token = copy;
+    pthread_mutex_unlock(&f->lock);
+}
+
+void fake_hang_bindings(struct fake_apiserver *f, bool hang)
+{
+    pthread_mutex_lock(&f->lock);
+    f->hang_bindings = hang;
+    pthread_cond_broadcast(&f->cond);
     pthread_mutex_unlock(&f->lock);
 }
 

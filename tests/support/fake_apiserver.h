@@ -16,6 +16,7 @@
 #ifndef TESTS_SUPPORT_FAKE_APISERVER_H
 #define TESTS_SUPPORT_FAKE_APISERVER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum fake_kind {
@@ -142,6 +143,10 @@ void fake_set_metrics_time(struct fake_apiserver *f, const char *timestamp, cons
 /* 0 serves the metrics API; 404 or 503 (or any status) answers that, as a
  * cluster without (a working) metrics-server does. */
 void fake_set_metrics_status(struct fake_apiserver *f, int status);
+
+/* With @hang, binding POSTs are counted and then never answered (a hung
+ * API server) until hanging is switched off again or the fake stops. */
+void fake_hang_bindings(struct fake_apiserver *f, bool hang);
 
 /* The counters, copied at one instant. */
 void fake_counts(struct fake_apiserver *f, struct fake_counts *out);
