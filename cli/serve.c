@@ -1,6 +1,7 @@
 #include "cli/serve.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
@@ -183,6 +184,20 @@ static void block_signals(sigset_t *sigs)
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* Allocations of this size or more are mapped and unmapped: an API
+ * answer's body or a large request gives its memory back when freed. */
+#define SERVE_MMAP_THRESHOLD (1u << 20)
+
+/* glibc raises its mmap threshold to the largest block freed (up to
+ * 32 MiB), after which a list page's megabytes come from a thread's heap
+ * and stay in the process after it is freed: idle RSS would keep the peak
+ * of the largest answer. A fixed threshold keeps large blocks mapped. */
+static void keep_large_blocks_mapped(void)
+{
+    if (mallopt(M_MMAP_THRESHOLD, SERVE_MMAP_THRESHOLD) != 1)
+        LOG(LOG_WARN, "mallopt(M_MMAP_THRESHOLD) refused: idle memory may stay at its peak");
+}
+
 /* Until SIGTERM or SIGINT: SIGHUP, or a config file that changed (checked
  * every second: a ConfigMap update arrives as a new file), reloads. */
 static int serve_loop(struct http_server *s, struct cluster *cl, struct cfg *c, int argc,
@@ -238,6 +253,7 @@ int cli_serve(int argc, char **argv)
     if (cfg_load_config(&c, argc, argv) != 0)
         return 2;
     log_set_level(c.log_level);
+    keep_large_blocks_mapped();
     codec_json_install_hooks();
     block_signals(&sigs);
     if (c.tls_cert[0] != '\0' && http_tls_init(&c, err) != 0) {

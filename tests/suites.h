@@ -59,6 +59,7 @@ Suite *budget_suite(void);
 Suite *memory_suite(void);
 Suite *memory_limits_suite(void);
 Suite *deadlines_suite(void);
+Suite *api_bounds_suite(void);
 Suite *listeners_suite(void);
 Suite *cli_suite(void);
 Suite *scheduler_config_suite(void);

@@ -19,23 +19,14 @@
 #include "base/clock.h"
 #include "cli/stop_watchdog.h"
 #include "tests/suites.h"
-#include "tests/support/fake_apiserver.h"
+#include "tests/support/fake_world.h"
 #include "tests/support/http_client.h"
-#include "tests/support/server_proc.h"
-#include "tests/support/test_certs.h"
 
-#define TOKEN "token-deadlines"
 #define BIND                                                                                       \
     "{\"PodName\":\"pending\",\"PodNamespace\":\"default\",\"PodUID\":\"uid-pending\","            \
     "\"Node\":\"n1\"}"
 
 static struct test_pki pki;
-
-struct world {
-    struct fake_apiserver *fake;
-    char kubeconfig[128];
-    struct server_proc server;
-};
 
 static void make_pki(void)
 {
@@ -47,17 +38,11 @@ static void remove_pki(void)
     test_pki_remove(&pki);
 }
 
-/* The fake with one node and one pending pod, bindings hung, a
- * kubeconfig for it, and the binary started with @flags and ready. */
-static void start_world(struct world *w, const char *const *flags)
+/* The fake with one node and one pending pod, bindings hung, and the
+ * binary started with @flags and ready. */
+static void start_world(struct fake_world *w, const char *const *flags)
 {
-    char cert[256], key[256], ca[256];
-    struct fake_params p = {
-        .cert_file = test_pki_path(&pki, "server.pem", cert, sizeof(cert)),
-        .key_file = test_pki_path(&pki, "server.key", key, sizeof(key)),
-        .token = TOKEN,
-    };
-    ck_assert_int_eq(fake_start(&p, &w->fake), 0);
+    fake_world_prepare(w, &pki);
     ck_assert_int_eq(fake_put(w->fake, FAKE_NODE,
                               "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":"
                               "{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}",
@@ -70,45 +55,12 @@ static void start_world(struct world *w, const char *const *flags)
                               NULL),
                      0);
     fake_hang_bindings(w->fake, true);
-
-    snprintf(w->kubeconfig, sizeof(w->kubeconfig), "%s/kubeconfig-deadlines-%d", pki.dir, getpid());
-    FILE *f = fopen(w->kubeconfig, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f,
-            "apiVersion: v1\nkind: Config\ncurrent-context: t\n"
-            "clusters:\n- name: fake\n  cluster:\n    server: https://127.0.0.1:%d\n"
-            "    certificate-authority: %s\n"
-            "users:\n- name: u\n  user:\n    token: " TOKEN "\n"
-            "contexts:\n- name: t\n  context:\n    cluster: fake\n    user: u\n",
-            fake_port(w->fake), test_pki_path(&pki, "ca.pem", ca, sizeof(ca)));
-    ck_assert_int_eq(fclose(f), 0);
-
-    const char *args[16] = {"--kubeconfig", w->kubeconfig};
-    size_t n = 2;
-    for (; *flags != NULL && n < 15; flags++)
-        args[n++] = *flags;
-    args[n] = NULL;
-    server_start(&w->server, args);
-    for (int i = 0; i < 200; i++) {
-        struct http_response r;
-        int rc = http_request(w->server.port, "GET", "/readyz", NULL, 0, &r);
-        int status = r.status;
-        http_response_free(&r);
-        if (rc == 0 && status == 200)
-            return;
-        usleep(50000);
-    }
-    ck_abort_msg("the cluster never became ready");
-}
-
-static void end_world(struct world *w)
-{
-    fake_stop(w->fake);
-    unlink(w->kubeconfig);
+    fake_world_start(w, flags);
+    fake_world_await_ready(w);
 }
 
 /* Waits (10 s at most) until the fake has received @n binding POSTs. */
-static void await_bindings(struct world *w, unsigned n)
+static void await_bindings(struct fake_world *w, unsigned n)
 {
     struct fake_counts c;
     for (int i = 0; i < 1000; i++) {
@@ -128,7 +80,7 @@ static void await_bindings(struct world *w, unsigned n)
  * kept the slots. */
 START_TEST(deadlines_bind_ends_near_scheduler_timeout)
 {
-    struct world w;
+    struct fake_world w;
     int fds[SLOTS];
     start_world(&w, (const char *const[]){"--scheduler-timeout-ms", "1000", NULL});
 
@@ -158,7 +110,7 @@ START_TEST(deadlines_bind_ends_near_scheduler_timeout)
     ck_assert_int_eq(r.status, 200);
     http_response_free(&r);
     ck_assert_int_eq(server_stop(&w.server), 0);
-    end_world(&w);
+    fake_world_end(&w);
 }
 END_TEST
 
@@ -166,7 +118,7 @@ END_TEST
  * still ends the process within drainSeconds and the grace. */
 START_TEST(deadlines_sigterm_with_bind_in_flight_is_bounded)
 {
-    struct world w;
+    struct fake_world w;
     start_world(&w,
                 (const char *const[]){"--scheduler-timeout-ms", "0", "--drain-seconds", "1", NULL});
     int fd = http_connect(w.server.port);
@@ -182,7 +134,7 @@ START_TEST(deadlines_sigterm_with_bind_in_flight_is_bounded)
     ck_assert_msg(status == 0, "exit status %d after %.1f s", status, took);
     ck_assert_msg(took < 1 + CLI_STOP_GRACE_SECONDS, "SIGTERM took %.1f s", took);
     close(fd);
-    end_world(&w);
+    fake_world_end(&w);
 }
 END_TEST
 
