@@ -60,6 +60,7 @@ Suite *memory_suite(void);
 Suite *memory_limits_suite(void);
 Suite *deadlines_suite(void);
 Suite *api_bounds_suite(void);
+Suite *debug_json_suite(void);
 Suite *listeners_suite(void);
 Suite *cli_suite(void);
 Suite *scheduler_config_suite(void);
