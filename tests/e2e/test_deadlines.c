@@ -138,6 +138,42 @@ START_TEST(deadlines_sigterm_with_bind_in_flight_is_bounded)
 }
 END_TEST
 
+/* A credential plugin that never answers (it sleeps): the informers wait
+ * in it, and nothing can cancel that wait. SIGTERM still ends the process
+ * at drainSeconds plus the grace, with the late status and a log line
+ * saying why. The old stop waited for the plugin's 60 s timeout. */
+START_TEST(deadlines_sigterm_with_hung_credential_plugin_is_bounded)
+{
+    struct fake_world w;
+    char ca[256];
+    fake_world_prepare(&w, &pki);
+    FILE *f = fopen(w.kubeconfig, "w");
+    ck_assert_ptr_nonnull(f);
+    /* 12 s: past the bound the test checks, and gone soon after the test
+     * (the process that started it is gone; it is not ours to kill). */
+    fprintf(f,
+            "apiVersion: v1\nkind: Config\ncurrent-context: t\n"
+            "clusters:\n- name: fake\n  cluster:\n    server: https://127.0.0.1:%d\n"
+            "    certificate-authority: %s\n"
+            "users:\n- name: u\n  user:\n    exec:\n"
+            "      apiVersion: client.authentication.k8s.io/v1\n"
+            "      interactiveMode: Never\n"
+            "      command: /bin/sleep\n"
+            "      args: [\"12\"]\n"
+            "contexts:\n- name: t\n  context:\n    cluster: fake\n    user: u\n",
+            fake_port(w.fake), test_pki_path(&pki, "ca.pem", ca, sizeof(ca)));
+    ck_assert_int_eq(fclose(f), 0);
+    fake_world_start(&w, (const char *const[]){"--drain-seconds", "1", NULL});
+
+    uint64_t start = clock_mono_ns();
+    int status = server_stop(&w.server);
+    double took = (double)(clock_mono_ns() - start) / 1e9;
+    ck_assert_msg(status == CLI_STOP_LATE_STATUS, "exit status %d after %.1f s", status, took);
+    ck_assert_msg(took < 1 + CLI_STOP_GRACE_SECONDS + 1.5, "SIGTERM took %.1f s", took);
+    fake_world_end(&w);
+}
+END_TEST
+
 Suite *deadlines_suite(void)
 {
     Suite *s = suite_create("deadlines");
@@ -146,6 +182,7 @@ Suite *deadlines_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, deadlines_bind_ends_near_scheduler_timeout);
     tcase_add_test(tc, deadlines_sigterm_with_bind_in_flight_is_bounded);
+    tcase_add_test(tc, deadlines_sigterm_with_hung_credential_plugin_is_bounded);
     suite_add_tcase(s, tc);
     return s;
 }
