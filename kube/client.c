@@ -181,7 +181,7 @@ static int result_of(CURLcode cc, const struct kube_xfer *x, const char *method,
         return x->fn_rc;
     if ((cc == CURLE_WRITE_ERROR && x->too_big) || cc == CURLE_FILESIZE_EXCEEDED) {
         if (x->stream)
-            err_set(err, "%s %s%s: line over %u MiB", method, server, path, KUBE_LINE_MAX >> 20);
+            err_set(err, "%s %s%s: line over %zu bytes", method, server, path, x->line_max);
         else
             err_set(err, "%s %s%s: body over %zu bytes", method, server, path, x->body_max);
         return -E2BIG;
@@ -313,6 +313,8 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
     x->cancel = &c->cancelled;
     x->body_max =
         b != NULL && b->body_max > 0 && b->body_max < KUBE_BODY_MAX ? b->body_max : KUBE_BODY_MAX;
+    x->line_max =
+        b != NULL && b->line_max > 0 && b->line_max < KUBE_LINE_MAX ? b->line_max : KUBE_LINE_MAX;
     if (x->stop == NULL && b != NULL)
         x->stop = b->stop;
     if (path[0] != '/') {
@@ -381,11 +383,19 @@ int kube_post(struct kube_client *c, const char *path, const char *body, size_t 
     return kube_post_bounded(c, path, body, len, timeout_seconds, NULL, out, err);
 }
 
+int kube_stream_bounded(struct kube_client *c, const char *path, int idle_seconds,
+                        const struct kube_bounds *b, kube_line_fn fn, void *ctx,
+                        struct kube_response *out, char *err)
+{
+    struct kube_xfer x = {.stream = true, .fn = fn, .ctx = ctx};
+    return perform(c, "GET", path, NULL, 0, 0, b, idle_seconds, &x, out, err);
+}
+
 int kube_stream(struct kube_client *c, const char *path, int idle_seconds, const atomic_bool *stop,
                 kube_line_fn fn, void *ctx, struct kube_response *out, char *err)
 {
-    struct kube_xfer x = {.stream = true, .fn = fn, .ctx = ctx, .stop = stop};
-    return perform(c, "GET", path, NULL, 0, 0, NULL, idle_seconds, &x, out, err);
+    const struct kube_bounds b = {.stop = stop};
+    return kube_stream_bounded(c, path, idle_seconds, &b, fn, ctx, out, err);
 }
 
 void kube_client_cancel(struct kube_client *c)

@@ -90,6 +90,10 @@ struct kube_bounds {
      * of `limit` objects, one item per node) says so here: the body then
      * cannot grow to whatever the server sends. */
     size_t body_max;
+    /* A stream's longest line (-E2BIG past it); 0: KUBE_LINE_MAX, and
+     * never more than that. A watch knows its events' objects are no
+     * larger than etcd keeps. */
+    size_t line_max;
     const atomic_bool *stop; /* -ECANCELED within about a second once true */
 };
 
@@ -129,5 +133,11 @@ typedef int (*kube_line_fn)(void *ctx, char *line, size_t len);
  */
 int kube_stream(struct kube_client *c, const char *path, int idle_seconds, const atomic_bool *stop,
                 kube_line_fn fn, void *ctx, struct kube_response *out, char *err);
+
+/* kube_stream under @b (NULL: none; b->stop, when set, in place of a
+ * separate stop flag). */
+int kube_stream_bounded(struct kube_client *c, const char *path, int idle_seconds,
+                        const struct kube_bounds *b, kube_line_fn fn, void *ctx,
+                        struct kube_response *out, char *err);
 
 #endif

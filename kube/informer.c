@@ -36,13 +36,14 @@
 #define INF_URL_LEN       (KUBE_PATH_LEN + 3 * INF_CONTINUE_MAX + 256)
 #define INF_IDLE_EXTRA    30 /* seconds past timeoutSeconds before a watch is dead */
 
-/* What a list page may weigh. Its JSON tree costs several times the text,
- * and nothing else bounds what a server sends (one that ignores limit=
- * sends the whole list as one page): a page is taken up to its limit's
- * worth of objects of the largest size etcd stores (1.5 MiB, its JSON a
- * little more), and never over INF_PAGE_MAX. A page over its bound is
- * refused and asked for again with half the limit. */
-#define INF_OBJECT_MAX   (2u << 20)
+/* What a list page and a watch event may weigh. Its JSON tree costs
+ * several times the text, and nothing else bounds what a server sends (one
+ * that ignores limit= sends the whole list as one page): a page is taken
+ * up to its limit's worth of objects of the largest size etcd stores (1.5
+ * MiB of protobuf; as JSON up to about twice that), and never over
+ * INF_PAGE_MAX; an event line up to one such object. A page over its bound
+ * is refused and asked for again with half the limit. */
+#define INF_OBJECT_MAX   (3u << 20)
 #define INF_PAGE_MAX     (8u << 20)
 #define INF_PAGE_FRAMING (64u << 10) /* kind, metadata, continue token */
 
@@ -360,8 +361,10 @@ static int watch_once(struct kube_informer *inf, struct inf_watch *w)
     size_t l = strlen(url);
     snprintf(url + l, sizeof(url) - l, "&timeoutSeconds=%d", inf->p.watch_seconds);
 
-    int rc = kube_stream(inf->c, url, inf->p.watch_seconds + INF_IDLE_EXTRA, &inf->stop, on_line, w,
-                         &r, err);
+    const struct kube_bounds b = {.line_max = INF_OBJECT_MAX + INF_PAGE_FRAMING,
+                                  .stop = &inf->stop};
+    int rc = kube_stream_bounded(inf->c, url, inf->p.watch_seconds + INF_IDLE_EXTRA, &b, on_line, w,
+                                 &r, err);
     if (rc == INF_WATCH_GONE || rc == INF_WATCH_BROKEN || rc == -ECANCELED)
         return rc;
     if (rc != 0) {

@@ -74,7 +74,8 @@ struct kube_informer_counts {
 };
 
 /* The most a list page of @limit objects may weigh (its body): the
- * limit's worth of the largest objects etcd stores, never over 8 MiB. A
+ * limit's worth of the largest objects etcd stores (3 MiB as JSON), never
+ * over 8 MiB. A watch event line is bounded by one such object. A
  * page over it is refused and asked for again with half the limit
  * (counted in pages_shrunk and logged); at limit 1 the list fails. */
 size_t kube_informer_page_bound(int limit);

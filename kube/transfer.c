@@ -34,7 +34,7 @@ static size_t deliver_lines(struct kube_xfer *x, size_t n)
         if (nl == NULL)
             break;
         size_t end = (size_t)(nl - x->buf);
-        if (end - start > KUBE_LINE_MAX) {
+        if (end - start > x->line_max) {
             x->too_big = true;
             return 0;
         }
@@ -47,7 +47,7 @@ static size_t deliver_lines(struct kube_xfer *x, size_t n)
         start = end + 1;
         x->scan = start;
     }
-    if (x->len - start > KUBE_LINE_MAX) {
+    if (x->len - start > x->line_max) {
         x->too_big = true;
         return 0;
     }

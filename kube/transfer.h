@@ -26,6 +26,7 @@ struct kube_xfer {
     const atomic_bool *stop;
     const atomic_bool *cancel; /* the client's: kube_client_cancel */
     size_t body_max;           /* longest body kept (not a stream); never over KUBE_BODY_MAX */
+    size_t line_max;           /* longest line of a stream; never over KUBE_LINE_MAX */
     char *buf;                 /* body, or the partial line of a stream */
     size_t len, cap;
     size_t scan;       /* stream: bytes of buf already searched for '\n' */

@@ -497,6 +497,19 @@ START_TEST(client_stream_line_over_the_limit_is_e2big)
     memset(&s, 0, sizeof(s));
     snprintf(path, sizeof(path), "/fake/stream?tail=%u", KUBE_LINE_MAX + 1);
     ck_assert_int_eq(kube_stream(c, path, 10, &stop, on_line, &s, &r, err), -E2BIG);
+
+    /* a watch's own bound (one object), below KUBE_LINE_MAX */
+    const struct kube_bounds b = {.line_max = 4096, .stop = &stop};
+    memset(&s, 0, sizeof(s));
+    ck_assert_int_eq(
+        kube_stream_bounded(c, "/fake/stream?line=4096&count=2", 10, &b, on_line, &s, &r, err), 0);
+    ck_assert_int_eq(s.lines, 2);
+    memset(&s, 0, sizeof(s));
+    ck_assert_int_eq(
+        kube_stream_bounded(c, "/fake/stream?line=4097&count=2", 10, &b, on_line, &s, &r, err),
+        -E2BIG);
+    ck_assert_int_eq(s.lines, 0);
+    ck_assert_msg(strstr(err, "line over 4096 bytes") != NULL, "%s", err);
     kube_client_free(c);
 }
 END_TEST
