@@ -1,6 +1,7 @@
 #include "cli/serve.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "base/arena.h"
 #include "base/log.h"
+#include "cli/stop_watchdog.h"
 #include "config/advice.h"
 #include "config/config.h"
 #include "config/filter_need.h"
@@ -184,6 +186,20 @@ static void block_signals(sigset_t *sigs)
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* Allocations of this size or more are mapped and unmapped: an API
+ * answer's body or a large request gives its memory back when freed. */
+#define SERVE_MMAP_THRESHOLD (1u << 20)
+
+/* glibc raises its mmap threshold to the largest block freed (up to
+ * 32 MiB), after which a list page's megabytes come from a thread's heap
+ * and stay in the process after it is freed: idle RSS would keep the peak
+ * of the largest answer. A fixed threshold keeps large blocks mapped. */
+static void keep_large_blocks_mapped(void)
+{
+    if (mallopt(M_MMAP_THRESHOLD, SERVE_MMAP_THRESHOLD) != 1)
+        LOG(LOG_WARN, "mallopt(M_MMAP_THRESHOLD) refused: idle memory may stay at its peak");
+}
+
 /* Until SIGTERM or SIGINT: SIGHUP, or a config file that changed (checked
  * every second: a ConfigMap update arrives as a new file), reloads. What a
  * credential plugin left behind is reaped on SIGCHLD and every second (as
@@ -242,6 +258,7 @@ int cli_serve(int argc, char **argv)
     if (cfg_load_config(&c, argc, argv) != 0)
         return 2;
     log_set_level(c.log_level);
+    keep_large_blocks_mapped();
     block_signals(&sigs);
     int adopt = kube_spawn_adopt_orphans();
     if (adopt != 0)
@@ -266,9 +283,21 @@ int cli_serve(int argc, char **argv)
     log_started(&c, s, cl != NULL);
     cfg_advice(&c, log_advice, NULL);
     int sig = serve_loop(s, cl, &c, argc, argv, &sigs);
-    LOG(LOG_INFO, "stopping", LOG_STR("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"));
+    LOG(LOG_INFO, "stopping", LOG_STR("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"),
+        LOG_INT("drainSeconds", c.drain_seconds), LOG_INT("graceSeconds", CLI_STOP_GRACE_SECONDS));
+    struct cli_stop_watchdog watchdog;
+    bool watched =
+        cli_stop_watchdog_start(&watchdog, c.drain_seconds, cl ? cluster_client(cl) : NULL) == 0;
+    if (!watched)
+        LOG(LOG_WARN, "shutdown watchdog not started: the stop waits for what is in flight");
     http_set_unready(s);
     http_stop(s, c.drain_seconds);
+    if (watched)
+        cli_stop_watchdog_forget_client(&watchdog);
+    cluster_stop(cl);
+    if (watched)
+        cli_stop_watchdog_end(&watchdog);
+    cl = NULL;
     status = 0;
 out_cluster:
     cluster_stop(cl);

@@ -34,6 +34,7 @@ struct kube_client {
     char user_agent[128];
     struct kube_token token; /* of t.token_file or t.token */
     struct kube_exec *exec;  /* of t.exec (which is not copied), NULL for none */
+    atomic_bool cancelled;   /* kube_client_cancel: every request ends */
 };
 
 int kube_global_init(void)
@@ -131,10 +132,11 @@ static int request_headers(const char *auth, bool with_body, struct curl_slist *
     return 0;
 }
 
-/* Everything but TLS that a transfer sets on @e. */
+/* Everything but TLS that a transfer sets on @e. @timeout_ms bounds the
+ * whole transfer (0: none), @idle the seconds without a byte (0: none). */
 static bool set_transfer(CURL *e, const struct kube_client *c, const char *url,
-                         struct curl_slist *headers, char *errbuf, struct kube_xfer *x, int timeout,
-                         int idle)
+                         struct curl_slist *headers, char *errbuf, struct kube_xfer *x,
+                         long timeout_ms, int idle)
 {
     bool ok = curl_easy_setopt(e, CURLOPT_URL, url) == CURLE_OK;
     ok = ok && curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers) == CURLE_OK;
@@ -152,21 +154,20 @@ static bool set_transfer(CURL *e, const struct kube_client *c, const char *url,
         ok = ok && curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, kube_xfer_on_header) == CURLE_OK;
         ok = ok && curl_easy_setopt(e, CURLOPT_HEADERDATA, x) == CURLE_OK;
     }
-    if (timeout > 0)
-        ok = ok && curl_easy_setopt(e, CURLOPT_TIMEOUT, (long)timeout) == CURLE_OK;
+    if (timeout_ms > 0)
+        ok = ok && curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms) == CURLE_OK;
     if (idle > 0) {
         ok = ok && curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L) == CURLE_OK;
         ok = ok && curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)idle) == CURLE_OK;
     }
     if (!x->stream)
         ok = ok &&
-             curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)KUBE_BODY_MAX) == CURLE_OK;
-    if (x->stop != NULL) {
-        /* libcurl calls this about once a second even on an idle stream. */
-        ok = ok && curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L) == CURLE_OK;
-        ok = ok && curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, kube_xfer_on_progress) == CURLE_OK;
-        ok = ok && curl_easy_setopt(e, CURLOPT_XFERINFODATA, x) == CURLE_OK;
-    }
+             curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->body_max) == CURLE_OK;
+    /* Every transfer watches the client's cancel flag (and its own stop):
+     * libcurl calls this about once a second even on an idle transfer. */
+    ok = ok && curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L) == CURLE_OK;
+    ok = ok && curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, kube_xfer_on_progress) == CURLE_OK;
+    ok = ok && curl_easy_setopt(e, CURLOPT_XFERINFODATA, x) == CURLE_OK;
     return ok;
 }
 
@@ -179,8 +180,10 @@ static int result_of(CURLcode cc, const struct kube_xfer *x, const char *method,
     if (cc == CURLE_WRITE_ERROR && x->fn_rc != 0)
         return x->fn_rc;
     if ((cc == CURLE_WRITE_ERROR && x->too_big) || cc == CURLE_FILESIZE_EXCEEDED) {
-        err_set(err, "%s %s%s: %s over %u MiB", method, server, path, x->stream ? "line" : "body",
-                (x->stream ? KUBE_LINE_MAX : KUBE_BODY_MAX) >> 20);
+        if (x->stream)
+            err_set(err, "%s %s%s: line over %zu bytes", method, server, path, x->line_max);
+        else
+            err_set(err, "%s %s%s: body over %zu bytes", method, server, path, x->body_max);
         return -E2BIG;
     }
     if (cc == CURLE_WRITE_ERROR && x->no_memory) {
@@ -200,15 +203,18 @@ static int result_of(CURLcode cc, const struct kube_xfer *x, const char *method,
  * from an exec plugin maybe a client certificate in @ec. @retry follows a
  * 401 to the credential of generation *@gen (exec) or of the token file;
  * *@gen is set to the generation used. A plugin is waited for at most the
- * request's @timeout (seconds, 0: its own timeout only). */
-static int credential(struct kube_client *c, bool retry, uint64_t *gen, int timeout, char **auth,
-                      struct kube_exec_cred *ec, char *err)
+ * request's @timeout (seconds, 0: its own timeout only) and never past
+ * @deadline_ns (0: none): a bind's credential ends with the bind. */
+static int credential(struct kube_client *c, bool retry, uint64_t *gen, int timeout,
+                      uint64_t deadline_ns, char **auth, struct kube_exec_cred *ec, char *err)
 {
     if (c->exec == NULL)
         return kube_token_header(&c->token, retry, auth, err);
     uint64_t deadline = timeout > 0
                             ? clock_add_ns(clock_mono_ns(), (uint64_t)timeout * CLOCK_NS_PER_SEC)
                             : KUBE_EXEC_NO_DEADLINE;
+    if (deadline_ns != 0 && (deadline == KUBE_EXEC_NO_DEADLINE || deadline_ns < deadline))
+        deadline = deadline_ns;
     int rc = kube_exec_get(c->exec, retry ? *gen : 0, deadline, ec, err);
     if (rc == 0) {
         *gen = ec->generation;
@@ -218,21 +224,45 @@ static int credential(struct kube_client *c, bool retry, uint64_t *gen, int time
     return rc;
 }
 
-/* One request. @timeout bounds the whole transfer (0: none), @idle the time
- * without a byte (0: none). @retry and @gen: see credential(). On 0,
- * *@status is the HTTP status. */
+/* The milliseconds a transfer may take: @timeout seconds (0: none), less
+ * when @deadline_ns (0: none) comes first; -1 when it has passed. */
+static long transfer_ms(int timeout, uint64_t deadline_ns)
+{
+    long ms = timeout > 0 ? (long)timeout * 1000 : 0;
+    if (deadline_ns == 0)
+        return ms;
+    uint64_t now = clock_mono_ns();
+    if (now >= deadline_ns)
+        return -1;
+    /* At least 1: libcurl reads 0 as "no timeout". */
+    long left = (long)((deadline_ns - now + CLOCK_NS_PER_MS - 1) / CLOCK_NS_PER_MS);
+    return ms == 0 || left < ms ? left : ms;
+}
+
+/* One request. @timeout bounds the whole transfer (0: none), @deadline_ns
+ * too (kube_bounds), @idle the time without a byte (0: none). @retry and
+ * @gen: see credential(). On 0, *@status is the HTTP status. */
 static int perform_once(struct kube_client *c, const char *method, const char *path,
-                        const char *body, size_t blen, int timeout, int idle, bool retry,
-                        uint64_t *gen, struct kube_xfer *x, long *status, char *err)
+                        const char *body, size_t blen, int timeout, uint64_t deadline_ns, int idle,
+                        bool retry, uint64_t *gen, struct kube_xfer *x, long *status, char *err)
 {
     char errbuf[CURL_ERROR_SIZE] = "";
     struct curl_slist *headers = NULL;
     struct kube_exec_cred ec = {0};
     char *auth = NULL, *url = NULL;
     CURL *e = NULL;
-    int rc = credential(c, retry, gen, timeout, &auth, &ec, err);
+    int rc = credential(c, retry, gen, timeout, deadline_ns, &auth, &ec, err);
     if (rc != 0)
         return rc;
+    /* The plugin may have used the time up; a transfer would not start in
+     * time anyway. */
+    long timeout_ms = transfer_ms(timeout, deadline_ns);
+    if (timeout_ms < 0 || atomic_load(&c->cancelled)) {
+        rc = timeout_ms < 0 ? -ETIMEDOUT : -ECANCELED;
+        err_set(err, "%s %s%s: %s", method, c->t.server, path,
+                rc == -ETIMEDOUT ? "deadline passed before the request was sent" : "stopped");
+        goto out_free;
+    }
 
     rc = -ENOMEM;
     err_set(err, "%s %s: out of memory", method, c->t.server);
@@ -243,8 +273,8 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
         goto out_free;
     snprintf(url, ulen, "%s%s", c->t.server, path);
     x->easy = e;
-    bool ok =
-        kube_xfer_set_tls(e, &c->t) && set_transfer(e, c, url, headers, errbuf, x, timeout, idle);
+    bool ok = kube_xfer_set_tls(e, &c->t) &&
+              set_transfer(e, c, url, headers, errbuf, x, timeout_ms, idle);
     if (ec.cert_pem != NULL)
         ok = ok && kube_xfer_set_client_pem(e, ec.cert_pem, ec.key_pem);
     if (body != NULL) {
@@ -278,21 +308,29 @@ out_free:
  * plugin run again (client-go runs it again after a 401 too, but leaves
  * the repeat to the next request). */
 static int perform(struct kube_client *c, const char *method, const char *path, const char *body,
-                   size_t blen, int timeout, int idle, struct kube_xfer *x,
-                   struct kube_response *out, char *err)
+                   size_t blen, int timeout, const struct kube_bounds *b, int idle,
+                   struct kube_xfer *x, struct kube_response *out, char *err)
 {
     long status = 0;
     uint64_t gen = 0;
+    uint64_t deadline_ns = b != NULL ? b->deadline_ns : 0;
     int rc;
 
     memset(out, 0, sizeof(*out));
+    x->cancel = &c->cancelled;
+    x->body_max =
+        b != NULL && b->body_max > 0 && b->body_max < KUBE_BODY_MAX ? b->body_max : KUBE_BODY_MAX;
+    x->line_max =
+        b != NULL && b->line_max > 0 && b->line_max < KUBE_LINE_MAX ? b->line_max : KUBE_LINE_MAX;
+    if (x->stop == NULL && b != NULL)
+        x->stop = b->stop;
     if (path[0] != '/') {
         err_set(err, "%s %s: path must begin with '/'", method, path);
         return -EINVAL;
     }
     for (int attempt = 0;; attempt++) {
-        rc = perform_once(c, method, path, body, blen, timeout, idle, attempt > 0, &gen, x, &status,
-                          err);
+        rc = perform_once(c, method, path, body, blen, timeout, deadline_ns, idle, attempt > 0,
+                          &gen, x, &status, err);
         if (rc != 0 || status != 401 || attempt > 0 ||
             (c->t.token_file[0] == '\0' && c->exec == NULL))
             break;
@@ -317,30 +355,58 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
     return 0;
 }
 
+int kube_get_bounded(struct kube_client *c, const char *path, int timeout_seconds,
+                     const struct kube_bounds *b, struct kube_response *out, char *err)
+{
+    struct kube_xfer x = {0};
+    return perform(c, "GET", path, NULL, 0, timeout_seconds, b, 0, &x, out, err);
+}
+
+int kube_post_bounded(struct kube_client *c, const char *path, const char *body, size_t len,
+                      int timeout_seconds, const struct kube_bounds *b, struct kube_response *out,
+                      char *err)
+{
+    struct kube_xfer x = {0};
+    return perform(c, "POST", path, body != NULL ? body : "", len, timeout_seconds, b, 0, &x, out,
+                   err);
+}
+
 int kube_get_cancellable(struct kube_client *c, const char *path, int timeout_seconds,
                          const atomic_bool *stop, struct kube_response *out, char *err)
 {
-    struct kube_xfer x = {.stop = stop};
-    return perform(c, "GET", path, NULL, 0, timeout_seconds, 0, &x, out, err);
+    const struct kube_bounds b = {.stop = stop};
+    return kube_get_bounded(c, path, timeout_seconds, &b, out, err);
 }
 
 int kube_get(struct kube_client *c, const char *path, int timeout_seconds,
              struct kube_response *out, char *err)
 {
-    return kube_get_cancellable(c, path, timeout_seconds, NULL, out, err);
+    return kube_get_bounded(c, path, timeout_seconds, NULL, out, err);
 }
 
 int kube_post(struct kube_client *c, const char *path, const char *body, size_t len,
               int timeout_seconds, struct kube_response *out, char *err)
 {
-    struct kube_xfer x = {0};
-    return perform(c, "POST", path, body != NULL ? body : "", len, timeout_seconds, 0, &x, out,
-                   err);
+    return kube_post_bounded(c, path, body, len, timeout_seconds, NULL, out, err);
+}
+
+int kube_stream_bounded(struct kube_client *c, const char *path, int idle_seconds,
+                        const struct kube_bounds *b, kube_line_fn fn, void *ctx,
+                        struct kube_response *out, char *err)
+{
+    struct kube_xfer x = {.stream = true, .fn = fn, .ctx = ctx};
+    return perform(c, "GET", path, NULL, 0, 0, b, idle_seconds, &x, out, err);
 }
 
 int kube_stream(struct kube_client *c, const char *path, int idle_seconds, const atomic_bool *stop,
                 kube_line_fn fn, void *ctx, struct kube_response *out, char *err)
 {
-    struct kube_xfer x = {.stream = true, .fn = fn, .ctx = ctx, .stop = stop};
-    return perform(c, "GET", path, NULL, 0, 0, idle_seconds, &x, out, err);
+    const struct kube_bounds b = {.stop = stop};
+    return kube_stream_bounded(c, path, idle_seconds, &b, fn, ctx, out, err);
+}
+
+void kube_client_cancel(struct kube_client *c)
+{
+    if (c != NULL)
+        atomic_store(&c->cancelled, true);
 }

@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 #include "kube/target.h"
@@ -56,7 +57,7 @@ struct kube_response {
  * GET @path (begins with '/', query included) with Accept: application/json.
  * Any HTTP status is a success (0) with the status in @out; transport and
  * TLS failures (refused, certificate not verified, timeout after
- * @timeout_seconds, body over KUBE_BODY_MAX) return -ECONNREFUSED /
+ * @timeout_seconds, body over KUBE_BODY_MAX or the bound asked for) return -ECONNREFUSED /
  * -EPROTO / -ETIMEDOUT / -E2BIG with @err; other transport failures
  * -ECONNRESET (connection dropped) or -EIO (anything else, e.g. an
  * unresolvable host); an unreadable token file or a failed exec plugin
@@ -76,6 +77,40 @@ int kube_get_cancellable(struct kube_client *c, const char *path, int timeout_se
 /* POST @body (@len bytes, application/json) to @path; as kube_get. */
 int kube_post(struct kube_client *c, const char *path, const char *body, size_t len,
               int timeout_seconds, struct kube_response *out, char *err);
+
+/* What bounds one request besides its timeout. Zero fields bound nothing. */
+struct kube_bounds {
+    /* CLOCK_MONOTONIC nanoseconds (base/clock.h): the request, a repeat
+     * after a 401 included, ends by then (-ETIMEDOUT). A credential plugin
+     * run is not cut short by it (kube/exec.h has no deadline of its own),
+     * but no transfer starts after it. */
+    uint64_t deadline_ns;
+    /* The longest body taken (-E2BIG past it); 0: KUBE_BODY_MAX, and never
+     * more than that. A caller that knows what it asked for (a list page
+     * of `limit` objects, one item per node) says so here: the body then
+     * cannot grow to whatever the server sends. */
+    size_t body_max;
+    /* A stream's longest line (-E2BIG past it); 0: KUBE_LINE_MAX, and
+     * never more than that. A watch knows its events' objects are no
+     * larger than etcd keeps. */
+    size_t line_max;
+    const atomic_bool *stop; /* -ECANCELED within about a second once true */
+};
+
+/* kube_get and kube_post under @b (NULL: none). */
+int kube_get_bounded(struct kube_client *c, const char *path, int timeout_seconds,
+                     const struct kube_bounds *b, struct kube_response *out, char *err);
+int kube_post_bounded(struct kube_client *c, const char *path, const char *body, size_t len,
+                      int timeout_seconds, const struct kube_bounds *b, struct kube_response *out,
+                      char *err);
+
+/*
+ * Ends every request of @c, in progress or to come, with -ECANCELED within
+ * about a second (a stream too): for a shutdown that must not wait for a
+ * hung API server. For good: there is no undo. Thread-safe, async-safe
+ * enough for a watchdog thread (one atomic store).
+ */
+void kube_client_cancel(struct kube_client *c);
 
 /* Called for each complete line of a streamed body (without the '\n',
  * NUL-terminated, @len bytes, owned by the caller of the callback), and
@@ -98,5 +133,11 @@ typedef int (*kube_line_fn)(void *ctx, char *line, size_t len);
  */
 int kube_stream(struct kube_client *c, const char *path, int idle_seconds, const atomic_bool *stop,
                 kube_line_fn fn, void *ctx, struct kube_response *out, char *err);
+
+/* kube_stream under @b (NULL: none; b->stop, when set, in place of a
+ * separate stop flag). */
+int kube_stream_bounded(struct kube_client *c, const char *path, int idle_seconds,
+                        const struct kube_bounds *b, kube_line_fn fn, void *ctx,
+                        struct kube_response *out, char *err);
 
 #endif

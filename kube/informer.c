@@ -12,9 +12,11 @@
  */
 #include "base/clock.h"
 #include "base/err.h"
+#include "base/log.h"
 #include "kube/informer.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -33,6 +35,17 @@
 #define INF_WHY_LEN       (ERR_LEN + 128)
 #define INF_URL_LEN       (KUBE_PATH_LEN + 3 * INF_CONTINUE_MAX + 256)
 #define INF_IDLE_EXTRA    30 /* seconds past timeoutSeconds before a watch is dead */
+
+/* What a list page and a watch event may weigh. Its JSON tree costs
+ * several times the text, and nothing else bounds what a server sends (one
+ * that ignores limit= sends the whole list as one page): a page is taken
+ * up to its limit's worth of objects of the largest size etcd stores (1.5
+ * MiB of protobuf; as JSON up to about twice that), and never over
+ * INF_PAGE_MAX; an event line up to one such object. A page over its bound
+ * is refused and asked for again with half the limit. */
+#define INF_OBJECT_MAX   (3u << 20)
+#define INF_PAGE_MAX     (8u << 20)
+#define INF_PAGE_FRAMING (64u << 10) /* kind, metadata, continue token */
 
 /* What a watch line callback tells the watch loop (via kube_stream). */
 enum inf_watch_end {
@@ -57,7 +70,7 @@ struct kube_informer {
     int delay_ms; /* the next backoff */
     unsigned int seed;
     /* Written by the informer thread, read by any (kube_informer_get_counts). */
-    atomic_ullong watch_restarts, relists, errors;
+    atomic_ullong watch_restarts, relists, errors, pages_shrunk;
 };
 
 /* One watch connection. */
@@ -190,6 +203,14 @@ out_delete:
     return rc;
 }
 
+size_t kube_informer_page_bound(int limit)
+{
+    size_t objects = limit > 0 ? (size_t)limit : 1;
+    if (objects > (INF_PAGE_MAX - INF_PAGE_FRAMING) / INF_OBJECT_MAX)
+        return INF_PAGE_MAX;
+    return objects * INF_OBJECT_MAX + INF_PAGE_FRAMING;
+}
+
 /* Lists every page, delivering the objects. Returns 0 (*@count objects),
  * -ECANCELED, or another negative errno with @why. */
 static int list_all(struct kube_informer *inf, size_t *count, char *why, size_t n)
@@ -199,15 +220,28 @@ static int list_all(struct kube_informer *inf, size_t *count, char *why, size_t 
     char url[INF_URL_LEN];
     bool begun = false;
     int restarts = 0;
+    int limit = inf->p.page_limit; /* halved for each page refused as too large */
 
     *count = 0;
     for (;;) {
         snprintf(url, sizeof(url), "%s%climit=%d%s", inf->path,
-                 strchr(inf->path, '?') != NULL ? '&' : '?', inf->p.page_limit,
+                 strchr(inf->path, '?') != NULL ? '&' : '?', limit,
                  cont[0] != '\0' ? "&continue=" : "");
         append_escaped(url, sizeof(url), cont);
         struct kube_response r;
-        int rc = kube_get_cancellable(inf->c, url, inf->p.request_timeout, &inf->stop, &r, err);
+        const struct kube_bounds b = {.body_max = kube_informer_page_bound(limit),
+                                      .stop = &inf->stop};
+        int rc = kube_get_bounded(inf->c, url, inf->p.request_timeout, &b, &r, err);
+        if (rc == -E2BIG && limit > 1) {
+            /* The same page again, fewer objects: a continue token does
+             * not tie the next request to the last one's limit. */
+            atomic_fetch_add(&inf->pages_shrunk, 1);
+            LOG(LOG_WARN, "list page over its bound: asking for fewer objects",
+                LOG_STR("resource", inf->name), LOG_INT("limit", limit),
+                LOG_UINT("boundBytes", b.body_max), LOG_INT("nextLimit", limit / 2));
+            limit /= 2;
+            continue;
+        }
         if (rc != 0) {
             snprintf(why, n, "list %s: %s", inf->name, err);
             return rc;
@@ -327,8 +361,10 @@ static int watch_once(struct kube_informer *inf, struct inf_watch *w)
     size_t l = strlen(url);
     snprintf(url + l, sizeof(url) - l, "&timeoutSeconds=%d", inf->p.watch_seconds);
 
-    int rc = kube_stream(inf->c, url, inf->p.watch_seconds + INF_IDLE_EXTRA, &inf->stop, on_line, w,
-                         &r, err);
+    const struct kube_bounds b = {.line_max = INF_OBJECT_MAX + INF_PAGE_FRAMING,
+                                  .stop = &inf->stop};
+    int rc = kube_stream_bounded(inf->c, url, inf->p.watch_seconds + INF_IDLE_EXTRA, &b, on_line, w,
+                                 &r, err);
     if (rc == INF_WATCH_GONE || rc == INF_WATCH_BROKEN || rc == -ECANCELED)
         return rc;
     if (rc != 0) {
@@ -359,6 +395,10 @@ static void *run(void *arg)
         if (need_list) {
             size_t count;
             int rc = list_all(inf, &count, why, sizeof(why));
+            /* The pages' trees are freed; give their pages back, or the
+             * peak of a list stays the process's size (glibc keeps freed
+             * heap for reuse, per thread arena). */
+            malloc_trim(0);
             if (rc == -ECANCELED || is_stopping(inf))
                 break;
             if (rc != 0) {
@@ -443,6 +483,7 @@ int kube_informer_start(struct kube_client *c, const struct kube_informer_params
     atomic_init(&inf->stop, false);
     atomic_init(&inf->watch_restarts, 0);
     atomic_init(&inf->relists, 0);
+    atomic_init(&inf->pages_shrunk, 0);
     atomic_init(&inf->errors, 0);
     backoff_reset(inf);
     if (getrandom(&inf->seed, sizeof(inf->seed), GRND_NONBLOCK) != (ssize_t)sizeof(inf->seed))
@@ -484,6 +525,7 @@ void kube_informer_get_counts(const struct kube_informer *inf, struct kube_infor
     out->watch_restarts = atomic_load(&inf->watch_restarts);
     out->relists = atomic_load(&inf->relists);
     out->errors = atomic_load(&inf->errors);
+    out->pages_shrunk = atomic_load(&inf->pages_shrunk);
 }
 
 void kube_informer_stop(struct kube_informer *inf)

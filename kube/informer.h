@@ -69,7 +69,16 @@ struct kube_informer_counts {
     unsigned long long watch_restarts; /* watches started again from the last resourceVersion */
     unsigned long long relists;        /* lists after the first: the version was gone (410) */
     unsigned long long errors;         /* list or watch requests that failed */
+    unsigned long long
+        pages_shrunk; /* list pages refused as over their bound, asked again smaller */
 };
+
+/* The most a list page of @limit objects may weigh (its body): the
+ * limit's worth of the largest objects etcd stores (3 MiB as JSON), never
+ * over 8 MiB. A watch event line is bounded by one such object. A
+ * page over it is refused and asked for again with half the limit
+ * (counted in pages_shrunk and logged); at limit 1 the list fails. */
+size_t kube_informer_page_bound(int limit);
 
 /* The counts so far. Thread-safe (atomics). */
 void kube_informer_get_counts(const struct kube_informer *inf, struct kube_informer_counts *out);

@@ -34,7 +34,7 @@ static size_t deliver_lines(struct kube_xfer *x, size_t n)
         if (nl == NULL)
             break;
         size_t end = (size_t)(nl - x->buf);
-        if (end - start > KUBE_LINE_MAX) {
+        if (end - start > x->line_max) {
             x->too_big = true;
             return 0;
         }
@@ -47,7 +47,7 @@ static size_t deliver_lines(struct kube_xfer *x, size_t n)
         start = end + 1;
         x->scan = start;
     }
-    if (x->len - start > KUBE_LINE_MAX) {
+    if (x->len - start > x->line_max) {
         x->too_big = true;
         return 0;
     }
@@ -106,7 +106,7 @@ size_t kube_xfer_on_write(char *data, size_t size, size_t nmemb, void *userp)
         return x->body_full ? 0 : n;
     }
     if (!x->stream) {
-        if (x->len + n > KUBE_BODY_MAX) {
+        if (x->len + n > x->body_max) {
             x->too_big = true;
             return 0;
         }
@@ -125,7 +125,8 @@ int kube_xfer_on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, cur
     (void)dlnow;
     (void)ultotal;
     (void)ulnow;
-    if (x->stop != NULL && atomic_load(x->stop)) {
+    if ((x->stop != NULL && atomic_load(x->stop)) ||
+        (x->cancel != NULL && atomic_load(x->cancel))) {
         x->stopped = true;
         return 1;
     }

@@ -24,7 +24,10 @@ struct kube_xfer {
     kube_line_fn fn;
     void *ctx;
     const atomic_bool *stop;
-    char *buf; /* body, or the partial line of a stream */
+    const atomic_bool *cancel; /* the client's: kube_client_cancel */
+    size_t body_max;           /* longest body kept (not a stream); never over KUBE_BODY_MAX */
+    size_t line_max;           /* longest line of a stream; never over KUBE_LINE_MAX */
+    char *buf;                 /* body, or the partial line of a stream */
     size_t len, cap;
     size_t scan;       /* stream: bytes of buf already searched for '\n' */
     bool status_known; /* stream: 2xx-ness looked up */
@@ -44,11 +47,12 @@ int kube_xfer_append(struct kube_xfer *x, const char *data, size_t n);
  * response's headers are in (a NULL line). */
 size_t kube_xfer_on_header(char *data, size_t size, size_t nmemb, void *userp);
 
-/* CURLOPT_WRITEFUNCTION: keeps a body (up to KUBE_BODY_MAX), or hands a
+/* CURLOPT_WRITEFUNCTION: keeps a body (up to x->body_max), or hands a
  * 2xx stream's lines to the callback and keeps a failed one's body. */
 size_t kube_xfer_on_write(char *data, size_t size, size_t nmemb, void *userp);
 
-/* CURLOPT_XFERINFOFUNCTION: stops the transfer once x->stop is set. */
+/* CURLOPT_XFERINFOFUNCTION: stops the transfer once x->stop or
+ * x->cancel is set. */
 int kube_xfer_on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                           curl_off_t ulnow);
 

@@ -74,6 +74,9 @@ int main(void)
         respond_suite,
         head_suite,
         arena_suite,
+        deadlines_suite,
+        api_bounds_suite,
+        debug_json_suite,
     };
     /* The inputs of the placement model, rank and simulate (issue 16); a
      * list of its own, as clang-format lays out no more than 45 in columns. */

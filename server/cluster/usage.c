@@ -1,6 +1,7 @@
 #include "server/cluster/usage.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -64,9 +65,13 @@ static void poll_once(struct cluster_usage *u, const struct kube_usage_rules *ru
     char err[ERR_LEN] = "", why[ERR_LEN] = "";
     struct kube_response r = {0};
     struct store st = {.state = u->state, .rules = rules};
-    size_t skipped = 0;
+    size_t skipped = 0, nodes, pods;
 
-    int rc = kube_get(u->client, "/apis/metrics.k8s.io/v1beta1/nodes", 30, &r, err);
+    kube_state_counts(u->state, &nodes, &pods);
+    /* Bounded from what was asked: a server that sends more (a broken
+     * proxy, a hostile one) costs an error, not the process's memory. */
+    const struct kube_bounds b = {.body_max = codec_node_metrics_bound(nodes), .stop = &u->stop};
+    int rc = kube_get_bounded(u->client, "/apis/metrics.k8s.io/v1beta1/nodes", 30, &b, &r, err);
     if (rc != 0)
         memcpy(why, err, sizeof(why));
     else if (r.status != 200)
@@ -74,6 +79,10 @@ static void poll_once(struct cluster_usage *u, const struct kube_usage_rules *ru
     else if (codec_node_metrics(r.body, r.len, store_sample, &st, &skipped, err) < 0)
         memcpy(why, err, sizeof(why));
     free(r.body);
+    /* A large answer's body and tree are freed: return their pages (glibc
+     * keeps freed heap for reuse otherwise, and idle RSS stays at the peak). */
+    if (r.len > (1u << 20))
+        malloc_trim(0);
     if (skipped > 0)
         LOG(LOG_DEBUG, "node metrics samples ignored", LOG_UINT("count", skipped));
     pthread_mutex_lock(&u->lock);

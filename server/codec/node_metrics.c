@@ -114,3 +114,9 @@ int codec_node_metrics(const char *body, size_t len,
     cJSON_Delete(root);
     return calls;
 }
+
+size_t codec_node_metrics_bound(size_t nodes)
+{
+    size_t items = nodes + nodes / 8 + CODEC_NODE_METRICS_SPARE;
+    return items * CODEC_NODE_METRICS_ITEM_MAX + (64u << 10);
+}

@@ -29,4 +29,16 @@ int codec_node_metrics(const char *body, size_t len,
                        void (*fn)(void *ctx, const struct codec_node_sample *s), void *ctx,
                        size_t *skipped, char *err);
 
+/*
+ * The most a NodeMetricsList for @nodes nodes may weigh: one item per node
+ * (name, the node's labels as metrics-server copies them, two quantities)
+ * of at most CODEC_NODE_METRICS_ITEM_MAX, room for an eighth more nodes
+ * than known plus CODEC_NODE_METRICS_SPARE (nodes the informer has not
+ * seen yet), and the list's framing. The poller takes no more: the tree of
+ * an answer costs several times its text.
+ */
+#define CODEC_NODE_METRICS_ITEM_MAX (4u << 10)
+#define CODEC_NODE_METRICS_SPARE    64
+size_t codec_node_metrics_bound(size_t nodes);
+
 #endif

@@ -33,6 +33,8 @@ static void cluster_gauges(struct cluster *cl, struct ops_cluster_gauges *g)
     g->watch_restarts[OPS_RESOURCE_PODS] = c.pods.watch_restarts;
     g->relists[OPS_RESOURCE_NODES] = c.nodes.relists;
     g->relists[OPS_RESOURCE_PODS] = c.pods.relists;
+    g->list_pages_shrunk[OPS_RESOURCE_NODES] = c.nodes.pages_shrunk;
+    g->list_pages_shrunk[OPS_RESOURCE_PODS] = c.pods.pages_shrunk;
     g->api_errors[OPS_RESOURCE_NODES] = c.nodes.errors;
     g->api_errors[OPS_RESOURCE_PODS] = c.pods.errors;
     g->api_errors[OPS_RESOURCE_NODE_METRICS] = c.usage_errors;

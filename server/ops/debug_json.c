@@ -197,7 +197,7 @@ void ops_debug_not_found(struct ops_ring *d, const struct ops_query *q, char *ou
 int ops_debug_json(struct ops_ring *d, const struct ops_query *q, char **out, size_t *len)
 {
     struct ops_record **found;
-    size_t n;
+    size_t n, shown = 0;
     struct buf o;
 
     if (ops_ring_find(d, q, &found, &n) != 0)
@@ -205,8 +205,17 @@ int ops_debug_json(struct ops_ring *d, const struct ops_query *q, char **out, si
     buf_init(&o, 4096);
     buf_str(&o, "{\"decisions\":[");
     for (size_t i = 0; i < n; i++) {
-        buf_str(&o, i ? "," : "");
-        record_json(&o, found[i]);
+        /* Newest first until the page is full: the whole ring renders to
+         * about twice its bytes, and every slow reader would hold that. */
+        if (shown == 0 || o.len < OPS_DEBUG_JSON_MAX) {
+            size_t before = o.len;
+            buf_str(&o, shown ? "," : "");
+            record_json(&o, found[i]);
+            if (shown > 0 && o.len > OPS_DEBUG_JSON_MAX)
+                o.len = before; /* it does not fit: left out, as the rest */
+            else
+                shown++;
+        }
         ops_record_release(found[i]);
     }
     free(found);
@@ -215,6 +224,12 @@ int ops_debug_json(struct ops_ring *d, const struct ops_query *q, char **out, si
         char why[OPS_NOT_FOUND_LEN];
         ops_debug_not_found(d, q, why, sizeof(why));
         member_str(&o, "notFound", why);
+    }
+    if (shown < n) {
+        buf_str(&o, ",\"omitted\":");
+        buf_int(&o, (int64_t)(n - shown));
+        member_str(&o, "why",
+                   "the answer is bounded: ask for fewer (?limit=N, ?pod=..., ?id=N) to see them");
     }
     buf_str(&o, "}");
     *out = buf_take(&o, len);

@@ -387,6 +387,11 @@ static void print_cluster(FILE *f, const struct ops_cluster_gauges *g)
            "Full lists after the first one, because the watch's resourceVersion was gone (410), by "
            "resource.");
     print_by_resource(f, "cpu_extender_relists_total", g->relists, OPS_WATCHED_RESOURCES);
+    family(f, "cpu_extender_list_pages_shrunk_total", "counter",
+           "List pages refused because their body was over its bound (the page limit's worth of "
+           "objects, 8 MiB at most) and asked for again with half the limit, by resource.");
+    print_by_resource(f, "cpu_extender_list_pages_shrunk_total", g->list_pages_shrunk,
+                      OPS_WATCHED_RESOURCES);
     family(f, "cpu_extender_api_errors_total", "counter",
            "Requests to the API server that failed (connection, TLS, an error status, a malformed "
            "answer), by resource.");

@@ -28,6 +28,7 @@
  *   cpu_extender_config_last_reload_success_timestamp_seconds  the start or last good one
  *   cpu_extender_watch_restarts_total{resource}         watches resumed (with a cluster)
  *   cpu_extender_relists_total{resource}                lists after the first (410 Gone)
+ *   cpu_extender_list_pages_shrunk_total{resource}      list pages over their bound, asked smaller
  *   cpu_extender_api_errors_total{resource}             failed API requests by resource
  *   cpu_extender_usage_sample_age_seconds               the newest metrics.k8s.io sample's age
  *   cpu_extender_build_info{version}                    always 1
@@ -162,6 +163,7 @@ struct ops_cluster_gauges {
     unsigned long long unknown_nodes;
     double cpu_ratio_cv, cpu_ratio_mean; /* placement quality */
     unsigned long long watch_restarts[OPS_WATCHED_RESOURCES], relists[OPS_WATCHED_RESOURCES];
+    unsigned long long list_pages_shrunk[OPS_WATCHED_RESOURCES];
     unsigned long long api_errors[OPS_RESOURCE_COUNT];
     bool usage_polled;       /* a used source reads metrics.k8s.io */
     bool has_usage_sample;   /* and a sample came in */

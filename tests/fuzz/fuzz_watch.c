@@ -61,10 +61,12 @@
 #define kube_informer_start      fuzz_watch_informer_start
 #define kube_informer_stop       fuzz_watch_informer_stop
 #define kube_informer_get_counts fuzz_watch_informer_get_counts
+#define kube_informer_page_bound fuzz_watch_informer_page_bound
 #include "kube/informer.c"
 #undef kube_informer_start
 #undef kube_informer_stop
 #undef kube_informer_get_counts
+#undef kube_informer_page_bound
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/clock.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "tests/suites.h"
@@ -496,6 +497,94 @@ START_TEST(client_stream_line_over_the_limit_is_e2big)
     memset(&s, 0, sizeof(s));
     snprintf(path, sizeof(path), "/fake/stream?tail=%u", KUBE_LINE_MAX + 1);
     ck_assert_int_eq(kube_stream(c, path, 10, &stop, on_line, &s, &r, err), -E2BIG);
+
+    /* a watch's own bound (one object), below KUBE_LINE_MAX */
+    const struct kube_bounds b = {.line_max = 4096, .stop = &stop};
+    memset(&s, 0, sizeof(s));
+    ck_assert_int_eq(
+        kube_stream_bounded(c, "/fake/stream?line=4096&count=2", 10, &b, on_line, &s, &r, err), 0);
+    ck_assert_int_eq(s.lines, 2);
+    memset(&s, 0, sizeof(s));
+    ck_assert_int_eq(
+        kube_stream_bounded(c, "/fake/stream?line=4097&count=2", 10, &b, on_line, &s, &r, err),
+        -E2BIG);
+    ck_assert_int_eq(s.lines, 0);
+    ck_assert_msg(strstr(err, "line over 4096 bytes") != NULL, "%s", err);
+    kube_client_free(c);
+}
+END_TEST
+
+/* A bind POST against a hung server ends at its deadline, the repeat after
+ * a 401 included; kube_client_cancel ends one in progress and every later
+ * one. */
+struct canceller {
+    struct kube_client *c;
+    double at;
+};
+
+static void *cancel_later(void *arg)
+{
+    struct canceller *k = arg;
+    usleep(300 * 1000);
+    k->at = now_s();
+    kube_client_cancel(k->c);
+    return NULL;
+}
+
+START_TEST(client_deadline_and_cancel_end_a_hung_request)
+{
+    struct kube_response r;
+    char err[ERR_LEN] = "";
+    const char *path = "/api/v1/namespaces/default/pods/p/binding";
+    struct kube_client *c = default_client();
+    fake_hang_bindings(fake, true);
+
+    double t0 = now_s();
+    struct kube_bounds b = {.deadline_ns = clock_mono_ns() + 400 * CLOCK_NS_PER_MS};
+    ck_assert_int_eq(kube_post_bounded(c, path, "{}", 2, 30, &b, &r, err), -ETIMEDOUT);
+    double took = now_s() - t0;
+    ck_assert_msg(took > 0.3 && took < 2.0, "deadline of 0.4 s ended after %.2f s", took);
+    ck_assert_ptr_null(r.body);
+    /* a deadline already passed sends nothing */
+    struct fake_counts before, after;
+    fake_counts(fake, &before);
+    b.deadline_ns = clock_mono_ns() - 1;
+    ck_assert_int_eq(kube_post_bounded(c, path, "{}", 2, 30, &b, &r, err), -ETIMEDOUT);
+    ck_assert_ptr_nonnull(strstr(err, "deadline passed"));
+    fake_counts(fake, &after);
+    ck_assert_uint_eq(after.bindings, before.bindings);
+
+    struct canceller k = {.c = c};
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, cancel_later, &k), 0);
+    int rc = kube_post(c, path, "{}", 2, 30, &r, err);
+    double done = now_s();
+    pthread_join(t, NULL);
+    ck_assert_int_eq(rc, -ECANCELED);
+    ck_assert_msg(done - k.at < 2.0, "cancelled after %.2f s", done - k.at);
+    /* for good: the next request does not start */
+    fake_hang_bindings(fake, false);
+    ck_assert_int_eq(kube_get(c, "/api/v1/nodes", 10, &r, err), -ECANCELED);
+    kube_client_free(c);
+}
+END_TEST
+
+/* A body over the bound asked for is -E2BIG, whatever KUBE_BODY_MAX
+ * allows, with the bound in the message. */
+START_TEST(client_body_over_its_bound_is_e2big)
+{
+    struct kube_response r;
+    char err[ERR_LEN] = "";
+    struct kube_client *c = default_client();
+    const struct kube_bounds b = {.body_max = 4096};
+    ck_assert_int_eq(kube_get_bounded(c, "/fake/stream?line=100&count=100&tail=0", 10, &b, &r, err),
+                     -E2BIG);
+    ck_assert_msg(strstr(err, "body over 4096 bytes") != NULL, "%s", err);
+    ck_assert_ptr_null(r.body);
+    ck_assert_int_eq(kube_get_bounded(c, "/fake/stream?line=100&count=10&tail=0", 10, &b, &r, err),
+                     0);
+    ck_assert_uint_eq(r.len, 1010);
+    free(r.body);
     kube_client_free(c);
 }
 END_TEST
@@ -519,6 +608,8 @@ Suite *client_suite(void)
     tcase_add_test(tc, client_stream_stop_flag_is_honoured_within_a_second);
     tcase_add_test(tc, client_stream_idle_timeout);
     tcase_add_test(tc, client_stream_line_over_the_limit_is_e2big);
+    tcase_add_test(tc, client_deadline_and_cancel_end_a_hung_request);
+    tcase_add_test(tc, client_body_over_its_bound_is_e2big);
     suite_add_tcase(s, tc);
     return s;
 }

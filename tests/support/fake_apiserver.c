@@ -121,6 +121,9 @@ struct fake_apiserver {
     enum fake_gone gone;
     unsigned fail_n;
     int fail_status;
+    bool hang_bindings; /* binding POSTs wait, unanswered, until switched off or the stop */
+    bool ignore_limit;  /* lists answer every object in one page, whatever limit= says */
+    char *metrics_pad;  /* a label of this text on every metrics item; NULL: none */
     struct metric metrics[METRICS_MAX];
     size_t n_metrics;
     char timestamp[64], window[32];
@@ -912,7 +915,7 @@ static enum MHD_Result serve_list(struct fake_apiserver *f, struct MHD_Connectio
         }
         kept = true;
     }
-    end = limit > 0 && limit < s->n - off ? off + (size_t)limit : s->n;
+    end = limit > 0 && limit < s->n - off && !f->ignore_limit ? off + (size_t)limit : s->n;
     if (end < s->n && !kept) {
         snapshot_keep(f, s);
         kept = true;
@@ -972,6 +975,9 @@ static enum MHD_Result serve_binding(struct fake_apiserver *f, struct MHD_Connec
 
     pthread_mutex_lock(&f->lock);
     f->counts.bindings++;
+    /* A hung API server: the request is read, no answer comes. */
+    while (f->hang_bindings && !f->stopping)
+        pthread_cond_wait(&f->cond, &f->lock);
     if (copy != NULL && f->n_bindings == f->cap_bindings) {
         size_t cap = f->cap_bindings == 0 ? 16 : f->cap_bindings * 2;
         char **more = realloc(f->bindings, cap * sizeof(*more));
@@ -1062,6 +1068,8 @@ static cJSON *metric_item(const struct fake_apiserver *f, const struct metric *m
     cJSON *usage;
     cJSON_AddStringToObject(meta, "name", m->name);
     cJSON_AddStringToObject(meta, "creationTimestamp", f->timestamp);
+    if (f->metrics_pad != NULL)
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "labels"), "pad", f->metrics_pad);
     cJSON_AddStringToObject(item, "timestamp", f->timestamp);
     cJSON_AddStringToObject(item, "window", f->window);
     usage = cJSON_AddObjectToObject(item, "usage");
@@ -1383,6 +1391,7 @@ static void fake_free(struct fake_apiserver *f)
     }
     free(f->objs);
     free(f->buckets);
+    free(f->metrics_pad);
     for (size_t i = 0; i < f->n_log; i++) {
         free(f->log[i].ns);
         free(f->log[i].line);
@@ -1695,6 +1704,38 @@ void fake_set_token(struct fake_apiserver *f, const char *token)
     pthread_mutex_lock(&f->lock);
     free(f->token);
     f->token = copy;
+    pthread_mutex_unlock(&f->lock);
+}
+
+void fake_hang_bindings(struct fake_apiserver *f, bool hang)
+{
+    pthread_mutex_lock(&f->lock);
+    f->hang_bindings = hang;
+    pthread_cond_broadcast(&f->cond);
+    pthread_mutex_unlock(&f->lock);
+}
+
+int fake_set_metrics_padding(struct fake_apiserver *f, size_t bytes)
+{
+    char *pad = NULL;
+    if (bytes > 0) {
+        pad = malloc(bytes + 1);
+        if (pad == NULL)
+            return -ENOMEM;
+        memset(pad, 'x', bytes);
+        pad[bytes] = '\0';
+    }
+    pthread_mutex_lock(&f->lock);
+    free(f->metrics_pad);
+    f->metrics_pad = pad;
+    pthread_mutex_unlock(&f->lock);
+    return 0;
+}
+
+void fake_ignore_limit(struct fake_apiserver *f, bool ignore)
+{
+    pthread_mutex_lock(&f->lock);
+    f->ignore_limit = ignore;
     pthread_mutex_unlock(&f->lock);
 }
 

@@ -16,6 +16,8 @@
 #ifndef TESTS_SUPPORT_FAKE_APISERVER_H
 #define TESTS_SUPPORT_FAKE_APISERVER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum fake_kind {
@@ -142,6 +144,19 @@ void fake_set_metrics_time(struct fake_apiserver *f, const char *timestamp, cons
 /* 0 serves the metrics API; 404 or 503 (or any status) answers that, as a
  * cluster without (a working) metrics-server does. */
 void fake_set_metrics_status(struct fake_apiserver *f, int status);
+
+/* With @hang, binding POSTs are counted and then never answered (a hung
+ * API server) until hanging is switched off again or the fake stops. */
+void fake_hang_bindings(struct fake_apiserver *f, bool hang);
+
+/* Every metrics.k8s.io item carries a label of @bytes bytes (0: none), as
+ * metrics-server copies the node's labels: an answer as large as a test
+ * needs. Returns 0 or -ENOMEM. */
+int fake_set_metrics_padding(struct fake_apiserver *f, size_t bytes);
+
+/* With @ignore, a list answers every object in one page whatever its
+ * limit= (as a server or proxy that ignores it would). */
+void fake_ignore_limit(struct fake_apiserver *f, bool ignore);
 
 /* The counters, copied at one instant. */
 void fake_counts(struct fake_apiserver *f, struct fake_counts *out);
