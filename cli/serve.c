@@ -1,13 +1,13 @@
 #include "cli/serve.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/heap.h"
 #include "base/arena.h"
 #include "base/log.h"
 #include "cli/stop_watchdog.h"
@@ -196,7 +196,7 @@ static void block_signals(sigset_t *sigs)
  * of the largest answer. A fixed threshold keeps large blocks mapped. */
 static void keep_large_blocks_mapped(void)
 {
-    if (mallopt(M_MMAP_THRESHOLD, SERVE_MMAP_THRESHOLD) != 1)
+    if (!heap_map_large_blocks(SERVE_MMAP_THRESHOLD))
         LOG(LOG_WARN, "mallopt(M_MMAP_THRESHOLD) refused: idle memory may stay at its peak");
 }
 

@@ -10,13 +10,13 @@
  * exponential backoff. The thread parses with cJSON on plain malloc (it has
  * no arena attached), so trees are freed with cJSON_Delete.
  */
+#include "base/heap.h"
 #include "base/clock.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "kube/informer.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -398,7 +398,7 @@ static void *run(void *arg)
             /* The pages' trees are freed; give their pages back, or the
              * peak of a list stays the process's size (glibc keeps freed
              * heap for reuse, per thread arena). */
-            malloc_trim(0);
+            heap_trim();
             if (rc == -ECANCELED || is_stopping(inf))
                 break;
             if (rc != 0) {

@@ -1,13 +1,13 @@
 #include "server/cluster/usage.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "base/heap.h"
 #include "base/log.h"
 #include "server/codec/node_metrics.h"
 
@@ -82,7 +82,7 @@ static void poll_once(struct cluster_usage *u, const struct kube_usage_rules *ru
     /* A large answer's body and tree are freed: return their pages (glibc
      * keeps freed heap for reuse otherwise, and idle RSS stays at the peak). */
     if (r.len > (1u << 20))
-        malloc_trim(0);
+        heap_trim();
     if (skipped > 0)
         LOG(LOG_DEBUG, "node metrics samples ignored", LOG_UINT("count", skipped));
     pthread_mutex_lock(&u->lock);

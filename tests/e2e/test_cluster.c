@@ -515,8 +515,8 @@ START_TEST(cluster_rotated_token_is_picked_up)
 }
 END_TEST
 
-/* Metrics at @age seconds before now for n1 (3500m used) and n2 (1000m). */
-static void set_metrics(struct world *w, int age)
+/* Every sample the fake serves is @age seconds old, over 20 s. */
+static void metrics_age(struct world *w, int age)
 {
     char ts[64];
     time_t t = time(NULL) - age;
@@ -524,6 +524,12 @@ static void set_metrics(struct world *w, int age)
     gmtime_r(&t, &tm);
     strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
     fake_set_metrics_time(w->fake, ts, "20s");
+}
+
+/* Metrics at @age seconds before now for n1 (3500m used) and n2 (1000m). */
+static void set_metrics(struct world *w, int age)
+{
+    metrics_age(w, age);
     ck_assert_int_eq(fake_set_node_metrics(w->fake, "n1", "3500m", "1Gi"), 0);
     ck_assert_int_eq(fake_set_node_metrics(w->fake, "n2", "1000000000n", "1Gi"), 0);
 }
@@ -731,12 +737,7 @@ END_TEST
 /* n2's usage sample, @age seconds old, at @cpu. */
 static void set_n2_usage(struct world *w, int age, const char *cpu)
 {
-    char ts[64];
-    time_t t = time(NULL) - age;
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    fake_set_metrics_time(w->fake, ts, "20s");
+    metrics_age(w, age);
     ck_assert_int_eq(fake_set_node_metrics(w->fake, "n2", cpu, "1Gi"), 0);
 }
 
