@@ -411,7 +411,6 @@ int kube_state_usage_put(struct kube_state *st, const char *node, const int64_t 
                          double timestamp, double window, const struct kube_usage_rules *rules)
 {
     struct score_usage_sample sample = {.time = timestamp};
-    int64_t scratch[SCORE_USAGE_MAX_SAMPLES];
     size_t keep = rules->keep < 1                         ? 1
                   : rules->keep > SCORE_USAGE_MAX_SAMPLES ? SCORE_USAGE_MAX_SAMPLES
                                                           : rules->keep;
@@ -429,6 +428,7 @@ int kube_state_usage_put(struct kube_state *st, const char *node, const int64_t 
         /* Aggregated again even for a sample seen before: the rules may
          * have changed with a reload. */
         if (n->n_hist > 0) {
+            int64_t scratch[SCORE_USAGE_MAX_SAMPLES];
             n->usage_samples = score_usage_aggregate(n->hist, n->n_hist, rules->window_seconds,
                                                      rules->agg, n->usage, scratch);
             n->usage_time = n->hist[n->n_hist - 1].time;

@@ -75,7 +75,6 @@ static int children(struct arena *a, struct codec_scan *s, cJSON *parent)
     bool object = parent->type == cJSON_Object, more;
     struct codec_str key;
     cJSON *last = NULL, *child;
-    int rc;
 
     if ((object ? codec_scan_object(s) : codec_scan_array(s)) != 0)
         return -EINVAL;
@@ -85,7 +84,8 @@ static int children(struct arena *a, struct codec_scan *s, cJSON *parent)
             return -EINVAL;
         if (!more)
             return 0;
-        if ((rc = codec_json_value(a, s, &child)) != 0)
+        int rc = codec_json_value(a, s, &child);
+        if (rc != 0)
             return rc;
         if (object && (child->string = codec_str_copy(a, key)) == NULL)
             return -ENOMEM;

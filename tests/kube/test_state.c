@@ -185,9 +185,10 @@ END_TEST
  * (a reload) keeps the newest. */
 START_TEST(state_usage_window)
 {
-    const struct kube_usage_rules p90 = {
-        .window_seconds = 60, .agg = {SCORE_AGG_P90, SCORE_AGG_MAX}, .min_samples = 3,
-        .keep = kube_usage_keep(60, 15)};
+    const struct kube_usage_rules p90 = {.window_seconds = 60,
+                                         .agg = {SCORE_AGG_P90, SCORE_AGG_MAX},
+                                         .min_samples = 3,
+                                         .keep = kube_usage_keep(60, 15)};
     list_two_nodes();
     ck_assert_uint_eq(p90.keep, 6);
     const int64_t cpu[] = {100, 900, 500, 300, 700};

@@ -59,8 +59,8 @@ START_TEST(usage_window_parse)
     ck_assert(a[SCORE_CPU] == SCORE_AGG_P90 && a[SCORE_MEMORY] == SCORE_AGG_MAX);
     ck_assert_int_eq(score_usage_agg_parse_list("memory=avg", a), 0);
     ck_assert(a[SCORE_CPU] == SCORE_AGG_LATEST && a[SCORE_MEMORY] == SCORE_AGG_AVG);
-    static const char *const bad[] = {"", "p80", "mean", "cpu=p90,", "cpu=p90,cpu=max",
-                                      "gpu=max", "cpu", "cpu=", "=max", "P90"};
+    static const char *const bad[] = {"",        "p80", "mean", "cpu=p90,", "cpu=p90,cpu=max",
+                                      "gpu=max", "cpu", "cpu=", "=max",     "P90"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         ck_assert_msg(score_usage_agg_parse_list(bad[i], a) != 0, "%s", bad[i]);
     for (int i = SCORE_AGG_LATEST; i <= SCORE_AGG_P99; i++) {
