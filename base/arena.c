@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* arena.h has decided whether this is an ASan build. */
 #ifdef __SANITIZE_ADDRESS__
@@ -51,6 +52,13 @@ static char *chunk_data(struct arena_chunk *c)
  * size of each mapped block it frees (up to 32 MiB), so malloc'd chunks of
  * a few MiB to 32 MiB would stay in its heaps after a large request, and
  * idle RSS with them. A mapping goes back to the system at munmap. */
+/* An allocation this large has its pages faulted in at once, in one call,
+ * and its chunk asks for huge pages: faulting 4 KiB pages one by one as a
+ * body arrived cost most of a large request's time in a virtual machine,
+ * where each first touch traps to the hypervisor (a 12 MB NodeList: about
+ * 45 ms over HTTP against a 4 ms handler; 10 ms with this). */
+#define ARENA_POPULATE_BYTES (256u << 10)
+
 static struct arena_chunk *chunk_new(size_t size)
 {
     size_t bytes = header_size() + size;
@@ -58,7 +66,9 @@ static struct arena_chunk *chunk_new(size_t size)
     void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
-    ARENA_UNPOISON(m, bytes); /* whatever was mapped here before */
+    if (bytes >= ARENA_POPULATE_BYTES)
+        (void)madvise(m, bytes, MADV_HUGEPAGE); /* fewer, larger pages where the kernel has them */
+    ARENA_UNPOISON(m, bytes);                   /* whatever was mapped here before */
     struct arena_chunk *c = m;
     c->next = NULL;
     c->size = size;
@@ -72,6 +82,16 @@ static void chunk_free(struct arena_chunk *c)
     size_t bytes = header_size() + c->size;
     ARENA_UNPOISON(c, bytes); /* the next mapping here starts clean */
     munmap(c, bytes);
+}
+
+/* Faults in the pages of [@p, @p + @n) at once (a large body is about to
+ * be written there): not the chunk's spare room, which may never be used
+ * (peak RSS stays what the request touches). Kernels before 5.14 refuse
+ * the advice; the pages then fault in as they are written. */
+static void populate(char *p, size_t n)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start = (uintptr_t)p & ~(page - 1);
+    (void)madvise((void *)start, (uintptr_t)p + n - start, MADV_POPULATE_WRITE);
 }
 
 void *arena_alloc_slow(struct arena *a, size_t size)
@@ -111,6 +131,8 @@ void *arena_alloc_slow(struct arena *a, size_t size)
     a->next = p + need;
     a->left = want - need;
     ARENA_UNPOISON(p, need);
+    if (need >= ARENA_POPULATE_BYTES)
+        populate(p, need);
     return p;
 }
 
