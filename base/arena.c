@@ -48,10 +48,6 @@ static char *chunk_data(struct arena_chunk *c)
     return (char *)c + header_size();
 }
 
-/* Chunks are mapped, not malloc'd: glibc raises its mmap threshold to the
- * size of each mapped block it frees (up to 32 MiB), so malloc'd chunks of
- * a few MiB to 32 MiB would stay in its heaps after a large request, and
- * idle RSS with them. A mapping goes back to the system at munmap. */
 /* An allocation this large has its pages faulted in at once, in one call,
  * and its chunk asks for huge pages: faulting 4 KiB pages one by one as a
  * body arrived cost most of a large request's time in a virtual machine,
@@ -59,6 +55,10 @@ static char *chunk_data(struct arena_chunk *c)
  * 45 ms over HTTP against a 4 ms handler; 10 ms with this). */
 #define ARENA_POPULATE_BYTES (256u << 10)
 
+/* Chunks are mapped, not malloc'd: glibc raises its mmap threshold to the
+ * size of each mapped block it frees (up to 32 MiB), so malloc'd chunks of
+ * a few MiB to 32 MiB would stay in its heaps after a large request, and
+ * idle RSS with them. A mapping goes back to the system at munmap. */
 static struct arena_chunk *chunk_new(size_t size)
 {
     size_t bytes = header_size() + size;
