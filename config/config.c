@@ -605,3 +605,10 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
                  c->scheduler_config);
     return validate(c, err);
 }
+
+void cfg_in_flight_rules(const struct cfg *c, struct score_in_flight_rules *out)
+{
+    out->mode = c->in_flight_estimate;
+    for (int r = 0; r < SCORE_NRES; r++)
+        out->factor_milli[r] = c->in_flight_factor_milli[r];
+}

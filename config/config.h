@@ -15,6 +15,7 @@
 
 #include "base/err.h"
 #include "base/log.h"
+#include "scoring/podreq.h"
 #include "scoring/strategy.h"
 #include "scoring/usage_window.h"
 #include "scoring/used.h"
@@ -66,6 +67,10 @@ struct cfg {
     enum score_usage_agg usage_agg[SCORE_NRES]; /* usage_aggregation, parsed by validation */
     int usage_min_samples;
     int in_flight_seconds; /* 0: no damping */
+    /* What a placed pod counts in flight: requests, limits or factor; in
+     * factor mode the factors in thousandths (0.85 is 850). */
+    enum score_in_flight in_flight_estimate;
+    int in_flight_factor_milli[SCORE_NRES];
     /* The filter's thresholds (score.threshold_percent) and their escapes. */
     char threshold_exempt[CFG_STR_LEN]; /* "daemonsets" or "" */
     char threshold_policy[CFG_STR_LEN]; /* "always" or "unlessAllFail" */
@@ -157,6 +162,9 @@ int cfg_listen_split(const char *listen, char host[CFG_STR_LEN], int *port);
 
 /* Writes the effective configuration as one JSON object to @out. */
 void cfg_print_json(const struct cfg *c, FILE *out);
+
+/* The in-flight estimate's rules of @c (inFlightEstimate and its factors). */
+void cfg_in_flight_rules(const struct cfg *c, struct score_in_flight_rules *out);
 
 /* Writes the option reference (flag, environment variable, JSON key,
  * default, meaning) to @out. */

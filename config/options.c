@@ -22,6 +22,9 @@ enum opt_type {
     OPT_USED_SOURCE,
     OPT_STALE_POLICY,
     OPT_MODE,
+    OPT_IN_FLIGHT,
+    /* a decimal with at most three places, kept in thousandths (an int) */
+    OPT_MILLI,
 };
 
 /* One option, known under three names derived from @flag. */
@@ -83,6 +86,15 @@ static const struct cfg_opt opts[] = {
      "the same for memory"},
     {"requests-max-age-seconds", OPT_INT, OFF(requests_max_age_seconds), 0, 86400,
      "pod requests are stale when the watch has been broken this long (0: never)"},
+    {"in-flight-estimate", OPT_IN_FLIGHT, OFF(in_flight_estimate), 0, 0,
+     "what a pod placed but not yet in the usage samples counts: requests, limits (per "
+     "container the limit where set, else the request) or factor (the limit where set, else "
+     "the request times in-flight-cpu-factor / in-flight-memory-factor)"},
+    {"in-flight-cpu-factor", OPT_MILLI, OFF(in_flight_factor_milli[SCORE_CPU]), 1, 10000,
+     "in-flight-estimate factor: a container's CPU request without a limit counts this share "
+     "(0.001 to 10, three decimals; rounded up to the millicore)"},
+    {"in-flight-memory-factor", OPT_MILLI, OFF(in_flight_factor_milli[SCORE_MEMORY]), 1, 10000,
+     "in-flight-estimate factor: the same for memory (rounded up to the byte)"},
     {"usage-max-age-seconds", OPT_INT, OFF(usage_max_age_seconds), 1, 86400,
      "a usage sample older than this is stale"},
     {"stale-policy", OPT_STALE_POLICY, OFF(stale_policy), 0, 0,
@@ -275,6 +287,9 @@ void cfg_defaults(struct cfg *c)
     snprintf(c->threshold_policy, CFG_STR_LEN, "always");
     c->usage_min_samples = 1;
     c->in_flight_seconds = 60;
+    c->in_flight_estimate = SCORE_IN_FLIGHT_REQUESTS;
+    c->in_flight_factor_milli[SCORE_CPU] = 850; /* Koordinator's estimator defaults */
+    c->in_flight_factor_milli[SCORE_MEMORY] = 700;
     c->mode = CFG_MODE_ENFORCE;
     c->select_priority_min = INT32_MIN;
     c->select_priority_max = INT32_MAX;
@@ -350,9 +365,44 @@ static const char *enum_name(enum opt_type t, int v)
         return v <= SCORE_STALE_PASS ? score_stale_policy_name((enum score_stale_policy)v) : NULL;
     case OPT_MODE:
         return v <= CFG_MODE_PASSTHROUGH ? mode_names[v] : NULL;
+    case OPT_IN_FLIGHT:
+        return score_in_flight_name((enum score_in_flight)v);
     default:
         return NULL;
     }
+}
+
+/* "0.85" -> 850: a decimal with at most three places, exactly, as an int
+ * in thousandths within [@min, @max]. Returns 0 or -EINVAL. */
+static int parse_milli(const char *v, long long min, long long max, int *out)
+{
+    long long whole = 0, frac = 0;
+    int places = 0;
+    const char *s = v;
+
+    if (!isdigit((unsigned char)*s))
+        return -EINVAL;
+    for (; isdigit((unsigned char)*s); s++)
+        if ((whole = whole * 10 + (*s - '0')) > max)
+            return -EINVAL;
+    if (*s == '.') {
+        for (s++; isdigit((unsigned char)*s); s++, places++)
+            if (places < 3)
+                frac = frac * 10 + (*s - '0');
+            else if (*s != '0') /* a fourth place would be rounded away */
+                return -EINVAL;
+        if (places == 0)
+            return -EINVAL;
+    }
+    if (*s != '\0')
+        return -EINVAL;
+    for (int p = places < 3 ? places : 3; p < 3; p++)
+        frac *= 10;
+    long long x = whole * 1000 + frac;
+    if (x < min || x > max)
+        return -EINVAL;
+    *out = (int)x;
+    return 0;
 }
 
 /* Stores the text @v into option @o of @c; @why receives the problem. */
@@ -383,6 +433,15 @@ static int set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char 
             *(int *)(void *)field = (int)x;
         else
             *(long long *)(void *)field = x;
+        return 0;
+    case OPT_MILLI:
+        if (parse_milli(v, o->min, o->max, (int *)(void *)field) != 0) {
+            snprintf(why, n,
+                     "want a number from %lld.%03lld to %lld.%03lld, at most three "
+                     "decimals",
+                     o->min / 1000, o->min % 1000, o->max / 1000, o->max % 1000);
+            return -EINVAL;
+        }
         return 0;
     case OPT_BOOL:
         if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0) {
@@ -506,6 +565,16 @@ int cfg_opt_set_json(struct cfg *c, const struct cfg_opt *o, const cJSON *item, 
         }
         snprintf(text, sizeof(text), "%lld", (long long)item->valuedouble);
         return cfg_opt_set_text(c, o, text, why, n);
+    case OPT_MILLI:
+        /* A JSON number's double printed back to the shortest text that
+         * reads as it (0.85, not 0.8499...), then parsed exactly. */
+        if (!cJSON_IsNumber(item) || !(item->valuedouble >= 0 && item->valuedouble <= 1e6)) {
+            snprintf(why, n, "want a number from %lld.%03lld to %lld.%03lld", o->min / 1000,
+                     o->min % 1000, o->max / 1000, o->max % 1000);
+            return -EINVAL;
+        }
+        snprintf(text, sizeof(text), "%.15g", item->valuedouble);
+        return cfg_opt_set_text(c, o, text, why, n);
     case OPT_BOOL:
         if (!cJSON_IsBool(item)) {
             snprintf(why, n, "want true or false");
@@ -569,6 +638,15 @@ static void print_value(const struct cfg *c, const struct cfg_opt *o, FILE *out)
     case OPT_BOOL:
         fputs(*(const bool *)(const void *)field ? "true" : "false", out);
         break;
+    case OPT_MILLI: {
+        int m = *(const int *)(const void *)field;
+        char frac[8];
+        snprintf(frac, sizeof(frac), "%03d", m % 1000);
+        for (size_t k = strlen(frac); k > 0 && frac[k - 1] == '0'; k--)
+            frac[k - 1] = '\0';
+        fprintf(out, "%d%s%s", m / 1000, frac[0] != '\0' ? "." : "", frac);
+        break;
+    }
     default:
         fprintf(out, "\"%s\"", enum_name(o->type, *(const int *)(const void *)field));
         break;

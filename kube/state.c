@@ -11,8 +11,7 @@
 struct placement {
     char uid[64];
     double at;
-    int64_t real[SCORE_NRES];
-    int64_t non_zero[SCORE_NRES];
+    int64_t estimate[SCORE_NRES]; /* what it counts in flight (inFlightEstimate) */
 };
 
 struct snode {
@@ -45,6 +44,10 @@ struct spod {
     struct snode *node;   /* charged to this node, NULL when not charged */
     int64_t real[SCORE_NRES];
     int64_t non_zero[SCORE_NRES];
+    /* What a placement of this pod counts in flight: kept with the pod,
+     * because our own bind knows only its uid and the limits are gone by
+     * then. */
+    int64_t estimate[SCORE_NRES];
     bool assigned; /* had a node name, charged or not (terminal) */
     unsigned gen;
 };
@@ -165,8 +168,8 @@ static void charge(struct snode *n, const struct spod *p, int sign)
 
 /* Returns 0 or -ENOMEM (the placement is then not counted: damping is a
  * refinement, never a reason to fail an event). */
-static int add_placement(struct snode *n, const char *uid, const int64_t real[SCORE_NRES],
-                         const int64_t non_zero[SCORE_NRES], double now)
+static int add_placement(struct snode *n, const char *uid, const int64_t estimate[SCORE_NRES],
+                         double now)
 {
     size_t keep = 0;
     /* API server UIDs are 36 characters; a longer one could not be told
@@ -194,8 +197,7 @@ static int add_placement(struct snode *n, const char *uid, const int64_t real[SC
     struct placement *pl = &n->placed[n->n_placed++];
     snprintf(pl->uid, sizeof(pl->uid), "%s", uid);
     pl->at = now;
-    memcpy(pl->real, real, sizeof(pl->real));
-    memcpy(pl->non_zero, non_zero, sizeof(pl->non_zero));
+    memcpy(pl->estimate, estimate, sizeof(pl->estimate));
     return 0;
 }
 
@@ -318,6 +320,7 @@ int kube_state_pod_put(struct kube_state *st, const struct kube_pod_info *info, 
     uncharge(st, p);
     memcpy(p->real, info->real, sizeof(p->real));
     memcpy(p->non_zero, info->non_zero, sizeof(p->non_zero));
+    memcpy(p->estimate, info->estimated ? info->estimate : info->non_zero, sizeof(p->estimate));
     p->assigned = assigned;
     p->gen = st->pod_gen;
     if (counted) {
@@ -330,7 +333,7 @@ int kube_state_pod_put(struct kube_state *st, const struct kube_pod_info *info, 
         charge(n, p, +1);
         p->node = n;
         if (!was_assigned && !st->pods_listing)
-            add_placement(n, info->uid, p->real, p->non_zero, now);
+            add_placement(n, info->uid, p->estimate, now);
     }
     rc = 0;
 out_unlock:
@@ -368,7 +371,7 @@ int kube_state_placed(struct kube_state *st, const char *node, const char *uid, 
         struct snode *n = node_entry(st, node);
         rc = -ENOMEM;
         if (n != NULL)
-            rc = add_placement(n, uid, p->real, p->non_zero, now);
+            rc = add_placement(n, uid, p->estimate, now);
     }
     pthread_rwlock_unlock(&st->lock);
     return rc;
@@ -474,7 +477,7 @@ static void view_of(const struct kube_state *st, const struct snode *n, double n
         if (pl->at <= 0 || now - pl->at >= in_flight_seconds || pl->at <= window_start)
             continue;
         for (int r = 0; r < SCORE_NRES; r++)
-            out->in_flight[r] = add_sat(out->in_flight[r], pl->non_zero[r]);
+            out->in_flight[r] = add_sat(out->in_flight[r], pl->estimate[r]);
         out->n_in_flight++;
     }
 }

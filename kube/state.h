@@ -40,6 +40,10 @@ struct kube_pod_info {
     bool terminal;    /* phase Succeeded or Failed: no longer charged */
     int64_t real[SCORE_NRES];
     int64_t non_zero[SCORE_NRES];
+    /* What the pod counts in flight once placed (inFlightEstimate,
+     * scoring/podreq.h score_pod_estimate); without estimated, non_zero. */
+    bool estimated;
+    int64_t estimate[SCORE_NRES];
 };
 
 /* A copy of what the state knows of one node (kube_state_view). */
@@ -56,7 +60,7 @@ struct kube_node_view {
     int64_t usage[SCORE_NRES];     /* the window's aggregate (kube_usage_rules) */
     double usage_age;              /* seconds since the newest sample's timestamp */
     size_t usage_samples;          /* samples in the window, whether enough or not */
-    int64_t in_flight[SCORE_NRES]; /* requests of pods placed after the sample window began */
+    int64_t in_flight[SCORE_NRES]; /* estimates of pods placed after the sample window began */
     size_t n_in_flight;
 };
 
@@ -98,7 +102,7 @@ void kube_state_pod_delete(struct kube_state *st, const char *uid);
 bool kube_state_pod_is_assigned(struct kube_state *st, const char *uid);
 
 /* Records that we bound pod @uid to @node at @now, charging the pod's
- * requests (known from the pod watch) as in flight until the watch and the
+ * in-flight estimate (known from the pod watch) as in flight until the watch and the
  * metrics catch up. Returns 0, or -ENOENT when the pod is not known. */
 int kube_state_placed(struct kube_state *st, const char *node, const char *uid, double now);
 

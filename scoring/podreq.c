@@ -1,6 +1,7 @@
 #include "scoring/podreq.h"
 
 #include <errno.h>
+#include <stdint.h>
 
 /* The source followed: staging/src/k8s.io/component-helpers/resource/helpers.go
  * (PodRequests, AggregateContainerRequests, aggregateContainerResourcesByFn,
@@ -32,6 +33,10 @@ struct view {
     enum score_resource r;
     bool non_zero;   /* NonMissingContainerRequests: a missing key counts the default */
     bool use_status; /* UseStatusResources and the pod-level resize status */
+    /* The in-flight estimate (score_pod_estimate): a container's limit
+     * where set, else its request (scaled in factor mode); NULL for a
+     * request view. */
+    const struct score_in_flight_rules *est;
 };
 
 static struct amount of_list(const int64_t req[SCORE_NRES], const bool has[SCORE_NRES],
@@ -41,6 +46,29 @@ static struct amount of_list(const int64_t req[SCORE_NRES], const bool has[SCORE
 }
 
 static const struct amount none = {0, false};
+
+/* @v x @milli / 1000, rounded up to the whole millicore or byte (an
+ * estimate errs towards more load); saturated at INT64_MAX, where the
+ * state's sums saturate too. */
+static int64_t scale_milli(int64_t v, int64_t milli)
+{
+    int64_t p;
+    if (__builtin_mul_overflow(v, milli, &p))
+        return INT64_MAX;
+    return p / 1000 + (p % 1000 != 0);
+}
+
+/* What the estimate counts for one list: the limit where the list has
+ * it, else @a (the request), times the factor in factor mode. */
+static struct amount estimated(const struct score_container *c, struct amount a,
+                               const struct view *v)
+{
+    if (c->has_lim[v->r])
+        return (struct amount){c->lim[v->r], true};
+    if (v->est->mode == SCORE_IN_FLIGHT_FACTOR && a.has)
+        a.v = scale_milli(a.v, v->est->factor_milli[v->r]);
+    return a;
+}
 
 /* The container's list from @src, then the default for a missing key. A
  * status list that is not there falls back as upstream does; an Infeasible
@@ -57,6 +85,8 @@ static struct amount container_amount(const struct score_container *c, enum sour
         a = none;
     if (v->non_zero && !a.has)
         a = (struct amount){default_request[v->r], true};
+    if (v->est != NULL)
+        a = estimated(c, a, v);
     return a;
 }
 
@@ -148,6 +178,8 @@ static int request_of(const struct score_pod *pod, bool pod_level_set, const str
         return -ERANGE;
     if (pod_level_set) {
         struct amount level = of_list(pod->pod_level.req, pod->pod_level.has, v->r);
+        if (v->est != NULL && (level.has || pod->pod_level.has_lim[v->r]))
+            level = estimated(&pod->pod_level, level, v);
         if (v->use_status && pod->status_resources) {
             if (pod->resize_infeasible)
                 level = none;
@@ -170,12 +202,12 @@ int score_pod_request(const struct score_pod *pod, struct score_pod_request *out
         pod->pod_level_set || pod->pod_level.has[SCORE_CPU] || pod->pod_level.has[SCORE_MEMORY];
 
     for (int r = 0; r < SCORE_NRES; r++) {
-        const struct view fit = {(enum score_resource)r, false, false};
-        const struct view real = {(enum score_resource)r, false, true};
+        const struct view fit = {(enum score_resource)r, false, false, NULL};
+        const struct view real = {(enum score_resource)r, false, true, NULL};
         /* The scorers' view (defaults per container, then the pod-level
          * override) is also what NodeInfo's defaulted sum starts from: one
          * computation for both. */
-        const struct view defaulted = {(enum score_resource)r, true, true};
+        const struct view defaulted = {(enum score_resource)r, true, true, NULL};
         struct amount f, re, ch;
         if (request_of(pod, pod_level, &fit, &f) != 0 ||
             request_of(pod, pod_level, &real, &re) != 0 ||
@@ -189,6 +221,47 @@ int score_pod_request(const struct score_pod *pod, struct score_pod_request *out
          * every container lacks it, so the per-container sum is the one of
          * the defaulted view. */
         out->non_zero[r] = pod_level && re.has ? re.v : ch.v;
+    }
+    return 0;
+}
+
+static const char *const in_flight_names[] = {
+    [SCORE_IN_FLIGHT_REQUESTS] = "requests",
+    [SCORE_IN_FLIGHT_LIMITS] = "limits",
+    [SCORE_IN_FLIGHT_FACTOR] = "factor",
+};
+
+const char *score_in_flight_name(enum score_in_flight m)
+{
+    return (unsigned)m < sizeof(in_flight_names) / sizeof(in_flight_names[0]) ? in_flight_names[m]
+                                                                              : NULL;
+}
+
+int score_pod_estimate(const struct score_pod *pod, const struct score_in_flight_rules *rules,
+                       int64_t out[SCORE_NRES])
+{
+    struct score_pod_request req;
+
+    if (score_pod_request(pod, &req) != 0)
+        return -ERANGE;
+    if (rules->mode == SCORE_IN_FLIGHT_REQUESTS) {
+        /* What in-flight damping has always charged: what the pod adds to
+         * its node's NonZeroRequested. */
+        for (int r = 0; r < SCORE_NRES; r++)
+            out[r] = req.non_zero[r];
+        return 0;
+    }
+    bool pod_level =
+        pod->pod_level_set || pod->pod_level.has[SCORE_CPU] || pod->pod_level.has[SCORE_MEMORY];
+    for (int r = 0; r < SCORE_NRES; r++) {
+        /* The spec alone: a pod just placed has no resize status yet. A
+         * container without a request counts the scoring default (as
+         * non_zero does), then the estimate applies to it. */
+        const struct view est = {(enum score_resource)r, true, false, rules};
+        struct amount a;
+        if (request_of(pod, pod_level, &est, &a) != 0)
+            return -ERANGE;
+        out[r] = a.v;
     }
     return 0;
 }

@@ -9,6 +9,8 @@
 #ifndef SCORING_PODREQ_H
 #define SCORING_PODREQ_H
 
+#include <stdint.h>
+
 #include "scoring/resources.h"
 
 /* Defaults charged by the scoring plugins for a container whose requests lack
@@ -59,5 +61,34 @@ struct score_pod_request {
  * Pure and thread-safe.
  */
 int score_pod_request(const struct score_pod *pod, struct score_pod_request *out);
+
+/* What a pod placed but not yet in the usage samples is counted as
+ * (inFlightEstimate). */
+enum score_in_flight {
+    SCORE_IN_FLIGHT_REQUESTS = 0, /* its requests, as non_zero charges them */
+    SCORE_IN_FLIGHT_LIMITS,       /* per container the limit where set, else the request */
+    SCORE_IN_FLIGHT_FACTOR,       /* the limit where set, else request x factor (Koordinator) */
+};
+
+struct score_in_flight_rules {
+    enum score_in_flight mode;
+    int64_t factor_milli[SCORE_NRES]; /* factor mode: thousandths, 1..10000 (0.001..10) */
+};
+
+/* "requests", "limits" or "factor"; NULL past the last. */
+const char *score_in_flight_name(enum score_in_flight m);
+
+/*
+ * The in-flight estimate of @pod under @rules into @out, per resource.
+ * requests: non_zero of score_pod_request. limits and factor: each container
+ * (regular, init, sidecar) and the pod-level list count their limit where
+ * set, else their request (a missing request the scoring default), in
+ * factor mode times factor_milli / 1000 rounded up to the whole millicore
+ * or byte; then the same rules as the request (the larger of containers +
+ * sidecars and each init container + the sidecars before it, pod-level
+ * override, overhead added unscaled). Returns 0 or -ERANGE (a sum overflows).
+ */
+int score_pod_estimate(const struct score_pod *pod, const struct score_in_flight_rules *rules,
+                       int64_t out[SCORE_NRES]);
 
 #endif

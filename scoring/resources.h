@@ -36,6 +36,11 @@ struct score_container {
     int64_t req[SCORE_NRES];
     bool has[SCORE_NRES];
     bool restartable; /* init container with restartPolicy: Always (sidecar) */
+    /* resources.limits for the scored resources, has_lim[r] when the map
+     * holds the key: only the in-flight estimate reads them
+     * (scoring/podreq.h score_pod_estimate). */
+    int64_t lim[SCORE_NRES];
+    bool has_lim[SCORE_NRES];
     /* In-place resize (InPlacePodVerticalScaling): the container's entry in
      * status.containerStatuses or initContainerStatuses, found by name (the
      * regular statuses first, as findContainerStatus looks): its

@@ -91,8 +91,12 @@ static void on_object(void *ctx, enum kube_event ev, const cJSON *obj)
         cluster_apply_node(f->cl->state, c, ev, obj);
         cfg_live_release(c);
     } else {
+        struct score_in_flight_rules est;
+        const struct cfg *c = cfg_live_acquire(&f->cl->live);
+        cfg_in_flight_rules(c, &est);
+        cfg_live_release(c);
         pthread_mutex_lock(&f->cl->hook_lock);
-        cluster_apply_pod(f->cl->state, ev, obj, clock_wall(), &f->cl->bound);
+        cluster_apply_pod(f->cl->state, ev, obj, clock_wall(), &f->cl->bound, &est);
         pthread_mutex_unlock(&f->cl->hook_lock);
     }
 }

@@ -55,7 +55,8 @@ int cluster_apply_node(struct kube_state *st, const struct cfg *c, enum kube_eve
 }
 
 int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *obj, double now,
-                      const struct cluster_bound_hook *hook)
+                      const struct cluster_bound_hook *hook,
+                      const struct score_in_flight_rules *est)
 {
     char err[ERR_LEN];
     struct codec_pod p;
@@ -68,7 +69,9 @@ int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *ob
     }
     struct score_pod_request req;
     int rc = codec_pod_decode(a, obj, &p, err);
-    if (rc == 0 && score_pod_request(&p.spec, &req) != 0) {
+    struct kube_pod_info info = {.estimated = est != NULL};
+    if (rc == 0 && (score_pod_request(&p.spec, &req) != 0 ||
+                    (est != NULL && score_pod_estimate(&p.spec, est, info.estimate) != 0))) {
         err_set(err, "Pod: total request does not fit in int64");
         rc = -EINVAL;
     }
@@ -89,11 +92,9 @@ int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *ob
         kube_state_pod_delete(st, p.uid);
         goto out_release_arena;
     }
-    struct kube_pod_info info = {
-        .uid = p.uid,
-        .node = p.node_name,
-        .terminal = strcmp(p.phase, "Succeeded") == 0 || strcmp(p.phase, "Failed") == 0,
-    };
+    info.uid = p.uid;
+    info.node = p.node_name;
+    info.terminal = strcmp(p.phase, "Succeeded") == 0 || strcmp(p.phase, "Failed") == 0;
     memcpy(info.real, req.real, sizeof(info.real));
     memcpy(info.non_zero, req.non_zero, sizeof(info.non_zero));
     /* Only the pod informer's thread writes pods, so what the state says

@@ -29,10 +29,12 @@ int cluster_apply_node(struct kube_state *st, const struct cfg *c, enum kube_eve
  * placement. A pod that cannot be decoded is logged and forgotten
  * (-EINVAL): better uncharged than charged a guess. When the object is a
  * binding (a node name the state did not know the pod with) and @hook is
- * not NULL, @hook is told once the state has it. Returns 0, -EINVAL or
- * -ENOMEM.
+ * not NULL, @hook is told once the state has it. @est says what a
+ * placement of the pod counts in flight (NULL: its requests). Returns 0,
+ * -EINVAL or -ENOMEM.
  */
 int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *obj, double now,
-                      const struct cluster_bound_hook *hook);
+                      const struct cluster_bound_hook *hook,
+                      const struct score_in_flight_rules *est);
 
 #endif

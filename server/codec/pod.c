@@ -24,6 +24,22 @@ static const char *string_or_empty(const cJSON *obj, const char *key)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* resources.limits of @resources into @out's lim and has_lim (the in-flight
+ * estimate reads them), leaving its requests alone. */
+static int limits_of(const cJSON *resources, const char *path, struct score_container *out,
+                     char *err)
+{
+    struct score_container lim = {0};
+    char list[96];
+
+    snprintf(list, sizeof(list), "%s.limits", path);
+    if (codec_resource_list(codec_json_field(resources, "limits"), &lim, list, err) != 0)
+        return -EINVAL;
+    memcpy(out->lim, lim.req, sizeof(out->lim));
+    memcpy(out->has_lim, lim.has, sizeof(out->has_lim));
+    return 0;
+}
+
 /* One container of spec.containers or spec.initContainers. */
 static int container(const cJSON *c, const char *path, struct score_container *out, char *err)
 {
@@ -40,6 +56,9 @@ static int container(const cJSON *c, const char *path, struct score_container *o
     }
     snprintf(list, sizeof(list), "%s.resources.requests", path);
     if (codec_resource_list(codec_json_field(resources, "requests"), out, list, err) != 0)
+        return -EINVAL;
+    snprintf(list, sizeof(list), "%s.resources", path);
+    if (limits_of(resources, list, out, err) != 0)
         return -EINVAL;
     policy = codec_json_field(c, "restartPolicy");
     if (policy != NULL && !cJSON_IsString(policy)) {
@@ -250,6 +269,8 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
     if (codec_resource_list(pod_requests, &p->pod_level, "Pod.spec.resources.requests", err) != 0)
         return -EINVAL;
     p->pod_level_set = has_pod_level_key(pod_requests);
+    if (limits_of(resources, "Pod.spec.resources", &p->pod_level, err) != 0)
+        return -EINVAL;
     return 0;
 }
 

@@ -420,6 +420,42 @@ START_TEST(config_usage_window)
 }
 END_TEST
 
+/* inFlightEstimate and its factors: thousandths exactly, from a flag and
+ * from a JSON number, (0, 10] with at most three decimals. */
+START_TEST(config_in_flight_estimate)
+{
+    struct cfg c;
+    char err[ERR_LEN];
+    ck_assert_int_eq(load(&c, NULL, 0, NULL, err), 0);
+    ck_assert(c.in_flight_estimate == SCORE_IN_FLIGHT_REQUESTS);
+    ck_assert_int_eq(c.in_flight_factor_milli[SCORE_CPU], 850);
+    ck_assert_int_eq(c.in_flight_factor_milli[SCORE_MEMORY], 700);
+    char *flags[] = {"--in-flight-estimate=factor", "--in-flight-cpu-factor=1.5",
+                     "--in-flight-memory-factor=0.001"};
+    ck_assert_int_eq(load(&c, flags, 3, NULL, err), 0);
+    ck_assert(c.in_flight_estimate == SCORE_IN_FLIGHT_FACTOR);
+    ck_assert_int_eq(c.in_flight_factor_milli[SCORE_CPU], 1500);
+    ck_assert_int_eq(c.in_flight_factor_milli[SCORE_MEMORY], 1);
+    const char *f = write_file("{\"inFlightEstimate\": \"limits\", \"inFlightCpuFactor\": 0.85, "
+                               "\"inFlightMemoryFactor\": 10}");
+    char file_flag[96];
+    snprintf(file_flag, sizeof(file_flag), "--config=%s", f);
+    char *with_file[] = {file_flag};
+    ck_assert_int_eq(load(&c, with_file, 1, NULL, err), 0);
+    ck_assert(c.in_flight_estimate == SCORE_IN_FLIGHT_LIMITS);
+    ck_assert_int_eq(c.in_flight_factor_milli[SCORE_CPU], 850);
+    ck_assert_int_eq(c.in_flight_factor_milli[SCORE_MEMORY], 10000);
+    expect_error((char *[]){"--in-flight-estimate=usage"}, 1, NULL,
+                 "want requests, limits or factor");
+    expect_error((char *[]){"--in-flight-cpu-factor=0"}, 1, NULL, "want a number from 0.001");
+    expect_error((char *[]){"--in-flight-cpu-factor=10.5"}, 1, NULL, "to 10.000");
+    expect_error((char *[]){"--in-flight-cpu-factor=0.8555"}, 1, NULL, "at most three decimals");
+    expect_error((char *[]){"--in-flight-memory-factor=-1"}, 1, NULL, "want a number");
+    expect_error((char *[]){"--in-flight-memory-factor=.5"}, 1, NULL, "want a number");
+    expect_file_error("{\"inFlightCpuFactor\": \"0.85\"}", "want a number");
+}
+END_TEST
+
 /* issue 24: every message about a config file names the file, the line
  * and column of the key as written, and what is wrong in words. */
 START_TEST(config_file_errors_say_where_and_what)
@@ -495,6 +531,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, config_scheduler_config_is_relative_to_its_file);
     tcase_add_test(tc, config_metrics_listen_is_checked);
     tcase_add_test(tc, config_usage_window);
+    tcase_add_test(tc, config_in_flight_estimate);
     tcase_add_test(tc, config_file_errors_say_where_and_what);
     suite_add_tcase(s, tc);
     return s;

@@ -805,6 +805,45 @@ START_TEST(cluster_in_flight_damping_counts_new_pods)
 }
 END_TEST
 
+/* inFlightEstimate, through the pod watch: a pod of two containers, one
+ * asking 1 CPU with a limit of 2, one asking 1 CPU without a limit, bound
+ * to n2 (usage 1000m, 3000m free) after the sample. In flight it counts
+ * requests 2000m, limits 2000m + 1000m, factor 0.85: 2000m + 850m. */
+START_TEST(cluster_in_flight_estimate_per_mode)
+{
+    static const struct {
+        const char *mode;
+        long free_milli;
+    } cases[] = {{"requests", 1000}, {"limits", 0}, {"factor", 150}};
+    const char *pod =
+        "{\"metadata\":{\"name\":\"burst\",\"namespace\":\"default\",\"uid\":\"uid-burst\"},"
+        "\"spec\":{\"nodeName\":\"n2\",\"containers\":["
+        "{\"name\":\"a\",\"resources\":{\"requests\":{\"cpu\":\"1\"},\"limits\":{\"cpu\":\"2\"}}},"
+        "{\"name\":\"b\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]},"
+        "\"status\":{\"phase\":\"Running\"}}";
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct world w;
+        const char *const flags[] = {"--cpu-used-source",
+                                     "usage",
+                                     "--metrics-interval-seconds",
+                                     "1",
+                                     "--in-flight-estimate",
+                                     cases[i].mode,
+                                     "--in-flight-cpu-factor",
+                                     "0.85",
+                                     NULL};
+        prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
+        set_metrics(&w, 5);
+        start_world(&w, flags);
+        free(wait_ready(w.server.port, 200));
+        await_free_cpu(w.server.port, "n2", 3000); /* usage 1000m */
+        ck_assert_int_eq(fake_put(w.fake, FAKE_POD, pod, NULL), 0);
+        await_free_cpu(w.server.port, "n2", cases[i].free_milli);
+        stop_world(&w);
+    }
+}
+END_TEST
+
 START_TEST(cluster_preempt_keeps_nodes_where_victims_make_room)
 {
     struct world w;
@@ -1479,5 +1518,12 @@ Suite *cluster_suite(void)
     tcase_add_test(tc, cluster_metrics_families_are_the_man_pages);
     tcase_add_test(tc, cluster_simulate_reads_nodes_and_pods_from_the_cluster);
     suite_add_tcase(s, tc);
+    /* Usage what the in-flight estimate and the what-if tools make of it:
+     * a case of its own, so CK_RUN_CASE=usage_estimates runs these alone. */
+    TCase *est = tcase_create("usage_estimates");
+    tcase_add_unchecked_fixture(est, make_pki, remove_pki);
+    tcase_set_timeout(est, 60);
+    tcase_add_test(est, cluster_in_flight_estimate_per_mode);
+    suite_add_tcase(s, est);
     return s;
 }

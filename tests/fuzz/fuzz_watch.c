@@ -517,7 +517,7 @@ static void apply_pod(struct harness *h, enum kube_event ev, const cJSON *obj)
         ev != KUBE_DELETED && node[0] != '\0' && (before == NULL || before->node[0] == '\0');
 
     h->now += 1;
-    int rc = cluster_apply_pod(h->st, ev, obj, h->now, &hook);
+    int rc = cluster_apply_pod(h->st, ev, obj, h->now, &hook, NULL);
     if (rc == -EINVAL) {
         if (h->bound_calls != calls)
             fail("a refused pod was told as a binding", refused_uid(obj));

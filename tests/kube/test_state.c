@@ -255,6 +255,32 @@ START_TEST(state_our_bind_counts_once)
 }
 END_TEST
 
+/* A pod known with an in-flight estimate (inFlightEstimate limits or
+ * factor) counts the estimate when placed, by our bind as by the watch;
+ * its requests stay what the node is charged. */
+START_TEST(state_in_flight_counts_the_estimate)
+{
+    list_two_nodes();
+    struct kube_pod_info p = {.uid = "est",
+                              .node = "",
+                              .real = {500, GI},
+                              .non_zero = {500, GI},
+                              .estimated = true,
+                              .estimate = {1200, 2 * GI}};
+    ck_assert_int_eq(kube_state_pod_put(st, &p, 500), 0);
+    ck_assert_int_eq(kube_state_placed(st, "b", "est", 500), 0);
+    struct kube_node_view b = view("b", 501);
+    ck_assert_int_eq(b.in_flight[SCORE_CPU], 1200);
+    ck_assert_int_eq(b.in_flight[SCORE_MEMORY], 2 * GI);
+    /* the watch: assigned to a now, a placement of its own on a */
+    p.node = "a";
+    ck_assert_int_eq(kube_state_pod_put(st, &p, 502), 0);
+    struct kube_node_view a = view("a", 503);
+    ck_assert_int_eq(a.in_flight[SCORE_CPU], 1200);
+    ck_assert_int_eq(a.req_real[SCORE_CPU], 1000 + 500);
+}
+END_TEST
+
 START_TEST(state_pod_request_only_on_its_node)
 {
     list_two_nodes();
@@ -503,6 +529,7 @@ Suite *state_suite(void)
     tcase_add_test(tc, state_usage_window);
     tcase_add_test(tc, state_burst_of_placements_all_count);
     tcase_add_test(tc, state_our_bind_counts_once);
+    tcase_add_test(tc, state_in_flight_counts_the_estimate);
     tcase_add_test(tc, state_pod_request_only_on_its_node);
     tcase_add_test(tc, state_pod_is_assigned_from_its_first_node_name);
     tcase_add_test(tc, state_requests_age_while_watch_broken);

@@ -628,6 +628,86 @@ START_TEST(test_resize_pod_level_status)
 }
 END_TEST
 
+/* ---- the in-flight estimate (score_pod_estimate) ---- */
+
+static const struct score_in_flight_rules est_requests = {SCORE_IN_FLIGHT_REQUESTS, {850, 700}};
+static const struct score_in_flight_rules est_limits = {SCORE_IN_FLIGHT_LIMITS, {850, 700}};
+static const struct score_in_flight_rules est_factor = {SCORE_IN_FLIGHT_FACTOR, {850, 700}};
+
+static void check_estimate(const struct score_pod *pod, const struct score_in_flight_rules *rules,
+                           int64_t cpu, int64_t mem)
+{
+    int64_t out[SCORE_NRES];
+    ck_assert_int_eq(score_pod_estimate(pod, rules, out), 0);
+    ck_assert_int_eq(out[SCORE_CPU], cpu);
+    ck_assert_int_eq(out[SCORE_MEMORY], mem);
+}
+
+/* One container with a CPU limit and no memory limit, one without limits
+ * and no memory request (the scoring default, 200Mi). */
+START_TEST(test_estimate_each_mode)
+{
+    const struct score_container c[] = {
+        {.req = {1000, GI}, .has = {true, true}, .lim = {2000, 0}, .has_lim = {true, false}},
+        CPU(1000),
+    };
+    const struct score_pod pod = {.containers = c, .n_containers = N(c)};
+    /* requests: non_zero, what damping always charged */
+    check_estimate(&pod, &est_requests, 2000, GI + 200 * MI);
+    /* limits: 2000m + 1000m; memory has no limit anywhere: the requests */
+    check_estimate(&pod, &est_limits, 3000, GI + 200 * MI);
+    /* factor: 2000m + 850m; memory (1Gi + 200Mi) x 0.7, each rounded up */
+    check_estimate(&pod, &est_factor, 2850, (GI * 7 + 9) / 10 + (200 * MI * 7 + 9) / 10);
+}
+END_TEST
+
+/* Factor rounds up to the whole millicore: 1m x 0.85 is 1m, 3m is 3m
+ * (2.55 up), never 0 for a request that is not 0. */
+START_TEST(test_estimate_factor_rounds_up)
+{
+    const struct score_container one[] = {BOTH(1, 1)}, three[] = {BOTH(3, 10)};
+    const struct score_pod p1 = {.containers = one, .n_containers = 1};
+    const struct score_pod p3 = {.containers = three, .n_containers = 1};
+    check_estimate(&p1, &est_factor, 1, 1);
+    check_estimate(&p3, &est_factor, 3, 7);
+    /* an explicit 0 stays 0 */
+    const struct score_container zero[] = {BOTH(0, 0)};
+    const struct score_pod p0 = {.containers = zero, .n_containers = 1};
+    check_estimate(&p0, &est_factor, 0, 0);
+}
+END_TEST
+
+/* The request's rules hold for the estimate: an init container larger than
+ * the app containers counts (with the sidecars before it), the overhead is
+ * added unscaled, the pod-level limit overrides. */
+START_TEST(test_estimate_init_containers_sidecars_overhead)
+{
+    const struct score_container init[] = {
+        {.req = {500, GI},
+         .has = {true, true},
+         .lim = {700, 0},
+         .has_lim = {true, false},
+         .restartable = true},
+        {.req = {3000, GI}, .has = {true, true}, .lim = {4000, 0}, .has_lim = {true, false}},
+    };
+    const struct score_container c[] = {BOTH(1000, GI)};
+    struct score_pod pod = {.containers = c,
+                            .n_containers = N(c),
+                            .init_containers = init,
+                            .n_init_containers = N(init),
+                            .overhead = BOTH(100, 10 * MI)};
+    /* limits: max(1000 + 700, 4000 + 700) + 100 = 4800 */
+    check_estimate(&pod, &est_limits, 4800, 2 * GI + 10 * MI);
+    /* factor: max(850 + 700, 4000 + 700) + 100 (overhead unscaled) */
+    check_estimate(&pod, &est_factor, 4800,
+                   (2 * GI * 7 + 9) / 10 + 10 * MI); /* memory: max(0.7+0.7, 0.7+0.7)Gi */
+    /* a pod-level limit replaces the containers' sum for its key */
+    pod.pod_level = (struct score_container){
+        .req = {2000, 0}, .has = {true, false}, .lim = {6000, 0}, .has_lim = {true, false}};
+    check_estimate(&pod, &est_limits, 6100, 2 * GI + 10 * MI);
+}
+END_TEST
+
 Suite *podreq_suite(void)
 {
     Suite *s = suite_create("podreq");
@@ -656,6 +736,9 @@ Suite *podreq_suite(void)
     tcase_add_test(tc, test_overflow);
     tcase_add_test(tc, test_resize_status);
     tcase_add_test(tc, test_resize_pod_level_status);
+    tcase_add_test(tc, test_estimate_each_mode);
+    tcase_add_test(tc, test_estimate_factor_rounds_up);
+    tcase_add_test(tc, test_estimate_init_containers_sidecars_overhead);
     tcase_add_loop_test(tc, test_upstream_pod_requests, 0, (int)N(pod_requests_cases));
     tcase_add_loop_test(tc, test_upstream_scorer_requests, 0, (int)N(scorer_request_cases));
     suite_add_tcase(s, tc);
