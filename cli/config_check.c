@@ -2,21 +2,25 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "config/advice.h"
 #include "config/config.h"
+#include "config/descheduler.h"
 #include "config/filter_need.h"
 #include "config/load.h"
+#include "base/file.h"
 
 void cli_config_help(FILE *out)
 {
     fprintf(out,
-            "Usage: cpu-extender config check FILE\n\n"
+            "Usage: cpu-extender config check FILE [--descheduler-policy POLICY]\n\n"
             "Reads FILE (\"-\": standard input) as the server would read its --config over the\n"
             "built-in defaults, without the environment or flags, and checks it:\n"
             "  - JSON syntax (line and column of the first error), unknown and repeated keys,\n"
@@ -24,7 +28,12 @@ void cli_config_help(FILE *out)
             "  - the files it names exist and can be read: tlsCert, tlsKey, clientCa, each\n"
             "    file of kubeconfig, and schedulerConfig, whose extenders entry for this\n"
             "    listener gives schedulerWeight and schedulerTimeoutMs;\n"
-            "  - values the documentation advises against (warnings, exit status 0).\n"
+            "  - values the documentation advises against (warnings, exit status 0);\n"
+            "  - with --descheduler-policy, the descheduler's policy (DeschedulerPolicy\n"
+            "    v1alpha2 or v1alpha1): a warning per resource whose threshold\n"
+            "    (cpuThresholdPercent, memoryThresholdPercent) is above LowNodeUtilization's\n"
+            "    targetThresholds, where the descheduler evicts (pods would loop between\n"
+            "    eviction and scheduling); an unreadable or invalid policy is an error.\n"
             "Every message on stderr starts with the file's name. On success it says whether\n"
             "kube-scheduler needs the filter verb and prints the effective configuration on\n"
             "stdout.\n");
@@ -106,18 +115,105 @@ static void print_filter_need(const char *file, const struct cfg *c)
         fprintf(stderr, "%s: filter verb, without a cluster: needed (%s)\n", file, alone);
 }
 
+/* What LowNodeUtilization configuration @l means for our thresholds: a
+ * warning per resource whose threshold is above its eviction line. */
+static void check_line(const char *file, const char *policy, const struct cfg *c,
+                       const struct cfg_descheduler_line *l)
+{
+    static const char *const key[SCORE_NRES] = {"cpuThresholdPercent", "memoryThresholdPercent"};
+    if (!l->enabled)
+        fprintf(stderr,
+                "%s: note: %s: LowNodeUtilization (%s) is configured but not enabled: it evicts "
+                "nothing\n",
+                shown(file), policy, l->where);
+    if (l->deviation) {
+        /* Its lines are the cluster's mean plus or minus a percentage, not
+         * a share of the node: nothing to compare ours with. */
+        fprintf(stderr,
+                "%s: note: %s: LowNodeUtilization (%s) uses useDeviationThresholds: its "
+                "targetThresholds are relative to the mean utilisation of the nodes, not "
+                "percentages of a node, so they are not compared with %s and %s\n",
+                shown(file), policy, l->where, key[SCORE_CPU], key[SCORE_MEMORY]);
+        return;
+    }
+    for (int r = 0; r < SCORE_NRES; r++) {
+        int ours = c->score.threshold_percent[r];
+        if (!l->enabled || !l->has_target[r] || (double)ours <= l->target[r])
+            continue;
+        const char *res = score_resource_name((enum score_resource)r);
+        /* Ours is whole percent: the largest that is not above theirs. */
+        int fix = (int)floor(l->target[r]);
+        fprintf(stderr,
+                "%s: warning: %s is %d %%%s, above the descheduler's LowNodeUtilization "
+                "targetThresholds %s of %s %% (%s, %s:%zu:%zu): this extender places pods on a "
+                "node until it reaches %d %%, the descheduler evicts from a node above %s %%, "
+                "and pods loop between eviction and scheduling (koordinator#2477); set %s to %d "
+                "or less, or raise targetThresholds %s to %d\n",
+                shown(file), key[r], ours, cfg_is_given(c, key[r]) ? "" : " (the default)", res,
+                l->target_text[r], l->where, policy, l->line[r], l->column[r], ours,
+                l->target_text[r], key[r], fix, res, ours);
+    }
+}
+
+/* Reads @policy and warns where our thresholds sit above its eviction
+ * lines. Returns 0, or 2 when it is unreadable or invalid. */
+static int check_descheduler(const char *file, const char *policy, const struct cfg *c)
+{
+    char err[ERR_LEN], *text;
+    size_t len;
+    struct cfg_descheduler_policy *pol = malloc(sizeof(*pol));
+
+    if (pol == NULL) {
+        fprintf(stderr, "%s: descheduler policy: out of memory\n", shown(file));
+        return 2;
+    }
+    if (file_read_regular(policy, 1u << 20, &text, &len, err) != 0) {
+        fprintf(stderr, "%s: descheduler policy: %s\n", shown(file), err);
+        free(pol);
+        return 2;
+    }
+    int rc = cfg_descheduler_policy(text, len, policy, pol, err);
+    free(text);
+    if (rc != 0) {
+        fprintf(stderr, "%s: descheduler policy %s\n", shown(file), err);
+        free(pol);
+        return 2;
+    }
+    if (pol->n == 0)
+        fprintf(stderr,
+                "%s: note: %s (%s) has no LowNodeUtilization: no eviction line to "
+                "compare with\n",
+                shown(file), policy, pol->api_version);
+    for (size_t i = 0; i < pol->n; i++)
+        check_line(file, policy, c, &pol->lines[i]);
+    free(pol);
+    return 0;
+}
+
 int cli_config_main(int argc, char **argv)
 {
     struct cfg c;
     char err[ERR_LEN];
+    const char *file = NULL, *policy = NULL;
 
-    /* --help is main()'s. */
-    if (argc != 2 || strcmp(argv[0], "check") != 0) {
-        fprintf(stderr,
-                "usage: cpu-extender config check FILE   (see cpu-extender config --help)\n");
+    /* --help is main()'s. FILE and --descheduler-policy POLICY (or
+     * --descheduler-policy=POLICY) in any order. */
+    bool usage = argc < 2 || strcmp(argv[0], "check") != 0;
+    for (int i = 1; i < argc && !usage; i++) {
+        if (strcmp(argv[i], "--descheduler-policy") == 0 && i + 1 < argc && policy == NULL)
+            policy = argv[++i];
+        else if (strncmp(argv[i], "--descheduler-policy=", 21) == 0 && policy == NULL)
+            policy = argv[i] + 21;
+        else if (file == NULL && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0))
+            file = argv[i];
+        else
+            usage = true;
+    }
+    if (usage || file == NULL || (policy != NULL && policy[0] == '\0')) {
+        fprintf(stderr, "usage: cpu-extender config check FILE [--descheduler-policy POLICY]   "
+                        "(see cpu-extender config --help)\n");
         return 2;
     }
-    const char *file = argv[1];
     if (cfg_load_file_only(&c, file, err) != 0) {
         /* The file's own errors name it already ("config file NAME: ..."). */
         if (strncmp(err, "config file ", 12) == 0)
@@ -134,6 +230,8 @@ int cli_config_main(int argc, char **argv)
     if (bad != 0)
         return 2;
     cfg_advice(&c, print_advice, (void *)(uintptr_t)file);
+    if (policy != NULL && check_descheduler(file, policy, &c) != 0)
+        return 2;
     fprintf(stderr, "%s: ok\n", shown(file));
     print_filter_need(shown(file), &c);
     cfg_print_json(&c, stdout);

@@ -266,6 +266,80 @@ START_TEST(cli_config_check_names_the_file_in_every_message)
 }
 END_TEST
 
+/* config check --descheduler-policy: a warning (exit 0) per resource whose
+ * threshold is above LowNodeUtilization's targetThresholds, with both
+ * numbers, where the line is and the fix; in both policy versions; a note
+ * and no warning for deviation thresholds; an error with line:column for
+ * an invalid policy. Fixtures under tests/fixtures/descheduler. */
+START_TEST(cli_config_check_descheduler_policy)
+{
+    static const struct {
+        const char *config, *policy, *says, *not_says;
+        int status;
+    } cases[] = {
+        /* cpu 80 above 50, memory 100 (the default) above 70 */
+        {"{\"cpuThresholdPercent\": 80}", "v1alpha2.yaml",
+         "warning: cpuThresholdPercent is 80 %, above the descheduler's LowNodeUtilization "
+         "targetThresholds cpu of 50 % (profile default, tests/fixtures/descheduler/"
+         "v1alpha2.yaml:16:20)",
+         NULL, 0},
+        {"{\"cpuThresholdPercent\": 80}", "v1alpha2.yaml",
+         "set memoryThresholdPercent to 70 or less, or raise targetThresholds memory to 100", NULL,
+         0},
+        /* at or below the line: no warning */
+        {"{\"cpuThresholdPercent\": 50, \"memoryThresholdPercent\": 70}", "v1alpha2.yaml", "ok",
+         "warning", 0},
+        /* v1alpha1, a decimal line: the fix is the whole percent below it */
+        {"{\"cpuThresholdPercent\": 60}", "v1alpha1.yaml",
+         "memoryThresholdPercent is 100 % (the default), above the descheduler's "
+         "LowNodeUtilization targetThresholds memory of 80.5 % (strategies, "
+         "tests/fixtures/descheduler/v1alpha1.yaml:15:21)",
+         "cpuThresholdPercent is", 0},
+        {"{}", "v1alpha1.yaml", "set memoryThresholdPercent to 80 or less", NULL, 0},
+        {"{\"cpuThresholdPercent\": 90}", "deviation.yaml",
+         "uses useDeviationThresholds: its targetThresholds are relative to the mean", "warning",
+         0},
+        {"{}", "invalid.yaml",
+         "descheduler policy tests/fixtures/descheduler/invalid.yaml:9:20: "
+         "targetThresholds.cpu: want a percent from 0 to 100",
+         NULL, 2},
+        {"{}", "broken.yaml",
+         "descheduler policy tests/fixtures/descheduler/broken.yaml:4:3: YAML error", NULL, 2},
+        {"{}", "missing.yaml",
+         "descheduler policy: tests/fixtures/descheduler/missing.yaml: No such file", NULL, 2},
+    };
+    char cmd[256];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *f = write_in_dir("check.json", cases[i].config);
+        snprintf(cmd, sizeof(cmd),
+                 "$BIN config check %s --descheduler-policy tests/fixtures/descheduler/%s", f,
+                 cases[i].policy);
+        struct run r = run(cmd);
+        ck_assert_msg(r.status == cases[i].status, "%s: exit %d: %s", cmd, r.status, r.err);
+        ck_assert_msg(strstr(r.err, cases[i].says) != NULL, "%s: %s", cmd, r.err);
+        ck_assert_msg(cases[i].not_says == NULL || strstr(r.err, cases[i].not_says) == NULL,
+                      "%s: %s", cmd, r.err);
+        assert_every_line_names(r.err, f);
+        run_free(&r);
+    }
+    /* the option's other spelling, before FILE; and bad usage */
+    const char *f = write_in_dir("check.json", "{}");
+    snprintf(cmd, sizeof(cmd),
+             "$BIN config check --descheduler-policy=tests/fixtures/descheduler/v1alpha2.yaml %s",
+             f);
+    struct run r = run(cmd);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(strstr(r.err, "cpuThresholdPercent is 100 % (the default)") != NULL, "%s", r.err);
+    run_free(&r);
+    r = run("$BIN config check --descheduler-policy");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "usage: cpu-extender config check FILE [--descheduler-policy") !=
+                      NULL,
+                  "%s", r.err);
+    run_free(&r);
+}
+END_TEST
+
 /* The files a config names must be there and readable: TLS, client CA,
  * every kubeconfig, the scheduler's file. */
 START_TEST(cli_config_check_reads_the_files_it_names)
@@ -563,6 +637,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, cli_serve_reads_its_config_from_standard_input);
     tcase_add_test(tc, cli_config_check_names_the_file_in_every_message);
     tcase_add_test(tc, cli_config_check_reads_the_files_it_names);
+    tcase_add_test(tc, cli_config_check_descheduler_policy);
     tcase_add_test(tc, cli_log_lines_state_mode_and_changes);
     tcase_add_test(tc, cli_exit_statuses_agree_in_help_man_page_and_behaviour);
     tcase_add_test(tc, cli_simulate_takes_flag_equals_and_counts_one_as_one);
