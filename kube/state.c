@@ -468,6 +468,8 @@ static void view_of(const struct kube_state *st, const struct snode *n, double n
     memcpy(out->usage, n->usage, sizeof(out->usage));
     out->usage_age = n->has_usage ? now - n->usage_time : 0;
     out->usage_samples = n->usage_samples;
+    for (int r = 0; r < SCORE_NRES; r++)
+        out->usage_newest[r] = n->n_hist > 0 ? n->hist[n->n_hist - 1].value[r] : 0;
     memset(out->in_flight, 0, sizeof(out->in_flight));
     out->n_in_flight = 0;
     /* A pod placed after the sample's window began is not (fully) in it. */

@@ -54,13 +54,14 @@ struct kube_node_view {
     int64_t req_real[SCORE_NRES];
     int64_t req_non_zero[SCORE_NRES];
     size_t n_pods;
-    bool pods_synced;              /* the pod list is in */
-    double requests_age;           /* seconds the pod watch has been out of sync, 0 when in sync */
-    bool has_usage;                /* the window holds usageMinSamples samples */
-    int64_t usage[SCORE_NRES];     /* the window's aggregate (kube_usage_rules) */
-    double usage_age;              /* seconds since the newest sample's timestamp */
-    size_t usage_samples;          /* samples in the window, whether enough or not */
-    int64_t in_flight[SCORE_NRES]; /* estimates of pods placed after the sample window began */
+    bool pods_synced;          /* the pod list is in */
+    double requests_age;       /* seconds the pod watch has been out of sync, 0 when in sync */
+    bool has_usage;            /* the window holds usageMinSamples samples */
+    int64_t usage[SCORE_NRES]; /* the window's aggregate (kube_usage_rules) */
+    double usage_age;          /* seconds since the newest sample's timestamp */
+    size_t usage_samples;      /* samples in the window, whether enough or not */
+    int64_t usage_newest[SCORE_NRES]; /* the newest sample (0 before the first): /debug, rank */
+    int64_t in_flight[SCORE_NRES];    /* estimates of pods placed after the sample window began */
     size_t n_in_flight;
 };
 

@@ -52,8 +52,26 @@ static void member_double(struct buf *o, const char *key, double v)
     buf_str(o, num);
 }
 
-static void write_term(struct buf *o, const struct ops_record_node *n, int r,
-                       enum score_strategy strategy)
+/* The usage window behind a used from usage: its aggregation, seconds,
+ * samples, aggregate and newest sample (ops_usage_window says when). */
+static void write_window(struct buf *o, const struct ops_record *rec,
+                         const struct ops_record_node *n, int r)
+{
+    char text[128];
+    if (!ops_usage_window(rec, n, r, text, sizeof(text)))
+        return;
+    buf_str(o, ",\"usageWindow\":{\"aggregation\":");
+    buf_json_str(o, score_usage_agg_name(rec->usage_agg[r]));
+    member_int(o, "windowSeconds", rec->usage_window_seconds);
+    member_int(o, "samples", (int64_t)n->window->samples);
+    member_int(o, "aggregate", n->window->aggregate[r]);
+    member_int(o, "newest", n->window->newest[r]);
+    member_str(o, "text", text);
+    buf_str(o, "}");
+}
+
+static void write_term(struct buf *o, const struct ops_record *rec, const struct ops_record_node *n,
+                       int r, enum score_strategy strategy)
 {
     const struct score_term *t = &n->explain.term[r];
     buf_str(o, "{\"allocatable\":");
@@ -62,6 +80,7 @@ static void write_term(struct buf *o, const struct ops_record_node *n, int r,
     member_str(o, "usedFrom", ops_used_from(n, r));
     if (n->from_state)
         member_str(o, "usedOutcome", score_used_outcome_name(n->outcome[r]));
+    write_window(o, rec, n, r);
     member_int(o, "pod", t->pod);
     member_int(o, "requested", t->requested);
     member_int(o, "weight", t->weight);
@@ -86,9 +105,9 @@ static void write_node(struct buf *o, const struct ops_record *rec, const struct
     member_bool(o, "unknown", n->unknown);
     member_bool(o, "forcedZero", n->forced_zero);
     buf_str(o, ",\"resources\":{\"cpu\":");
-    write_term(o, n, SCORE_CPU, rec->params.strategy);
+    write_term(o, rec, n, SCORE_CPU, rec->params.strategy);
     buf_str(o, ",\"memory\":");
-    write_term(o, n, SCORE_MEMORY, rec->params.strategy);
+    write_term(o, rec, n, SCORE_MEMORY, rec->params.strategy);
     buf_str(o, "}}");
 }
 

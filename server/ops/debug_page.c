@@ -73,6 +73,14 @@ static void term_cell(struct buf *o, const struct ops_record *rec, const struct 
     ops_amount(pod, sizeof(pod), r, t->pod);
     buf_printf(o, "alloc %s, used %s <span class=\"muted\">(%s)</span>, pod %s", alloc, used,
                ops_used_from(n, r), pod);
+    char window[128], agg[32], newest[32];
+    if (ops_usage_window(rec, n, r, window, sizeof(window))) {
+        /* Beside the term: what the window holds, so a score on an
+         * aggregate can be told from one on the newest sample. */
+        ops_amount(agg, sizeof(agg), r, n->window->aggregate[r]);
+        ops_amount(newest, sizeof(newest), r, n->window->newest[r]);
+        buf_printf(o, "<br><span class=\"muted\">%s: %s, newest %s</span>", window, agg, newest);
+    }
     if (t->skipped)
         buf_str(o, " &rarr; <span class=\"muted\">left out</span>");
     else if (rec->params.strategy == SCORE_BALANCED)

@@ -17,6 +17,22 @@ const char *ops_used_from(const struct ops_record_node *n, int r)
     return score_used_source_name(n->source[r]);
 }
 
+bool ops_usage_window(const struct ops_record *rec, const struct ops_record_node *n, int r,
+                      char *buf, size_t len)
+{
+    if (n->window == NULL)
+        return false;
+    const char *agg = score_usage_agg_name(rec->usage_agg[r]);
+    size_t k = n->window->samples;
+    const char *s = k == 1 ? "" : "s";
+    if (rec->usage_window_seconds == 0)
+        snprintf(buf, len, "usage %s (no window), %zu sample%s", agg, k, s);
+    else
+        snprintf(buf, len, "usage %s over %d s, %zu sample%s", agg, rec->usage_window_seconds, k,
+                 s);
+    return true;
+}
+
 void ops_amount(char *buf, size_t n, int r, int64_t v)
 {
     static const char *const units[] = {"Ki", "Mi", "Gi", "Ti"};

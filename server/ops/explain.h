@@ -18,6 +18,13 @@ const char *ops_verdict_name(enum score_verdict v);
  * (requests, usage, ...), "annotation" without a cluster, "unknown node". */
 const char *ops_used_from(const struct ops_record_node *n, int r);
 
+/* The usage window behind node @n's resource @r in @rec, when the record
+ * kept one (used came from usage, or the node has samples): "usage p90
+ * over 300 s, 12 samples" into @buf (@len bytes). Returns false (and
+ * writes nothing) otherwise. */
+bool ops_usage_window(const struct ops_record *rec, const struct ops_record_node *n, int r,
+                      char *buf, size_t len);
+
 /* An amount of resource @r as people write it: 1500m, 8Gi, 1.50Gi, 300. */
 void ops_amount(char *buf, size_t n, int r, int64_t v);
 

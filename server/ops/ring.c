@@ -50,6 +50,19 @@ const char *ops_record_strdup(struct ops_record *rec, const char *s)
     return copy;
 }
 
+const struct ops_usage_window *ops_record_window(struct ops_record *rec,
+                                                 const struct ops_usage_window *w)
+{
+    struct record *r = (struct record *)(void *)rec;
+    size_t at = (r->strings_used + 7) & ~(size_t)7; /* the space starts 8-aligned */
+    if (at > r->strings_cap || sizeof(*w) > r->strings_cap - at)
+        return NULL;
+    struct ops_usage_window *copy = (struct ops_usage_window *)(void *)(r->strings + at);
+    *copy = *w;
+    r->strings_used = at + sizeof(*w);
+    return copy;
+}
+
 void ops_record_release(struct ops_record *rec)
 {
     if (rec != NULL && atomic_fetch_sub_explicit(&rec->refs, 1, memory_order_acq_rel) == 1)

@@ -128,6 +128,9 @@ static void judge_from_state(const struct cfg *cfg, struct cluster *cl,
     }
     verb_state_from_view(cfg, view, args->node_names_mode ? NULL : n, &st);
     e->from_state = true;
+    e->usage_samples = view->usage_samples;
+    memcpy(e->usage_aggregate, view->usage, sizeof(e->usage_aggregate));
+    memcpy(e->usage_newest, view->usage_newest, sizeof(e->usage_newest));
     if (st.invalid != NULL) {
         ans->verdict = SCORE_UNRESOLVABLE;
         ans->reason = st.invalid;

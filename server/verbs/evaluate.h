@@ -29,6 +29,11 @@ struct verb_node {
     bool from_state;      /* used[] came from the cluster state */
     bool forced_zero;     /* stale data under policy full or pass, or nothing to judge: score 0 */
     struct score_used used[SCORE_NRES];
+    /* The node's usage window as the state had it (from_state): what
+     * /debug shows beside a used that came from usage. */
+    size_t usage_samples;
+    int64_t usage_aggregate[SCORE_NRES];
+    int64_t usage_newest[SCORE_NRES];
 };
 
 /* What scoring said about node i of the request, in three arrays so that

@@ -3,14 +3,27 @@
 #include <string.h>
 #include <time.h>
 
+/* Whether node @e's usage window is worth keeping: used came from usage,
+ * or the node has samples (a fallback to requests says why). */
+static bool has_window(const struct verb_node *e)
+{
+    for (int r = 0; r < SCORE_NRES; r++)
+        if (e->used[r].source == SCORE_USED_USAGE || e->used[r].source == SCORE_USED_MAX)
+            return e->from_state;
+    return e->from_state && e->usage_samples > 0;
+}
+
 struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
                                const struct verb_outcome *d, double seconds)
 {
     const struct codec_args *a = &d->args;
     size_t n = d->eval.node != NULL ? a->n_nodes : 0;
     size_t strings = strlen(a->pod.ns) + strlen(a->pod.name) + strlen(a->pod.uid) + 3;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         strings += strlen(a->nodes[i].name) + strlen(d->eval.answer[i].reason) + 2;
+        if (has_window(&d->eval.node[i]))
+            strings += sizeof(struct ops_usage_window) + 8; /* and its alignment */
+    }
 
     struct ops_record *rec = ops_record_new(n, strings);
     if (rec == NULL)
@@ -24,6 +37,8 @@ struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
     rec->pod_uid = ops_record_strdup(rec, a->pod.uid);
     rec->request = d->request;
     rec->params = ctx->cfg->score;
+    rec->usage_window_seconds = ctx->cfg->usage_window_seconds;
+    memcpy(rec->usage_agg, ctx->cfg->usage_agg, sizeof(rec->usage_agg));
     rec->scheduler_weight = ctx->cfg->scheduler_weight;
     rec->node_names_mode = a->node_names_mode;
     rec->with_cluster = ctx->cl != NULL;
@@ -44,6 +59,12 @@ struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
         for (int r = 0; r < SCORE_NRES; r++) {
             dn->source[r] = e->used[r].source;
             dn->outcome[r] = e->used[r].outcome;
+        }
+        if (has_window(e)) {
+            struct ops_usage_window w = {.samples = e->usage_samples};
+            memcpy(w.aggregate, e->usage_aggregate, sizeof(w.aggregate));
+            memcpy(w.newest, e->usage_newest, sizeof(w.newest));
+            dn->window = ops_record_window(rec, &w);
         }
     }
     return rec;

@@ -805,6 +805,54 @@ START_TEST(cluster_in_flight_damping_counts_new_pods)
 }
 END_TEST
 
+/* GET @path on @port: the body (malloc'd), 200 asserted. */
+static char *get_body(int port, const char *path)
+{
+    struct http_response r;
+    ck_assert_int_eq(http_request(port, "GET", path, NULL, 0, &r), 0);
+    ck_assert_msg(r.status == 200, "GET %s: %d", path, r.status);
+    char *out = strdup(r.body != NULL ? r.body : "");
+    http_response_free(&r);
+    return out;
+}
+
+/* /debug shows, per node and resource, the window behind a used from
+ * usage: the aggregation, the window's seconds, the samples it holds, the
+ * aggregate and the newest sample; in JSON and on the page. */
+START_TEST(cluster_debug_shows_the_usage_window)
+{
+    struct world w;
+    const char *const win[] = {
+        "--cpu-used-source",      "usage", "--metrics-interval-seconds", "1",
+        "--usage-window-seconds", "60",    "--usage-aggregation",        "cpu=max,memory=latest",
+        "--usage-min-samples",    "2",     "--debug-endpoints",          NULL};
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
+    set_n2_usage(&w, 10, "1500m");
+    start_world(&w, win);
+    free(wait_ready(w.server.port, 200));
+    await_polls(&w, 2);
+    set_n2_usage(&w, 5, "2000m");
+    await_free_cpu(w.server.port, "n2", 2000); /* max(1500m, 2000m) */
+    set_n2_usage(&w, 2, "500m");
+    await_polls(&w, 2);
+    char *args = names_args("100m", "1", "\"n2\"");
+    free(post(w.server.port, "prioritize", args, NULL));
+    free(args);
+    char *json = get_body(w.server.port, "/debug/decisions?limit=1");
+    const char *want = "\"usageWindow\":{\"aggregation\":\"max\",\"windowSeconds\":60,"
+                       "\"samples\":3,\"aggregate\":2000,\"newest\":500,"
+                       "\"text\":\"usage max over 60 s, 3 samples\"}";
+    ck_assert_msg(strstr(json, want) != NULL, "%s", json);
+    ck_assert_msg(strstr(json, "\"aggregation\":\"latest\"") != NULL, "%s", json);
+    free(json);
+    char *page = get_body(w.server.port, "/debug");
+    ck_assert_msg(strstr(page, "usage max over 60 s, 3 samples: 2000m, newest 500m") != NULL, "%s",
+                  page);
+    free(page);
+    stop_world(&w);
+}
+END_TEST
+
 /* inFlightEstimate, through the pod watch: a pod of two containers, one
  * asking 1 CPU with a limit of 2, one asking 1 CPU without a limit, bound
  * to n2 (usage 1000m, 3000m free) after the sample. In flight it counts
@@ -1524,6 +1572,7 @@ Suite *cluster_suite(void)
     tcase_add_unchecked_fixture(est, make_pki, remove_pki);
     tcase_set_timeout(est, 60);
     tcase_add_test(est, cluster_in_flight_estimate_per_mode);
+    tcase_add_test(est, cluster_debug_shows_the_usage_window);
     suite_add_tcase(s, est);
     return s;
 }

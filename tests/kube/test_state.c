@@ -1,6 +1,7 @@
 /* kube/state.c: per-node sums follow pod events exactly; usage, placements. */
 #include <check.h>
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "kube/state.h"
 #include "tests/suites.h"
+#include "tests/support/skip.h"
 
 #define GI (1024LL * 1024 * 1024)
 
@@ -210,6 +212,8 @@ START_TEST(state_usage_window)
     ck_assert_int_eq(v.usage[SCORE_CPU], 840);
     ck_assert_int_eq(v.usage[SCORE_MEMORY], 5 * GI);
     ck_assert(v.usage_age > 0.9 && v.usage_age < 1.1); /* from the newest sample */
+    ck_assert_int_eq(v.usage_newest[SCORE_CPU], 700);  /* what /debug shows beside 840 */
+    ck_assert_int_eq(v.usage_newest[SCORE_MEMORY], 5 * GI);
     /* a reload to the newest sample alone keeps 2 */
     const int64_t u[SCORE_NRES] = {50, GI};
     ck_assert_int_eq(kube_state_usage_put(st, "a", u, 1075, 15, &latest), 0);
@@ -278,6 +282,56 @@ START_TEST(state_in_flight_counts_the_estimate)
     struct kube_node_view a = view("a", 503);
     ck_assert_int_eq(a.in_flight[SCORE_CPU], 1200);
     ck_assert_int_eq(a.req_real[SCORE_CPU], 1000 + 500);
+}
+END_TEST
+
+/* The heap the usage histories of @n nodes take under @rules: the
+ * difference mallinfo2 sees once each node has had two samples (the
+ * history is allocated at its full keep with the first). */
+static size_t window_heap(size_t n, const struct kube_usage_rules *rules)
+{
+    char name[32];
+    kube_state_nodes_begin(st);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(name, sizeof(name), "node-%05zu", i);
+        node(name, 4000, 8 * GI);
+    }
+    kube_state_nodes_end(st);
+    size_t before = mallinfo2().uordblks;
+    for (size_t i = 0; i < n; i++) {
+        snprintf(name, sizeof(name), "node-%05zu", i);
+        const int64_t u[SCORE_NRES] = {(int64_t)i, GI};
+        ck_assert_int_eq(kube_state_usage_put(st, name, u, 1000, 15, rules), 0);
+        ck_assert_int_eq(kube_state_usage_put(st, name, u, 1015, 15, rules), 0);
+    }
+    return mallinfo2().uordblks - before;
+}
+
+/* What the usage window costs for 5000 nodes, measured on the heap (the
+ * figures docs/configuration.md gives): at the most a node keeps (256
+ * samples) and at the default (usageWindowSeconds 0: 2 samples). */
+START_TEST(state_usage_window_memory_for_5000_nodes)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan's allocator is not glibc's: mallinfo2 does not see it. */
+    test_skip_unsupported("under ASan (the heap is measured on the release build)");
+    return;
+#endif
+    const struct kube_usage_rules most = {.window_seconds = 3600,
+                                          .agg = {SCORE_AGG_P90, SCORE_AGG_P90},
+                                          .min_samples = 1,
+                                          .keep = SCORE_USAGE_MAX_SAMPLES};
+    const struct kube_usage_rules dflt = {.min_samples = 1, .keep = kube_usage_keep(0, 15)};
+    size_t at_most = window_heap(5000, &most);
+    kube_state_free(st);
+    st = kube_state_new();
+    size_t at_default = window_heap(5000, &dflt);
+    fprintf(stderr, "usage window heap, 5000 nodes: %zu bytes at keep 256, %zu at keep %zu\n",
+            at_most, at_default, dflt.keep);
+    /* 24 bytes a sample and malloc's 16-byte header, rounded to 16 */
+    ck_assert_uint_le(at_most, 5000 * (256 * 24 + 16));
+    ck_assert_uint_ge(at_most, 5000 * 256 * 24);
+    ck_assert_uint_le(at_default, 5000 * 64);
 }
 END_TEST
 
@@ -530,6 +584,7 @@ Suite *state_suite(void)
     tcase_add_test(tc, state_burst_of_placements_all_count);
     tcase_add_test(tc, state_our_bind_counts_once);
     tcase_add_test(tc, state_in_flight_counts_the_estimate);
+    tcase_add_test(tc, state_usage_window_memory_for_5000_nodes);
     tcase_add_test(tc, state_pod_request_only_on_its_node);
     tcase_add_test(tc, state_pod_is_assigned_from_its_first_node_name);
     tcase_add_test(tc, state_requests_age_while_watch_broken);
