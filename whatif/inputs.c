@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/arena.h"
 #include "base/clock.h"
@@ -18,6 +19,7 @@
 #include "whatif/pod_constraints.h"
 #include "whatif/pod_items.h"
 #include "server/verbs/evaluate.h"
+#include "server/cluster/usage.h"
 
 #define HOSTNAME_LABEL "kubernetes.io/hostname"
 
@@ -326,6 +328,40 @@ int whatif_nodes_from_files(const struct cfg *cfg, const char *nodes_path,
     return rc;
 }
 
+/* With a used source on usage, waits until every node of @out has a
+ * metrics.k8s.io sample in the state, a poll fails, or a poll interval and
+ * 5 s have passed: a one-shot tool started a moment ago would otherwise
+ * score every node stale. Says on stderr when some have none. */
+static void await_usage(const struct cfg *cfg, struct cluster *cl, const struct whatif_nodes *out)
+{
+    struct cluster_counts k0, k;
+    size_t with = 0;
+    if (!cluster_usage_needed(cfg))
+        return;
+    cluster_counts(cl, &k0);
+    for (int i = 0; i < (cfg->metrics_interval_seconds + 5) * 20; i++) {
+        double now = clock_wall();
+        with = 0;
+        for (size_t j = 0; j < out->n; j++) {
+            struct kube_node_view v;
+            if (kube_state_view(cluster_state(cl), out->nodes[j].sim.facts.name, now,
+                                cfg->in_flight_seconds, &v) == 0 &&
+                v.usage_samples > 0)
+                with++;
+        }
+        cluster_counts(cl, &k);
+        if (with == out->n || k.usage_errors > k0.usage_errors)
+            break;
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    if (with < out->n)
+        fprintf(stderr,
+                "cpu-extender: %zu of %zu nodes have no metrics.k8s.io sample yet: their usage "
+                "is stale (stalePolicy %s)\n",
+                out->n - with, out->n, score_stale_policy_name(cfg->stale_policy));
+}
+
 int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const char *exclude_uid,
                               const char *exclude_node, struct whatif_nodes *out, char *err)
 {
@@ -353,6 +389,7 @@ int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const c
     }
     if ((rc = decode_nodes(cfg, resp.body, resp.len, "cluster nodes", false, out, err)) != 0)
         goto out_free;
+    await_usage(cfg, cl, out);
     double now = clock_wall();
     for (size_t i = 0; i < out->n; i++) {
         struct whatif_node *n = &out->nodes[i];
@@ -389,6 +426,10 @@ int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const c
             n->source[r] = st.used[r].source;
             n->outcome[r] = st.used[r].outcome;
         }
+        /* The window serve scores by (its aggregate is in st already). */
+        n->usage_samples = view.usage_samples;
+        memcpy(n->usage_aggregate, view.usage, sizeof(n->usage_aggregate));
+        memcpy(n->usage_newest, view.usage_newest, sizeof(n->usage_newest));
         out->charged += view.n_pods;
     }
     out->with_existing = true;
@@ -575,4 +616,44 @@ out_free:
     free(items);
     free(text);
     return rc;
+}
+
+bool whatif_used_summary(const struct cfg *c, const struct whatif_nodes *nodes, char *out,
+                         size_t len)
+{
+    size_t at = 0;
+    bool differs = false;
+    out[0] = '\0';
+    for (int r = 0; r < SCORE_NRES && at < len; r++) {
+        /* per source actually used, how many nodes; and how many of them
+         * because the one asked was stale */
+        size_t count[SCORE_USED_ANNOTATION + 1] = {0}, stale = 0;
+        for (size_t i = 0; i < nodes->n; i++) {
+            const struct whatif_node *n = &nodes->nodes[i];
+            enum score_used_source s = n->from_state ? n->source[r] : SCORE_USED_ANNOTATION;
+            count[s]++;
+            /* without pods (no --existing) the annotation is all there is:
+             * not a source that failed */
+            if (n->from_state && (n->outcome[r] != SCORE_USED_FRESH || s != c->used_source[r]))
+                stale++;
+        }
+        at += (size_t)snprintf(out + at, len - at, "%s%s:", r > 0 ? "; " : "",
+                               score_resource_name((enum score_resource)r));
+        const char *sep = " ";
+        for (int s = 0; s <= SCORE_USED_ANNOTATION && at < len; s++) {
+            if (count[s] == 0)
+                continue;
+            at += (size_t)snprintf(out + at, len - at, "%s%s on %zu node%s", sep,
+                                   score_used_source_name((enum score_used_source)s), count[s],
+                                   count[s] == 1 ? "" : "s");
+            sep = ", ";
+        }
+        if (stale > 0 && at < len)
+            at += (size_t)snprintf(out + at, len - at,
+                                   " (%s asked; %zu without it: stalePolicy %s applied)",
+                                   score_used_source_name(c->used_source[r]), stale,
+                                   score_stale_policy_name(c->stale_policy));
+        differs = differs || stale > 0;
+    }
+    return differs;
 }

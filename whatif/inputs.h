@@ -45,6 +45,11 @@ struct whatif_node {
     enum score_used_source source[SCORE_NRES];
     enum score_used_outcome outcome[SCORE_NRES];
     enum score_used_outcome worst; /* stale-full before stale-pass before the others */
+    /* The node's usage window in the cluster state (from_state, a cluster):
+     * samples in it, their aggregate and the newest; samples 0 for none. */
+    size_t usage_samples;
+    int64_t usage_aggregate[SCORE_NRES];
+    int64_t usage_newest[SCORE_NRES];
 };
 
 struct whatif_nodes {
@@ -107,6 +112,16 @@ int whatif_flag(const char *tool, int argc, char **argv, int *i, const char *nam
  * message. Prints "cpu-extender @tool: --cpu-used-source usage: ..." and
  * returns 2, else 0. */
 int whatif_check_used_source(const char *tool, const struct cfg *c, const char *why);
+
+/*
+ * What used each resource of @nodes actually came from, against what @c
+ * asked, in one line into @out (@len bytes): "cpu: usage on 3 nodes;
+ * memory: requests on 3 nodes", with the nodes that fell back or went
+ * stale counted ("cpu: usage on 2 nodes, requests on 1 (usage stale:
+ * fell back)"). Returns whether some node did not use the source asked.
+ */
+bool whatif_used_summary(const struct cfg *c, const struct whatif_nodes *nodes, char *out,
+                         size_t len);
 
 /* The cluster of --kubeconfig, or KUBECONFIG, or ~/.kube/config, or
  * in-cluster: the order of serve, as kubectl finds it. Prints what failed

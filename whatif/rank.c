@@ -257,6 +257,12 @@ static int report(const struct cfg *cfg, const struct rank_args *ra, const struc
             rows[1].explain.value == rows[0].explain.value;
     if (!quiet)
         whatif_rank_print(table, cfg, &r);
+    char used[512];
+    /* Said on stderr whenever a resource's used did not come from the
+     * source asked (stale usage fell back, or a node was unknown), also
+     * when the table went elsewhere or nowhere. */
+    if (whatif_used_summary(cfg, nodes, used, sizeof(used)) && (quiet || table != stderr))
+        fprintf(stderr, "cpu-extender rank: used %s\n", used);
     if (r.best < 0) {
         char msg[4096];
         fit_error(rows, nodes->n, msg, sizeof(msg));

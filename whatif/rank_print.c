@@ -19,7 +19,7 @@ enum col {
 /* The cells of one row, and what goes under it. */
 struct cells {
     char c[COL_COUNT][160];
-    char how[PLACE_REASON_LEN + 64];
+    char how[PLACE_REASON_LEN + 320];
 };
 
 static const char *const headers[COL_COUNT] = {
@@ -72,6 +72,38 @@ static void term_cell(const struct cfg *cfg, const struct whatif_rank_row *row, 
     snprintf(out, len, "%s %s(%s) %s -> %s", alloc, used, ops_used_from(&n, r), pod, term);
 }
 
+/* Under the row, per resource whose used came from usage (or that has
+ * samples): the window serve scores by, as /debug shows it: "cpu: usage
+ * p90 over 300 s, 12 samples: 1500m, newest 1200m". */
+static void window_lines(const struct cfg *cfg, const struct whatif_rank_row *row, char *how,
+                         size_t len)
+{
+    const struct whatif_node *wn = row->node;
+    struct ops_record rec = {.usage_window_seconds = cfg->usage_window_seconds};
+    struct ops_usage_window w = {.samples = wn->usage_samples};
+    struct ops_record_node n = record_node(row);
+    memcpy(rec.usage_agg, cfg->usage_agg, sizeof(rec.usage_agg));
+    memcpy(w.aggregate, wn->usage_aggregate, sizeof(w.aggregate));
+    memcpy(w.newest, wn->usage_newest, sizeof(w.newest));
+    for (int r = 0; r < SCORE_NRES; r++) {
+        bool from_usage =
+            cfg->used_source[r] == SCORE_USED_USAGE || cfg->used_source[r] == SCORE_USED_MAX;
+        char text[128], agg[32], newest[32];
+        n.window = wn->from_state && (from_usage || wn->usage_samples > 0) ? &w : NULL;
+        if (!ops_usage_window(&rec, &n, r, text, sizeof(text)))
+            continue;
+        ops_amount(agg, sizeof(agg), r, w.aggregate[r]);
+        ops_amount(newest, sizeof(newest), r, w.newest[r]);
+        size_t at = strlen(how);
+        if (wn->usage_samples > 0)
+            snprintf(how + at, len - at, "; %s: %s: %s, newest %s",
+                     score_resource_name((enum score_resource)r), text, agg, newest);
+        else
+            snprintf(how + at, len - at, "; %s: %s: no sample",
+                     score_resource_name((enum score_resource)r), text);
+    }
+}
+
 static void fill(const struct cfg *cfg, const struct whatif_rank_row *row, struct cells *c)
 {
     snprintf(c->c[COL_NODE], sizeof(c->c[COL_NODE]), "%s", row->node->sim.facts.name);
@@ -92,6 +124,7 @@ static void fill(const struct cfg *cfg, const struct whatif_rank_row *row, struc
             snprintf(c->c[k], sizeof(c->c[k]), "-");
         snprintf(c->how, sizeof(c->how), "%s: %s", ops_verdict_name(row->verdict), row->reason);
     }
+    window_lines(cfg, row, c->how, sizeof(c->how));
 }
 
 static void print_row(FILE *out, const char cells[COL_COUNT][160], const size_t *width)
@@ -136,6 +169,16 @@ void whatif_rank_print(FILE *out, const struct cfg *cfg, const struct whatif_ran
                 "%zu node%s from %s; used from their used-annotations (no pods given: "
                 "--existing FILE adds them)\n\n",
                 ns->n, ns->n == 1 ? "" : "s", r->from);
+    char used[512];
+    /* The source each resource actually had, node by node, when usage was
+     * asked or some node did not get the source asked: a stale usage falls
+     * back (stalePolicy requests) without the cells saying why. */
+    bool usage = false;
+    for (int k = 0; k < SCORE_NRES; k++)
+        usage = usage || cfg->used_source[k] == SCORE_USED_USAGE ||
+                cfg->used_source[k] == SCORE_USED_MAX;
+    if (whatif_used_summary(cfg, ns, used, sizeof(used)) || usage)
+        fprintf(out, "used: %s\n\n", used);
 
     struct cells *cells = calloc(r->n + 1, sizeof(*cells));
     if (cells == NULL) {

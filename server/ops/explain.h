@@ -19,7 +19,7 @@ const char *ops_verdict_name(enum score_verdict v);
 const char *ops_used_from(const struct ops_record_node *n, int r);
 
 /* The usage window behind node @n's resource @r in @rec, when the record
- * kept one (used came from usage, or the node has samples): "usage p90
+ * kept one and @r was scored on usage (or fell back from it): "usage p90
  * over 300 s, 12 samples" into @buf (@len bytes). Returns false (and
  * writes nothing) otherwise. */
 bool ops_usage_window(const struct ops_record *rec, const struct ops_record_node *n, int r,

@@ -843,13 +843,77 @@ START_TEST(cluster_debug_shows_the_usage_window)
                        "\"samples\":3,\"aggregate\":2000,\"newest\":500,"
                        "\"text\":\"usage max over 60 s, 3 samples\"}";
     ck_assert_msg(strstr(json, want) != NULL, "%s", json);
-    ck_assert_msg(strstr(json, "\"aggregation\":\"latest\"") != NULL, "%s", json);
+    /* memory is scored on requests, as asked: no window beside it */
+    ck_assert_msg(strstr(json, "\"usedFrom\":\"requests\",\"usedOutcome\":\"fresh\",\"pod\"") !=
+                      NULL,
+                  "%s", json);
     free(json);
     char *page = get_body(w.server.port, "/debug");
     ck_assert_msg(strstr(page, "usage max over 60 s, 3 samples: 2000m, newest 500m") != NULL, "%s",
                   page);
     free(page);
     stop_world(&w);
+}
+END_TEST
+
+/* rank against a live cluster with a usage source scores what serve would:
+ * it waits for the first metrics poll, shows each node's window, and says
+ * which source each resource actually had: n3 has no sample, so its usage
+ * is stale and falls back to its requests (stalePolicy requests), on
+ * stderr with -o json too. */
+START_TEST(cluster_rank_says_which_used_source_it_used)
+{
+    struct world w;
+    char pod_path[128], out_path[128], err_path[128], cmd[1024];
+    size_t len;
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
+    set_metrics(&w, 5);
+    snprintf(pod_path, sizeof(pod_path), "%s/upod-%d.json", pki.dir, getpid());
+    snprintf(out_path, sizeof(out_path), "%s/urank-out-%d", pki.dir, getpid());
+    snprintf(err_path, sizeof(err_path), "%s/urank-err-%d", pki.dir, getpid());
+    FILE *f = fopen(pod_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\","
+          "\"namespace\":\"default\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
+          "{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]}}",
+          f);
+    fclose(f);
+    const char *flags = "--cpu-used-source usage --metrics-interval-seconds 1 "
+                        "--usage-aggregation cpu=max";
+    snprintf(cmd, sizeof(cmd),
+             "env -u KUBECONFIG HOME=/nonexistent %s rank --kubeconfig %s --pod %s %s -o table "
+             ">%s 2>%s",
+             server_binary(), w.kubeconfig, pod_path, flags, out_path, err_path);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+    char *table = file_slurp(out_path, &len), *err = file_slurp(err_path, &len);
+    const char *used = "used: cpu: requests on 1 node, usage on 2 nodes (usage asked; 1 without "
+                       "it: stalePolicy requests applied); memory: requests on 3 nodes";
+    ck_assert_msg(strstr(table, used) != NULL, "%s", table);
+    ck_assert_msg(strstr(table, "cpu: usage max (no window), 1 sample: 3500m, newest 3500m") !=
+                      NULL,
+                  "%s", table);
+    ck_assert_msg(strstr(table, "cpu: usage max (no window), 0 samples: no sample") != NULL, "%s",
+                  table);
+    ck_assert_msg(strstr(err, "cpu-extender rank: used cpu: requests on 1 node, usage on 2") !=
+                      NULL,
+                  "%s", err);
+    ck_assert_msg(strstr(table, "memory: usage") == NULL, "%s", table); /* memory: requests */
+    free(table);
+    free(err);
+    snprintf(cmd, sizeof(cmd),
+             "env -u KUBECONFIG HOME=/nonexistent %s rank --kubeconfig %s --pod %s %s -o json "
+             ">%s 2>%s",
+             server_binary(), w.kubeconfig, pod_path, flags, out_path, err_path);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+    err = file_slurp(err_path, &len);
+    ck_assert_msg(strstr(err, "cpu-extender rank: used cpu: requests on 1 node, usage on 2") !=
+                      NULL,
+                  "%s", err);
+    free(err);
+    unlink(pod_path);
+    unlink(out_path);
+    unlink(err_path);
+    fake_stop(w.fake);
 }
 END_TEST
 
@@ -1573,6 +1637,7 @@ Suite *cluster_suite(void)
     tcase_set_timeout(est, 60);
     tcase_add_test(est, cluster_in_flight_estimate_per_mode);
     tcase_add_test(est, cluster_debug_shows_the_usage_window);
+    tcase_add_test(est, cluster_rank_says_which_used_source_it_used);
     suite_add_tcase(s, est);
     return s;
 }
