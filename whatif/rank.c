@@ -17,6 +17,7 @@
 #include "server/codec/pod.h"
 #include "whatif/pod_constraints.h"
 #include "whatif/pod_items.h"
+#include "server/verbs/evaluate.h"
 
 enum rank_output {
     OUT_YAML = 0, /* the pinned manifest (or the controller's patch) as YAML */
@@ -81,7 +82,7 @@ out_name:
  * own filters, then our extender's (which it calls with the nodes that
  * passed them). A node with unusable data fails our filter as in serve. */
 static void judge(const struct cfg *cfg, const struct ranked_pod *p, const struct whatif_node *n,
-                  struct whatif_rank_row *row)
+                  bool exempt, struct whatif_rank_row *row)
 {
     struct place_judgement j;
     memset(row, 0, sizeof(*row));
@@ -106,7 +107,14 @@ static void judge(const struct cfg *cfg, const struct ranked_pod *p, const struc
     if (j.rule == PLACE_RULE_NONE)
         place_judge_resources(&p->request, &n->sim.facts, &n->sim.res, cfg->score.threshold_percent,
                               &j);
+    /* thresholdExempt, as serve's judge: the pod passes our thresholds
+     * (kube-scheduler's own filters still apply) */
+    if (j.rule == PLACE_RULE_EXTENDER && exempt) {
+        j.rule = PLACE_RULE_NONE;
+        row->note = "passed a threshold it fails: a DaemonSet's pod (thresholdExempt daemonsets)";
+    }
     if (j.rule != PLACE_RULE_NONE) {
+        row->threshold = j.rule == PLACE_RULE_EXTENDER;
         row->verdict = j.verdict;
         row->rule = place_rule_name(j.rule);
         place_judgement_text(&j, row->reason);
@@ -118,6 +126,45 @@ static void judge(const struct cfg *cfg, const struct ranked_pod *p, const struc
     row->forced_zero = n->worst == SCORE_USED_STALE_PASS;
     if (row->forced_zero)
         row->explain.value = 0;
+}
+
+/* Rows [i] that kube-scheduler's own filters passed: what it sends us. */
+struct candidates {
+    const struct whatif_rank_row *rows;
+    const size_t *index;
+};
+
+static bool row_threshold_only(const void *ctx, size_t i)
+{
+    const struct candidates *c = ctx;
+    return c->rows[c->index[i]].threshold;
+}
+
+/* thresholdPolicy unlessAllFail, decided as serve decides it
+ * (verb_let_all_through) over the nodes kube-scheduler would send us: when
+ * every one failed on a threshold alone, all of them fit. */
+static int let_through(const struct cfg *cfg, struct whatif_rank_row *rows, size_t n)
+{
+    size_t *index = calloc(n + 1, sizeof(*index)), k = 0;
+    if (index == NULL)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].fits || strcmp(rows[i].rule, place_rule_name(PLACE_RULE_EXTENDER)) == 0)
+            index[k++] = i;
+    const struct candidates c = {rows, index};
+    if (verb_let_all_through(cfg, k, row_threshold_only, &c)) {
+        for (size_t i = 0; i < k; i++) {
+            struct whatif_rank_row *row = &rows[index[i]];
+            row->fits = true;
+            row->verdict = SCORE_FITS;
+            row->rule = "";
+            row->reason[0] = '\0';
+            row->note = "let through: every candidate failed a threshold (thresholdPolicy "
+                        "unlessAllFail)";
+        }
+    }
+    free(index);
+    return 0;
 }
 
 /* Best first: what fits by score, then value, then name; then the rest by
@@ -316,9 +363,11 @@ static int rank(const struct cfg *cfg, const struct rank_args *ra, struct cluste
         rc = -ENOMEM;
         goto out_fail;
     }
+    bool exempt = verb_threshold_exempt(cfg, p.pod.daemonset);
     for (size_t i = 0; i < nodes.n; i++)
-        judge(cfg, &p, &nodes.nodes[i], &rows[i]);
-    if ((rc = score_fitting(cfg, rows, nodes.n)) != 0) {
+        judge(cfg, &p, &nodes.nodes[i], exempt, &rows[i]);
+    if ((rc = let_through(cfg, rows, nodes.n)) != 0 ||
+        (rc = score_fitting(cfg, rows, nodes.n)) != 0) {
         err_set(err, "out of memory");
         goto out_fail;
     }

@@ -125,6 +125,10 @@ static void fill(const struct cfg *cfg, const struct whatif_rank_row *row, struc
         snprintf(c->how, sizeof(c->how), "%s: %s", ops_verdict_name(row->verdict), row->reason);
     }
     window_lines(cfg, row, c->how, sizeof(c->how));
+    if (row->note != NULL) {
+        size_t at = strlen(c->how);
+        snprintf(c->how + at, sizeof(c->how) - at, "; %s", row->note);
+    }
 }
 
 static void print_row(FILE *out, const char cells[COL_COUNT][160], const size_t *width)

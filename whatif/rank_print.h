@@ -20,7 +20,9 @@ struct whatif_rank_row {
                                     * "invalid"); "" when it fits */
     char reason[PLACE_REASON_LEN]; /* its text; "" when it fits */
     bool forced_zero;              /* fits, but scored 0: stale used data under policy pass */
-    struct score_explain explain;  /* terms always; value and score for a node that fits */
+    bool threshold;                /* failed our filter on a threshold alone (not stale) */
+    const char *note; /* why it fits despite a threshold (thresholdExempt, unlessAllFail), NULL */
+    struct score_explain explain; /* terms always; value and score for a node that fits */
 };
 
 /* A ranking: the rows sorted (best first), and the pod. */

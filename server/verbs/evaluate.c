@@ -154,18 +154,39 @@ static void judge_from_state(const struct cfg *cfg, struct cluster *cl,
     judge(cfg, &st.node, req, exempt, ans, e);
 }
 
+bool verb_threshold_exempt(const struct cfg *cfg, bool daemonset)
+{
+    return cfg->exempt_daemonsets && daemonset;
+}
+
+bool verb_let_all_through(const struct cfg *cfg, size_t n,
+                          bool (*threshold_only)(const void *ctx, size_t i), const void *ctx)
+{
+    if (!cfg->unless_all_fail || n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!threshold_only(ctx, i))
+            return false;
+    return true;
+}
+
+/* Node @i of the verb_eval @ctx failed on a threshold alone. */
+static bool eval_threshold_only(const void *ctx, size_t i)
+{
+    const struct verb_eval *eval = ctx;
+    enum ops_reason c = eval->node[i].code;
+    return eval->answer[i].verdict != SCORE_FITS &&
+           (c == OPS_REASON_INSUFFICIENT_CPU || c == OPS_REASON_INSUFFICIENT_MEMORY ||
+            c == OPS_REASON_INSUFFICIENT_BOTH);
+}
+
 /* thresholdPolicy unlessAllFail: when every candidate failed on a threshold
  * alone (not stale, not unusable, not unknown), all pass, scored as they
  * were. Returns how many were let through. */
-static size_t let_through(size_t n, struct verb_eval *eval)
+static size_t let_through(const struct cfg *cfg, size_t n, struct verb_eval *eval)
 {
-    for (size_t i = 0; i < n; i++) {
-        enum ops_reason c = eval->node[i].code;
-        if (eval->answer[i].verdict == SCORE_FITS ||
-            (c != OPS_REASON_INSUFFICIENT_CPU && c != OPS_REASON_INSUFFICIENT_MEMORY &&
-             c != OPS_REASON_INSUFFICIENT_BOTH))
-            return 0;
-    }
+    if (!verb_let_all_through(cfg, n, eval_threshold_only, eval))
+        return 0;
     for (size_t i = 0; i < n; i++) {
         eval->answer[i].verdict = SCORE_FITS;
         eval->answer[i].reason = "";
@@ -206,7 +227,7 @@ int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
                   const struct verb_deadline *deadline, struct verb_eval *eval)
 {
     double now = cl != NULL ? clock_wall() : 0;
-    bool exempt = cfg->exempt_daemonsets && args->pod.daemonset;
+    bool exempt = verb_threshold_exempt(cfg, args->pod.daemonset);
     struct kube_node_view views[KUBE_VIEW_BATCH];
     bool found[KUBE_VIEW_BATCH];
 
@@ -243,7 +264,7 @@ int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
         if (e->forced_zero)
             ex->value = 0;
     }
-    eval->let_through = cfg->unless_all_fail ? let_through(args->n_nodes, eval) : 0;
+    eval->let_through = let_through(cfg, args->n_nodes, eval);
     score_finish(&cfg->score, eval->explain, args->n_nodes);
     for (size_t i = 0; i < args->n_nodes; i++) {
         if (eval->node[i].forced_zero || eval->node[i].code == OPS_REASON_INVALID_NODE)

@@ -91,6 +91,21 @@ int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
                   const struct codec_args *args, const struct score_pod_request *req,
                   const struct verb_deadline *deadline, struct verb_eval *eval);
 
+/* thresholdExempt: whether a pod (@daemonset: a DaemonSet owns it) passes
+ * whatever the usage thresholds say. Shared with `rank`. */
+bool verb_threshold_exempt(const struct cfg *cfg, bool daemonset);
+
+/*
+ * thresholdPolicy unlessAllFail: whether all @n candidates pass, scored as
+ * they were, because every one failed on a threshold alone
+ * (@threshold_only(@ctx, i): not stale, not unusable, not unknown, and not
+ * passed). False under thresholdPolicy always or with no candidate. Shared
+ * with `rank`, which asks it of the nodes kube-scheduler's own filters let
+ * through.
+ */
+bool verb_let_all_through(const struct cfg *cfg, size_t n,
+                          bool (*threshold_only)(const void *ctx, size_t i), const void *ctx);
+
 /* The best of the @n nodes of @eval that fits (scoring/best.h's rule), -1
  * for none. */
 long verb_best_node(const struct verb_eval *eval, size_t n);

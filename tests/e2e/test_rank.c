@@ -294,6 +294,45 @@ START_TEST(rank_refuses_what_kube_scheduler_refuses_and_pins_by_hostname_label)
 }
 END_TEST
 
+/* thresholdPolicy and thresholdExempt decide in rank as in serve (the same
+ * functions, server/verbs/evaluate.c): at 5 % every node kube-scheduler
+ * would send us fails our CPU threshold; unlessAllFail lets them all
+ * through, scored; a DaemonSet's pod is exempt from the thresholds. */
+START_TEST(rank_applies_threshold_policy_and_exempt_as_serve)
+{
+    struct rankdir d;
+    char *out, *err;
+    setup_dir(&d, "");
+    const char *base = "--nodes nodes.json --existing existing.json --pod pod.json -o table "
+                       "--cpu-threshold-percent 5";
+    ck_assert_int_eq(rank(&d, &out, &err, "%s", base), 1);
+    ck_assert_msg(strstr(out, "no node fits this pod") != NULL, "%s", out);
+    free(out);
+    free(err);
+    ck_assert_int_eq(rank(&d, &out, &err, "%s --threshold-policy unlessAllFail", base), 0);
+    ck_assert_msg(strstr(out, "best node: big-1 ") != NULL, "%s", out);
+    ck_assert_msg(strstr(row_of(out, "big-1"), "let through: every candidate failed a threshold "
+                                               "(thresholdPolicy unlessAllFail)") != NULL,
+                  "%s", out);
+    /* kube-scheduler's own filters still refuse: not let through */
+    ck_assert_msg(strstr(row_of(out, "gpu-1"), "let through") == NULL, "%s", out);
+    free(out);
+    free(err);
+    remove_dir(&d);
+
+    setup_dir(&d, "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\","
+                  "\"name\":\"agent\",\"uid\":\"u-ds\",\"controller\":true}],");
+    ck_assert_int_eq(rank(&d, &out, &err, "%s", base), 0);
+    ck_assert_msg(strstr(row_of(out, "big-1"), "(thresholdExempt daemonsets)") != NULL, "%s", out);
+    free(out);
+    free(err);
+    ck_assert_int_eq(rank(&d, &out, &err, "%s --threshold-exempt ''", base), 1);
+    free(out);
+    free(err);
+    remove_dir(&d);
+}
+END_TEST
+
 START_TEST(rank_counts_its_own_pod_only_once)
 {
     /* The same files, but the ranked pod has another UID: it is a new pod,
@@ -586,6 +625,7 @@ Suite *rank_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, rank_refuses_what_kube_scheduler_refuses_and_pins_by_hostname_label);
     tcase_add_test(tc, rank_counts_its_own_pod_only_once);
+    tcase_add_test(tc, rank_applies_threshold_policy_and_exempt_as_serve);
     tcase_add_test(tc, rank_normalizes_against_the_nodes_that_pass);
     tcase_add_test(tc, rank_outputs_json_and_advises_for_a_controllers_pod);
     tcase_add_test(tc, rank_checks_kinds_and_says_why);
