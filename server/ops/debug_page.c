@@ -73,8 +73,9 @@ static void term_cell(struct buf *o, const struct ops_record *rec, const struct 
     ops_amount(pod, sizeof(pod), r, t->pod);
     buf_printf(o, "alloc %s, used %s <span class=\"muted\">(%s)</span>, pod %s", alloc, used,
                ops_used_from(n, r), pod);
-    char window[128], agg[32], newest[32];
+    char window[128];
     if (ops_usage_window(rec, n, r, window, sizeof(window))) {
+        char agg[32], newest[32];
         /* Beside the term: what the window holds, so a score on an
          * aggregate can be told from one on the newest sample. */
         ops_amount(agg, sizeof(agg), r, n->window->aggregate[r]);
