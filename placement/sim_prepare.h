@@ -62,6 +62,9 @@ struct sim_shape {
     uint32_t cls;
     uint32_t last; /* placement position of its last pod */
     struct score_pod_request req;
+    /* what a pod of it adds to res (place_sim_pod's charge, or req's real
+     * and non_zero) */
+    int64_t charge_used[SCORE_NRES], charge_non_zero[SCORE_NRES];
 };
 
 /* Node position -> (class, leaf) for each class admitting it. */

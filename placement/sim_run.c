@@ -198,8 +198,8 @@ static void place(struct run *r, const struct sim_shape *sh, uint32_t pos)
     place_sim_add_sat(&r->facts[pos].pods, 1);
     for (int k = 0; k < SCORE_NRES; k++) {
         place_sim_add_sat(&r->facts[pos].requested[k], sh->req.real[k]);
-        place_sim_add_sat(&r->res[pos].used[k], sh->req.real[k]);
-        place_sim_add_sat(&r->res[pos].used_non_zero[k], sh->req.non_zero[k]);
+        place_sim_add_sat(&r->res[pos].used[k], sh->charge_used[k]);
+        place_sim_add_sat(&r->res[pos].used_non_zero[k], sh->charge_non_zero[k]);
     }
     for (uint32_t l = sim->link_off[pos]; l < sim->link_off[pos + 1]; l++) {
         const struct sim_node_link *link = &sim->links[l];

@@ -83,6 +83,13 @@ struct place_sim_pod {
     struct place_pod_constraints constraints;
     struct score_pod_request request; /* score_pod_request() of the pod */
     int32_t priority;                 /* spec.priority; 0 when absent */
+    /* What placing it adds to our used view (res), when not its request:
+     * with charge_set, res.used += charge_used and res.used_non_zero +=
+     * charge_non_zero (`simulate` on usage: the in-flight estimate, as
+     * serve counts a pod placed but not yet in the samples).
+     * facts.requested always takes the real request. */
+    bool charge_set;
+    int64_t charge_used[SCORE_NRES], charge_non_zero[SCORE_NRES];
 };
 
 /* Everything the simulation reads; borrowed, it must outlive the

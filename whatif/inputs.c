@@ -547,8 +547,29 @@ static const char *copy(struct arena *a, const char *s)
     return arena_strndup(a, s, strlen(s));
 }
 
-int whatif_pods_from_file(struct arena *a, const char *path, struct whatif_pod **out, size_t *n_out,
-                          char *err)
+/* Pod @p (decoded as @pod) charges the resources @c takes from usage its
+ * in-flight estimate, the others its request. Returns 0 or -EINVAL. */
+static int charge_estimate(const struct cfg *c, const struct codec_pod *pod,
+                           struct place_sim_pod *p, char *err)
+{
+    struct score_in_flight_rules rules;
+    int64_t est[SCORE_NRES];
+    cfg_in_flight_rules(c, &rules);
+    if (score_pod_estimate(&pod->spec, &rules, est) != 0) {
+        err_set(err, "Pod: in-flight estimate does not fit in int64");
+        return -EINVAL;
+    }
+    p->charge_set = true;
+    for (int r = 0; r < SCORE_NRES; r++) {
+        bool usage = c->used_source[r] == SCORE_USED_USAGE;
+        p->charge_used[r] = usage ? est[r] : p->request.real[r];
+        p->charge_non_zero[r] = usage ? est[r] : p->request.non_zero[r];
+    }
+    return 0;
+}
+
+int whatif_pods_from_file(struct arena *a, const char *path, const struct cfg *usage,
+                          struct whatif_pod **out, size_t *n_out, char *err)
 {
     struct whatif_item *items = NULL;
     struct whatif_pod *pods = NULL;
@@ -578,6 +599,8 @@ int whatif_pods_from_file(struct arena *a, const char *path, struct whatif_pod *
             goto out_free;
         }
         rc = whatif_pod_item_decode(tmp, &items[i], docs, &tree, &pod, &pods[i].sim.request, err);
+        if (rc == 0 && usage != NULL)
+            rc = charge_estimate(usage, &pod, &pods[i].sim, err);
         if (rc == 0) {
             rc = whatif_pod_constraints_decode(a, tree, &pods[i].sim.constraints, err);
             if (rc != 0) {

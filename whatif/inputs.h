@@ -139,10 +139,13 @@ struct whatif_pod {
 
 /*
  * Reads the pods of @path ("-": standard input) into *@out (*@n of them,
- * malloc'd; free with free()), every string in @a, in file order. Returns
- * as whatif_nodes_from_files().
+ * malloc'd; free with free()), every string in @a, in file order. With
+ * @usage (not NULL: simulate on a cluster's usage), each pod charges the
+ * resources whose used source is usage its in-flight estimate
+ * (inFlightEstimate: place_sim_pod's charge), as serve counts a pod placed
+ * but not yet in the samples. Returns as whatif_nodes_from_files().
  */
-int whatif_pods_from_file(struct arena *a, const char *path, struct whatif_pod **out, size_t *n,
-                          char *err);
+int whatif_pods_from_file(struct arena *a, const char *path, const struct cfg *usage,
+                          struct whatif_pod **out, size_t *n, char *err);
 
 #endif

@@ -112,7 +112,11 @@ static int read_inputs(const struct cfg *cfg, const struct sim_args *sa, struct 
         return rc;
     }
     w->t_nodes = clock_since(&w->t0);
-    if ((rc = whatif_pods_from_file(a, sa->pods, &w->pods, &w->n_pods, err)) != 0)
+    bool usage = false;
+    for (int r = 0; r < SCORE_NRES; r++)
+        usage = usage || cfg->used_source[r] == SCORE_USED_USAGE;
+    if ((rc = whatif_pods_from_file(a, sa->pods, usage ? cfg : NULL, &w->pods, &w->n_pods, err)) !=
+        0)
         return rc;
     w->t_pods = clock_since(&w->t0);
     return 0;
@@ -327,9 +331,24 @@ int whatif_simulate_main(int argc, char **argv)
         return rc;
     if (cfg_load_config(&c, n, rest) != 0)
         return 2;
-    if ((rc = whatif_check_used_source("simulate", &c,
-                                       "a simulation adds requests and cannot project usage")) != 0)
+    /* On files there is no usage; on a cluster a pod placed adds its
+     * in-flight estimate to usage, as serve counts it, but nothing can
+     * say how max would move. */
+    if (sa.nodes != NULL &&
+        (rc = whatif_check_used_source("simulate", &c,
+                                       "node files carry no usage (metrics.k8s.io): simulate "
+                                       "against the cluster (without --nodes) for usage")) != 0)
         return rc;
+    for (int r = 0; r < SCORE_NRES; r++) {
+        if (c.used_source[r] == SCORE_USED_MAX) {
+            fprintf(stderr,
+                    "cpu-extender simulate: --%s-used-source max: a simulation cannot project "
+                    "the larger of requests and usage; use usage (against a cluster), requests "
+                    "or annotation\n",
+                    score_resource_name((enum score_resource)r));
+            return 2;
+        }
+    }
     log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
     if (sa.nodes == NULL &&
         (rc = whatif_cluster_open(&c, "simulate", "--nodes FILE (and --existing FILE)", &cl)) != 0)

@@ -917,6 +917,59 @@ START_TEST(cluster_rank_says_which_used_source_it_used)
 }
 END_TEST
 
+/* simulate against a live cluster on usage: each pod it places adds its
+ * in-flight estimate to the node's usage, as serve counts a pod placed but
+ * not yet in the samples. Usage n1 3500m, n2 2000m, n3 500m (4 CPU each);
+ * p1 asks 1 CPU with a limit of 2 and goes to n3; then p2 (100m) goes where
+ * more is left: n3 (2500m) when p1 counts its request, n2 (2000m against
+ * n3's 1500m) when it counts its limit. */
+START_TEST(cluster_simulate_on_usage_adds_the_in_flight_estimate)
+{
+    static const struct {
+        const char *mode, *p2_on;
+    } cases[] = {{"requests", "n3"}, {"limits", "n2"}};
+    struct world w;
+    char pods_path[128], csv_path[128], out_path[128], cmd[1024], want[64];
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
+    metrics_age(&w, 5);
+    ck_assert_int_eq(fake_set_node_metrics(w.fake, "n1", "3500m", "1Gi"), 0);
+    ck_assert_int_eq(fake_set_node_metrics(w.fake, "n2", "2000m", "1Gi"), 0);
+    ck_assert_int_eq(fake_set_node_metrics(w.fake, "n3", "500m", "1Gi"), 0);
+    snprintf(pods_path, sizeof(pods_path), "%s/usim-pods-%d.json", pki.dir, getpid());
+    snprintf(csv_path, sizeof(csv_path), "%s/usim-%d.csv", pki.dir, getpid());
+    snprintf(out_path, sizeof(out_path), "%s/usim-out-%d", pki.dir, getpid());
+    FILE *f = fopen(pods_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"kind\":\"List\",\"items\":[{\"metadata\":{\"name\":\"p1\",\"namespace\":"
+          "\"default\"},\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":"
+          "\"1\",\"memory\":\"512Mi\"},\"limits\":{\"cpu\":\"2\"}}}]}},{\"metadata\":{\"name\":"
+          "\"p2\",\"namespace\":\"default\"},\"spec\":{\"containers\":[{\"resources\":"
+          "{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]}}]}",
+          f);
+    fclose(f);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(cmd, sizeof(cmd),
+                 "env -u KUBECONFIG HOME=/nonexistent %s simulate --kubeconfig %s --pods %s "
+                 "--strategy spread --placements %s --cpu-used-source usage "
+                 "--metrics-interval-seconds 1 --in-flight-estimate %s >%s 2>&1",
+                 server_binary(), w.kubeconfig, pods_path, csv_path, cases[i].mode, out_path);
+        ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+        size_t len;
+        char *csv = file_slurp(csv_path, &len), *out = file_slurp(out_path, &len);
+        ck_assert_msg(strstr(csv, "spread,default/p1,n3,") != NULL, "%s: %s\n%s", cases[i].mode,
+                      csv, out);
+        snprintf(want, sizeof(want), "spread,default/p2,%s,", cases[i].p2_on);
+        ck_assert_msg(strstr(csv, want) != NULL, "%s: %s\n%s", cases[i].mode, csv, out);
+        free(csv);
+        free(out);
+    }
+    unlink(pods_path);
+    unlink(csv_path);
+    unlink(out_path);
+    fake_stop(w.fake);
+}
+END_TEST
+
 /* inFlightEstimate, through the pod watch: a pod of two containers, one
  * asking 1 CPU with a limit of 2, one asking 1 CPU without a limit, bound
  * to n2 (usage 1000m, 3000m free) after the sample. In flight it counts
@@ -1638,6 +1691,7 @@ Suite *cluster_suite(void)
     tcase_add_test(est, cluster_in_flight_estimate_per_mode);
     tcase_add_test(est, cluster_debug_shows_the_usage_window);
     tcase_add_test(est, cluster_rank_says_which_used_source_it_used);
+    tcase_add_test(est, cluster_simulate_on_usage_adds_the_in_flight_estimate);
     suite_add_tcase(s, est);
     return s;
 }

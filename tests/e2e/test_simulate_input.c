@@ -71,7 +71,9 @@ static const struct bad_case {
      "existing.json: object 1: want a Pod or a PodList object"},
     {NULL, NULL, NULL, "--strategy fastest", "--strategy fastest: want spread, pack"},
     {NULL, NULL, NULL, "--cpu-used-source usage",
-     "--cpu-used-source usage: a simulation adds requests and cannot project usage"},
+     "--cpu-used-source usage: node files carry no usage (metrics.k8s.io): simulate against the "
+     "cluster"},
+    {NULL, NULL, NULL, "--memory-used-source max", "--memory-used-source max: node files carry"},
     {NULL, NULL, NULL, "--cpu-weight 500", "cpu-weight"},
     {NULL, NULL, NULL, "--pods - --nodes -", "only one of --nodes, --pods and --existing"},
     {NULL, NULL, NULL, "--placements nowhere/p.csv", "nowhere/p.csv: No such file"},
