@@ -112,11 +112,11 @@ static int read_inputs(const struct cfg *cfg, const struct sim_args *sa, struct 
         return rc;
     }
     w->t_nodes = clock_since(&w->t0);
-    bool usage = false;
+    bool on_usage = false;
     for (int r = 0; r < SCORE_NRES; r++)
-        usage = usage || cfg->used_source[r] == SCORE_USED_USAGE;
-    if ((rc = whatif_pods_from_file(a, sa->pods, usage ? cfg : NULL, &w->pods, &w->n_pods, err)) !=
-        0)
+        on_usage = on_usage || cfg->used_source[r] == SCORE_USED_USAGE;
+    if ((rc = whatif_pods_from_file(a, sa->pods, on_usage ? cfg : NULL, &w->pods, &w->n_pods,
+                                    err)) != 0)
         return rc;
     w->t_pods = clock_since(&w->t0);
     return 0;
