@@ -410,8 +410,8 @@ int main(int argc, char **argv)
             nodes, nodes * pods, counts.running, counts.pending, counts.terminal, counts.containers,
             now_s() - t0);
     churn = (struct churn){.f = f, .nodes = nodes, .rate = rate};
-    bool churning = rate > 0 && nodes > 0 &&
-                    pthread_create(&churn_thread, NULL, churn_run, &churn) == 0;
+    bool churning =
+        rate > 0 && nodes > 0 && pthread_create(&churn_thread, NULL, churn_run, &churn) == 0;
     double churn_start = now_s();
     printf("port=%d\n", fake_port(f));
     fflush(stdout);
@@ -423,8 +423,7 @@ int main(int argc, char **argv)
         atomic_store(&churn.stop, true);
         pthread_join(churn_thread, NULL);
         double secs = now_s() - churn_start;
-        fprintf(stderr,
-                "bench-apiserver: %lu pod events in %.1f s (%.0f per second, %lu failed)\n",
+        fprintf(stderr, "bench-apiserver: %lu pod events in %.1f s (%.0f per second, %lu failed)\n",
                 churn.events, secs, secs > 0 ? (double)churn.events / secs : 0, churn.failed);
     }
 out_stop:
