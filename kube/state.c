@@ -4,6 +4,7 @@
 #include "base/table.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +39,12 @@ struct snode {
      * next placement. */
     struct placement *placed;
     size_t n_placed, cap_placed;
-    /* The latest placement's time: a view skips the array (a cache miss
-     * per node at 5000 nodes) when even that one is not in flight. */
-    double placed_latest;
+    /* The last placement added (placed[n_placed - 1]) held here too, and
+     * the latest time among the others: a view reads the array (a cache
+     * miss per node at 5000 nodes) only when one of the others may still
+     * be in flight. INFINITY when unknown (the array is then read). */
+    double last_at, others_latest;
+    int64_t last_non_zero[SCORE_NRES];
     unsigned gen;
 };
 
@@ -183,14 +187,14 @@ static int add_placement(struct snode *n, const char *uid, const int64_t real[SC
     /* Old ones go only once the uid is known to be new: compacting while
      * searching, then returning on a match, left copies of the entries it
      * had moved, counted twice in flight (fuzz_watch). */
-    n->placed_latest = now;
+    double others = 0;
     for (size_t i = 0; i < n->n_placed; i++)
         if (now - n->placed[i].at < KUBE_PLACEMENT_KEEP_SECONDS) {
-            if (n->placed[i].at > n->placed_latest)
-                n->placed_latest = n->placed[i].at;
+            others = n->placed[i].at > others ? n->placed[i].at : others;
             n->placed[keep++] = n->placed[i];
         }
     n->n_placed = keep;
+    n->others_latest = INFINITY; /* until the new one is in */
     if (n->n_placed == n->cap_placed) {
         size_t cap = n->cap_placed ? n->cap_placed * 2 : 4;
         struct placement *p = realloc(n->placed, cap * sizeof(*p));
@@ -204,6 +208,9 @@ static int add_placement(struct snode *n, const char *uid, const int64_t real[SC
     pl->at = now;
     memcpy(pl->real, real, sizeof(pl->real));
     memcpy(pl->non_zero, non_zero, sizeof(pl->non_zero));
+    n->last_at = now;
+    memcpy(n->last_non_zero, non_zero, sizeof(n->last_non_zero));
+    n->others_latest = others;
     return 0;
 }
 
@@ -458,6 +465,13 @@ void kube_state_pods_health(struct kube_state *st, bool in_sync, double now)
 }
 
 /* What the state knows of node @n at @now into *@out. Under the lock. */
+/* Whether a pod placed at @at is still in flight at @now: recent, and
+ * after the usage sample's window began. */
+static bool in_flight(double at, double now, int in_flight_seconds, double window_start)
+{
+    return !(at <= 0 || now - at >= in_flight_seconds || at <= window_start);
+}
+
 static void view_of(const struct kube_state *st, const struct snode *n, double now,
                     int in_flight_seconds, struct kube_node_view *out)
 {
@@ -477,15 +491,22 @@ static void view_of(const struct kube_state *st, const struct snode *n, double n
     out->n_in_flight = 0;
     /* A pod placed after the sample's window began is not (fully) in it. */
     double window_start = n->has_usage ? n->usage_time - n->usage_window : 0;
-    /* Every placement is at or before the latest: when that one is not
-     * counted, none is (the conditions below hold for all older ones). */
-    double latest = n->placed_latest;
-    if (n->n_placed == 0 || latest <= 0 || now - latest >= in_flight_seconds ||
-        latest <= window_start)
+    if (n->n_placed == 0)
         return;
+    /* The others are all at or before others_latest: when a placement
+     * that late would not count, none of them does (each condition holds
+     * for every earlier time), and only the last one, held in the node,
+     * is looked at. */
+    if (!in_flight(n->others_latest, now, in_flight_seconds, window_start)) {
+        if (in_flight(n->last_at, now, in_flight_seconds, window_start)) {
+            memcpy(out->in_flight, n->last_non_zero, sizeof(out->in_flight));
+            out->n_in_flight = 1;
+        }
+        return;
+    }
     for (size_t i = 0; i < n->n_placed; i++) {
         const struct placement *pl = &n->placed[i];
-        if (pl->at <= 0 || now - pl->at >= in_flight_seconds || pl->at <= window_start)
+        if (!in_flight(pl->at, now, in_flight_seconds, window_start))
             continue;
         for (int r = 0; r < SCORE_NRES; r++)
             out->in_flight[r] = add_sat(out->in_flight[r], pl->non_zero[r]);
