@@ -140,7 +140,7 @@ $(B)/bench-gen: $(B)/obj/bench/gen.o
 $(B)/bench-sim-gen: $(B)/obj/bench/sim_gen.o
 	$(CC) -o $@ $^ $(ALL_LDFLAGS)
 
-$(B)/bench-driver: $(B)/obj/bench/driver.o $(B)/obj/bench/measure.o $(SUPPORT_OBJS) $(LIB_OBJS)
+$(B)/bench-driver: $(B)/obj/bench/driver.o $(B)/obj/bench/measure.o $(B)/obj/bench/raw.o $(SUPPORT_OBJS) $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS) $$(pkg-config --libs check)
 
 $(B)/bench-once: $(B)/obj/bench/once.o $(B)/obj/bench/measure.o $(SUPPORT_OBJS) $(LIB_OBJS)

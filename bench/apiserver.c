@@ -2,7 +2,7 @@
  * bench-apiserver: a kube-apiserver for the cluster-state benchmark, the
  * fake of tests/support/fake_apiserver.c filled with a cluster.
  *
- *   bench-apiserver CERT KEY TOKEN NODES PODS_PER_NODE [LIFETIME_SECONDS]
+ *   bench-apiserver CERT KEY TOKEN NODES PODS_PER_NODE [LIFETIME_SECONDS [EVENTS_PER_SECOND]]
  *
  * Serves HTTPS on 127.0.0.1 (a free port) with CERT/KEY, accepting bearer
  * TOKEN. Stores NODES nodes named node-00000, node-00001, ... (the names
@@ -13,7 +13,12 @@
  * to 20-90 %, 3 % pending (no node), 5 % terminal (Succeeded or Failed),
  * and each node's metrics.k8s.io usage: 60 % of what its pods request,
  * one sample taken at the start (its age grows as the process runs).
- * Output is deterministic (fixed seed).
+ * Output is deterministic (fixed seed). With EVENTS_PER_SECOND (default 0),
+ * once the cluster is stored, pods come and go at that rate (each event an
+ * ADDED or a DELETED on the pod watch: a pod of 100m and 128Mi put on a
+ * node drawn at random, deleted CHURN_KEEP events later), so that the
+ * state's writer runs while requests read it, as in a busy cluster; the
+ * events sent are said on stderr at the end.
  *
  * Prints "port=N" on stdout once every object is stored, a summary on
  * stderr, then serves until SIGTERM, SIGINT or SIGHUP, the death of its
@@ -23,6 +28,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -39,6 +45,10 @@
 #define MAX_NODES 100000
 #define MAX_PODS  110 /* per node, the kubelet's default maxPods */
 #define JSON_LEN  8192
+/* How many churn pods live at once: each is deleted this many events after
+ * it was added. */
+#define CHURN_KEEP 200
+#define MAX_RATE   10000
 
 static const char *const namespaces[] = {"shop",    "payments", "search",  "identity",
                                          "ingress", "logging",  "metrics", "batch",
@@ -288,6 +298,49 @@ static int fill(struct fake_apiserver *f, unsigned nodes, unsigned pods, struct 
     return 0;
 }
 
+struct churn {
+    struct fake_apiserver *f;
+    unsigned nodes, rate;
+    atomic_bool stop;
+    unsigned long events, failed;
+};
+
+/* Pods that come and go at c->rate events per second until c->stop. */
+static void *churn_run(void *arg)
+{
+    struct churn *c = arg;
+    struct timespec next;
+    char json[512], name[32];
+    unsigned long added = 0;
+
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    while (!atomic_load(&c->stop)) {
+        int rc;
+        if (added >= CHURN_KEEP && c->events % 2 == 1) {
+            snprintf(name, sizeof(name), "churn-%lu", added - CHURN_KEEP);
+            rc = fake_delete(c->f, FAKE_POD, "churn", name, NULL);
+        } else {
+            snprintf(json, sizeof(json),
+                     "{\"metadata\":{\"name\":\"churn-%lu\",\"namespace\":\"churn\"},"
+                     "\"spec\":{\"nodeName\":\"node-%05u\",\"containers\":[{\"name\":\"c\","
+                     "\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"128Mi\"}}}]},"
+                     "\"status\":{\"phase\":\"Running\"}}",
+                     added++, pick(c->nodes));
+            rc = fake_put(c->f, FAKE_POD, json, NULL);
+        }
+        c->events++;
+        c->failed += rc != 0;
+        long step = 1000000000L / (long)c->rate;
+        next.tv_nsec += step;
+        while (next.tv_nsec >= 1000000000L) {
+            next.tv_nsec -= 1000000000L;
+            next.tv_sec++;
+        }
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+    }
+    return NULL;
+}
+
 static int parse_uint(const char *s, unsigned max, unsigned *out)
 {
     char *end;
@@ -310,15 +363,18 @@ int main(int argc, char **argv)
 {
     struct fake_apiserver *f = NULL;
     struct pod_counts counts = {0};
-    unsigned nodes, pods, lifetime = 3600;
+    unsigned nodes, pods, lifetime = 3600, rate = 0;
+    struct churn churn = {0};
+    pthread_t churn_thread;
     sigset_t stop;
     int rc;
 
-    if ((argc != 6 && argc != 7) || parse_uint(argv[4], MAX_NODES, &nodes) != 0 ||
+    if (argc < 6 || argc > 8 || parse_uint(argv[4], MAX_NODES, &nodes) != 0 ||
         parse_uint(argv[5], MAX_PODS, &pods) != 0 ||
-        (argc == 7 && parse_uint(argv[6], 86400, &lifetime) != 0)) {
+        (argc >= 7 && parse_uint(argv[6], 86400, &lifetime) != 0) ||
+        (argc == 8 && parse_uint(argv[7], MAX_RATE, &rate) != 0)) {
         fprintf(stderr, "usage: bench-apiserver CERT KEY TOKEN NODES PODS_PER_NODE "
-                        "[LIFETIME_SECONDS]\n");
+                        "[LIFETIME_SECONDS [EVENTS_PER_SECOND]]\n");
         return 2;
     }
     /* Blocked before the server's threads start, so that they never take
@@ -353,12 +409,23 @@ int main(int argc, char **argv)
             "containers) stored in %.1f s\n",
             nodes, nodes * pods, counts.running, counts.pending, counts.terminal, counts.containers,
             now_s() - t0);
+    churn = (struct churn){.f = f, .nodes = nodes, .rate = rate};
+    bool churning =
+        rate > 0 && nodes > 0 && pthread_create(&churn_thread, NULL, churn_run, &churn) == 0;
+    double churn_start = now_s();
     printf("port=%d\n", fake_port(f));
     fflush(stdout);
 
     struct timespec wait = {.tv_sec = lifetime};
     if (sigtimedwait(&stop, NULL, &wait) == -1 && errno == EAGAIN)
         fprintf(stderr, "bench-apiserver: lifetime of %u s is over\n", lifetime);
+    if (churning) {
+        atomic_store(&churn.stop, true);
+        pthread_join(churn_thread, NULL);
+        double secs = now_s() - churn_start;
+        fprintf(stderr, "bench-apiserver: %lu pod events in %.1f s (%.0f per second, %lu failed)\n",
+                churn.events, secs, secs > 0 ? (double)churn.events / secs : 0, churn.failed);
+    }
 out_stop:
     fake_stop(f);
     return rc == 0 ? 0 : 1;

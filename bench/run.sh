@@ -8,8 +8,10 @@
 #
 # The cluster cases start bench-apiserver (the fake kube-apiserver of
 # tests/support, HTTPS on 127.0.0.1, filled with 5000 nodes and
-# BENCH_PODS_PER_NODE pods each, default 30) and a second cpu-extender that
-# lists and watches it, and replay the NodeNames bodies against both.
+# BENCH_PODS_PER_NODE pods each, default 30, and sending
+# BENCH_EVENTS_PER_SECOND pod events, default 100, once filled) and a
+# second cpu-extender that lists and watches it, and replay the NodeNames
+# bodies against both.
 # Each case runs against a server without a cluster and at once after against
 # the cluster one. BENCH_ONLY=cluster runs just these and writes their
 # section to build/bench/cluster.md instead of docs/performance.md.
@@ -28,6 +30,9 @@ captured=tests/fixtures/captured
 only=${BENCH_ONLY:-}
 cluster_nodes=5000
 pods_per_node=${BENCH_PODS_PER_NODE:-30}
+# Pod events per second the fake API server sends on the pod watch while the
+# cluster cases run (half ADDED, half DELETED): the state's writer at work.
+events_per_second=${BENCH_EVENTS_PER_SECOND:-100}
 sim_nodes=5000
 sim_pods=50000
 case "$only" in
@@ -245,7 +250,8 @@ fi
 tests/e2e/make_certs.sh "$tmp/pki" >/dev/null
 token="bench-token-$$"
 "$B/bench-apiserver" "$tmp/pki/server.pem" "$tmp/pki/server.key" "$token" \
-    "$cluster_nodes" "$pods_per_node" 7200 >"$tmp/apiserver.out" 2>"$tmp/apiserver.log" &
+    "$cluster_nodes" "$pods_per_node" 7200 "$events_per_second" >"$tmp/apiserver.out" \
+    2>"$tmp/apiserver.log" &
 api_pid=$!
 
 # Instruction counts: one request of each body, in-process, stable on a
@@ -387,7 +393,7 @@ cell() { cut -d'|' -f"$2"- "$1" | sed 's/^ *//; s/ *| *$//; s/ *| */; /g'; }
 
 # The columns of a driver row, as awk -F'|' numbers them.
 C_CONNS=5 C_P50=7 C_P99=8 C_HANDLER=9 C_GBS=10 C_SCAN=11 C_HSCAN=12 C_TRANSPORT=14 C_RPS=15
-C_PEAK=17 C_OVER=18
+C_PEAK=17 C_OVER=18 C_RAW=20
 
 # col FILE CASE COLUMN [CONNECTIONS]: the number in COLUMN of the row of
 # CASE ("verb file") with CONNECTIONS (default 1); empty when there is none.
@@ -437,8 +443,8 @@ compare() {
 # The header of a table of driver rows.
 rows_header() {
     cat <<'EOF'
-| case | body | bytes/node | conns | requests | HTTP p50 | HTTP p99 | handler p50 | handler GB/s | scan floor p50 | handler/scan | cJSON parse p50 | transport p50 | req/s | MB/s | peak RSS | (peak − idle)/body | errors |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| case | body | bytes/node | conns | requests | HTTP p50 | HTTP p99 | handler p50 | handler GB/s | scan floor p50 | handler/scan | cJSON parse p50 | transport p50 | req/s | MB/s | peak RSS | (peak − idle)/body | errors | raw loopback p50 |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 EOF
 }
 
@@ -453,7 +459,9 @@ from the state its informers keep. \`bench-apiserver\` (\`bench/apiserver.c\`: t
 kube-apiserver of \`tests/support\`, HTTPS on 127.0.0.1) holds $cluster_nodes nodes named as in
 \`names-N.json\` (4-32 CPUs, 4 GiB per CPU) and $pods_per_node pods per node
 ($(sed -n 's/.*pods (\(.*\)) stored.*/\1/p' "$tmp/apiserver.log"); requests fill each node
-to 20-90 %). A second release binary started with \`--kubeconfig\` listed and watched it over
+to 20-90 %). Once filled it sent pod events on the watch while the cases ran (pods of 100m and
+128Mi added on random nodes and deleted 200 events later; $(sed -n 's/^bench-apiserver: \([0-9]* pod events in [0-9.]* s\) (\([0-9]*\) per second.*/\1, \2 per second/p' "$tmp/apiserver.log")).
+A second release binary started with \`--kubeconfig\` listed and watched it over
 TLS and answered \`/readyz\` 200 after $load_seconds s: \`$(cat "$tmp/readyz-loaded")\`.
 Each case ran, driven as above, first against a fresh server without a cluster (every name passes
 with score 0, no lookup) and at once after against this one (per name a hash lookup under the
@@ -525,6 +533,13 @@ for n in 100 500 1000 5000; do
     target "filter, $n-node NodeList: handler ≤ 1.3 × prioritize handler" \
         "$fp × ($hf ms against $hp ms)" "$(ok holds "$fp" le 1.3)" \
         "In instructions filter/prioritize = $(ratio "$(ir "nodes-$n" filter)" "$(ir "nodes-$n" prioritize)") ×; filter's HTTP p50 $(col "$rows" "$fl" "$C_P50") ms against $(col "$rows" "$p" "$C_P50") ms."
+    if [ "$n" -ge 1000 ]; then
+        hp50=$(col "$rows" "$p" "$C_P50") raw=$(col "$rows" "$p" "$C_RAW")
+        bound=$(awk -v h="$hp" -v r="$raw" 'BEGIN { if (h == "" || r == "") print ""; else printf "%.3f", h + 1.5 * r }')
+        target "prioritize, $n-node NodeList: HTTP p50 ≤ handler + 1.5 × raw loopback round trip" \
+            "$hp50 ms against $bound ms (handler $hp ms, raw $raw ms)" "$(ok holds "$hp50" le "$bound")" \
+            "The transport floor (the body POSTed to /healthz) $(col "$rows" "$p" "$C_TRANSPORT") ms."
+    fi
     op=$(col "$rows" "$p" "$C_OVER") of=$(col "$rows" "$fl" "$C_OVER")
     target "$n-node NodeList: peak RSS ≤ idle + 2.5 × body (prioritize; filter)" \
         "$op; $of (peak $(col "$rows" "$p" "$C_PEAK"); $(col "$rows" "$fl" "$C_PEAK") MiB, idle $idle_start_mib MiB, body $mb MB)" \
@@ -633,8 +648,10 @@ EOF
   100000), freeing the answer: decode, score, answer; **handler GB/s** = body bytes / handler
   p50; **cJSON parse**: cJSON's own parser over the whole body, the floor before the scanner,
   for reference. **Transport**: the same body POSTed to \`/healthz\` (read and dropped, 405):
-  what moving the bytes over loopback costs. With two connections the in-process samples are
-  taken before the load instead.
+  what moving the bytes over loopback costs. **Raw loopback**: the same bytes sent over a
+  plain TCP connection on 127.0.0.1 to a thread of the driver that receives them whole into
+  one buffer and answers 64 bytes (\`bench/raw.c\`), no HTTP: the floor of the HTTP round
+  trip. With two connections the in-process samples are taken before the load instead.
 - **Cluster state**: the NodeNames bodies once more, against a second binary that watches
   \`bench-apiserver\` (5000 nodes and their pods over HTTPS on 127.0.0.1) and scores from
   that state; see the section of that name.

@@ -1,8 +1,10 @@
 #include "kube/state.h"
 
+#include "base/hash.h"
 #include "base/table.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,12 @@ struct snode {
      * next placement. */
     struct placement *placed;
     size_t n_placed, cap_placed;
+    /* The last placement added (placed[n_placed - 1]) held here too, and
+     * the latest time among the others: a view reads the array (a cache
+     * miss per node at 5000 nodes) only when one of the others may still
+     * be in flight. INFINITY when unknown (the array is then read). */
+    double last_at, others_latest;
+    int64_t last_estimate[SCORE_NRES];
     unsigned gen;
 };
 
@@ -182,10 +190,14 @@ static int add_placement(struct snode *n, const char *uid, const int64_t estimat
     /* Old ones go only once the uid is known to be new: compacting while
      * searching, then returning on a match, left copies of the entries it
      * had moved, counted twice in flight (fuzz_watch). */
+    double others = 0;
     for (size_t i = 0; i < n->n_placed; i++)
-        if (now - n->placed[i].at < KUBE_PLACEMENT_KEEP_SECONDS)
+        if (now - n->placed[i].at < KUBE_PLACEMENT_KEEP_SECONDS) {
+            others = n->placed[i].at > others ? n->placed[i].at : others;
             n->placed[keep++] = n->placed[i];
+        }
     n->n_placed = keep;
+    n->others_latest = INFINITY; /* until the new one is in */
     if (n->n_placed == n->cap_placed) {
         size_t cap = n->cap_placed ? n->cap_placed * 2 : 4;
         struct placement *p = realloc(n->placed, cap * sizeof(*p));
@@ -198,6 +210,9 @@ static int add_placement(struct snode *n, const char *uid, const int64_t estimat
     snprintf(pl->uid, sizeof(pl->uid), "%s", uid);
     pl->at = now;
     memcpy(pl->estimate, estimate, sizeof(pl->estimate));
+    n->last_at = now;
+    memcpy(n->last_estimate, estimate, sizeof(n->last_estimate));
+    n->others_latest = others;
     return 0;
 }
 
@@ -453,6 +468,13 @@ void kube_state_pods_health(struct kube_state *st, bool in_sync, double now)
 }
 
 /* What the state knows of node @n at @now into *@out. Under the lock. */
+/* Whether a pod placed at @at is still in flight at @now: recent, and
+ * after the usage sample's window began. */
+static bool in_flight(double at, double now, int in_flight_seconds, double window_start)
+{
+    return !(at <= 0 || now - at >= in_flight_seconds || at <= window_start);
+}
+
 static void view_of(const struct kube_state *st, const struct snode *n, double now,
                     int in_flight_seconds, struct kube_node_view *out)
 {
@@ -474,9 +496,22 @@ static void view_of(const struct kube_state *st, const struct snode *n, double n
     out->n_in_flight = 0;
     /* A pod placed after the sample's window began is not (fully) in it. */
     double window_start = n->has_usage ? n->usage_time - n->usage_window : 0;
+    if (n->n_placed == 0)
+        return;
+    /* The others are all at or before others_latest: when a placement
+     * that late would not count, none of them does (each condition holds
+     * for every earlier time), and only the last one, held in the node,
+     * is looked at. */
+    if (!in_flight(n->others_latest, now, in_flight_seconds, window_start)) {
+        if (in_flight(n->last_at, now, in_flight_seconds, window_start)) {
+            memcpy(out->in_flight, n->last_estimate, sizeof(out->in_flight));
+            out->n_in_flight = 1;
+        }
+        return;
+    }
     for (size_t i = 0; i < n->n_placed; i++) {
         const struct placement *pl = &n->placed[i];
-        if (pl->at <= 0 || now - pl->at >= in_flight_seconds || pl->at <= window_start)
+        if (!in_flight(pl->at, now, in_flight_seconds, window_start))
             continue;
         for (int r = 0; r < SCORE_NRES; r++)
             out->in_flight[r] = add_sat(out->in_flight[r], pl->estimate[r]);
@@ -484,21 +519,47 @@ static void view_of(const struct kube_state *st, const struct snode *n, double n
     }
 }
 
-/* The node @name if its Node object is known. Under the lock. */
-static const struct snode *known_node(const struct kube_state *st, const char *name)
+/* The node @name (hashed: @hash) if its Node object is known. Under the lock. */
+static const struct snode *known_node(const struct kube_state *st, const char *name, uint64_t hash)
 {
-    const struct snode *n = (const struct snode *)(const void *)table_find(&st->nodes, name);
+    const struct snode *n =
+        (const struct snode *)(const void *)table_find_hashed(&st->nodes, name, hash);
     return n != NULL && n->present ? n : NULL;
+}
+
+/* How far ahead kube_state_view_many asks for memory: at 5000 nodes each
+ * lookup misses the cache on its bucket and on its entry. Buckets are
+ * asked for 8 names ahead, the entries they point to (by then in cache) 4
+ * ahead, so that several misses are in flight at once. */
+#define VIEW_AHEAD 4
+
+/* Asks for the bucket of @hash in @t. */
+static void prefetch_bucket(const struct table *t, uint64_t hash)
+{
+    __builtin_prefetch(&t->buckets[hash & (t->n_buckets - 1)]);
 }
 
 void kube_state_view_many(struct kube_state *st, const char *const *names, size_t n, double now,
                           int in_flight_seconds, struct kube_node_view *out, bool *found)
 {
+    uint64_t hash[KUBE_VIEW_BATCH];
     for (size_t i = 0; i < n; i += KUBE_VIEW_BATCH) {
         size_t stop = n - i < KUBE_VIEW_BATCH ? n : i + KUBE_VIEW_BATCH;
+        /* The names are hashed before the lock: the watch's writer waits
+         * behind the lookups only. */
+        for (size_t k = i; k < stop; k++)
+            hash[k - i] = hash_fnv1a_str(names[k]);
         pthread_rwlock_rdlock(&st->lock);
+        const struct table *t = &st->nodes;
+        bool ahead = t->n_buckets != 0;
+        for (size_t k = i; ahead && k < stop && k < i + 2 * VIEW_AHEAD; k++)
+            prefetch_bucket(t, hash[k - i]);
         for (size_t k = i; k < stop; k++) {
-            const struct snode *node = known_node(st, names[k]);
+            if (ahead && k + 2 * VIEW_AHEAD < stop)
+                prefetch_bucket(t, hash[k + 2 * VIEW_AHEAD - i]);
+            if (ahead && k + VIEW_AHEAD < stop)
+                __builtin_prefetch(table_chain(t, hash[k + VIEW_AHEAD - i]));
+            const struct snode *node = known_node(st, names[k], hash[k - i]);
             found[k] = node != NULL;
             if (node != NULL)
                 view_of(st, node, now, in_flight_seconds, &out[k]);

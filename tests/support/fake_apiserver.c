@@ -23,7 +23,7 @@
 
 #define BODY_MAX      (1u << 20) /* a binding is a few hundred bytes */
 #define SNAPSHOTS_MAX 64         /* paged lists in flight; older ones expire */
-#define METRICS_MAX   256
+#define METRICS_MAX   8192       /* bench-apiserver serves the usage of 5000 nodes */
 #define BLOCK_SIZE    (16u << 10)
 #define STREAM_MAX    (64u << 20) /* /fake/stream: per line and tail */
 #define SEGMENTS_MAX  8
