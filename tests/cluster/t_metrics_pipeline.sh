@@ -178,6 +178,15 @@ mp_burst() {
     k8s_stop kubelet-standin
     k8s_kubelet_standin_start "$T/standin-burst" mp-cold mp-hot1 mp-hot2 ||
         { fail "kubelet stand-in did not start"; return 1; }
+    # Its bad input: no file is 0 cores and 0 bytes (the counter stays at
+    # its start, 1 core-second); a file it cannot read as "CORES BYTES"
+    # is a kubelet that could not get its stats.
+    local url="https://127.0.0.1:${KUBELET_STANDIN_PORT[mp-hot2]}/metrics/resource"
+    check_eq "stand-in, no usage file: 1 core-second and 0 bytes, no error" "1 0 0" \
+        "$(curl -sf --cacert "$K8S_PKI/ca.crt" "$url" | awk '/^(node_|resource_scrape_error)/ { printf "%s%s", sep, $2; sep = " " }')"
+    echo "lots 12" >"$T/standin-burst/usage/mp-hot2"
+    check_eq "stand-in, a bad usage file: resource_scrape_error 1 and no node series" "resource_scrape_error 1" \
+        "$(curl -sf --cacert "$K8S_PKI/ca.crt" "$url" | grep -v '^#')"
     kubelet_usage mp-cold 0.5 "$gi" && kubelet_usage mp-hot1 4 "$gi" && kubelet_usage mp-hot2 4 "$gi" || return 1
     for n in mp-cold mp-hot1 mp-hot2; do mk_kubelet_node "$n" 16 32Gi || return 1; done
     # The new nodes reach metrics.k8s.io within two resolutions.
