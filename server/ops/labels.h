@@ -81,7 +81,6 @@ const char *ops_reason_name(enum ops_reason r);
  * stalePolicy full, or unusable. Only possible pairs are exported. */
 bool ops_reason_possible(enum ops_reason r, bool failed);
 
-
 /* "nodes", "pods", "nodes.metrics.k8s.io": the resource label. */
 const char *ops_resource_name(int r);
 
