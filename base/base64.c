@@ -2,20 +2,28 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
-static int b64_value(unsigned char ch)
+static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *base64_encode(const char *in, size_t n)
 {
-    if (ch >= 'A' && ch <= 'Z')
-        return ch - 'A';
-    if (ch >= 'a' && ch <= 'z')
-        return ch - 'a' + 26;
-    if (ch >= '0' && ch <= '9')
-        return ch - '0' + 52;
-    if (ch == '+')
-        return 62;
-    if (ch == '/')
-        return 63;
-    return -1;
+    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)(unsigned char)in[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned)(unsigned char)in[i + 1] << 8;
+        if (i + 2 < n)
+            v |= (unsigned char)in[i + 2];
+        *o++ = alphabet[v >> 18 & 63];
+        *o++ = alphabet[v >> 12 & 63];
+        *o++ = i + 1 < n ? alphabet[v >> 6 & 63] : '=';
+        *o++ = i + 2 < n ? alphabet[v & 63] : '=';
+    }
+    *o = '\0';
+    return out;
 }
 
 int base64_decode(const char *in, size_t len, char **out, size_t *out_len)
@@ -38,10 +46,10 @@ int base64_decode(const char *in, size_t len, char **out, size_t *out_len)
             acc <<= 6;
             quad++;
         } else {
-            int v = b64_value(ch);
-            if (v < 0 || pad > 0)
+            const char *at = ch != '\0' ? strchr(alphabet, ch) : NULL;
+            if (at == NULL || pad > 0)
                 goto out_invalid;
-            acc = acc << 6 | (unsigned int)v;
+            acc = acc << 6 | (unsigned int)(at - alphabet);
             quad++;
         }
         if (quad == 4) {

@@ -1,4 +1,4 @@
-/* Base64 as kubeconfig *-data fields carry it. */
+/* Base64 as kubeconfig *-data fields and ExecCredential carry it. */
 #ifndef BASE_BASE64_H
 #define BASE_BASE64_H
 
@@ -11,5 +11,9 @@
  * -EINVAL / -ENOMEM.
  */
 int base64_decode(const char *in, size_t len, char **out, size_t *out_len);
+
+/* Standard padded base64 of @n bytes (Go's []byte in JSON), malloc'd and
+ * NUL-terminated; NULL when out of memory. */
+char *base64_encode(const char *in, size_t n);
 
 #endif

@@ -44,3 +44,16 @@ struct timespec clock_timespec_of(uint64_t ns)
     return (struct timespec){.tv_sec = s > (uint64_t)max ? max : (time_t)s,
                              .tv_nsec = (long)(ns % CLOCK_NS_PER_SEC)};
 }
+
+int clock_cond_init(pthread_cond_t *c)
+{
+    pthread_condattr_t at;
+    int rc = pthread_condattr_init(&at);
+    if (rc != 0)
+        return -rc;
+    rc = pthread_condattr_setclock(&at, CLOCK_MONOTONIC);
+    if (rc == 0)
+        rc = pthread_cond_init(c, &at);
+    pthread_condattr_destroy(&at);
+    return -rc;
+}

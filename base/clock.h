@@ -6,6 +6,7 @@
 #ifndef BASE_CLOCK_H
 #define BASE_CLOCK_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -36,5 +37,9 @@ uint64_t clock_ns_of(const struct timespec *t);
 
 /* @ns as a timespec, for the APIs that take one. */
 struct timespec clock_timespec_of(uint64_t ns);
+
+/* Initialises @c to be waited on with CLOCK_MONOTONIC deadlines, as every
+ * deadline here is. Returns 0 or -errno. */
+int clock_cond_init(pthread_cond_t *c);
 
 #endif

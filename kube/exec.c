@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/base64.h"
 #include "base/clock.h"
 #include "base/err.h"
 #include "base/file.h"
@@ -96,28 +97,6 @@ static int copy_config(struct kube_exec_config **out, const struct kube_exec_con
     return rc != 0 ? rc : dup_list(&d->env, &d->n_env, s->env, s->n_env);
 }
 
-/* Standard base64 of @n bytes, malloc'd ([]byte fields are base64 in JSON). */
-static char *base64(const char *in, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
-    if (out == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)(unsigned char)in[i] << 16;
-        if (i + 1 < n)
-            v |= (unsigned)(unsigned char)in[i + 1] << 8;
-        if (i + 2 < n)
-            v |= (unsigned char)in[i + 2];
-        *o++ = tab[v >> 18 & 63];
-        *o++ = tab[v >> 12 & 63];
-        *o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
-        *o++ = i + 2 < n ? tab[v & 63] : '=';
-    }
-    *o = '\0';
-    return out;
-}
-
 /* spec.cluster (clientauthentication Cluster, as rest.ConfigToExecCluster
  * fills it): the server, the CA as data (a CA file is read), and
  * insecure-skip-tls-verify. */
@@ -139,7 +118,7 @@ static int add_cluster(cJSON *spec, const struct kube_target *t, char *err)
     }
     const char *pem = t->ca_pem != NULL ? t->ca_pem : file_pem;
     if (pem != NULL) {
-        b64 = base64(pem, t->ca_pem != NULL ? strlen(pem) : len);
+        b64 = base64_encode(pem, t->ca_pem != NULL ? strlen(pem) : len);
         if (b64 == NULL || cJSON_AddStringToObject(cl, "certificate-authority-data", b64) == NULL)
             rc = -ENOMEM;
     }
@@ -186,21 +165,6 @@ out_delete:
     return rc;
 }
 
-/* The condition a wait for another caller's run sleeps on, timed on
- * CLOCK_MONOTONIC like the deadlines. Returns 0 or -errno. */
-static int init_finished(pthread_cond_t *c)
-{
-    pthread_condattr_t at;
-    int rc = pthread_condattr_init(&at);
-    if (rc != 0)
-        return -rc;
-    rc = pthread_condattr_setclock(&at, CLOCK_MONOTONIC);
-    if (rc == 0)
-        rc = pthread_cond_init(c, &at);
-    pthread_condattr_destroy(&at);
-    return -rc;
-}
-
 int kube_exec_new(const struct kube_target *t, struct kube_exec **out, char *err)
 {
     *out = NULL;
@@ -225,7 +189,7 @@ int kube_exec_new(const struct kube_target *t, struct kube_exec **out, char *err
     if (rc != 0)
         goto out_free;
     rc = -pthread_mutex_init(&x->lock, NULL);
-    if (rc == 0 && (rc = init_finished(&x->finished)) != 0)
+    if (rc == 0 && (rc = clock_cond_init(&x->finished)) != 0)
         pthread_mutex_destroy(&x->lock);
     if (rc != 0) {
         err_set(err, "%s: %s", t->exec->where, strerror(-rc));

@@ -491,14 +491,7 @@ int kube_informer_start(struct kube_client *c, const struct kube_informer_params
     if (inf->seed == 0)
         inf->seed = 1; /* xorshift's one fixed point */
 
-    pthread_condattr_t attr;
-    int rc = pthread_condattr_init(&attr);
-    if (rc != 0)
-        goto out_free;
-    rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    if (rc == 0)
-        rc = pthread_cond_init(&inf->wake, &attr);
-    pthread_condattr_destroy(&attr);
+    int rc = -clock_cond_init(&inf->wake);
     if (rc != 0)
         goto out_free;
     rc = pthread_mutex_init(&inf->lock, NULL);

@@ -42,13 +42,6 @@ static const enum place_reason sim_resource_reason_of[SIM_RESOURCE_REASONS] = {
     [SIM_INSUFFICIENT_CPU_MEMORY] = PLACE_REASON_INSUFFICIENT_CPU_MEMORY,
 };
 
-/* *@a += @b, held at INT64_MAX instead of wrapping. */
-static inline void place_sim_add_sat(int64_t *a, int64_t b)
-{
-    if (__builtin_add_overflow(*a, b, a))
-        *a = INT64_MAX;
-}
-
 /* Pods with deeply equal constraints: the nodes they may go to. */
 struct sim_class {
     uint32_t rep;                 /* a pod of the class */

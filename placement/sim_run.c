@@ -195,11 +195,14 @@ static void place(struct run *r, const struct sim_shape *sh, uint32_t pos)
 {
     const struct place_sim *sim = r->sim;
 
-    place_sim_add_sat(&r->facts[pos].pods, 1);
+    struct place_node_facts *f = &r->facts[pos];
+    struct score_node *n = &r->res[pos];
+
+    f->pods = score_add_sat(f->pods, 1);
     for (int k = 0; k < SCORE_NRES; k++) {
-        place_sim_add_sat(&r->facts[pos].requested[k], sh->req.real[k]);
-        place_sim_add_sat(&r->res[pos].used[k], sh->charge_used[k]);
-        place_sim_add_sat(&r->res[pos].used_non_zero[k], sh->charge_non_zero[k]);
+        f->requested[k] = score_add_sat(f->requested[k], sh->req.real[k]);
+        n->used[k] = score_add_sat(n->used[k], sh->charge_used[k]);
+        n->used_non_zero[k] = score_add_sat(n->used_non_zero[k], sh->charge_non_zero[k]);
     }
     for (uint32_t l = sim->link_off[pos]; l < sim->link_off[pos + 1]; l++) {
         const struct sim_node_link *link = &sim->links[l];

@@ -61,7 +61,7 @@ void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end
         for (int k = 0; k < SCORE_NRES; k++) {
             int64_t free_k = r->res[pos].alloc[k] - r->facts[pos].requested[k];
             if (free_k > 0)
-                place_sim_add_sat(&sum->stranded[k], free_k);
+                sum->stranded[k] = score_add_sat(sum->stranded[k], free_k);
         }
     }
 }

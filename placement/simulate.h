@@ -46,9 +46,9 @@
  * place_sim_new() and struct place_sim_result.
  *
  * Files: sim_prepare.c (place_sim_new), sim_group.c and sim_judge.c (its
- * grouping and static pass), sim_run.c (place_sim_run), sim_summary.c (a
- * run's summary and FitError counts), sim_threads.c (place_sim_run_all);
- * sim_prepare.h is the prepared data they share.
+ * grouping and static pass), sim_run.c (place_sim_run, place_sim_run_all),
+ * sim_summary.c (a run's summary and FitError counts); sim_prepare.h is the
+ * prepared data they share.
  */
 #ifndef PLACEMENT_SIMULATE_H
 #define PLACEMENT_SIMULATE_H

@@ -19,6 +19,13 @@ enum score_resource {
 /* Returns "cpu" or "memory": the Kubernetes resource name. */
 const char *score_resource_name(enum score_resource r);
 
+/* @a + @b, held at INT64_MAX instead of wrapping: a sum of requests. */
+static inline int64_t score_add_sat(int64_t a, int64_t b)
+{
+    int64_t s;
+    return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
+}
+
 /* A resource list of a pod's or container's status during an in-place
  * resize. set says the map is there (not null), even when empty: upstream
  * tells a missing map (fall back to the next source) from an empty one (no

@@ -37,12 +37,6 @@ const char *score_used_outcome_name(enum score_used_outcome o)
     return outcome_names[o];
 }
 
-static int64_t add_sat(int64_t a, int64_t b)
-{
-    int64_t s;
-    return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
-}
-
 static int64_t max64(int64_t a, int64_t b)
 {
     return a > b ? a : b;
@@ -92,7 +86,7 @@ void score_used_resolve(enum score_used_source source, const struct score_used_i
     out->source = source;
     bool requests_ok = in->has_requests && !is_stale(in->req_age, lim->requests_max_age);
     bool usage_ok = in->has_usage && !is_stale(in->usage_age, lim->usage_max_age);
-    int64_t usage = usage_ok ? add_sat(in->usage, in->in_flight) : 0;
+    int64_t usage = usage_ok ? score_add_sat(in->usage, in->in_flight) : 0;
 
     switch (source) {
     case SCORE_USED_REQUESTS:

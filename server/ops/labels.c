@@ -77,12 +77,6 @@ bool ops_reason_possible(enum ops_reason r, bool failed)
     }
 }
 
-bool ops_answer_possible(enum ops_verb v, enum ops_answer a)
-{
-    (void)a; /* every answer, preempt's neutral_deadline included */
-    return v != OPS_VERB_BIND;
-}
-
 const char *ops_resource_name(int r)
 {
     static const char *const names[] = {"nodes", "pods", "nodes.metrics.k8s.io"};

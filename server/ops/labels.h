@@ -81,10 +81,6 @@ const char *ops_reason_name(enum ops_reason r);
  * stalePolicy full, or unusable. Only possible pairs are exported. */
 bool ops_reason_possible(enum ops_reason r, bool failed);
 
-/* Whether verb @v can give answer @a: every verb but bind gives every
- * kind (preempt keeps every candidate past its deadline too). */
-bool ops_answer_possible(enum ops_verb v, enum ops_answer a);
-
 /* "nodes", "pods", "nodes.metrics.k8s.io": the resource label. */
 const char *ops_resource_name(int r);
 

@@ -297,11 +297,11 @@ static void print_decisions(FILE *f, struct ops_metrics *m, size_t kept, size_t 
     family(f, "cpu_extender_answers_total", "counter",
            "Filter, prioritize and preempt answers by kind: scored, shadow, passthrough_mode, "
            "passthrough_selector, neutral_deadline.");
+    /* Every kind for every verb but bind (preempt's neutral_deadline too). */
     for (int v = 0; v < OPS_VERB_BIND; v++)
         for (int a = 0; a < OPS_ANSWER_COUNT; a++)
-            if (ops_answer_possible(v, a))
-                fprintf(f, "cpu_extender_answers_total{verb=\"%s\",kind=\"%s\"} %llu\n",
-                        ops_verb_name(v), ops_answer_name(a), load(&m->answers[v][a]));
+            fprintf(f, "cpu_extender_answers_total{verb=\"%s\",kind=\"%s\"} %llu\n",
+                    ops_verb_name(v), ops_answer_name(a), load(&m->answers[v][a]));
     fprintf(f,
             "# HELP cpu_extender_decisions_kept Decisions held for /debug.\n"
             "# TYPE cpu_extender_decisions_kept gauge\ncpu_extender_decisions_kept %zu\n"

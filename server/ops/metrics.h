@@ -2,37 +2,9 @@
  * GET /metrics: counters and histograms in the Prometheus text format
  * (version 0.0.4), names cpu_extender_*, base units (seconds, bytes).
  *
- *   cpu_extender_requests_total{verb,status}          verb requests answered
- *   cpu_extender_request_duration_seconds{verb,status} histogram, headers to answer
- *   cpu_extender_request_body_bytes{verb}              histogram
- *   cpu_extender_request_nodes{verb}                   histogram, candidates per answered request
- *   cpu_extender_filter_decisions_total{result,reason}  node verdicts of filter calls
- *   cpu_extender_prioritize_score_spread               histogram, max - min score per call
- *   cpu_extender_stale_nodes_total                      node decisions made on stale used data
- *   cpu_extender_answers_total{verb,kind}               scored, shadow, pass-through, neutral
- *   cpu_extender_decisions_kept, _decisions_kept_bytes  the decisions ring
- *   cpu_extender_cpu_requested_ratio_cv, _mean         placement quality (with a cluster)
- *   cpu_extender_unknown_nodes_total                    names the cluster state did not know
- *   cpu_extender_cluster_nodes, _cluster_pods           what the state holds (with a cluster)
- *   cpu_extender_cluster_ready                          1 once the first lists are in
- *   cpu_extender_http_refused_total{reason}             refused at the head, or cut unfinished
- *   cpu_extender_memory_budget_bytes, _reserved_bytes  the memory budget and what is reserved
- *   cpu_extender_memory_waits_total                     requests that waited for room in it
- *   cpu_extender_memory_refused_total{reason}           refused for memory (503, 413, 500)
- *   cpu_extender_config_reloads_total{result}           accepted / rejected
- *   cpu_extender_shadow_decisions_compared_total{mode}  decisions compared with their binding
- *   cpu_extender_shadow_decisions_agreed_total{mode}    of them, bound where we would have
- *   cpu_extender_shadow_bound_rank{mode}                histogram, the bound node's rank
- *   cpu_extender_shadow_bound_elsewhere_total{mode}     bound to a node not among the candidates
- *   cpu_extender_config_last_reload_successful          0 after a rejected reload
- *   cpu_extender_config_last_reload_success_timestamp_seconds  the start or last good one
- *   cpu_extender_watch_restarts_total{resource}         watches resumed (with a cluster)
- *   cpu_extender_relists_total{resource}                lists after the first (410 Gone)
- *   cpu_extender_list_pages_shrunk_total{resource}      list pages over their bound, asked smaller
- *   cpu_extender_api_errors_total{resource}             failed API requests by resource
- *   cpu_extender_usage_sample_age_seconds               the newest metrics.k8s.io sample's age
- *   cpu_extender_build_info{version}                    always 1
- *   process_*                                           server/ops/process.h
+ * The families, their labels and meaning are listed in the man page
+ * (docs/cpu-extender.1, ENDPOINTS, /metrics); process_* come from
+ * server/ops/process.h.
  *
  * Every counter is a relaxed atomic: recording costs a few atomic adds and
  * never takes a lock on the request path.
