@@ -48,18 +48,13 @@ out_unlock:
 int cli_stop_watchdog_start(struct cli_stop_watchdog *w, int drain_seconds,
                             struct kube_client *client)
 {
-    pthread_condattr_t ca;
 
     w->done = false;
     w->drain_seconds = drain_seconds > 0 ? drain_seconds : 0;
     w->client = client;
-    if (pthread_condattr_init(&ca) != 0)
-        return -ENOMEM;
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    int rc = pthread_cond_init(&w->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    int rc = clock_cond_init(&w->cond);
     if (rc != 0)
-        return -rc;
+        return rc;
     pthread_mutex_init(&w->lock, NULL);
     rc = pthread_create(&w->thread, NULL, watch, w);
     if (rc != 0) {

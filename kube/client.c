@@ -371,23 +371,10 @@ int kube_post_bounded(struct kube_client *c, const char *path, const char *body,
                    err);
 }
 
-int kube_get_cancellable(struct kube_client *c, const char *path, int timeout_seconds,
-                         const atomic_bool *stop, struct kube_response *out, char *err)
-{
-    const struct kube_bounds b = {.stop = stop};
-    return kube_get_bounded(c, path, timeout_seconds, &b, out, err);
-}
-
 int kube_get(struct kube_client *c, const char *path, int timeout_seconds,
              struct kube_response *out, char *err)
 {
     return kube_get_bounded(c, path, timeout_seconds, NULL, out, err);
-}
-
-int kube_post(struct kube_client *c, const char *path, const char *body, size_t len,
-              int timeout_seconds, struct kube_response *out, char *err)
-{
-    return kube_post_bounded(c, path, body, len, timeout_seconds, NULL, out, err);
 }
 
 int kube_stream_bounded(struct kube_client *c, const char *path, int idle_seconds,

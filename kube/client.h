@@ -69,15 +69,6 @@ struct kube_response {
 int kube_get(struct kube_client *c, const char *path, int timeout_seconds,
              struct kube_response *out, char *err);
 
-/* As kube_get, but also returns -ECANCELED, within about a second, once
- * *@stop becomes true (for an informer's list, which must stop promptly). */
-int kube_get_cancellable(struct kube_client *c, const char *path, int timeout_seconds,
-                         const atomic_bool *stop, struct kube_response *out, char *err);
-
-/* POST @body (@len bytes, application/json) to @path; as kube_get. */
-int kube_post(struct kube_client *c, const char *path, const char *body, size_t len,
-              int timeout_seconds, struct kube_response *out, char *err);
-
 /* What bounds one request besides its timeout. Zero fields bound nothing. */
 struct kube_bounds {
     /* CLOCK_MONOTONIC nanoseconds (base/clock.h): the request, a repeat
@@ -97,7 +88,8 @@ struct kube_bounds {
     const atomic_bool *stop; /* -ECANCELED within about a second once true */
 };
 
-/* kube_get and kube_post under @b (NULL: none). */
+/* kube_get under @b (NULL: none), and POST @body (@len bytes,
+ * application/json) to @path the same way. */
 int kube_get_bounded(struct kube_client *c, const char *path, int timeout_seconds,
                      const struct kube_bounds *b, struct kube_response *out, char *err);
 int kube_post_bounded(struct kube_client *c, const char *path, const char *body, size_t len,

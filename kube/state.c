@@ -69,12 +69,6 @@ struct kube_state {
     double pods_broken_since; /* 0 while in sync */
 };
 
-static int64_t add_sat(int64_t a, int64_t b)
-{
-    int64_t s;
-    return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
-}
-
 static void free_node(void *entry)
 {
     struct snode *n = entry;
@@ -160,8 +154,8 @@ static void charge(struct snode *n, const struct spod *p, int sign)
         /* Sums of values >= 0 that saturate stay >= the true sum; the
          * subtraction clamps so that a saturated node never goes negative. */
         if (sign > 0) {
-            n->req_real[r] = add_sat(n->req_real[r], p->real[r]);
-            n->req_non_zero[r] = add_sat(n->req_non_zero[r], p->non_zero[r]);
+            n->req_real[r] = score_add_sat(n->req_real[r], p->real[r]);
+            n->req_non_zero[r] = score_add_sat(n->req_non_zero[r], p->non_zero[r]);
         } else {
             n->req_real[r] = n->req_real[r] > p->real[r] ? n->req_real[r] - p->real[r] : 0;
             n->req_non_zero[r] =
@@ -514,7 +508,7 @@ static void view_of(const struct kube_state *st, const struct snode *n, double n
         if (!in_flight(pl->at, now, in_flight_seconds, window_start))
             continue;
         for (int r = 0; r < SCORE_NRES; r++)
-            out->in_flight[r] = add_sat(out->in_flight[r], pl->estimate[r]);
+            out->in_flight[r] = score_add_sat(out->in_flight[r], pl->estimate[r]);
         out->n_in_flight++;
     }
 }

@@ -30,12 +30,6 @@ const char *whatif_file_name(const char *path)
     return strcmp(path, "-") == 0 ? "standard input" : path;
 }
 
-static int64_t add_sat(int64_t a, int64_t b)
-{
-    int64_t s;
-    return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
-}
-
 /* ---- nodes --------------------------------------------------------------- */
 
 /* Node positions sorted by name, for the lookups of the pods' nodeName. */
@@ -275,10 +269,10 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
             out->elsewhere++;
         else {
             struct place_node_facts *f = &out->nodes[at].sim.facts;
-            f->pods = add_sat(f->pods, 1);
+            f->pods = score_add_sat(f->pods, 1);
             for (int r = 0; r < SCORE_NRES; r++) {
-                f->requested[r] = add_sat(f->requested[r], req.real[r]);
-                non_zero[at][r] = add_sat(non_zero[at][r], req.non_zero[r]);
+                f->requested[r] = score_add_sat(f->requested[r], req.real[r]);
+                non_zero[at][r] = score_add_sat(non_zero[at][r], req.non_zero[r]);
             }
             out->charged++;
         }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
+
 struct http_budget {
     pthread_mutex_t lock;
     pthread_cond_t room; /* signalled when reservations end or the size grows */
@@ -141,16 +143,16 @@ static void publish(struct http_budget *b)
 int http_budget_new(uint64_t bytes, struct ops_metrics *metrics, struct http_budget **out)
 {
     struct http_budget *b = calloc(1, sizeof(*b));
-    pthread_condattr_t attr;
 
     if (b == NULL)
         return -ENOMEM;
     pthread_mutex_init(&b->lock, NULL);
     /* Deadlines are CLOCK_MONOTONIC, as the request's start. */
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&b->room, &attr);
-    pthread_condattr_destroy(&attr);
+    if (clock_cond_init(&b->room) != 0) {
+        pthread_mutex_destroy(&b->lock);
+        free(b);
+        return -ENOMEM;
+    }
     b->size = bytes;
     b->metrics = metrics;
     publish(b);

@@ -280,13 +280,13 @@ START_TEST(client_post_returns_status_and_body)
         "\"default\"},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"n1\"}}";
     ck_assert_int_eq(fake_put(fake, FAKE_POD, "{\"metadata\":{\"name\":\"p\"}}", NULL), 0);
     struct kube_client *c = default_client();
-    ck_assert_msg(kube_post(c, "/api/v1/namespaces/default/pods/p/binding", body, sizeof(body) - 1,
-                            5, &r, err) == 0,
+    ck_assert_msg(kube_post_bounded(c, "/api/v1/namespaces/default/pods/p/binding", body,
+                                    sizeof(body) - 1, 5, NULL, &r, err) == 0,
                   "%s", err);
     ck_assert_int_eq(r.status, 201);
     free(r.body);
-    ck_assert_msg(kube_post(c, "/api/v1/namespaces/default/pods/p/binding", body, sizeof(body) - 1,
-                            5, &r, err) == 0,
+    ck_assert_msg(kube_post_bounded(c, "/api/v1/namespaces/default/pods/p/binding", body,
+                                    sizeof(body) - 1, 5, NULL, &r, err) == 0,
                   "%s", err);
     ck_assert_int_eq(r.status, 409);
     ck_assert_ptr_nonnull(strstr(r.body, "is already assigned to node"));
@@ -450,7 +450,8 @@ START_TEST(client_stream_stop_flag_is_honoured_within_a_second)
     /* and before the first byte: a list that hangs */
     stop = false;
     ck_assert_int_eq(pthread_create(&t, NULL, set_stop, &st), 0);
-    rc = kube_get_cancellable(c, "/api/v1/pods?watch=1", 30, &stop, &r, err);
+    const struct kube_bounds b = {.stop = &stop};
+    rc = kube_get_bounded(c, "/api/v1/pods?watch=1", 30, &b, &r, err);
     done = now_s();
     pthread_join(t, NULL);
     ck_assert_int_eq(rc, -ECANCELED);
@@ -557,7 +558,7 @@ START_TEST(client_deadline_and_cancel_end_a_hung_request)
     struct canceller k = {.c = c};
     pthread_t t;
     ck_assert_int_eq(pthread_create(&t, NULL, cancel_later, &k), 0);
-    int rc = kube_post(c, path, "{}", 2, 30, &r, err);
+    int rc = kube_post_bounded(c, path, "{}", 2, 30, NULL, &r, err);
     double done = now_s();
     pthread_join(t, NULL);
     ck_assert_int_eq(rc, -ECANCELED);
