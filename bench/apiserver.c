@@ -311,13 +311,14 @@ static void *churn_run(void *arg)
     struct churn *c = arg;
     struct timespec next;
     char json[512], name[32];
-    unsigned long added = 0;
+    unsigned long added = 0, deleted = 0;
 
     clock_gettime(CLOCK_MONOTONIC, &next);
     while (!atomic_load(&c->stop)) {
         int rc;
-        if (added >= CHURN_KEEP && c->events % 2 == 1) {
-            snprintf(name, sizeof(name), "churn-%lu", added - CHURN_KEEP);
+        /* Oldest first, every one of them: at most CHURN_KEEP live. */
+        if (added - deleted >= CHURN_KEEP && c->events % 2 == 1) {
+            snprintf(name, sizeof(name), "churn-%lu", deleted++);
             rc = fake_delete(c->f, FAKE_POD, "churn", name, NULL);
         } else {
             snprintf(json, sizeof(json),

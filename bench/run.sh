@@ -535,7 +535,7 @@ for n in 100 500 1000 5000; do
         "In instructions filter/prioritize = $(ratio "$(ir "nodes-$n" filter)" "$(ir "nodes-$n" prioritize)") ×; filter's HTTP p50 $(col "$rows" "$fl" "$C_P50") ms against $(col "$rows" "$p" "$C_P50") ms."
     if [ "$n" -ge 1000 ]; then
         hp50=$(col "$rows" "$p" "$C_P50") raw=$(col "$rows" "$p" "$C_RAW")
-        bound=$(awk -v h="$hp" -v r="$raw" 'BEGIN { if (h == "" || r == "") print ""; else printf "%.3f", h + 1.5 * r }')
+        bound=$(awk -v h="$hp" -v r="$raw" 'BEGIN { if (h == "" || r == "" || r == "-") print ""; else printf "%.3f", h + 1.5 * r }')
         target "prioritize, $n-node NodeList: HTTP p50 ≤ handler + 1.5 × raw loopback round trip" \
             "$hp50 ms against $bound ms (handler $hp ms, raw $raw ms)" "$(ok holds "$hp50" le "$bound")" \
             "The transport floor (the body POSTed to /healthz) $(col "$rows" "$p" "$C_TRANSPORT") ms."

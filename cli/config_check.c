@@ -143,15 +143,19 @@ static void check_line(const char *file, const char *policy, const struct cfg *c
         const char *res = score_resource_name((enum score_resource)r);
         /* Ours is whole percent: the largest that is not above theirs. */
         int fix = (int)floor(l->target[r]);
+        char lower[96] = "";
+        /* Our threshold's least is 1 %: below that, only raising theirs helps. */
+        if (fix >= 1)
+            snprintf(lower, sizeof(lower), "set %s to %d or less, or ", key[r], fix);
         fprintf(stderr,
                 "%s: warning: %s is %d %%%s, above the descheduler's LowNodeUtilization "
                 "targetThresholds %s of %s %% (%s, %s:%zu:%zu): this extender places pods on a "
                 "node until it reaches %d %%, the descheduler evicts from a node above %s %%, "
-                "and pods loop between eviction and scheduling (koordinator#2477); set %s to %d "
-                "or less, or raise targetThresholds %s to %d\n",
+                "and pods loop between eviction and scheduling (koordinator#2477); %sraise "
+                "targetThresholds %s to %d\n",
                 shown(file), key[r], ours, cfg_is_given(c, key[r]) ? "" : " (the default)", res,
                 l->target_text[r], l->where, policy, l->line[r], l->column[r], ours,
-                l->target_text[r], key[r], fix, res, ours);
+                l->target_text[r], lower, res, ours);
     }
 }
 

@@ -74,5 +74,23 @@ int cfg_advice(const struct cfg *c, void (*fn)(void *ctx, const char *key, const
         fn(ctx, "usageMaxAgeSeconds", text);
         n++;
     }
+    /* Settings that silently do nothing read as if they did something. */
+    static const char *const factor_keys[] = {"inFlightCpuFactor", "inFlightMemoryFactor"};
+    for (size_t i = 0; i < 2; i++)
+        if (cfg_is_given(c, factor_keys[i]) && c->in_flight_estimate != SCORE_IN_FLIGHT_FACTOR) {
+            snprintf(text, sizeof(text), "%s has no effect unless inFlightEstimate is factor",
+                     factor_keys[i]);
+            fn(ctx, factor_keys[i], text);
+            n++;
+        }
+    if (c->in_flight_estimate != SCORE_IN_FLIGHT_REQUESTS &&
+        (!usage || c->in_flight_seconds == 0)) {
+        snprintf(text, sizeof(text), "inFlightEstimate %s has no effect: %s",
+                 score_in_flight_name(c->in_flight_estimate),
+                 !usage ? "no resource is scored on usage (cpuUsedSource, memoryUsedSource)"
+                        : "inFlightSeconds is 0");
+        fn(ctx, "inFlightEstimate", text);
+        n++;
+    }
     return n;
 }

@@ -1,5 +1,6 @@
 #include "config/descheduler.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -52,10 +53,25 @@ static const yaml_node_t *get(struct parse *p, const yaml_node_t *map, const cha
     return cfg_yaml_get(&p->doc, map, key);
 }
 
+/* The descheduler reads its policy with sigs.k8s.io/yaml, whose YAML 1.1
+ * booleans include yes, on and y in three spellings each. */
 static bool is_true(const yaml_node_t *n)
 {
+    static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES",
+                                      "on",   "On",   "ON",   "y",   "Y"};
     const char *t = text_of(n);
-    return t != NULL && (strcmp(t, "true") == 0 || strcmp(t, "True") == 0);
+    for (size_t i = 0; t != NULL && i < sizeof(yes) / sizeof(yes[0]); i++)
+        if (strcmp(t, yes[i]) == 0)
+            return true;
+    return false;
+}
+
+/* A YAML number as Go's decoder reads one: decimal digits, a point, an
+ * exponent; not strtod's hexadecimal, leading spaces, inf or nan. */
+static bool decimal_text(const char *t)
+{
+    return t != NULL && (isdigit((unsigned char)t[0]) || t[0] == '.') &&
+           strspn(t, "0123456789.eE+-") == strlen(t);
 }
 
 /* The @i-th item of sequence @seq. */
@@ -84,8 +100,8 @@ static int targets(struct parse *p, const yaml_node_t *map, struct cfg_deschedul
             continue;
         const char *t = text_of(v);
         char *end = NULL;
-        double x = t != NULL ? strtod(t, &end) : NAN;
-        if (t == NULL || end == t || *end != '\0' || !(x >= 0 && x <= 100))
+        double x = decimal_text(t) ? strtod(t, &end) : NAN;
+        if (!decimal_text(t) || end == t || *end != '\0' || !(x >= 0 && x <= 100))
             return fail_at(p, v, "targetThresholds.%s: want a percent from 0 to 100",
                            score_resource_name((enum score_resource)r));
         l->has_target[r] = true;
@@ -156,9 +172,9 @@ static int v1alpha1(struct parse *p, const yaml_node_t *root)
     const yaml_node_t *s = get(p, get(p, root, "strategies"), PLUGIN);
     if (s == NULL)
         return 0;
-    /* A strategy listed is enabled unless it says enabled: false. */
-    const char *en = text_of(get(p, s, "enabled"));
-    bool enabled = en == NULL || is_true(get(p, s, "enabled"));
+    /* v1alpha1's DeschedulerStrategy.Enabled is a Go bool: a strategy
+     * without enabled: true is listed but never run. */
+    bool enabled = is_true(get(p, s, "enabled"));
     return add_line(p, get(p, get(p, s, "params"), "nodeResourceUtilizationThresholds"),
                     "strategies", enabled);
 }

@@ -113,7 +113,8 @@ static const struct cfg_opt opts[] = {
      "a node's usage counts as stale until its window holds this many samples (after a start "
      "too)"},
     {"in-flight-seconds", OPT_INT, OFF(in_flight_seconds), 0, 3600,
-     "a pod placed this recently counts with its request in usage until a sample includes it"},
+     "a pod placed this recently counts with its in-flight estimate (its request by default) in "
+     "usage until a sample includes it"},
     {"max-body-bytes", OPT_LLONG, OFF(max_body_bytes), 4096, 1LL << 30,
      "largest request body accepted; larger ones get 413"},
     {"max-nodes", OPT_INT, OFF(max_nodes), 1, 100000, "most nodes accepted in one request"},

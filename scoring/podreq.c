@@ -178,8 +178,14 @@ static int request_of(const struct score_pod *pod, bool pod_level_set, const str
         return -ERANGE;
     if (pod_level_set) {
         struct amount level = of_list(pod->pod_level.req, pod->pod_level.has, v->r);
-        if (v->est != NULL && (level.has || pod->pod_level.has_lim[v->r]))
+        if (v->est != NULL && (level.has || pod->pod_level.has_lim[v->r])) {
+            bool own_limit = pod->pod_level.has_lim[v->r];
             level = estimated(&pod->pod_level, level, v);
+            /* Without a pod-level limit the containers' limits still
+             * bound what the pod may burn: the larger estimate counts. */
+            if (!own_limit)
+                level = max_amount(level, total);
+        }
         if (v->use_status && pod->status_resources) {
             if (pod->resize_infeasible)
                 level = none;
@@ -259,9 +265,10 @@ int score_pod_estimate(const struct score_pod *pod, const struct score_in_flight
          * non_zero does), then the estimate applies to it. */
         const struct view est = {(enum score_resource)r, true, false, rules};
         struct amount a;
-        if (request_of(pod, pod_level, &est, &a) != 0)
-            return -ERANGE;
-        out[r] = a.v;
+        /* Limits near INT64_MAX can sum past it where the request does
+         * not: the estimate then saturates (it errs towards more load),
+         * as the state's sums do, rather than lose the pod. */
+        out[r] = request_of(pod, pod_level, &est, &a) == 0 ? a.v : INT64_MAX;
     }
     return 0;
 }

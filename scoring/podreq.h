@@ -67,7 +67,7 @@ int score_pod_request(const struct score_pod *pod, struct score_pod_request *out
 enum score_in_flight {
     SCORE_IN_FLIGHT_REQUESTS = 0, /* its requests, as non_zero charges them */
     SCORE_IN_FLIGHT_LIMITS,       /* per container the limit where set, else the request */
-    SCORE_IN_FLIGHT_FACTOR,       /* the limit where set, else request x factor (Koordinator) */
+    SCORE_IN_FLIGHT_FACTOR,       /* the limit where set, else request x factor */
 };
 
 struct score_in_flight_rules {
@@ -86,7 +86,8 @@ const char *score_in_flight_name(enum score_in_flight m);
  * factor mode times factor_milli / 1000 rounded up to the whole millicore
  * or byte; then the same rules as the request (the larger of containers +
  * sidecars and each init container + the sidecars before it, pod-level
- * override, overhead added unscaled). Returns 0 or -ERANGE (a sum overflows).
+ * override, overhead added unscaled); a sum past INT64_MAX saturates there.
+ * Returns 0 or -ERANGE (the request itself does not fit in int64).
  */
 int score_pod_estimate(const struct score_pod *pod, const struct score_in_flight_rules *rules,
                        int64_t out[SCORE_NRES]);

@@ -329,19 +329,21 @@ int whatif_nodes_from_files(const struct cfg *cfg, const char *nodes_path,
 static void await_usage(const struct cfg *cfg, struct cluster *cl, const struct whatif_nodes *out)
 {
     struct cluster_counts k0, k;
-    size_t with = 0;
+    size_t with = 0, usable = 0;
     if (!cluster_usage_needed(cfg))
         return;
     cluster_counts(cl, &k0);
     for (int i = 0; i < (cfg->metrics_interval_seconds + 5) * 20; i++) {
         double now = clock_wall();
-        with = 0;
+        with = usable = 0;
         for (size_t j = 0; j < out->n; j++) {
             struct kube_node_view v;
             if (kube_state_view(cluster_state(cl), out->nodes[j].sim.facts.name, now,
                                 cfg->in_flight_seconds, &v) == 0 &&
-                v.usage_samples > 0)
+                v.usage_samples > 0) {
                 with++;
+                usable += v.has_usage;
+            }
         }
         cluster_counts(cl, &k);
         if (with == out->n || k.usage_errors > k0.usage_errors)
@@ -354,6 +356,13 @@ static void await_usage(const struct cfg *cfg, struct cluster *cl, const struct 
                 "cpu-extender: %zu of %zu nodes have no metrics.k8s.io sample yet: their usage "
                 "is stale (stalePolicy %s)\n",
                 out->n - with, out->n, score_stale_policy_name(cfg->stale_policy));
+    else if (usable < out->n)
+        /* A one-shot tool does not wait usageMinSamples intervals. */
+        fprintf(stderr,
+                "cpu-extender: %zu of %zu nodes have fewer than usageMinSamples (%d) samples: "
+                "their usage is stale (stalePolicy %s)\n",
+                out->n - usable, out->n, cfg->usage_min_samples,
+                score_stale_policy_name(cfg->stale_policy));
 }
 
 int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const char *exclude_uid,
@@ -550,7 +559,7 @@ static int charge_estimate(const struct cfg *c, const struct codec_pod *pod,
     int64_t est[SCORE_NRES];
     cfg_in_flight_rules(c, &rules);
     if (score_pod_estimate(&pod->spec, &rules, est) != 0) {
-        err_set(err, "Pod: in-flight estimate does not fit in int64");
+        err_set(err, "Pod: total request does not fit in int64");
         return -EINVAL;
     }
     p->charge_set = true;

@@ -117,8 +117,9 @@ int whatif_check_used_source(const char *tool, const struct cfg *c, const char *
  * What used each resource of @nodes actually came from, against what @c
  * asked, in one line into @out (@len bytes): "cpu: usage on 3 nodes;
  * memory: requests on 3 nodes", with the nodes that fell back or went
- * stale counted ("cpu: usage on 2 nodes, requests on 1 (usage stale:
- * fell back)"). Returns whether some node did not use the source asked.
+ * stale counted ("cpu: requests on 1 node, usage on 2 nodes (usage asked;
+ * 1 without it: stalePolicy requests applied)"). Returns whether some node
+ * did not use the source asked.
  */
 bool whatif_used_summary(const struct cfg *c, const struct whatif_nodes *nodes, char *out,
                          size_t len);

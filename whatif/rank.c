@@ -148,8 +148,12 @@ static int let_through(const struct cfg *cfg, struct whatif_rank_row *rows, size
     size_t *index = calloc(n + 1, sizeof(*index)), k = 0;
     if (index == NULL)
         return -ENOMEM;
+    /* Our filter's refusals are candidates too: a threshold's, a stale
+     * node's and an invalid node's (kube-scheduler's filters passed it,
+     * and in serve it blocks the let-through as any other failure). */
     for (size_t i = 0; i < n; i++)
-        if (rows[i].fits || strcmp(rows[i].rule, place_rule_name(PLACE_RULE_EXTENDER)) == 0)
+        if (rows[i].fits || strcmp(rows[i].rule, place_rule_name(PLACE_RULE_EXTENDER)) == 0 ||
+            strcmp(rows[i].rule, "invalid") == 0)
             index[k++] = i;
     const struct candidates c = {rows, index};
     if (verb_let_all_through(cfg, k, row_threshold_only, &c)) {

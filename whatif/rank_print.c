@@ -83,6 +83,7 @@ static void window_lines(const struct cfg *cfg, const struct whatif_rank_row *ro
     struct ops_usage_window w = {.samples = wn->usage_samples};
     struct ops_record_node n = record_node(row);
     memcpy(rec.usage_agg, cfg->usage_agg, sizeof(rec.usage_agg));
+    memcpy(rec.asked, cfg->used_source, sizeof(rec.asked));
     memcpy(w.aggregate, wn->usage_aggregate, sizeof(w.aggregate));
     memcpy(w.newest, wn->usage_newest, sizeof(w.newest));
     for (int r = 0; r < SCORE_NRES; r++) {

@@ -69,9 +69,10 @@ int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *ob
     }
     struct score_pod_request req;
     int rc = codec_pod_decode(a, obj, &p, err);
-    struct kube_pod_info info = {.estimated = est != NULL};
+    /* In requests mode the estimate is non_zero, which the state has. */
+    struct kube_pod_info info = {.estimated = est != NULL && est->mode != SCORE_IN_FLIGHT_REQUESTS};
     if (rc == 0 && (score_pod_request(&p.spec, &req) != 0 ||
-                    (est != NULL && score_pod_estimate(&p.spec, est, info.estimate) != 0))) {
+                    (info.estimated && score_pod_estimate(&p.spec, est, info.estimate) != 0))) {
         err_set(err, "Pod: total request does not fit in int64");
         rc = -EINVAL;
     }

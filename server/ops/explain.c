@@ -20,10 +20,10 @@ const char *ops_used_from(const struct ops_record_node *n, int r)
 bool ops_usage_window(const struct ops_record *rec, const struct ops_record_node *n, int r,
                       char *buf, size_t len)
 {
-    /* the resources scored on usage, and those that wanted it but fell
-     * back or went stale; not one scored on requests as asked */
-    bool from_usage = n->source[r] == SCORE_USED_USAGE || n->source[r] == SCORE_USED_MAX;
-    if (n->window == NULL || (!from_usage && n->outcome[r] == SCORE_USED_FRESH))
+    /* the resources asked on usage, scored on it or fallen back from it
+     * (then 0 samples says why); not one asked on requests, stale or not */
+    bool asked = rec->asked[r] == SCORE_USED_USAGE || rec->asked[r] == SCORE_USED_MAX;
+    if (n->window == NULL || !asked)
         return false;
     const char *agg = score_usage_agg_name(rec->usage_agg[r]);
     size_t k = n->window->samples;

@@ -94,6 +94,7 @@ struct ops_record {
     /* usageWindowSeconds and usageAggregation the decision was made with */
     int usage_window_seconds;
     enum score_usage_agg usage_agg[SCORE_NRES];
+    enum score_used_source asked[SCORE_NRES]; /* the used source configured, per resource */
     int scheduler_weight;
     bool node_names_mode, with_cluster;
     size_t candidates; /* nodes in the request */

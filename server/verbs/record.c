@@ -3,14 +3,20 @@
 #include <string.h>
 #include <time.h>
 
-/* Whether node @e's usage window is worth keeping: used came from usage,
- * or the node has samples (a fallback to requests says why). */
-static bool has_window(const struct verb_node *e)
+static bool on_usage(enum score_used_source s)
+{
+    return s == SCORE_USED_USAGE || s == SCORE_USED_MAX;
+}
+
+/* Whether node @e's usage window is worth keeping: a resource is asked on
+ * usage (scored on it, or fallen back from it: the window, even empty,
+ * says why). */
+static bool has_window(const struct cfg *c, const struct verb_node *e)
 {
     for (int r = 0; r < SCORE_NRES; r++)
-        if (e->used[r].source == SCORE_USED_USAGE || e->used[r].source == SCORE_USED_MAX)
+        if (on_usage(c->used_source[r]))
             return e->from_state;
-    return e->from_state && e->usage_samples > 0;
+    return false;
 }
 
 struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
@@ -21,7 +27,7 @@ struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
     size_t strings = strlen(a->pod.ns) + strlen(a->pod.name) + strlen(a->pod.uid) + 3;
     for (size_t i = 0; i < n; i++) {
         strings += strlen(a->nodes[i].name) + strlen(d->eval.answer[i].reason) + 2;
-        if (has_window(&d->eval.node[i]))
+        if (has_window(ctx->cfg, &d->eval.node[i]))
             strings += sizeof(struct ops_usage_window) + 8; /* and its alignment */
     }
 
@@ -39,6 +45,7 @@ struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
     rec->params = ctx->cfg->score;
     rec->usage_window_seconds = ctx->cfg->usage_window_seconds;
     memcpy(rec->usage_agg, ctx->cfg->usage_agg, sizeof(rec->usage_agg));
+    memcpy(rec->asked, ctx->cfg->used_source, sizeof(rec->asked));
     rec->scheduler_weight = ctx->cfg->scheduler_weight;
     rec->node_names_mode = a->node_names_mode;
     rec->with_cluster = ctx->cl != NULL;
@@ -60,7 +67,7 @@ struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
             dn->source[r] = e->used[r].source;
             dn->outcome[r] = e->used[r].outcome;
         }
-        if (has_window(e)) {
+        if (has_window(ctx->cfg, e)) {
             struct ops_usage_window w = {.samples = e->usage_samples};
             memcpy(w.aggregate, e->usage_aggregate, sizeof(w.aggregate));
             memcpy(w.newest, e->usage_newest, sizeof(w.newest));

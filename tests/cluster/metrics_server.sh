@@ -57,9 +57,17 @@ ms_go_build() {
         return 1
     }
     echo "$recipe" >"$work/bin/.recipe"
+    # mv -T never moves into a directory: a build that finished first
+    # between the two renames makes ours fail, and its binary is used.
     rm -rf "$cache/bin.old"
-    [ ! -d "$cache/bin" ] || mv "$cache/bin" "$cache/bin.old"
-    mv "$work/bin" "$cache/bin" && rm -rf "$work" "$cache/bin.old"
+    [ ! -d "$cache/bin" ] || mv -T "$cache/bin" "$cache/bin.old" 2>/dev/null
+    if ! mv -T "$work/bin" "$cache/bin" 2>/dev/null &&
+        ! { [ -x "$cache/bin/$name" ] && [ "$(cat "$cache/bin/.recipe" 2>/dev/null)" = "$recipe" ]; }; then
+        rm -rf "$work"
+        ms_log "error: could not put $name into $cache/bin"
+        return 1
+    fi
+    rm -rf "$work" "$cache/bin.old"
     ms_log "built $name in $((SECONDS - t0)) s"
 }
 

@@ -250,6 +250,10 @@ START_TEST(cli_config_check_names_the_file_in_every_message)
         {"{\"strategy\": \"pack\"}", "warning: strategy pack with schedulerWeight 1", 0},
         {"{\"cpuUsedSource\": \"usage\", \"usageMaxAgeSeconds\": 10}",
          "warning: usageMaxAgeSeconds 10 is not above metricsIntervalSeconds 15", 0},
+        {"{\"inFlightCpuFactor\": 0.5}",
+         "warning: inFlightCpuFactor has no effect unless inFlightEstimate is factor", 0},
+        {"{\"inFlightEstimate\": \"limits\"}",
+         "warning: inFlightEstimate limits has no effect: no resource is scored on usage", 0},
         {"{}", "ok", 0},
     };
     char cmd[256];
@@ -296,6 +300,18 @@ START_TEST(cli_config_check_descheduler_policy)
          "tests/fixtures/descheduler/v1alpha1.yaml:15:21)",
          "cpuThresholdPercent is", 0},
         {"{}", "v1alpha1.yaml", "set memoryThresholdPercent to 80 or less", NULL, 0},
+        /* v1alpha1 without enabled: true never runs: a note, no warning */
+        {"{\"cpuThresholdPercent\": 90}", "v1alpha1-not-enabled.yaml",
+         "is configured but not enabled", "warning", 0},
+        /* enabled: yes is YAML 1.1's true; 0x32 is no decimal percent */
+        {"{}", "hex.yaml",
+         "descheduler policy tests/fixtures/descheduler/hex.yaml:10:18: "
+         "targetThresholds.cpu: want a percent from 0 to 100",
+         NULL, 2},
+        /* a line below 1 %: only raising theirs is advised */
+        {"{\"cpuThresholdPercent\": 90}", "below-one.yaml",
+         "and scheduling (koordinator#2477); raise targetThresholds cpu to 90",
+         "set cpuThresholdPercent", 0},
         {"{\"cpuThresholdPercent\": 90}", "deviation.yaml",
          "uses useDeviationThresholds: its targetThresholds are relative to the mean", "warning",
          0},

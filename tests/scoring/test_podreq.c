@@ -705,6 +705,29 @@ START_TEST(test_estimate_init_containers_sidecars_overhead)
     pod.pod_level = (struct score_container){
         .req = {2000, 0}, .has = {true, false}, .lim = {6000, 0}, .has_lim = {true, false}};
     check_estimate(&pod, &est_limits, 6100, 2 * GI + 10 * MI);
+    /* a pod-level request without a pod-level limit: the containers'
+     * limits (4700m) still bound the pod, above the request's 2000m */
+    pod.pod_level.has_lim[SCORE_CPU] = false;
+    check_estimate(&pod, &est_limits, 4800, 2 * GI + 10 * MI);
+}
+END_TEST
+
+/* Limits near INT64_MAX sum past it where the requests do not: the
+ * estimate saturates (errs towards more load) and the pod is kept. */
+START_TEST(test_estimate_saturates)
+{
+    const struct score_container c[] = {
+        {.req = {1000, GI},
+         .has = {true, true},
+         .lim = {0, INT64_MAX / 2 + 1},
+         .has_lim = {false, true}},
+        {.req = {1000, GI},
+         .has = {true, true},
+         .lim = {0, INT64_MAX / 2 + 1},
+         .has_lim = {false, true}},
+    };
+    const struct score_pod pod = {.containers = c, .n_containers = N(c)};
+    check_estimate(&pod, &est_limits, 2000, INT64_MAX);
 }
 END_TEST
 
@@ -739,6 +762,7 @@ Suite *podreq_suite(void)
     tcase_add_test(tc, test_estimate_each_mode);
     tcase_add_test(tc, test_estimate_factor_rounds_up);
     tcase_add_test(tc, test_estimate_init_containers_sidecars_overhead);
+    tcase_add_test(tc, test_estimate_saturates);
     tcase_add_loop_test(tc, test_upstream_pod_requests, 0, (int)N(pod_requests_cases));
     tcase_add_loop_test(tc, test_upstream_scorer_requests, 0, (int)N(scorer_request_cases));
     suite_add_tcase(s, tc);
