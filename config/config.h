@@ -20,6 +20,14 @@
 #include "scoring/used.h"
 
 #define CFG_STR_LEN      256
+#define CFG_QUERY_LEN    1024 /* a PromQL query: subqueries and windows run long */
+/* The defaults read node-exporter's series, one per instance (its
+ * InternalIP:port): cores busy in every mode but idle, iowait and steal,
+ * and memory in use as the kernel's MemAvailable counts it. */
+#define CFG_PROMETHEUS_CPU_QUERY                                                                   \
+    "sum by (instance) (rate(node_cpu_seconds_total{mode!~\"idle|iowait|steal\"}[2m]))"
+#define CFG_PROMETHEUS_MEMORY_QUERY                                                                \
+    "max by (instance) (node_memory_MemTotal_bytes - node_memory_MemAvailable_bytes)"
 #define CFG_ENV_PREFIX   "CPU_EXTENDER_"
 #define CFG_DEFAULT_PORT 8888
 
@@ -65,6 +73,19 @@ struct cfg {
     char usage_aggregation[CFG_STR_LEN];        /* as given: "p90", "cpu=p90,memory=max" */
     enum score_usage_agg usage_agg[SCORE_NRES]; /* usage_aggregation, parsed by validation */
     int usage_min_samples;
+    /* The usage provider: metrics.k8s.io, or Prometheus and its queries. */
+    char usage_provider[CFG_STR_LEN]; /* "metrics-api" or "prometheus" */
+    bool usage_prometheus;            /* usage_provider, parsed by validation */
+    char prometheus_url[CFG_STR_LEN];
+    char prometheus_cpu_query[CFG_QUERY_LEN];
+    char prometheus_memory_query[CFG_QUERY_LEN];
+    char prometheus_node_label[CFG_STR_LEN]; /* "instance": by InternalIP; else by name */
+    char prometheus_bearer_token_file[CFG_STR_LEN];
+    char prometheus_ca_file[CFG_STR_LEN];
+    char prometheus_client_cert_file[CFG_STR_LEN];
+    char prometheus_client_key_file[CFG_STR_LEN];
+    int prometheus_timeout_seconds;
+    int prometheus_interval_seconds;
     int in_flight_seconds; /* 0: no damping */
     /* The filter's thresholds (score.threshold_percent) and their escapes. */
     char threshold_exempt[CFG_STR_LEN]; /* "daemonsets" or "" */
@@ -100,6 +121,10 @@ struct cfg {
         unsigned int line, col;
     } file_at[64];
 };
+
+/* How often usage samples arrive: prometheus_interval_seconds with the
+ * Prometheus provider, metrics_interval_seconds otherwise. */
+int cfg_usage_interval(const struct cfg *c);
 
 /* Fills @c with the built-in defaults. */
 void cfg_defaults(struct cfg *c);
