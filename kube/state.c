@@ -21,6 +21,7 @@ struct snode {
     int64_t alloc[SCORE_NRES];
     int64_t annotation[SCORE_NRES];
     const char *invalid; /* a static text (kube_node_info) */
+    char internal_ip[KUBE_IP_LEN]; /* "" when none: what a Prometheus instance label names */
     int64_t req_real[SCORE_NRES];
     int64_t req_non_zero[SCORE_NRES];
     size_t n_pods;
@@ -232,6 +233,11 @@ int kube_state_node_put(struct kube_state *st, const struct kube_node_info *info
     if (n == NULL)
         goto out_unlock;
     n->invalid = info->invalid;
+    /* An address too long to be an IP is none: it could match nothing. */
+    if (info->internal_ip == NULL || strlen(info->internal_ip) >= sizeof(n->internal_ip))
+        n->internal_ip[0] = '\0';
+    else
+        memcpy(n->internal_ip, info->internal_ip, strlen(info->internal_ip) + 1);
     memcpy(n->alloc, info->alloc, sizeof(n->alloc));
     memcpy(n->annotation, info->annotation, sizeof(n->annotation));
     n->present = true;
@@ -533,6 +539,21 @@ void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums
             const struct snode *n = (const struct snode *)(const void *)e;
             if (n->present)
                 score_spread_add(sums, n->req_real[SCORE_CPU], n->alloc[SCORE_CPU]);
+        }
+    }
+    pthread_rwlock_unlock(&st->lock);
+}
+
+void kube_state_each_node(struct kube_state *st,
+                          void (*fn)(void *ctx, const char *name, const char *internal_ip),
+                          void *ctx)
+{
+    pthread_rwlock_rdlock(&st->lock);
+    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
+        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
+            const struct snode *n = (const struct snode *)(const void *)e;
+            if (n->present)
+                fn(ctx, n->h.key, n->internal_ip);
         }
     }
     pthread_rwlock_unlock(&st->lock);
