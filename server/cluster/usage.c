@@ -64,13 +64,32 @@ void cluster_usage_rules(const struct cfg *c, struct kube_usage_rules *out)
     out->keep = kube_usage_keep(c->usage_window_seconds, cfg_usage_interval(c));
 }
 
+/* Do @a and @b say the same but for their numbers? libcurl's messages
+ * carry the milliseconds a connect took ("after 0 ms"), which must not
+ * make every failed round a new state to log. */
+static bool same_error(const char *a, const char *b)
+{
+    for (;;) {
+        while (*a >= '0' && *a <= '9')
+            a++;
+        while (*b >= '0' && *b <= '9')
+            b++;
+        if (*a != *b)
+            return false;
+        if (*a == '\0')
+            return true;
+        a++;
+        b++;
+    }
+}
+
 /* A round's outcome: the error kept for the counts, logged once per
  * change of state (or of the provider). */
 static void record(struct cluster_usage *u, const char *why, double newest, const char *source)
 {
     bool prom = strcmp(source, "prometheus") == 0;
     pthread_mutex_lock(&u->lock);
-    bool changed = strcmp(why, u->why) != 0 || (u->polled && prom != u->prom_polled);
+    bool changed = !same_error(why, u->why) || (u->polled && prom != u->prom_polled);
     memcpy(u->why, why, sizeof(u->why));
     u->polled = true;
     u->prom_polled = prom;
