@@ -220,7 +220,7 @@ static int query(struct cluster_prom *p, const struct cfg *c, const char *q, int
                               &skip, err);
     if (r.status < 200 || r.status > 299) {
         /* Prometheus says why in the body (bad_data for bad PromQL). */
-        err_set(why, "%s: Prometheus answered %ld%s%s", what[res], r.status, n < 0 ? ": " : "",
+        err_set(why, "%s: HTTP %ld from Prometheus%s%s", what[res], r.status, n < 0 ? ": " : "",
                 n < 0 ? err : "");
         rc = -EIO;
     } else if (n < 0) {

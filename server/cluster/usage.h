@@ -1,7 +1,9 @@
 /*
- * The metrics.k8s.io poller: while a used source is usage or max, every
- * metricsIntervalSeconds it lists the nodes' usage samples and stores them
- * in the state. One thread; its health goes to /readyz's neighbours (the
+ * The usage poller: while a used source is usage or max, every
+ * metricsIntervalSeconds it lists the nodes' usage samples from
+ * metrics.k8s.io, or with usageProvider prometheus every
+ * prometheusIntervalSeconds runs a Prometheus round (prom_usage.h), and
+ * stores them in the state. One thread; its health goes to /readyz's neighbours (the
  * log) and the wait of `rank`.
  */
 #ifndef SERVER_CLUSTER_USAGE_H

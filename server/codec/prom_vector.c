@@ -46,7 +46,7 @@ int codec_prom_vector(const char *body, size_t len, const char *label, enum scor
     if (cJSON_IsString(status) && strcmp(status->valuestring, "error") == 0) {
         const cJSON *etype = codec_json_member(root, "errorType");
         const cJSON *emsg = codec_json_member(root, "error");
-        err_set(err, "Prometheus answered status error: %.64s: %.300s",
+        err_set(err, "status error: %.64s: %.300s",
                 cJSON_IsString(etype) ? etype->valuestring : "(no errorType)",
                 cJSON_IsString(emsg) ? emsg->valuestring : "(no error)");
         goto bad;

@@ -251,7 +251,7 @@ start_extender badql "$purl" ',"prometheusCpuQuery":"sum by (instance) (rate("'
 sleep 2
 same "bad PromQL: node-0 outcome" "$(decided node-0 cpu.usedOutcome)" fell-back
 same "bad PromQL: node-0 used from" "$(decided node-0 cpu.usedFrom)" requests
-grep -q 'Prometheus answered 400.*bad_data' "$work/badql.log" && ok ||
+grep -q 'HTTP 400 from Prometheus: status error: bad_data' "$work/badql.log" && ok ||
     bad "bad PromQL: no log line with Prometheus's error"
 stop_extender
 
