@@ -397,8 +397,8 @@ static int validate_prometheus(struct cfg *c, char *err)
                 nm.name[0], nm.name[1]);
         return -EINVAL;
     }
-    if (c->usage_prometheus && (c->prometheus_cpu_query[0] == '\0' ||
-                                c->prometheus_memory_query[0] == '\0')) {
+    if (c->usage_prometheus &&
+        (c->prometheus_cpu_query[0] == '\0' || c->prometheus_memory_query[0] == '\0')) {
         name_opts(c, "prometheus-cpu-query", "prometheus-memory-query", &nm);
         err_set(err, "%s%s and %s must not be empty with usage-provider prometheus", nm.prefix,
                 nm.name[0], nm.name[1]);
@@ -429,7 +429,8 @@ static int validate_prometheus(struct cfg *c, char *err)
         prometheus_file_ok(c, "prometheus-ca-file", c->prometheus_ca_file, err) != 0 ||
         prometheus_file_ok(c, "prometheus-client-cert-file", c->prometheus_client_cert_file, err) !=
             0 ||
-        prometheus_file_ok(c, "prometheus-client-key-file", c->prometheus_client_key_file, err) != 0)
+        prometheus_file_ok(c, "prometheus-client-key-file", c->prometheus_client_key_file, err) !=
+            0)
         return -EINVAL;
     return 0;
 }

@@ -19,8 +19,8 @@
 #include "scoring/usage_window.h"
 #include "scoring/used.h"
 
-#define CFG_STR_LEN      256
-#define CFG_QUERY_LEN    1024 /* a PromQL query: subqueries and windows run long */
+#define CFG_STR_LEN   256
+#define CFG_QUERY_LEN 1024 /* a PromQL query: subqueries and windows run long */
 /* The defaults read node-exporter's series, one per instance (its
  * InternalIP:port): cores busy in every mode but idle, iowait and steal,
  * and memory in use as the kernel's MemAvailable counts it. */

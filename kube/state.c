@@ -20,7 +20,7 @@ struct snode {
     bool present;         /* a Node object exists (else only pods refer to it) */
     int64_t alloc[SCORE_NRES];
     int64_t annotation[SCORE_NRES];
-    const char *invalid; /* a static text (kube_node_info) */
+    const char *invalid;           /* a static text (kube_node_info) */
     char internal_ip[KUBE_IP_LEN]; /* "" when none: what a Prometheus instance label names */
     int64_t req_real[SCORE_NRES];
     int64_t req_non_zero[SCORE_NRES];

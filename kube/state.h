@@ -29,9 +29,10 @@ struct kube_node_info {
     const char *name;
     int64_t alloc[SCORE_NRES];
     int64_t annotation[SCORE_NRES]; /* the configured used annotations, 0 when absent */
-    const char *invalid; /* why allocatable is unusable, or NULL: a static text (the state
-                            keeps the pointer, as the codec's reasons are) */    const char *internal_ip; /* status.addresses' InternalIP, NULL or "" when none; copied
-                                (KUBE_IP_LEN at most, longer is none) */
+    const char *invalid;     /* why allocatable is unusable, or NULL: a static text (the state
+                                keeps the pointer, as the codec's reasons are) */
+    const char *internal_ip; /* status.addresses' InternalIP, NULL or "" when none; copied
+(KUBE_IP_LEN at most, longer is none) */
 };
 
 /* The longest InternalIP kept, its NUL included (an IPv6 text is at most 45). */

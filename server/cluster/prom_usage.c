@@ -195,9 +195,8 @@ static int url_encode(const char *q, char *out, size_t n)
 }
 
 /* One query's answer into the nodes' values for @res. */
-static int query(struct cluster_prom *p, const struct cfg *c, const char *q, int res,
-                 size_t known, const atomic_bool *stop, struct answer *a, size_t *skipped,
-                 char *why)
+static int query(struct cluster_prom *p, const struct cfg *c, const char *q, int res, size_t known,
+                 const atomic_bool *stop, struct answer *a, size_t *skipped, char *why)
 {
     static const char *const what[SCORE_NRES] = {"prometheusCpuQuery", "prometheusMemoryQuery"};
     char path[3 * CFG_QUERY_LEN + 32], err[ERR_LEN];

@@ -15,9 +15,9 @@
 
 /* One series of the vector; @node borrowed for the callback. */
 struct codec_prom_sample {
-    const char *node;  /* the value of the node label */
-    int64_t value;     /* in the unit asked for, rounded up, >= 0 */
-    double timestamp;  /* wall-clock seconds of the evaluation */
+    const char *node; /* the value of the node label */
+    int64_t value;    /* in the unit asked for, rounded up, >= 0 */
+    double timestamp; /* wall-clock seconds of the evaluation */
 };
 
 /*

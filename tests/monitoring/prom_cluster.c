@@ -95,8 +95,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
      * marks its series stale and the node drops out of every answer. */
     bool down = read_number(x->dir, "down", x->index, 0) != 0;
     if (strcmp(method, "GET") != 0 || strcmp(url, "/metrics") != 0 || down) {
-        struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"",
-                                                                 MHD_RESPMEM_PERSISTENT);
+        struct MHD_Response *r =
+            MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
         enum MHD_Result rc = MHD_queue_response(conn, down ? 503 : 404, r);
         MHD_destroy_response(r);
         return rc;
@@ -120,15 +120,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                                   "node_cpu_seconds_total{cpu=\"%d\",mode=\"%s\"} %.9f\n", c,
                                   modes[m], x->cpu[m] / NCPU);
     pthread_mutex_unlock(&x->lock);
-    n += (size_t)snprintf(text + n, sizeof(text) - n,
-                          "# HELP node_memory_MemTotal_bytes Memory information field MemTotal_bytes.\n"
-                          "# TYPE node_memory_MemTotal_bytes gauge\n"
-                          "node_memory_MemTotal_bytes %.0f\n"
-                          "# HELP node_memory_MemAvailable_bytes Memory information field "
-                          "MemAvailable_bytes.\n"
-                          "# TYPE node_memory_MemAvailable_bytes gauge\n"
-                          "node_memory_MemAvailable_bytes %.0f\n",
-                          MEM_TOTAL, MEM_TOTAL - used);
+    n += (size_t)snprintf(
+        text + n, sizeof(text) - n,
+        "# HELP node_memory_MemTotal_bytes Memory information field MemTotal_bytes.\n"
+        "# TYPE node_memory_MemTotal_bytes gauge\n"
+        "node_memory_MemTotal_bytes %.0f\n"
+        "# HELP node_memory_MemAvailable_bytes Memory information field "
+        "MemAvailable_bytes.\n"
+        "# TYPE node_memory_MemAvailable_bytes gauge\n"
+        "node_memory_MemAvailable_bytes %.0f\n",
+        MEM_TOTAL, MEM_TOTAL - used);
     struct MHD_Response *r = MHD_create_response_from_buffer(n, text, MHD_RESPMEM_MUST_COPY);
     MHD_add_response_header(r, "Content-Type", "text/plain; version=0.0.4");
     enum MHD_Result rc = MHD_queue_response(conn, 200, r);
@@ -214,9 +215,9 @@ int main(int argc, char **argv)
         pthread_mutex_init(&xs[i].lock, NULL);
         xs[i].busy = read_number(argv[5], "cpu", (int)i, 1.0);
         if (fd >= 0)
-            xs[i].d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL,
-                                       NULL, on_request, &xs[i], MHD_OPTION_LISTEN_SOCKET, fd,
-                                       MHD_OPTION_END);
+            xs[i].d =
+                MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+                                 on_request, &xs[i], MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_END);
         if (xs[i].d == NULL) {
             fprintf(stderr, "prom-cluster: cannot serve on %s\n", ip);
             goto out;

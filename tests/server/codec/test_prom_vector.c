@@ -165,7 +165,8 @@ START_TEST(prom_vector_errors)
         {"[]", "not a JSON object"},
         {"", "not a JSON object"},
         {"<html>502 Bad Gateway</html>", "not a JSON object"},
-        {"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}", "not a JSON"},
+        {"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}",
+         "not a JSON"},
     };
     char err[ERR_LEN];
     size_t skipped;
