@@ -77,5 +77,6 @@ Suite *simulate_input_suite(void);
 Suite *sim_service_suite(void);
 Suite *rank_suite(void);
 Suite *prom_vector_suite(void);
+Suite *prometheus_config_suite(void);
 
 #endif
