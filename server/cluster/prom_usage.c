@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/heap.h"
 #include "base/table.h"
 #include "kube/client.h"
@@ -146,7 +147,6 @@ struct answer {
     struct nodes *ns;
     int res;
     size_t unknown; /* series naming no known node */
-    double newest;
 };
 
 static void on_series(void *ctx, const struct codec_prom_sample *s)
@@ -167,8 +167,6 @@ static void on_series(void *ctx, const struct codec_prom_sample *s)
         p->twice = true; /* two series for one node: which is its usage? */
     p->have[a->res] = true;
     p->value[a->res] = s->value;
-    if (s->timestamp > a->newest)
-        a->newest = s->timestamp;
 }
 
 /* @q percent-encoded into @out (@n bytes): everything but RFC 3986's
@@ -262,6 +260,10 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
         if (needs(c, r))
             rc = query(*pp, c, q[r], r, ns.t.count, stop, &a, &out->skipped, why);
     out->skipped += a.unknown;
+    /* The sample is the usage as of this round, on our clock: an instant
+     * query is evaluated at Prometheus's now, and a Prometheus whose clock
+     * lags ours by usageMaxAgeSeconds must not make every sample stale. */
+    double taken = clock_wall();
     for (size_t i = 0; rc == 0 && i < ns.t.n_buckets; i++) {
         for (const struct table_entry *e = ns.t.buckets[i]; e != NULL; e = e->next) {
             const struct pnode *p = (const struct pnode *)(const void *)e;
@@ -274,9 +276,9 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
             }
             /* A resource not asked for is 0 in the sample and never read:
              * the used source of that resource is not usage. */
-            if (kube_state_usage_put(st, p->name, p->value, a.newest, 0, rules) == 0) {
+            if (kube_state_usage_put(st, p->name, p->value, taken, 0, rules) == 0) {
                 out->stored++;
-                out->newest = a.newest;
+                out->newest = taken;
             }
         }
     }

@@ -26,7 +26,7 @@ struct cluster_prom_round {
     size_t stored;  /* nodes given a sample */
     size_t missing; /* known nodes no answer had a usable series for */
     size_t skipped; /* series without the label, a usable value or a known node */
-    double newest;  /* the samples' timestamp (wall seconds), 0 when none stored */
+    double newest;  /* when the samples were taken (our wall clock), 0 when none stored */
 };
 
 /*
