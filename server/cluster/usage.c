@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -171,6 +172,13 @@ static void *usage_main(void *arg)
         cfg_live_release(c);
         if (needed && !prom)
             poll_once(u, &rules);
+        if (!needed) {
+            /* Nothing reads usage now: nothing to report on /readyz. */
+            pthread_mutex_lock(&u->lock);
+            u->polled = false;
+            u->why[0] = '\0';
+            pthread_mutex_unlock(&u->lock);
+        }
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_sec += needed ? interval : 1;
@@ -222,6 +230,21 @@ void cluster_usage_counts(struct cluster_usage *u, unsigned long long *errors, d
     pthread_mutex_lock(&u->lock);
     *errors = u->errors;
     *newest = u->newest;
+    pthread_mutex_unlock(&u->lock);
+}
+
+void cluster_usage_describe(struct cluster_usage *u, char *out, size_t n)
+{
+    if (u == NULL) {
+        snprintf(out, n, "%s", "");
+        return;
+    }
+    pthread_mutex_lock(&u->lock);
+    if (!u->polled)
+        snprintf(out, n, "%s", "");
+    else
+        snprintf(out, n, "usage from %s: %s", u->prom_polled ? "prometheus" : "metrics.k8s.io",
+                 u->why[0] != '\0' ? u->why : "ok");
     pthread_mutex_unlock(&u->lock);
 }
 

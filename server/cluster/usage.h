@@ -39,6 +39,12 @@ bool cluster_usage_polled(struct cluster_usage *u);
  * sample stored, 0 before the first. Thread-safe. */
 void cluster_usage_counts(struct cluster_usage *u, unsigned long long *errors, double *newest);
 
+/* "usage from prometheus: ok" or "usage from metrics.k8s.io: <the last
+ * round's error>", or "" before the first round: what /readyz adds to its
+ * reason (a failing provider leaves the service ready: stalePolicy
+ * decides what stale usage means). Thread-safe. */
+void cluster_usage_describe(struct cluster_usage *u, char *out, size_t n);
+
 /* Stops and joins the thread, frees @u (NULL is fine). */
 void cluster_usage_stop(struct cluster_usage *u);
 

@@ -15,7 +15,8 @@
 #     below a cool one in prioritize over HTTP; a node absent from the
 #     answer, bad PromQL, a stopped Prometheus (by pid) and a Prometheus
 #     that never answers (prometheusTimeoutSeconds) each leave the usage
-#     stale (stalePolicy applies), never 0; prometheusNodeLabel: node
+#     stale (stalePolicy applies), never 0, and /readyz says the provider
+#     and its last error (ready all the same); prometheusNodeLabel: node
 #     matches by name.
 # Usage: tests/monitoring/test_usage_prometheus.sh BUILD_DIR   (from the repository root)
 set -eu
@@ -187,6 +188,8 @@ same "node-0 used from" "$(decided node-0 cpu.usedFrom)" usage
 same "node-0 outcome" "$(decided node-0 cpu.usedOutcome)" fresh
 near "node-0's CPU used (millicores) by instance" "$(decided node-0 cpu.used)" 3500 70
 near "node-1's CPU used (millicores) by instance" "$(decided node-1 cpu.used)" 500 10
+readyz() { curl -s "http://127.0.0.1:$ext_port/readyz" | jq -r .reason; }
+same "/readyz names the provider" "$(readyz)" "serving from cluster state; usage from prometheus: ok"
 same "node-0's memory used (bytes, exact)" "$(decided node-0 memory.used)" 1073741824
 same "node-2's memory used (bytes, exact)" "$(decided node-2 memory.used)" 3221225472
 s0=$(score node-0)
@@ -262,6 +265,11 @@ same "bad PromQL: node-0 outcome" "$(decided node-0 cpu.usedOutcome)" fell-back
 same "bad PromQL: node-0 used from" "$(decided node-0 cpu.usedFrom)" requests
 grep -q 'HTTP 400 from Prometheus: status error: bad_data' "$work/badql.log" && ok ||
     bad "bad PromQL: no log line with Prometheus's error"
+case $(readyz) in
+"serving from cluster state; usage from prometheus: prometheusCpuQuery: HTTP 400 from Prometheus: status error: bad_data:"*) ok ;;
+*) bad "bad PromQL: /readyz says $(readyz)" ;;
+esac
+same "bad PromQL: still ready" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$ext_port/readyz")" 200
 stop_extender
 
 # A Prometheus that never answers: the query times out after
