@@ -20,7 +20,7 @@
 #   make fuzz       libFuzzer targets (tests/fuzz/fuzz.mk)
 #   make image      the container image with podman (scripts/build-image.sh)
 #   make test-ship  test-image (the image, run read-only as 65532) and
-#                   test-monitoring (Prometheus, rules, dashboard); root
+#                   test-monitoring (Prometheus, rules, dashboard, usage from Prometheus); root
 #   make install PREFIX=/usr/local [DESTDIR=...]
 
 PREFIX  ?= /usr/local
@@ -284,6 +284,8 @@ test-image: image $(BIN)
 
 # A real Prometheus scrapes the service; promtool checks the rules and
 # their unit tests; the dashboard's queries run against what it scraped.
+# Then Prometheus scrapes test exporters and the service reads its usage
+# from it (usageProvider: prometheus).
 test-monitoring: ship-deps $(BIN) $(B)/bench-apiserver $(B)/prom-cluster
 	tests/monitoring/test_monitoring.sh $(B)
 	tests/monitoring/test_usage_prometheus.sh $(B)

@@ -279,6 +279,14 @@ sleep 3
 same "silent Prometheus: node-0 outcome" "$(decided node-0 cpu.usedOutcome)" fell-back
 grep -q '"msg":"node metrics unavailable, usage goes stale","source":"prometheus","error":"prometheusCpuQuery: .*' "$work/silent.log" &&
     ok || bad "silent Prometheus: no log line for the timeout"
+# A reload that points at the real Prometheus: the client is made again
+# from the new URL and the usage turns fresh.
+sed "s|http://127.0.0.1:$silent|$purl|" "$work/silent.json" >"$work/silent.json.new"
+mv "$work/silent.json.new" "$work/silent.json"
+kill -HUP "$ext_pid"
+wait_for node-0 cpu.usedOutcome fresh
+same "reloaded to the real Prometheus: node-0 outcome" "$(decided node-0 cpu.usedOutcome)" fresh
+same "reloaded: /readyz" "$(readyz)" "serving from cluster state; usage from prometheus: ok"
 stop_extender
 
 # The default node-exporter queries, once Prometheus holds the 2 minutes
