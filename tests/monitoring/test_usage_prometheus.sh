@@ -35,7 +35,9 @@ cleanup() {
     done
     [ -n "${KEEP_WORK:-}" ] && echo "kept $work" >&2 || rm -rf "$work"
 }
-trap cleanup EXIT HUP INT TERM
+trap cleanup EXIT
+# A signal ends the script (the EXIT trap then stops what it started).
+trap 'exit 1' HUP INT TERM
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
