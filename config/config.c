@@ -162,7 +162,7 @@ int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name
 {
     char why[256];
     const char *end = NULL;
-    unsigned long long seen = 0, before = c->given;
+    cfg_bits seen = 0, before = c->given;
     int rc = -EINVAL;
 
     /* cJSON needs the terminating NUL inside the length to refuse trailing
@@ -216,7 +216,7 @@ int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name
             goto out_delete;
         }
         seen |= c->given;
-        int i = __builtin_ctzll(cfg_opt_bit(o));
+        int i = cfg_opt_index(o);
         c->file_at[i].line = at.line > UINT_MAX ? UINT_MAX : (unsigned int)at.line;
         c->file_at[i].col = at.col > UINT_MAX ? UINT_MAX : (unsigned int)at.col;
     }
@@ -314,7 +314,7 @@ static void name_opts(const struct cfg *c, const char *a, const char *b, struct 
     bool file = false, other = false;
     for (int i = 0; i < 2 && flags[i] != NULL; i++) {
         o[i] = cfg_opt_by_flag(flags[i], strlen(flags[i]));
-        unsigned long long bit = o[i] != NULL ? cfg_opt_bit(o[i]) : 0;
+        cfg_bits bit = o[i] != NULL ? cfg_opt_bit(o[i]) : 0;
         file = file || (c->from_file & bit) != 0;
         other = other || ((c->given & ~c->from_file) & bit) != 0;
     }
@@ -323,7 +323,7 @@ static void name_opts(const struct cfg *c, const char *a, const char *b, struct 
     for (int i = 0; keys && i < 2 && nm->prefix[0] == '\0'; i++) {
         if (o[i] == NULL || (c->from_file & cfg_opt_bit(o[i])) == 0)
             continue;
-        int at = __builtin_ctzll(cfg_opt_bit(o[i]));
+        int at = cfg_opt_index(o[i]);
         snprintf(nm->prefix, sizeof(nm->prefix),
                  "config file %s: line %u, column %u: ", shown(c->config_file), c->file_at[at].line,
                  c->file_at[at].col);
@@ -644,7 +644,7 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
     if (file != NULL && file[0] != '\0' && load_file(c, file, err) != 0)
         return -EINVAL;
     /* What the environment and the flags set is theirs, not the file's. */
-    unsigned long long file_given = c->given;
+    cfg_bits file_given = c->given;
     c->given = 0;
     char from_file[CFG_STR_LEN];
     snprintf(from_file, sizeof(from_file), "%s", c->scheduler_config);

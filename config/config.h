@@ -28,6 +28,10 @@
     "sum by (instance) (rate(node_cpu_seconds_total{mode!~\"idle|iowait|steal\"}[2m]))"
 #define CFG_PROMETHEUS_MEMORY_QUERY                                                                \
     "max by (instance) (node_memory_MemTotal_bytes - node_memory_MemAvailable_bytes)"
+/* A bit per option of the table (config/options.c): given, from_file. */
+typedef unsigned __int128 cfg_bits;
+#define CFG_MAX_OPTS 128
+
 #define CFG_ENV_PREFIX   "CPU_EXTENDER_"
 #define CFG_DEFAULT_PORT 8888
 
@@ -110,16 +114,16 @@ struct cfg {
     char hash[17]; /* FNV-1a of the effective options, hex: shown in /version */
     /* Bit i: option i of the table was set by a layer (file, environment
      * or flag), not left at its default. Not part of the hash. */
-    unsigned long long given;
+    cfg_bits given;
     /* Bit i: option i has the config file's value (not overridden by the
      * environment or a flag), so messages name it by its key. Not part of
      * the hash. */
-    unsigned long long from_file;
+    cfg_bits from_file;
     /* Where the file set option i (1-based line and column of its key),
      * for the messages about it. */
     struct {
         unsigned int line, col;
-    } file_at[64];
+    } file_at[CFG_MAX_OPTS];
 };
 
 /* How often usage samples arrive: prometheus_interval_seconds with the

@@ -211,7 +211,7 @@ static bool is_restart(const struct cfg_opt *o)
 }
 
 /* struct cfg's given has a bit per option. */
-_Static_assert(N_OPTS <= 64, "more options than bits in cfg.given");
+_Static_assert(N_OPTS <= CFG_MAX_OPTS, "more options than bits in cfg.given");
 
 static const char *const mode_names[] = {
     [CFG_MODE_ENFORCE] = "enforce",
@@ -477,13 +477,18 @@ int cfg_opt_set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char
 {
     int rc = set_text(c, o, v, why, n);
     if (rc == 0)
-        c->given |= 1ULL << (o - opts);
+        c->given |= (cfg_bits)1 << (o - opts);
     return rc;
 }
 
-unsigned long long cfg_opt_bit(const struct cfg_opt *o)
+int cfg_opt_index(const struct cfg_opt *o)
 {
-    return 1ULL << (o - opts);
+    return (int)(o - opts);
+}
+
+cfg_bits cfg_opt_bit(const struct cfg_opt *o)
+{
+    return (cfg_bits)1 << (o - opts);
 }
 
 void cfg_opt_key(const struct cfg_opt *o, char *out, size_t n)
@@ -656,13 +661,13 @@ void cfg_print_json(const struct cfg *c, FILE *out)
 bool cfg_is_given(const struct cfg *c, const char *key)
 {
     const struct cfg_opt *o = cfg_opt_by_key(key);
-    return o != NULL && (c->given & (1ULL << (o - opts))) != 0;
+    return o != NULL && (c->given & ((cfg_bits)1 << (o - opts))) != 0;
 }
 
 bool cfg_file_position(const struct cfg *c, const char *key, char *out, size_t n)
 {
     const struct cfg_opt *o = cfg_opt_by_key(key);
-    if (o == NULL || (c->from_file & (1ULL << (o - opts))) == 0)
+    if (o == NULL || (c->from_file & ((cfg_bits)1 << (o - opts))) == 0)
         return false;
     snprintf(out, n, "line %u, column %u", c->file_at[o - opts].line, c->file_at[o - opts].col);
     return true;
