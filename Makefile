@@ -20,7 +20,7 @@
 #   make fuzz       libFuzzer targets (tests/fuzz/fuzz.mk)
 #   make image      the container image with podman (scripts/build-image.sh)
 #   make test-ship  test-image (the image, run read-only as 65532) and
-#                   test-monitoring (Prometheus, rules, dashboard); root
+#                   test-monitoring (Prometheus, rules, dashboard, usage from Prometheus); root
 #   make install PREFIX=/usr/local [DESTDIR=...]
 
 PREFIX  ?= /usr/local
@@ -60,7 +60,7 @@ ROOMS    := $(shell awk '!/^\#/ && NF { print $$1 }' scripts/architecture.rules)
 LIB_SRCS  = $(filter-out cli/main.c,$(foreach r,$(ROOMS),$(wildcard $(r)/*.c)))
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/obj/%.o)
 MAIN_OBJ  = $(B)/obj/cli/main.o
-TEST_SRCS = $(filter-out tests/fuzz/% tests/cluster/% tests/oracle/%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
+TEST_SRCS = $(filter-out tests/fuzz/% tests/cluster/% tests/oracle/% tests/monitoring/%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
 TEST_OBJS = $(TEST_SRCS:%.c=$(B)/obj/%.o)
 BIN       = $(B)/cpu-extender
 TEST_BIN  = $(B)/run-tests
@@ -173,6 +173,11 @@ test-oracle: deps $(B)/oracle-driver $(B)/oracle
 $(B)/bench-apiserver: $(B)/obj/bench/apiserver.o $(B)/obj/tests/support/fake_apiserver.o $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS)
 
+# The fake cluster, node exporters and silent stand-in of test_usage_prometheus.sh.
+$(B)/prom-cluster: $(B)/obj/tests/monitoring/prom_cluster.o $(B)/obj/tests/support/fake_apiserver.o \
+                   $(LIB_OBJS)
+	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS)
+
 $(B)/cluster-informer-probe: $(B)/obj/tests/cluster/informer_probe.o $(LIB_OBJS)
 	$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS)
 
@@ -279,8 +284,11 @@ test-image: image $(BIN)
 
 # A real Prometheus scrapes the service; promtool checks the rules and
 # their unit tests; the dashboard's queries run against what it scraped.
-test-monitoring: ship-deps $(BIN) $(B)/bench-apiserver
+# Then Prometheus scrapes test exporters and the service reads its usage
+# from it (usageProvider: prometheus).
+test-monitoring: ship-deps $(BIN) $(B)/bench-apiserver $(B)/prom-cluster
 	tests/monitoring/test_monitoring.sh $(B)
+	tests/monitoring/test_usage_prometheus.sh $(B)
 
 test-ship: test-image test-monitoring
 

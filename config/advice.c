@@ -66,11 +66,13 @@ int cfg_advice(const struct cfg *c, void (*fn)(void *ctx, const char *key, const
     bool usage = false;
     for (int r = 0; r < SCORE_NRES; r++)
         usage |= c->used_source[r] == SCORE_USED_USAGE || c->used_source[r] == SCORE_USED_MAX;
-    if (usage && c->usage_max_age_seconds <= c->metrics_interval_seconds) {
+    if (usage && c->usage_max_age_seconds <= cfg_usage_interval(c)) {
         snprintf(text, sizeof(text),
-                 "usageMaxAgeSeconds %d is not above metricsIntervalSeconds %d: every usage "
-                 "sample goes stale before the next poll",
-                 c->usage_max_age_seconds, c->metrics_interval_seconds);
+                 "usageMaxAgeSeconds %d is not above %s %d: every usage sample goes stale before "
+                 "the next poll",
+                 c->usage_max_age_seconds,
+                 c->usage_prometheus ? "prometheusIntervalSeconds" : "metricsIntervalSeconds",
+                 cfg_usage_interval(c));
         fn(ctx, "usageMaxAgeSeconds", text);
         n++;
     }

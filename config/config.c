@@ -162,7 +162,7 @@ int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name
 {
     char why[256];
     const char *end = NULL;
-    unsigned long long seen = 0, before = c->given;
+    cfg_bits seen = 0, before = c->given;
     int rc = -EINVAL;
 
     /* cJSON needs the terminating NUL inside the length to refuse trailing
@@ -216,7 +216,7 @@ int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name
             goto out_delete;
         }
         seen |= c->given;
-        int i = __builtin_ctzll(cfg_opt_bit(o));
+        int i = cfg_opt_index(o);
         c->file_at[i].line = at.line > UINT_MAX ? UINT_MAX : (unsigned int)at.line;
         c->file_at[i].col = at.col > UINT_MAX ? UINT_MAX : (unsigned int)at.col;
     }
@@ -314,7 +314,7 @@ static void name_opts(const struct cfg *c, const char *a, const char *b, struct 
     bool file = false, other = false;
     for (int i = 0; i < 2 && flags[i] != NULL; i++) {
         o[i] = cfg_opt_by_flag(flags[i], strlen(flags[i]));
-        unsigned long long bit = o[i] != NULL ? cfg_opt_bit(o[i]) : 0;
+        cfg_bits bit = o[i] != NULL ? cfg_opt_bit(o[i]) : 0;
         file = file || (c->from_file & bit) != 0;
         other = other || ((c->given & ~c->from_file) & bit) != 0;
     }
@@ -323,7 +323,7 @@ static void name_opts(const struct cfg *c, const char *a, const char *b, struct 
     for (int i = 0; keys && i < 2 && nm->prefix[0] == '\0'; i++) {
         if (o[i] == NULL || (c->from_file & cfg_opt_bit(o[i])) == 0)
             continue;
-        int at = __builtin_ctzll(cfg_opt_bit(o[i]));
+        int at = cfg_opt_index(o[i]);
         snprintf(nm->prefix, sizeof(nm->prefix),
                  "config file %s: line %u, column %u: ", shown(c->config_file), c->file_at[at].line,
                  c->file_at[at].col);
@@ -334,6 +334,105 @@ static void name_opts(const struct cfg *c, const char *a, const char *b, struct 
         else
             snprintf(nm->name[i], sizeof(nm->name[i]), "%s", flags[i] != NULL ? flags[i] : "");
     }
+}
+
+/* Is @label a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)? */
+static bool label_name_ok(const char *label)
+{
+    if (label[0] == '\0' || isdigit((unsigned char)label[0]))
+        return false;
+    for (const char *p = label; *p != '\0'; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            return false;
+    return true;
+}
+
+/* A file the Prometheus client will read: a regular file we can read
+ * now, so a typo fails at start and not at the first query. */
+static int prometheus_file_ok(const struct cfg *c, const char *flag, const char *path, char *err)
+{
+    struct opt_names nm;
+    char why[ERR_LEN];
+    char *text = NULL;
+    size_t len = 0;
+    if (path[0] == '\0')
+        return 0;
+    int rc = file_read_regular(path, 1u << 20, &text, &len, why);
+    file_free_secret(text, len);
+    if (rc != 0) {
+        name_opts(c, flag, NULL, &nm);
+        err_set(err, "%s%s: %s", nm.prefix, nm.name[0], why);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int cfg_usage_interval(const struct cfg *c)
+{
+    return c->usage_prometheus ? c->prometheus_interval_seconds : c->metrics_interval_seconds;
+}
+
+/* usageProvider and the Prometheus options it needs. */
+static int validate_prometheus(struct cfg *c, char *err)
+{
+    struct opt_names nm;
+    c->usage_prometheus = strcmp(c->usage_provider, "prometheus") == 0;
+    if (!c->usage_prometheus && strcmp(c->usage_provider, "metrics-api") != 0) {
+        name_opts(c, "usage-provider", NULL, &nm);
+        err_set(err, "%s%s \"%s\": want metrics-api or prometheus", nm.prefix, nm.name[0],
+                c->usage_provider);
+        return -EINVAL;
+    }
+    const char *u = c->prometheus_url;
+    bool http = strncmp(u, "http://", 7) == 0, https = strncmp(u, "https://", 8) == 0;
+    if (u[0] != '\0' && ((!http && !https) || u[http ? 7 : 8] == '\0' || u[http ? 7 : 8] == '/')) {
+        name_opts(c, "prometheus-url", NULL, &nm);
+        err_set(err, "%s%s \"%s\": want http://HOST[:PORT][/PATH] or https://...", nm.prefix,
+                nm.name[0], u);
+        return -EINVAL;
+    }
+    if (c->usage_prometheus && u[0] == '\0') {
+        name_opts(c, "usage-provider", "prometheus-url", &nm);
+        err_set(err, "%s%s prometheus needs %s (the Prometheus HTTP API's base URL)", nm.prefix,
+                nm.name[0], nm.name[1]);
+        return -EINVAL;
+    }
+    if (c->usage_prometheus &&
+        (c->prometheus_cpu_query[0] == '\0' || c->prometheus_memory_query[0] == '\0')) {
+        name_opts(c, "prometheus-cpu-query", "prometheus-memory-query", &nm);
+        err_set(err, "%s%s and %s must not be empty with usage-provider prometheus", nm.prefix,
+                nm.name[0], nm.name[1]);
+        return -EINVAL;
+    }
+    if (!label_name_ok(c->prometheus_node_label)) {
+        name_opts(c, "prometheus-node-label", NULL, &nm);
+        err_set(err, "%s%s \"%s\": want a Prometheus label name such as instance or node",
+                nm.prefix, nm.name[0], c->prometheus_node_label);
+        return -EINVAL;
+    }
+    if ((c->prometheus_client_cert_file[0] == '\0') != (c->prometheus_client_key_file[0] == '\0')) {
+        name_opts(c, "prometheus-client-cert-file", "prometheus-client-key-file", &nm);
+        err_set(err, "%s%s and %s go together: set both or neither", nm.prefix, nm.name[0],
+                nm.name[1]);
+        return -EINVAL;
+    }
+    if (!https && (c->prometheus_ca_file[0] != '\0' || c->prometheus_client_cert_file[0] != '\0')) {
+        name_opts(c, "prometheus-url", NULL, &nm);
+        err_set(err, "%s%s \"%s\": a CA or client certificate needs an https:// URL", nm.prefix,
+                nm.name[0], u);
+        return -EINVAL;
+    }
+    if (!c->usage_prometheus)
+        return 0;
+    if (prometheus_file_ok(c, "prometheus-bearer-token-file", c->prometheus_bearer_token_file,
+                           err) != 0 ||
+        prometheus_file_ok(c, "prometheus-ca-file", c->prometheus_ca_file, err) != 0 ||
+        prometheus_file_ok(c, "prometheus-client-cert-file", c->prometheus_client_cert_file, err) !=
+            0 ||
+        prometheus_file_ok(c, "prometheus-client-key-file", c->prometheus_client_key_file, err) !=
+            0)
+        return -EINVAL;
+    return 0;
 }
 
 static int validate(struct cfg *c, char *err)
@@ -416,31 +515,33 @@ static int validate(struct cfg *c, char *err)
                 nm.prefix, nm.name[0], c->usage_aggregation);
         return -EINVAL;
     }
+    if (validate_prometheus(c, err) != 0)
+        return -EINVAL;
     /* One sample per poll at most: (newest - window, newest] holds
      * ceil(window / interval) of them. */
     struct opt_names iv;
-    name_opts(c, "metrics-interval-seconds", NULL, &iv);
-    long long reachable =
-        c->usage_window_seconds == 0
-            ? 1
-            : ((long long)c->usage_window_seconds + c->metrics_interval_seconds - 1) /
-                  c->metrics_interval_seconds;
+    name_opts(c, c->usage_prometheus ? "prometheus-interval-seconds" : "metrics-interval-seconds",
+              NULL, &iv);
+    int interval = cfg_usage_interval(c);
+    long long reachable = c->usage_window_seconds == 0
+                              ? 1
+                              : ((long long)c->usage_window_seconds + interval - 1) / interval;
     if (c->usage_min_samples > reachable) {
         name_opts(c, "usage-min-samples", "usage-window-seconds", &nm);
         err_set(err,
                 "%s%s (%d) cannot be reached: %s (%d) holds at most %lld samples polled every "
                 "%s (%d)",
                 nm.prefix, nm.name[0], c->usage_min_samples, nm.name[1], c->usage_window_seconds,
-                reachable, iv.name[0], c->metrics_interval_seconds);
+                reachable, iv.name[0], interval);
         return -EINVAL;
     }
-    if (c->usage_window_seconds / c->metrics_interval_seconds + 2 > SCORE_USAGE_MAX_SAMPLES) {
+    if (c->usage_window_seconds / interval + 2 > SCORE_USAGE_MAX_SAMPLES) {
         name_opts(c, "usage-window-seconds", NULL, &nm);
         err_set(err,
                 "%s%s (%d) / %s (%d): at most %d samples a node (poll less often or shorten "
                 "the window)",
-                nm.prefix, nm.name[0], c->usage_window_seconds, iv.name[0],
-                c->metrics_interval_seconds, SCORE_USAGE_MAX_SAMPLES - 2);
+                nm.prefix, nm.name[0], c->usage_window_seconds, iv.name[0], interval,
+                SCORE_USAGE_MAX_SAMPLES - 2);
         return -EINVAL;
     }
     compute_hash(c);
@@ -543,7 +644,7 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
     if (file != NULL && file[0] != '\0' && load_file(c, file, err) != 0)
         return -EINVAL;
     /* What the environment and the flags set is theirs, not the file's. */
-    unsigned long long file_given = c->given;
+    cfg_bits file_given = c->given;
     c->given = 0;
     char from_file[CFG_STR_LEN];
     snprintf(from_file, sizeof(from_file), "%s", c->scheduler_config);

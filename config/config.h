@@ -20,7 +20,19 @@
 #include "scoring/usage_window.h"
 #include "scoring/used.h"
 
-#define CFG_STR_LEN      256
+#define CFG_STR_LEN   256
+#define CFG_QUERY_LEN 1024 /* a PromQL query: subqueries and windows run long */
+/* The defaults read node-exporter's series, one per instance (its
+ * InternalIP:port): cores busy in every mode but idle, iowait and steal,
+ * and memory in use as the kernel's MemAvailable counts it. */
+#define CFG_PROMETHEUS_CPU_QUERY                                                                   \
+    "sum by (instance) (rate(node_cpu_seconds_total{mode!~\"idle|iowait|steal\"}[2m]))"
+#define CFG_PROMETHEUS_MEMORY_QUERY                                                                \
+    "max by (instance) (node_memory_MemTotal_bytes - node_memory_MemAvailable_bytes)"
+/* A bit per option of the table (config/options.c): given, from_file. */
+typedef unsigned __int128 cfg_bits;
+#define CFG_MAX_OPTS 128
+
 #define CFG_ENV_PREFIX   "CPU_EXTENDER_"
 #define CFG_DEFAULT_PORT 8888
 
@@ -66,6 +78,19 @@ struct cfg {
     char usage_aggregation[CFG_STR_LEN];        /* as given: "p90", "cpu=p90,memory=max" */
     enum score_usage_agg usage_agg[SCORE_NRES]; /* usage_aggregation, parsed by validation */
     int usage_min_samples;
+    /* The usage provider: metrics.k8s.io, or Prometheus and its queries. */
+    char usage_provider[CFG_STR_LEN]; /* "metrics-api" or "prometheus" */
+    bool usage_prometheus;            /* usage_provider, parsed by validation */
+    char prometheus_url[CFG_STR_LEN];
+    char prometheus_cpu_query[CFG_QUERY_LEN];
+    char prometheus_memory_query[CFG_QUERY_LEN];
+    char prometheus_node_label[CFG_STR_LEN]; /* "instance": by InternalIP; else by name */
+    char prometheus_bearer_token_file[CFG_STR_LEN];
+    char prometheus_ca_file[CFG_STR_LEN];
+    char prometheus_client_cert_file[CFG_STR_LEN];
+    char prometheus_client_key_file[CFG_STR_LEN];
+    int prometheus_timeout_seconds;
+    int prometheus_interval_seconds;
     int in_flight_seconds; /* 0: no damping */
     /* What a placed pod counts in flight: requests, limits or factor; in
      * factor mode the factors in thousandths (0.85 is 850). */
@@ -94,17 +119,21 @@ struct cfg {
     char hash[17]; /* FNV-1a of the effective options, hex: shown in /version */
     /* Bit i: option i of the table was set by a layer (file, environment
      * or flag), not left at its default. Not part of the hash. */
-    unsigned long long given;
+    cfg_bits given;
     /* Bit i: option i has the config file's value (not overridden by the
      * environment or a flag), so messages name it by its key. Not part of
      * the hash. */
-    unsigned long long from_file;
+    cfg_bits from_file;
     /* Where the file set option i (1-based line and column of its key),
      * for the messages about it. */
     struct {
         unsigned int line, col;
-    } file_at[64];
+    } file_at[CFG_MAX_OPTS];
 };
+
+/* How often usage samples arrive: prometheus_interval_seconds with the
+ * Prometheus provider, metrics_interval_seconds otherwise. */
+int cfg_usage_interval(const struct cfg *c);
 
 /* Fills @c with the built-in defaults. */
 void cfg_defaults(struct cfg *c);

@@ -16,6 +16,7 @@ enum opt_type {
     OPT_INT,
     OPT_LLONG,
     OPT_BOOL,
+    OPT_QUERY, /* a PromQL text: spaces allowed, CFG_QUERY_LEN */
     /* the enums: names from enum_name() */
     OPT_STRATEGY,
     OPT_LOG_LEVEL,
@@ -112,6 +113,32 @@ static const struct cfg_opt opts[] = {
     {"usage-min-samples", OPT_INT, OFF(usage_min_samples), 1, 256,
      "a node's usage counts as stale until its window holds this many samples (after a start "
      "too)"},
+    /* The Prometheus usage provider (docs/configuration.md#prometheus-as-the-usage-source). */
+    {"usage-provider", OPT_STRING, OFF(usage_provider), 0, 0,
+     "where usage comes from when a used source is usage or max: metrics-api (metrics.k8s.io) "
+     "or prometheus (prometheus-cpu-query and prometheus-memory-query)"},
+    {"prometheus-url", OPT_STRING, OFF(prometheus_url), 0, 0,
+     "base URL of the Prometheus HTTP API, http(s)://HOST:PORT[/PATH] (needed by "
+     "usage-provider prometheus)"},
+    {"prometheus-cpu-query", OPT_QUERY, OFF(prometheus_cpu_query), 0, 0,
+     "PromQL instant query: CPU cores in use, one series per node"},
+    {"prometheus-memory-query", OPT_QUERY, OFF(prometheus_memory_query), 0, 0,
+     "PromQL instant query: memory bytes in use, one series per node"},
+    {"prometheus-node-label", OPT_STRING, OFF(prometheus_node_label), 0, 0,
+     "the series label naming the node: instance matches a node's InternalIP (port stripped), "
+     "any other label the node's name"},
+    {"prometheus-bearer-token-file", OPT_STRING, OFF(prometheus_bearer_token_file), 0, 0,
+     "bearer token for Prometheus, re-read when it changes (\"\": none)"},
+    {"prometheus-ca-file", OPT_STRING, OFF(prometheus_ca_file), 0, 0,
+     "PEM CA that Prometheus's certificate must chain to (\"\": the system's)"},
+    {"prometheus-client-cert-file", OPT_STRING, OFF(prometheus_client_cert_file), 0, 0,
+     "PEM client certificate for Prometheus (\"\": none)"},
+    {"prometheus-client-key-file", OPT_STRING, OFF(prometheus_client_key_file), 0, 0,
+     "the PEM private key of prometheus-client-cert-file"},
+    {"prometheus-timeout-seconds", OPT_INT, OFF(prometheus_timeout_seconds), 1, 300,
+     "a Prometheus query not answered this long fails (its nodes' usage goes stale)"},
+    {"prometheus-interval-seconds", OPT_INT, OFF(prometheus_interval_seconds), 1, 3600,
+     "how often to query Prometheus when usage-provider is prometheus"},
     {"in-flight-seconds", OPT_INT, OFF(in_flight_seconds), 0, 3600,
      "a pod placed this recently counts with its in-flight estimate (its request by default) in "
      "usage until a sample includes it"},
@@ -197,7 +224,7 @@ static bool is_restart(const struct cfg_opt *o)
 }
 
 /* struct cfg's given has a bit per option. */
-_Static_assert(N_OPTS <= 64, "more options than bits in cfg.given");
+_Static_assert(N_OPTS <= CFG_MAX_OPTS, "more options than bits in cfg.given");
 
 static const char *const mode_names[] = {
     [CFG_MODE_ENFORCE] = "enforce",
@@ -287,6 +314,12 @@ void cfg_defaults(struct cfg *c)
     snprintf(c->threshold_exempt, CFG_STR_LEN, "daemonsets");
     snprintf(c->threshold_policy, CFG_STR_LEN, "always");
     c->usage_min_samples = 1;
+    snprintf(c->usage_provider, CFG_STR_LEN, "metrics-api");
+    snprintf(c->prometheus_cpu_query, CFG_QUERY_LEN, "%s", CFG_PROMETHEUS_CPU_QUERY);
+    snprintf(c->prometheus_memory_query, CFG_QUERY_LEN, "%s", CFG_PROMETHEUS_MEMORY_QUERY);
+    snprintf(c->prometheus_node_label, CFG_STR_LEN, "instance");
+    c->prometheus_timeout_seconds = 10;
+    c->prometheus_interval_seconds = 15;
     c->in_flight_seconds = 60;
     c->in_flight_estimate = SCORE_IN_FLIGHT_REQUESTS;
     c->in_flight_factor_milli[SCORE_CPU] = 850; /* Koordinator's estimator defaults */
@@ -300,10 +333,26 @@ void cfg_defaults(struct cfg *c)
     c->decisions_max_bytes = 16LL << 20;
 }
 
-/* "cpu-weight" -> "cpuWeight" */
-static void json_key(const char *flag, char *out, size_t n)
+/* The keys that are not camelCase of their flag: initialisms written as
+ * the Kubernetes API conventions write them. */
+static const struct {
+    const char *flag, *key;
+} key_spellings[] = {
+    {"prometheus-url", "prometheusURL"},
+    {"prometheus-ca-file", "prometheusCAFile"},
+};
+
+/* "cpu-weight" -> "cpuWeight", or the key key_spellings gives. */
+static void json_key(const struct cfg_opt *o, char *out, size_t n)
 {
+    const char *flag = o->flag;
     size_t j = 0;
+    for (size_t k = 0; k < sizeof(key_spellings) / sizeof(key_spellings[0]); k++) {
+        if (strcmp(flag, key_spellings[k].flag) == 0) {
+            snprintf(out, n, "%s", key_spellings[k].key);
+            return;
+        }
+    }
     for (size_t i = 0; flag[i] != '\0' && j + 1 < n; i++) {
         if (flag[i] == '-' && flag[i + 1] != '\0')
             out[j++] = (char)toupper((unsigned char)flag[++i]);
@@ -422,6 +471,20 @@ static int set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char 
         if (strcmp(o->flag, "prefix") == 0)
             path_squash(field, strlen(field), field, strlen(field) + 1, true);
         return 0;
+    case OPT_QUERY:
+        /* PromQL has spaces; a control character is a mistake, never a query. */
+        if (strlen(v) >= CFG_QUERY_LEN) {
+            snprintf(why, n, "longer than %d bytes", CFG_QUERY_LEN - 1);
+            return -EINVAL;
+        }
+        for (const char *q = v; *q != '\0'; q++) {
+            if ((unsigned char)*q < 0x20 || *q == 0x7f) {
+                snprintf(why, n, "must not contain control characters");
+                return -EINVAL;
+            }
+        }
+        snprintf(field, CFG_QUERY_LEN, "%s", v);
+        return 0;
     case OPT_INT:
     case OPT_LLONG:
         errno = 0;
@@ -474,18 +537,23 @@ int cfg_opt_set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char
 {
     int rc = set_text(c, o, v, why, n);
     if (rc == 0)
-        c->given |= 1ULL << (o - opts);
+        c->given |= (cfg_bits)1 << (o - opts);
     return rc;
 }
 
-unsigned long long cfg_opt_bit(const struct cfg_opt *o)
+int cfg_opt_index(const struct cfg_opt *o)
 {
-    return 1ULL << (o - opts);
+    return (int)(o - opts);
+}
+
+cfg_bits cfg_opt_bit(const struct cfg_opt *o)
+{
+    return (cfg_bits)1 << (o - opts);
 }
 
 void cfg_opt_key(const struct cfg_opt *o, char *out, size_t n)
 {
-    json_key(o->flag, out, n);
+    json_key(o, out, n);
 }
 
 /* The optimal string alignment distance of @a and @b (insertions,
@@ -525,7 +593,7 @@ bool cfg_opt_nearest_key(const char *key, char *out, size_t n)
     /* a third of the key's letters, at least 2: near enough to be a typo */
     size_t near = strlen(key) / 3 > 2 ? strlen(key) / 3 : 2;
     for (size_t i = 0; i < N_OPTS; i++) {
-        json_key(opts[i].flag, k, sizeof(k));
+        json_key(&opts[i], k, sizeof(k));
         size_t d = edit_distance(key, k);
         if (d <= near && d < best) {
             best = d;
@@ -590,7 +658,7 @@ const struct cfg_opt *cfg_opt_by_key(const char *key)
 {
     char k[64];
     for (size_t i = 0; i < N_OPTS; i++) {
-        json_key(opts[i].flag, k, sizeof(k));
+        json_key(&opts[i], k, sizeof(k));
         if (strcmp(k, key) == 0)
             return &opts[i];
     }
@@ -622,7 +690,8 @@ static void print_value(const struct cfg *c, const struct cfg_opt *o, FILE *out)
 {
     const char *field = (const char *)c + o->offset;
     switch (o->type) {
-    case OPT_STRING: {
+    case OPT_STRING:
+    case OPT_QUERY: {
         cJSON *s = cJSON_CreateString(field);
         char *text = s ? cJSON_PrintUnformatted(s) : NULL;
         fputs(text ? text : "null", out);
@@ -660,7 +729,7 @@ void cfg_print_json(const struct cfg *c, FILE *out)
     const char *sep = "{";
 
     for (size_t i = 0; i < N_OPTS; i++) {
-        json_key(opts[i].flag, key, sizeof(key));
+        json_key(&opts[i], key, sizeof(key));
         fprintf(out, "%s\n  \"%s\": ", sep, key);
         sep = ",";
         print_value(c, &opts[i], out);
@@ -671,13 +740,13 @@ void cfg_print_json(const struct cfg *c, FILE *out)
 bool cfg_is_given(const struct cfg *c, const char *key)
 {
     const struct cfg_opt *o = cfg_opt_by_key(key);
-    return o != NULL && (c->given & (1ULL << (o - opts))) != 0;
+    return o != NULL && (c->given & ((cfg_bits)1 << (o - opts))) != 0;
 }
 
 bool cfg_file_position(const struct cfg *c, const char *key, char *out, size_t n)
 {
     const struct cfg_opt *o = cfg_opt_by_key(key);
-    if (o == NULL || (c->from_file & (1ULL << (o - opts))) == 0)
+    if (o == NULL || (c->from_file & ((cfg_bits)1 << (o - opts))) == 0)
         return false;
     snprintf(out, n, "line %u, column %u", c->file_at[o - opts].line, c->file_at[o - opts].col);
     return true;
@@ -720,7 +789,7 @@ void cfg_diff(const struct cfg *a, const struct cfg *b, char *live, char *restar
     for (size_t i = 0; i < N_OPTS; i++) {
         if (same_value(a, b, &opts[i]))
             continue;
-        json_key(opts[i].flag, key, sizeof(key));
+        json_key(&opts[i], key, sizeof(key));
         list_add(is_restart(&opts[i]) ? restart : live, n, key);
     }
 }
@@ -735,7 +804,7 @@ void cfg_print_help(FILE *out)
                  "  --config FILE  (" CFG_ENV_PREFIX "CONFIG)\n"
                  "      JSON config file; flags override the environment, which overrides it\n");
     for (size_t i = 0; i < N_OPTS; i++) {
-        json_key(opts[i].flag, key, sizeof(key));
+        json_key(&opts[i], key, sizeof(key));
         env_name(opts[i].flag, env, sizeof(env));
         fprintf(out, "  --%s  (%s, \"%s\")\n      %s%s\n", opts[i].flag, env, key, opts[i].help,
                 is_restart(&opts[i]) ? " (restart: takes effect at the next start)" : "");

@@ -29,7 +29,10 @@ const char *cfg_opt_flag(const struct cfg_opt *o);
 bool cfg_opt_is_bool(const struct cfg_opt *o);
 
 /* The bit of @o in struct cfg's given. */
-unsigned long long cfg_opt_bit(const struct cfg_opt *o);
+cfg_bits cfg_opt_bit(const struct cfg_opt *o);
+
+/* @o's place in the table: its bit's index, its file_at entry. */
+int cfg_opt_index(const struct cfg_opt *o);
 
 /* The JSON key of @o ("cpuWeight") into @out (@n bytes). */
 void cfg_opt_key(const struct cfg_opt *o, char *out, size_t n);

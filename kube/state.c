@@ -60,9 +60,18 @@ struct spod {
     unsigned gen;
 };
 
+/* A node's InternalIP, what a Prometheus instance label names: a table of
+ * its own, so that only nodes with one pay for it, and none of the
+ * per-node figures moves. */
+struct sip {
+    struct table_entry h; /* key: node name */
+    char ip[KUBE_IP_LEN];
+};
+
 struct kube_state {
     pthread_rwlock_t lock;
     struct table nodes, pods;
+    struct table ips; /* struct sip by node name */
     unsigned node_gen, pod_gen;
     bool pods_synced;         /* the first pod list is complete */
     bool pods_listing;        /* inside the first list: assignments are not placements */
@@ -118,6 +127,7 @@ void kube_state_free(struct kube_state *st)
         return;
     free_table(&st->pods, free);
     free_table(&st->nodes, free_node);
+    free_table(&st->ips, free);
     pthread_rwlock_destroy(&st->lock);
     free(st);
 }
@@ -217,6 +227,36 @@ void kube_state_nodes_begin(struct kube_state *st)
     pthread_rwlock_unlock(&st->lock);
 }
 
+/* Forgets node @name's InternalIP. Under the write lock. */
+static void ip_forget(struct kube_state *st, const char *name)
+{
+    struct table_entry *e = table_find(&st->ips, name);
+    if (e != NULL) {
+        table_unlink(&st->ips, e);
+        free(e);
+    }
+}
+
+/* Keeps @ip ("" or too long: none) as node @name's InternalIP. Under the
+ * write lock. Returns 0 or -ENOMEM. */
+static int ip_keep(struct kube_state *st, const char *name, const char *ip)
+{
+    if (ip == NULL || ip[0] == '\0' || strlen(ip) >= KUBE_IP_LEN) {
+        ip_forget(st, name); /* too long to be an IP: it could match nothing */
+        return 0;
+    }
+    struct sip *p = (struct sip *)(void *)table_find(&st->ips, name);
+    if (p == NULL) {
+        p = table_entry_new(sizeof(*p), name);
+        if (p == NULL || table_insert(&st->ips, &p->h) != 0) {
+            free(p);
+            return -ENOMEM;
+        }
+    }
+    memcpy(p->ip, ip, strlen(ip) + 1);
+    return 0;
+}
+
 void kube_state_nodes_end(struct kube_state *st)
 {
     pthread_rwlock_wrlock(&st->lock);
@@ -227,6 +267,7 @@ void kube_state_nodes_end(struct kube_state *st)
             struct snode *n = (struct snode *)(void *)e;
             if (n->present && n->gen != st->node_gen) {
                 n->present = false;
+                ip_forget(st, n->h.key);
                 node_maybe_drop(st, n);
             }
             e = next;
@@ -243,6 +284,8 @@ int kube_state_node_put(struct kube_state *st, const struct kube_node_info *info
     if (n == NULL)
         goto out_unlock;
     n->invalid = info->invalid;
+    if (ip_keep(st, info->name, info->internal_ip) != 0)
+        goto out_unlock;
     memcpy(n->alloc, info->alloc, sizeof(n->alloc));
     memcpy(n->annotation, info->annotation, sizeof(n->annotation));
     n->present = true;
@@ -257,6 +300,7 @@ void kube_state_node_delete(struct kube_state *st, const char *name)
 {
     pthread_rwlock_wrlock(&st->lock);
     struct snode *n = (struct snode *)(void *)table_find(&st->nodes, name);
+    ip_forget(st, name);
     if (n != NULL) {
         n->present = false;
         n->has_usage = false;
@@ -593,6 +637,24 @@ void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums
             const struct snode *n = (const struct snode *)(const void *)e;
             if (n->present)
                 score_spread_add(sums, n->req_real[SCORE_CPU], n->alloc[SCORE_CPU]);
+        }
+    }
+    pthread_rwlock_unlock(&st->lock);
+}
+
+void kube_state_each_node(struct kube_state *st,
+                          void (*fn)(void *ctx, const char *name, const char *internal_ip),
+                          void *ctx)
+{
+    pthread_rwlock_rdlock(&st->lock);
+    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
+        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
+            const struct snode *n = (const struct snode *)(const void *)e;
+            const struct sip *p =
+                n->present ? (const struct sip *)(const void *)table_find(&st->ips, n->h.key)
+                           : NULL;
+            if (n->present)
+                fn(ctx, n->h.key, p != NULL ? p->ip : "");
         }
     }
     pthread_rwlock_unlock(&st->lock);

@@ -29,9 +29,14 @@ struct kube_node_info {
     const char *name;
     int64_t alloc[SCORE_NRES];
     int64_t annotation[SCORE_NRES]; /* the configured used annotations, 0 when absent */
-    const char *invalid; /* why allocatable is unusable, or NULL: a static text (the state
-                            keeps the pointer, as the codec's reasons are) */
+    const char *invalid;     /* why allocatable is unusable, or NULL: a static text (the state
+                                keeps the pointer, as the codec's reasons are) */
+    const char *internal_ip; /* status.addresses' InternalIP, NULL or "" when none; copied
+(KUBE_IP_LEN at most, longer is none) */
 };
+
+/* The longest InternalIP kept, its NUL included (an IPv6 text is at most 45). */
+#define KUBE_IP_LEN 64
 
 /* A pod as far as the sums need it. */
 struct kube_pod_info {
@@ -162,6 +167,13 @@ void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums
 
 /* The Node objects known and the pods known (any phase, assigned or not),
  * for logs and /readyz. O(nodes). Thread-safe. */
+/* Calls @fn with the name and InternalIP ("" when none) of every node
+ * whose Node object is known, under the read lock: @fn copies what it
+ * needs and takes no lock of the state. Thread-safe. */
+void kube_state_each_node(struct kube_state *st,
+                          void (*fn)(void *ctx, const char *name, const char *internal_ip),
+                          void *ctx);
+
 void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods);
 
 #endif

@@ -93,6 +93,9 @@ int main(void)
     /* The connection policy (issue 23): idle, unread, uncertified and
      * stalled clients against kube-scheduler and the probe. */
     srunner_add_suite(sr, connection_policy_suite());
+    /* Prometheus as a usage provider (issue 22): its answers decoded. */
+    srunner_add_suite(sr, prom_vector_suite());
+    srunner_add_suite(sr, prometheus_config_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

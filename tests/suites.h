@@ -76,5 +76,7 @@ Suite *simulate_cli_suite(void);
 Suite *simulate_input_suite(void);
 Suite *sim_service_suite(void);
 Suite *rank_suite(void);
+Suite *prom_vector_suite(void);
+Suite *prometheus_config_suite(void);
 
 #endif

@@ -250,6 +250,12 @@ bool cluster_is_ready(struct cluster *cl, char *why, size_t n)
     else
         snprintf(why, n, "serving from cluster state");
     pthread_mutex_unlock(&cl->lock);
+    /* Ready either way; the usage provider's state is said beside it. */
+    char usage[ERR_LEN + 64];
+    cluster_usage_describe(cl->usage, usage, sizeof(usage));
+    size_t len = strlen(why);
+    if (ready && usage[0] != '\0' && len < n)
+        snprintf(why + len, n - len, "; %s", usage);
     return ready;
 }
 

@@ -6,6 +6,7 @@
 #include "base/arena.h"
 #include "base/err.h"
 #include "base/log.h"
+#include "server/codec/node_address.h"
 #include "server/codec/nodelist.h"
 #include "server/codec/pod.h"
 
@@ -43,7 +44,9 @@ int cluster_apply_node(struct kube_state *st, const struct cfg *c, enum kube_eve
     } else if (ev == KUBE_DELETED) {
         kube_state_node_delete(st, n.name);
     } else {
-        struct kube_node_info info = {.name = n.name, .invalid = n.invalid};
+        char ip[KUBE_IP_LEN];
+        codec_node_internal_ip(obj, ip, sizeof(ip)); /* "" when none */
+        struct kube_node_info info = {.name = n.name, .invalid = n.invalid, .internal_ip = ip};
         memcpy(info.alloc, n.res.alloc, sizeof(info.alloc));
         memcpy(info.annotation, n.res.used, sizeof(info.annotation));
         rc = kube_state_node_put(st, &info);

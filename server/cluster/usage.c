@@ -3,18 +3,23 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "base/heap.h"
 #include "base/log.h"
+#include "server/cluster/prom_usage.h"
 #include "server/codec/node_metrics.h"
 
 struct cluster_usage {
     struct kube_client *client;
     struct kube_state *state;
     struct cfg_live *live;
+    struct cluster_prom *prom; /* the Prometheus client, the thread's alone */
+    bool prom_polled;          /* the last round was Prometheus's (for the log) */
+    size_t prom_missing;       /* nodes the last Prometheus round had no series for */
     pthread_t thread;
     pthread_mutex_t lock; /* guards why, polled, errors and newest */
     char why[ERR_LEN];    /* the last poll's failure, "" when it worked */
@@ -57,7 +62,47 @@ void cluster_usage_rules(const struct cfg *c, struct kube_usage_rules *out)
     out->window_seconds = c->usage_window_seconds;
     memcpy(out->agg, c->usage_agg, sizeof(out->agg));
     out->min_samples = (size_t)c->usage_min_samples;
-    out->keep = kube_usage_keep(c->usage_window_seconds, c->metrics_interval_seconds);
+    out->keep = kube_usage_keep(c->usage_window_seconds, cfg_usage_interval(c));
+}
+
+/* Do @a and @b say the same but for their numbers? libcurl's messages
+ * carry the milliseconds a connect took ("after 0 ms"), which must not
+ * make every failed round a new state to log. */
+static bool same_error(const char *a, const char *b)
+{
+    for (;;) {
+        while (*a >= '0' && *a <= '9')
+            a++;
+        while (*b >= '0' && *b <= '9')
+            b++;
+        if (*a != *b)
+            return false;
+        if (*a == '\0')
+            return true;
+        a++;
+        b++;
+    }
+}
+
+/* A round's outcome: the error kept for the counts, logged once per
+ * change of state (or of the provider). */
+static void record(struct cluster_usage *u, const char *why, double newest, const char *source)
+{
+    bool prom = strcmp(source, "prometheus") == 0;
+    pthread_mutex_lock(&u->lock);
+    bool changed = !same_error(why, u->why) || (u->polled && prom != u->prom_polled);
+    memcpy(u->why, why, sizeof(u->why));
+    u->polled = true;
+    u->prom_polled = prom;
+    u->errors += why[0] != '\0';
+    if (newest > u->newest)
+        u->newest = newest;
+    pthread_mutex_unlock(&u->lock);
+    if (changed && why[0] != '\0')
+        LOG(LOG_WARN, "node metrics unavailable, usage goes stale", LOG_STR("source", source),
+            LOG_STR("error", why));
+    else if (changed)
+        LOG(LOG_INFO, "node metrics available", LOG_STR("source", source));
 }
 
 static void poll_once(struct cluster_usage *u, const struct kube_usage_rules *rules)
@@ -85,18 +130,28 @@ static void poll_once(struct cluster_usage *u, const struct kube_usage_rules *ru
         heap_trim();
     if (skipped > 0)
         LOG(LOG_DEBUG, "node metrics samples ignored", LOG_UINT("count", skipped));
-    pthread_mutex_lock(&u->lock);
-    bool changed = strcmp(why, u->why) != 0;
-    memcpy(u->why, why, sizeof(u->why));
-    u->polled = true;
-    u->errors += why[0] != '\0';
-    if (st.newest > u->newest)
-        u->newest = st.newest;
-    pthread_mutex_unlock(&u->lock);
-    if (changed && why[0] != '\0')
-        LOG(LOG_WARN, "node metrics unavailable, usage goes stale", LOG_STR("error", why));
-    else if (changed)
-        LOG(LOG_INFO, "node metrics available", LOG_STR("source", "metrics.k8s.io/v1beta1"));
+    record(u, why, st.newest, "metrics.k8s.io/v1beta1");
+}
+
+/* One Prometheus round (server/cluster/prom_usage.h). */
+static void prom_once(struct cluster_usage *u, const struct cfg *c,
+                      const struct kube_usage_rules *rules)
+{
+    char why[ERR_LEN] = "";
+    struct cluster_prom_round round;
+    if (cluster_prom_round(&u->prom, c, u->state, rules, &u->stop, &round, why) == 0 &&
+        round.missing != u->prom_missing) {
+        /* Logged when the count changes, not every round: a node absent
+         * for an hour is one line, and its usage is stale meanwhile. */
+        LOG(round.missing > 0 ? LOG_WARN : LOG_INFO,
+            round.missing > 0 ? "nodes without a Prometheus series, their usage goes stale"
+                              : "every node has its Prometheus series",
+            LOG_UINT("nodes", round.missing), LOG_UINT("stored", round.stored));
+        u->prom_missing = round.missing;
+    }
+    if (round.skipped > 0)
+        LOG(LOG_DEBUG, "Prometheus series ignored", LOG_UINT("count", round.skipped));
+    record(u, why, round.newest, "prometheus");
 }
 
 static void *usage_main(void *arg)
@@ -105,12 +160,25 @@ static void *usage_main(void *arg)
     while (!atomic_load(&u->stop)) {
         const struct cfg *c = cfg_live_acquire(u->live);
         bool needed = cluster_usage_needed(c);
-        int interval = c->metrics_interval_seconds;
+        int interval = cfg_usage_interval(c);
         struct kube_usage_rules rules;
         cluster_usage_rules(c, &rules);
+        bool prom = c->usage_prometheus;
+        /* Prometheus's round reads its queries and options from c, so it
+         * holds the reference (a reload's new configuration serves
+         * requests meanwhile; the next round reads it). */
+        if (needed && prom)
+            prom_once(u, c, &rules);
         cfg_live_release(c);
-        if (needed)
+        if (needed && !prom)
             poll_once(u, &rules);
+        if (!needed) {
+            /* Nothing reads usage now: nothing to report on /readyz. */
+            pthread_mutex_lock(&u->lock);
+            u->polled = false;
+            u->why[0] = '\0';
+            pthread_mutex_unlock(&u->lock);
+        }
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_sec += needed ? interval : 1;
@@ -165,6 +233,21 @@ void cluster_usage_counts(struct cluster_usage *u, unsigned long long *errors, d
     pthread_mutex_unlock(&u->lock);
 }
 
+void cluster_usage_describe(struct cluster_usage *u, char *out, size_t n)
+{
+    if (u == NULL) {
+        snprintf(out, n, "%s", "");
+        return;
+    }
+    pthread_mutex_lock(&u->lock);
+    if (!u->polled)
+        snprintf(out, n, "%s", "");
+    else
+        snprintf(out, n, "usage from %s: %s", u->prom_polled ? "prometheus" : "metrics.k8s.io",
+                 u->why[0] != '\0' ? u->why : "ok");
+    pthread_mutex_unlock(&u->lock);
+}
+
 void cluster_usage_stop(struct cluster_usage *u)
 {
     if (u == NULL)
@@ -177,5 +260,6 @@ void cluster_usage_stop(struct cluster_usage *u)
     pthread_cond_destroy(&u->stop_cond);
     pthread_mutex_destroy(&u->stop_lock);
     pthread_mutex_destroy(&u->lock);
+    cluster_prom_free(u->prom);
     free(u);
 }

@@ -1,7 +1,9 @@
 /*
- * The metrics.k8s.io poller: while a used source is usage or max, every
- * metricsIntervalSeconds it lists the nodes' usage samples and stores them
- * in the state. One thread; its health goes to /readyz's neighbours (the
+ * The usage poller: while a used source is usage or max, every
+ * metricsIntervalSeconds it lists the nodes' usage samples from
+ * metrics.k8s.io, or with usageProvider prometheus every
+ * prometheusIntervalSeconds runs a Prometheus round (prom_usage.h), and
+ * stores them in the state. One thread; its health goes to /readyz's neighbours (the
  * log) and the wait of `rank`.
  */
 #ifndef SERVER_CLUSTER_USAGE_H
@@ -36,6 +38,12 @@ bool cluster_usage_polled(struct cluster_usage *u);
 /* Failed polls so far, and the timestamp (wall seconds) of the newest
  * sample stored, 0 before the first. Thread-safe. */
 void cluster_usage_counts(struct cluster_usage *u, unsigned long long *errors, double *newest);
+
+/* "usage from prometheus: ok" or "usage from metrics.k8s.io: <the last
+ * round's error>", or "" before the first round: what /readyz adds to its
+ * reason (a failing provider leaves the service ready: stalePolicy
+ * decides what stale usage means). Thread-safe. */
+void cluster_usage_describe(struct cluster_usage *u, char *out, size_t n);
 
 /* Stops and joins the thread, frees @u (NULL is fine). */
 void cluster_usage_stop(struct cluster_usage *u);
