@@ -248,3 +248,67 @@ audit_since() {
     tail -n +"$(($1 + 1))" "$K8S_AUDIT_LOG" |
         jq -c "select(.stage == \"ResponseComplete\") | select($2)" 2>/dev/null
 }
+
+# ---- the kubelet stand-in (tests/cluster/kubelet-standin, README.md
+# "The metrics pipeline") ----
+#
+# Nodes here have no kubelet; the stand-in serves each one's
+# /metrics/resource over HTTPS on its own loopback port, with the usage the
+# test writes. Also used by bench-placement: keep these names and
+# arguments.
+
+# shellcheck source=tests/cluster/metrics_server.sh
+. "$(dirname "${BASH_SOURCE[0]}")/metrics_server.sh"
+
+declare -A KUBELET_STANDIN_PORT=() # node name -> its stand-in's port
+KUBELET_STANDIN_DIR=""             # where the usage files are (DIR/usage)
+
+# k8s_kubelet_standin_start DIR NODE...: builds the stand-in unless cached
+# and starts one process (K8S_PIDS[kubelet-standin], stopped by its pid)
+# serving NODE... on 127.0.0.1, each on a free port
+# (KUBELET_STANDIN_PORT[NODE]), with a serving certificate for 127.0.0.1
+# from the test CA ($K8S_PKI/ca.crt). Usage files: DIR/usage/NODE
+# (kubelet_usage writes them). Returns when every listener is bound.
+k8s_kubelet_standin_start() {
+    local dir=$1 n
+    shift
+    ms_build || return 1
+    mkdir -p "$dir/usage" || return 1
+    KUBELET_STANDIN_DIR=$dir
+    [ -f "$K8S_PKI/kubelet-standin.crt" ] ||
+        (cd "$K8S_PKI" && k8s_leaf_cert kubelet-standin "/CN=kubelet-standin" "subjectAltName=IP:127.0.0.1,DNS:localhost
+extendedKeyUsage=serverAuth
+keyUsage=critical,digitalSignature,keyEncipherment") || return 1
+    : >"$dir/nodes"
+    for n in "$@"; do
+        KUBELET_STANDIN_PORT[$n]=$(k8s_free_port) || return 1
+        echo "$n 127.0.0.1:${KUBELET_STANDIN_PORT[$n]}" >>"$dir/nodes"
+    done
+    rm -f "$dir/pid"
+    k8s_run kubelet-standin "$KUBELET_STANDIN" --cert "$K8S_PKI/kubelet-standin.crt" \
+        --key "$K8S_PKI/kubelet-standin.key" --usage-dir "$dir/usage" --nodes-file "$dir/nodes" \
+        --pid-file "$dir/pid"
+    K8S_WAIT_ALIVE=kubelet-standin k8s_wait 30 "kubelet-standin listening" test -s "$dir/pid" ||
+        { tail -n 5 "$K8S_DIR/logs/kubelet-standin.log" >&2; return 1; }
+}
+
+# kubelet_usage NODE CORES BYTES: what NODE's stand-in reports from its
+# next scrape on (written whole, then renamed: a scrape never reads half a
+# line). CORES is a decimal number of cores, BYTES an integer.
+kubelet_usage() {
+    printf '%s %s\n' "$2" "$3" >"$KUBELET_STANDIN_DIR/usage/.$1.tmp" &&
+        mv "$KUBELET_STANDIN_DIR/usage/.$1.tmp" "$KUBELET_STANDIN_DIR/usage/$1"
+}
+
+# mk_kubelet_node NAME CPU MEMORY [LABELS-JSON]: mk_node, then the status a
+# kubelet reports for where it listens (through the status subresource):
+# InternalIP 127.0.0.1 and daemonEndpoints.kubeletEndpoint.Port, the
+# stand-in's port for NAME (k8s_kubelet_standin_start first).
+mk_kubelet_node() {
+    local port=${KUBELET_STANDIN_PORT[$1]:-}
+    [ -n "$port" ] || { fail "mk_kubelet_node $1: no kubelet stand-in serves it"; return 1; }
+    mk_node "$@" || return 1
+    CT=application/merge-patch+json must PATCH "/api/v1/nodes/$1/status" "{\"status\":{
+        \"addresses\":[{\"type\":\"InternalIP\",\"address\":\"127.0.0.1\"},{\"type\":\"Hostname\",\"address\":\"$1\"}],
+        \"daemonEndpoints\":{\"kubeletEndpoint\":{\"Port\":$port}}}}" 200
+}
