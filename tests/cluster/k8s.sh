@@ -175,6 +175,17 @@ keyUsage=critical,digitalSignature,keyEncipherment"
 keyUsage=critical,digitalSignature,keyEncipherment"
         openssl genrsa -out sa.key 2048 2>/dev/null
         openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+        # The aggregation layer's: a CA of its own (as kubeadm makes
+        # front-proxy-ca) and the client certificate kube-apiserver shows
+        # an aggregated API server (metrics-server) when it proxies to it.
+        mkdir -p front-proxy
+        cd front-proxy
+        openssl genrsa -out ca.key 2048 2>/dev/null
+        openssl req -x509 -new -key ca.key -subj "/CN=cpu-extender-test-front-proxy-ca" -days 2 \
+            -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
+            -out ca.crt 2>/dev/null
+        k8s_leaf_cert client "/CN=front-proxy-client" "extendedKeyUsage=clientAuth
+keyUsage=critical,digitalSignature,keyEncipherment"
     ) || k8s_die "making certificates in $d failed"
     k8s_kubeconfig "$K8S_ADMIN_KUBECONFIG" \
         "client-certificate: $d/admin.crt" "client-key: $d/admin.key"
@@ -323,6 +334,14 @@ k8s_start_apiserver() {
 
 k8s_start_apiserver_once() {
     [ -f "$K8S_DIR/audit-policy.yaml" ] || k8s_audit_policy
+    # The aggregation layer (--requestheader-*, --proxy-client-*): what
+    # metrics-server behind an APIService needs (t_metrics_pipeline.sh).
+    # Not --enable-aggregator-routing: it proxies to the Service's
+    # endpoints, and both Endpoints and EndpointSlices refuse a loopback
+    # address ("may not be in the loopback range"); without it the API
+    # server goes to the Service's cluster IP (nothing routes one here: no
+    # kube-proxy) or, for an ExternalName Service, to that name, which is
+    # what metrics_server.sh registers (ExternalName 127.0.0.1).
     # 1.20: --insecure-port=0 turns off its unauthenticated port; the flag
     # is gone since 1.24.
     # Newer releases refuse a loopback advertise address for the endpoint
@@ -341,6 +360,13 @@ k8s_start_apiserver_once() {
         --service-account-signing-key-file="$K8S_PKI/sa.key" \
         --service-cluster-ip-range=10.96.0.0/24 \
         --authorization-mode=Node,RBAC \
+        --requestheader-client-ca-file="$K8S_PKI/front-proxy/ca.crt" \
+        --requestheader-allowed-names=front-proxy-client \
+        --requestheader-username-headers=X-Remote-User \
+        --requestheader-group-headers=X-Remote-Group \
+        --requestheader-extra-headers-prefix=X-Remote-Extra- \
+        --proxy-client-cert-file="$K8S_PKI/front-proxy/client.crt" \
+        --proxy-client-key-file="$K8S_PKI/front-proxy/client.key" \
         --audit-policy-file="$K8S_DIR/audit-policy.yaml" --audit-log-path="$K8S_AUDIT_LOG" \
         --profiling=false --v=1 "$@"
     K8S_WAIT_ALIVE=kube-apiserver k8s_wait 60 "kube-apiserver /readyz on port $K8S_API_PORT" k8s_ready

@@ -138,6 +138,7 @@ ALL_TESTS=(
     t_scheduler_preempt@25-
     t_scheduler_preempt_drops@25-
     t_simulate_agrees@37-
+    t_metrics_pipeline
 )
 declare -A TEST_NEEDS=(
     [t_scheduler_v1_shipped]="the shipped file is kubescheduler.config.k8s.io/v1, read since 1.25 (1.20 reads up to v1beta1)"

@@ -21,6 +21,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
+	"math/bits"
 	"net"
 	"net/http"
 	"os"
@@ -36,15 +38,20 @@ import (
 // drops a node whose cumulative CPU is 0 ("Failed getting complete node
 // metric"), which would hide an idle node for its whole life. The rate it
 // computes does not depend on the start.
-const bootCPUSeconds = 1.0
+const bootCPUNanos = 1_000_000_000
 
 type node struct {
 	name string
 	addr string
 
-	mu      sync.Mutex
-	cpuSecs float64   // the cumulative counter, core-seconds
-	last    time.Time // when cpuSecs was last advanced
+	// The counter is whole nanoseconds of CPU, advanced by the same
+	// millisecond timestamps the scrape reports: metrics-server's rate
+	// (difference of counters over difference of timestamps) is then the
+	// file's cores exactly, with no drift from the clock between reading
+	// the time and formatting it.
+	mu       sync.Mutex
+	cpuNanos uint64 // the cumulative counter
+	lastMs   int64  // the timestamp (ms) it was last advanced to
 }
 
 type standin struct {
@@ -52,7 +59,7 @@ type standin struct {
 }
 
 // readUsage reads DIR/NODE: cores and bytes; a missing file is 0 and 0.
-func (s *standin) readUsage(name string) (float64, uint64, error) {
+func (s *standin) readUsage(name string) (uint64, uint64, error) {
 	b, err := os.ReadFile(s.usageDir + "/" + name)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, 0, nil
@@ -66,13 +73,13 @@ func (s *standin) readUsage(name string) (float64, uint64, error) {
 	}
 	cores, err := strconv.ParseFloat(f[0], 64)
 	if err != nil || cores < 0 || cores != cores || cores > 1e6 {
-		return 0, 0, fmt.Errorf("%s/%s: CPU_CORES %q is not a number of cores >= 0", s.usageDir, name, f[0])
+		return 0, 0, fmt.Errorf("%s/%s: CPU_CORES %q is not a number of cores from 0 to 1e6", s.usageDir, name, f[0])
 	}
 	mem, err := strconv.ParseUint(f[1], 10, 64)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s/%s: MEMORY_BYTES %q is not an integer >= 0", s.usageDir, name, f[1])
 	}
-	return cores, mem, nil
+	return uint64(math.Round(cores * 1e9)), mem, nil
 }
 
 // The text format of the kubelet's /metrics/resource (k8s.io/kubernetes
@@ -83,10 +90,9 @@ func (s *standin) readUsage(name string) (float64, uint64, error) {
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 func (s *standin) metrics(n *node) string {
-	cores, mem, err := s.readUsage(n.name)
+	nanocores, mem, err := s.readUsage(n.name)
 	var b strings.Builder
-	now := time.Now()
-	ms := now.UnixMilli()
+	ms := time.Now().UnixMilli()
 	if err != nil {
 		// As a kubelet that could not get its stats: only the error gauge.
 		fmt.Fprintf(os.Stderr, "kubelet-standin: node %s: %v\n", n.name, err)
@@ -96,9 +102,17 @@ func (s *standin) metrics(n *node) string {
 		return b.String()
 	}
 	n.mu.Lock()
-	n.cpuSecs += cores * now.Sub(n.last).Seconds()
-	n.last = now
-	cpu := n.cpuSecs
+	if ms > n.lastMs {
+		// nanocores × ms / 1000 in 128 bits: no overflow for any file.
+		hi, lo := bits.Mul64(nanocores, uint64(ms-n.lastMs))
+		if hi < 1000 {
+			q, _ := bits.Div64(hi, lo, 1000)
+			n.cpuNanos += q
+		}
+		n.lastMs = ms
+	}
+	cpu := float64(n.cpuNanos) / 1e9
+	ms = n.lastMs // never a timestamp older than the counter's
 	n.mu.Unlock()
 	b.WriteString("# HELP node_cpu_usage_seconds_total [STABLE] Cumulative cpu time consumed by the node in core-seconds\n")
 	b.WriteString("# TYPE node_cpu_usage_seconds_total counter\n")
@@ -152,7 +166,7 @@ func readNodes(path string) ([]*node, error) {
 			return nil, fmt.Errorf("%s:%d: node %s named twice", path, i+1, f[0])
 		}
 		seen[f[0]] = true
-		nodes = append(nodes, &node{name: f[0], addr: f[1], cpuSecs: bootCPUSeconds, last: start})
+		nodes = append(nodes, &node{name: f[0], addr: f[1], cpuNanos: bootCPUNanos, lastMs: start.UnixMilli()})
 	}
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("%s: no nodes", path)
