@@ -243,7 +243,7 @@ ms_hottest() {
     api GET /apis/metrics.k8s.io/v1beta1/nodes
     jq -r '.items[] | .usage.cpu' <<<"$RESP" | awk '
         /n$/ { v = substr($0, 1, length($0) - 1) / 1e6 } /u$/ { v = substr($0, 1, length($0) - 1) / 1e3 }
-        /m$/ { v = substr($0, 1, length($0) - 1) } /^[0-9.]+$/ { v = $0 * 1000 }
+        /m$/ { v = substr($0, 1, length($0) - 1) + 0 } /^[0-9.]+$/ { v = $0 * 1000 }
         { if (v > m) m = v } END { printf "%.1f\n", m * 100 / 8000 }'
 }
 
