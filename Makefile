@@ -212,7 +212,7 @@ bench-scheduler: deps
 # not their pods' requests, without the extender and with it on requests,
 # usage, a usage window, target and a usage threshold, on the newest release
 # of K8S_VERSIONS with the real metrics-server (tests/cluster's pipeline).
-# About 20 minutes; prints the table, writes build/bench/placement.md and
+# About 22 minutes (measured); prints the table, writes build/bench/placement.md and
 # puts it in docs/performance.md's "Placement quality" (bench/placement_doc.sh).
 bench-placement: deps
 	$(MAKE) all $(B)/cluster-yaml2json
