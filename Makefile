@@ -13,6 +13,8 @@
 #   make soak       10 minutes at 80 % of capacity with reloads and scrapes (bench/soak.sh)
 #   make bench-scheduler  kube-scheduler's pods/s (1.37.2 and 1.20.2) with and without the
 #                   extender on tests/cluster's control plane (bench/scheduler.sh)
+#   make bench-placement  how hot kube-scheduler leaves the nodes, with and without the
+#                   extender on usage, with the real metrics-server (bench/placement.sh)
 #   make build/release/bench-sim   the simulation engine's driver (bench/sim_engine.c)
 #   make test-oracle  scoring/ against Kubernetes v1.37.2's own code, 1 000 000 random
 #                   cases (tests/oracle; Go 1.26 at /usr/local/go, test-only;
@@ -71,7 +73,7 @@ CLUSTER_TOOLS = $(B)/cluster-informer-probe $(B)/cluster-yaml2json
 
 .PHONY: all run test test-one test-cluster fixtures-check check lint lint-deps install clean deps test-deps bench soak \
         manifests \
-        bench-scheduler test-oracle \
+        bench-scheduler bench-placement test-oracle \
         screenshot image test-image test-monitoring test-ship ship-deps
 
 all: $(BIN)
@@ -210,6 +212,17 @@ bench-scheduler: deps
 	$(MAKE) all $(B)/cluster-yaml2json
 	for v in $(K8S_VERSIONS); do K8S_VERSION=$$v bench/scheduler.sh $(B) || exit 1; done
 	bench/scheduler_doc.sh $(K8S_VERSIONS)
+
+# Placement quality: how hot kube-scheduler leaves 50 nodes whose usage is
+# not their pods' requests, without the extender and with it on requests,
+# usage, a usage window, target and a usage threshold, on the newest release
+# of K8S_VERSIONS with the real metrics-server (tests/cluster's pipeline).
+# About 22 minutes (measured); prints the table, writes build/bench/placement.md and
+# puts it in docs/performance.md's "Placement quality" (bench/placement_doc.sh).
+bench-placement: deps
+	$(MAKE) all $(B)/cluster-yaml2json
+	K8S_VERSION=$(firstword $(K8S_VERSIONS)) bench/placement.sh $(B)
+	bench/placement_doc.sh
 
 # docs/debug-page.png: the /debug page after the README's examples, and
 # docs/simulate-page.png: simulate --html on examples/cluster; by hand.

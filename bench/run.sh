@@ -592,6 +592,7 @@ target "simulate: max RSS ≤ 2 × the input size" \
     "$sim_rss_ratio × ($sim_rss MiB for $sim_input_mib MiB)" "$(ok holds "$sim_rss_ratio" le 2)" ""
 
 sed -n '/^<!-- bench-scheduler: begin/,/^<!-- bench-scheduler: end -->$/p' "$out" >"$tmp/scheduler-section" 2>/dev/null || true
+sed -n '/^<!-- bench-placement: begin/,/^<!-- bench-placement: end -->$/p' "$out" >"$tmp/placement-section" 2>/dev/null || true
 {
     cat <<EOF
 # Performance
@@ -723,6 +724,12 @@ EOF
     if [ -s "$tmp/scheduler-section" ]; then
         echo
         cat "$tmp/scheduler-section"
+    fi
+    # Placement quality, written by make bench-placement
+    # (bench/placement_doc.sh): kept the same way.
+    if [ -s "$tmp/placement-section" ]; then
+        echo
+        cat "$tmp/placement-section"
     fi
 } >"$out"
 echo "wrote $out" >&2
