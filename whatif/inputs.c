@@ -323,7 +323,7 @@ int whatif_nodes_from_files(const struct cfg *cfg, const char *nodes_path,
 }
 
 /* With a used source on usage, waits until every node of @out has a
- * metrics.k8s.io sample in the state, a poll fails, or a poll interval and
+ * usage sample (metrics.k8s.io or Prometheus) in the state, a poll fails, or a poll interval and
  * 5 s have passed: a one-shot tool started a moment ago would otherwise
  * score every node stale. Says on stderr when some have none. */
 static void await_usage(const struct cfg *cfg, struct cluster *cl, const struct whatif_nodes *out)
@@ -333,7 +333,7 @@ static void await_usage(const struct cfg *cfg, struct cluster *cl, const struct 
     if (!cluster_usage_needed(cfg))
         return;
     cluster_counts(cl, &k0);
-    for (int i = 0; i < (cfg->metrics_interval_seconds + 5) * 20; i++) {
+    for (int i = 0; i < (cfg_usage_interval(cfg) + 5) * 20; i++) {
         double now = clock_wall();
         with = usable = 0;
         for (size_t j = 0; j < out->n; j++) {
@@ -353,9 +353,10 @@ static void await_usage(const struct cfg *cfg, struct cluster *cl, const struct 
     }
     if (with < out->n)
         fprintf(stderr,
-                "cpu-extender: %zu of %zu nodes have no metrics.k8s.io sample yet: their usage "
+                "cpu-extender: %zu of %zu nodes have no %s sample yet: their usage "
                 "is stale (stalePolicy %s)\n",
-                out->n - with, out->n, score_stale_policy_name(cfg->stale_policy));
+                out->n - with, out->n, cfg->usage_prometheus ? "Prometheus" : "metrics.k8s.io",
+                score_stale_policy_name(cfg->stale_policy));
     else if (usable < out->n)
         /* A one-shot tool does not wait usageMinSamples intervals. */
         fprintf(stderr,
