@@ -372,6 +372,11 @@ int cfg_usage_interval(const struct cfg *c)
     return c->usage_prometheus ? c->prometheus_interval_seconds : c->metrics_interval_seconds;
 }
 
+static bool blank(const char *s)
+{
+    return s[strspn(s, " \t")] == '\0';
+}
+
 /* usageProvider and the Prometheus options it needs. */
 static int validate_prometheus(struct cfg *c, char *err)
 {
@@ -391,6 +396,19 @@ static int validate_prometheus(struct cfg *c, char *err)
                 nm.name[0], u);
         return -EINVAL;
     }
+    /* A password in the URL would be in every log line, error and
+     * /readyz reason that names the URL. ('?' and '#' are refused with
+     * the option's characters.) */
+    const char *host = u + (http ? 7 : 8), *slash = strchr(host, '/');
+    size_t authority = slash != NULL ? (size_t)(slash - host) : strlen(host);
+    if (u[0] != '\0' && memchr(host, '@', authority) != NULL) {
+        name_opts(c, "prometheus-url", NULL, &nm);
+        err_set(err,
+                "%s%s: want no user or password in the URL (a token goes in "
+                "prometheusBearerTokenFile)",
+                nm.prefix, nm.name[0]);
+        return -EINVAL;
+    }
     if (c->usage_prometheus && u[0] == '\0') {
         name_opts(c, "usage-provider", "prometheus-url", &nm);
         err_set(err, "%s%s prometheus needs %s (the Prometheus HTTP API's base URL)", nm.prefix,
@@ -398,7 +416,7 @@ static int validate_prometheus(struct cfg *c, char *err)
         return -EINVAL;
     }
     if (c->usage_prometheus &&
-        (c->prometheus_cpu_query[0] == '\0' || c->prometheus_memory_query[0] == '\0')) {
+        (blank(c->prometheus_cpu_query) || blank(c->prometheus_memory_query))) {
         name_opts(c, "prometheus-cpu-query", "prometheus-memory-query", &nm);
         err_set(err, "%s%s and %s must not be empty with usage-provider prometheus", nm.prefix,
                 nm.name[0], nm.name[1]);

@@ -495,6 +495,19 @@ int kube_state_usage_put(struct kube_state *st, const char *node, const int64_t 
     return rc;
 }
 
+void kube_state_usage_forget(struct kube_state *st)
+{
+    pthread_rwlock_wrlock(&st->lock);
+    for (size_t i = 0; i < st->nodes.n_buckets; i++)
+        for (struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
+            struct snode *n = (struct snode *)(void *)e;
+            n->n_hist = 0;
+            n->usage_samples = 0;
+            n->has_usage = false;
+        }
+    pthread_rwlock_unlock(&st->lock);
+}
+
 void kube_state_pods_health(struct kube_state *st, bool in_sync, double now)
 {
     pthread_rwlock_wrlock(&st->lock);
@@ -505,13 +518,14 @@ void kube_state_pods_health(struct kube_state *st, bool in_sync, double now)
     pthread_rwlock_unlock(&st->lock);
 }
 
-/* What the state knows of node @n at @now into *@out. Under the lock. */
 /* Whether a pod placed at @at is still in flight at @now: recent, and
  * after the usage sample's window began. */
 static bool in_flight(double at, double now, int in_flight_seconds, double window_start)
 {
     return !(at <= 0 || now - at >= in_flight_seconds || at <= window_start);
 }
+
+/* What the state knows of node @n at @now into *@out. Under the lock. */
 
 static void view_of(const struct kube_state *st, const struct snode *n, double now,
                     int in_flight_seconds, struct kube_node_view *out)

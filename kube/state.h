@@ -134,6 +134,10 @@ size_t kube_usage_keep(int window_seconds, int interval_seconds);
 int kube_state_usage_put(struct kube_state *st, const char *node, const int64_t usage[SCORE_NRES],
                          double timestamp, double window, const struct kube_usage_rules *rules);
 
+/* Empties every node's usage history: each is stale until it holds
+ * usageMinSamples new samples (the samples held no longer mean usage). */
+void kube_state_usage_forget(struct kube_state *st);
+
 /* Watch health of the pod informer: in sync (true) or broken since @now. */
 void kube_state_pods_health(struct kube_state *st, bool in_sync, double now);
 
@@ -165,8 +169,6 @@ int kube_state_pod_request(struct kube_state *st, const char *uid, const char *n
  * and allocatable to @sums: the placement-quality gauge. Thread-safe. */
 void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums);
 
-/* The Node objects known and the pods known (any phase, assigned or not),
- * for logs and /readyz. O(nodes). Thread-safe. */
 /* Calls @fn with the name and InternalIP ("" when none) of every node
  * whose Node object is known, under the read lock: @fn copies what it
  * needs and takes no lock of the state. Thread-safe. */
@@ -174,6 +176,8 @@ void kube_state_each_node(struct kube_state *st,
                           void (*fn)(void *ctx, const char *name, const char *internal_ip),
                           void *ctx);
 
+/* The Node objects known and the pods known (any phase, assigned or not),
+ * for logs and /readyz. O(nodes). Thread-safe. */
 void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods);
 
 #endif

@@ -1,5 +1,6 @@
 #include "server/cluster/prom_usage.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 struct cluster_prom {
     struct kube_client *client;
     char made_of[6 * CFG_STR_LEN]; /* the options the client was made from */
+    int asked;                     /* the resources queried last round, a bit each; -1: none */
 };
 
 /* The options the client depends on, joined: a change makes a new one. */
@@ -28,6 +30,7 @@ static int client_for(struct cluster_prom **pp, const struct cfg *c, char *why)
     client_key(c, key, sizeof(key));
     if (*pp != NULL && strcmp((*pp)->made_of, key) == 0)
         return 0;
+    int asked = *pp != NULL ? (*pp)->asked : -1; /* outlives the client */
     cluster_prom_free(*pp);
     *pp = calloc(1, sizeof(**pp));
     if (*pp == NULL) {
@@ -55,6 +58,7 @@ static int client_for(struct cluster_prom **pp, const struct cfg *c, char *why)
         return rc;
     }
     memcpy((*pp)->made_of, key, sizeof(key));
+    (*pp)->asked = asked;
     return 0;
 }
 
@@ -78,8 +82,16 @@ struct pnode {
 
 struct nodes {
     struct table t;
+    /* With by_ip, the nodes by name too: kube-prometheus relabels
+     * node-exporter's instance to the node's name. */
+    struct table names;
     bool by_ip;
     bool no_memory;
+};
+
+struct alias {
+    struct table_entry h; /* key: the node's name */
+    struct pnode *p;
 };
 
 static void add_node(void *ctx, const char *name, const char *ip)
@@ -106,20 +118,36 @@ static void add_node(void *ctx, const char *name, const char *ip)
     if (table_insert(&ns->t, &p->h) != 0) {
         free(p);
         ns->no_memory = true;
+        return;
+    }
+    if (ns->by_ip) {
+        struct alias *al = table_entry_new(sizeof(*al), name);
+        if (al == NULL || table_insert(&ns->names, &al->h) != 0) {
+            free(al);
+            ns->no_memory = true;
+            return;
+        }
+        al->p = p;
     }
 }
 
-static void free_nodes(struct nodes *ns)
+static void free_table(struct table *t)
 {
-    for (size_t i = 0; i < ns->t.n_buckets; i++) {
-        struct table_entry *e = ns->t.buckets[i];
+    for (size_t i = 0; i < t->n_buckets; i++) {
+        struct table_entry *e = t->buckets[i];
         while (e != NULL) {
             struct table_entry *next = e->next;
             free(e);
             e = next;
         }
     }
-    table_release(&ns->t);
+    table_release(t);
+}
+
+static void free_nodes(struct nodes *ns)
+{
+    free_table(&ns->t);
+    free_table(&ns->names);
 }
 
 /* "10.0.0.1:9100" -> "10.0.0.1", "[fd00::1]:9100" -> "fd00::1"; a value
@@ -159,6 +187,13 @@ static void on_series(void *ctx, const struct codec_prom_sample *s)
         key = ip;
     }
     struct pnode *p = (struct pnode *)(void *)table_find(&a->ns->t, key);
+    unsigned char bin[sizeof(struct in6_addr)];
+    if (p == NULL && a->ns->by_ip && inet_pton(AF_INET, ip, bin) != 1 &&
+        inet_pton(AF_INET6, ip, bin) != 1) {
+        /* not an address: an instance relabelled to the node's name */
+        const struct alias *al = (const struct alias *)(const void *)table_find(&a->ns->names, ip);
+        p = al != NULL ? al->p : NULL;
+    }
     if (p == NULL) {
         a->unknown++;
         return;
@@ -252,6 +287,13 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
         err_set(why, "out of memory");
         return -ENOMEM;
     }
+    /* A resource not asked for is 0 in the samples (below): when a reload
+     * asks for it, those zeros must not read as its usage. The histories
+     * start again, stale until usageMinSamples. */
+    int asked = (needs(c, SCORE_CPU) ? 1 : 0) | (needs(c, SCORE_MEMORY) ? 2 : 0);
+    if ((*pp)->asked >= 0 && (*pp)->asked != asked)
+        kube_state_usage_forget(st);
+    (*pp)->asked = asked;
     struct answer a = {.ns = &ns};
     const char *q[SCORE_NRES] = {c->prometheus_cpu_query, c->prometheus_memory_query};
     /* A resource scored from requests is not asked for: its query may be
@@ -276,7 +318,12 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
             }
             /* A resource not asked for is 0 in the sample and never read:
              * the used source of that resource is not usage. */
-            if (kube_state_usage_put(st, p->name, p->value, taken, 0, rules) == 0) {
+            /* What an answer covers is unknown (the query's range, [2m]
+             * by default, plus the scrape's lag): a placement counts in
+             * flight its whole inFlightSeconds, never cut short by a
+             * sample taken to include it. */
+            if (kube_state_usage_put(st, p->name, p->value, taken, c->in_flight_seconds, rules) ==
+                0) {
                 out->stored++;
                 out->newest = taken;
             }

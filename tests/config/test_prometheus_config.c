@@ -102,6 +102,12 @@ START_TEST(prometheus_refused_with_the_option_named)
         {"{\"prometheusURL\":\"http://\"}", "want http://HOST"},
         {"{\"prometheusURL\":\"https:///x\"}", "want http://HOST"},
         {"{\"prometheusURL\":\"127.0.0.1:9090\"}", "want http://HOST"},
+        /* a password would be in every log line naming the URL */
+        {"{\"prometheusURL\":\"http://u:secret@prom:9090/\"}", "want no user or password"},
+        {"{\"prometheusURL\":\"http://prom:9090/?x=1\"}", "'?' or '#'"},
+        {"{\"usageProvider\":\"prometheus\",\"prometheusURL\":\"http://a\","
+         "\"prometheusMemoryQuery\":\"   \"}",
+         "must not be empty"},
         {"{\"prometheusNodeLabel\":\"9node\"}", "prometheusNodeLabel"},
         {"{\"prometheusNodeLabel\":\"node-name\"}", "prometheusNodeLabel"},
         {"{\"prometheusNodeLabel\":\"\"}", "prometheusNodeLabel"},

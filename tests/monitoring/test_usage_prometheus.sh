@@ -36,6 +36,10 @@ cleanup() {
     [ -n "${KEEP_WORK:-}" ] && echo "kept $work" >&2 || rm -rf "$work"
 }
 trap cleanup EXIT
+# forget PID: it was stopped and waited for; the EXIT trap must not signal
+# its number again (the kernel may have given it to another process).
+# shellcheck disable=SC2086 # the pids, one word each
+forget() { pids=$(printf ' %s ' $pids | sed "s/ $1 / /g"); }
 # A signal ends the script (the EXIT trap then stops what it started).
 trap 'exit 1' HUP INT TERM
 pass=0
@@ -157,6 +161,7 @@ start_extender() {
 }
 stop_extender() {
     if kill "$ext_pid" 2>/dev/null; then wait "$ext_pid" 2>/dev/null || true; fi
+    forget "$ext_pid"
 }
 pod='{"metadata":{"name":"p","namespace":"default","uid":"u-1"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}}'
 # prioritize: the HostPriorityList of the three nodes.
@@ -309,6 +314,7 @@ same "default queries: node-2's memory used" "$(decided node-2 memory.used)" 322
 # Prometheus stopped (by its pid) under the running extender: stale once
 # usageMaxAgeSeconds pass without a sample, never 0; logged once.
 kill "$prom" && wait "$prom" 2>/dev/null || true
+forget "$prom"
 wait_for node-2 cpu.usedOutcome fell-back
 same "Prometheus stopped: node-2 outcome" "$(decided node-2 cpu.usedOutcome)" fell-back
 same "Prometheus stopped: node-2 used from" "$(decided node-2 cpu.usedFrom)" requests
