@@ -100,4 +100,8 @@ void table_unlink(struct table *t, const struct table_entry *e);
  * or handed on. */
 void table_release(struct table *t);
 
+/* Frees every entry of a growing table with @free_entry (free() when
+ * NULL), then its buckets. */
+void table_free_all(struct table *t, void (*free_entry)(void *));
+
 #endif

@@ -43,11 +43,6 @@ static int fail_at(const struct parse *p, const yaml_node_t *at, const char *fmt
     return -EINVAL;
 }
 
-static const char *text_of(const yaml_node_t *n)
-{
-    return n != NULL && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
 static const yaml_node_t *get(struct parse *p, const yaml_node_t *map, const char *key)
 {
     return cfg_yaml_get(&p->doc, map, key);
@@ -59,7 +54,7 @@ static bool is_true(const yaml_node_t *n)
 {
     static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES",
                                       "on",   "On",   "ON",   "y",   "Y"};
-    const char *t = text_of(n);
+    const char *t = cfg_yaml_text(n);
     for (size_t i = 0; t != NULL && i < sizeof(yes) / sizeof(yes[0]); i++)
         if (strcmp(t, yes[i]) == 0)
             return true;
@@ -98,7 +93,7 @@ static int targets(struct parse *p, const yaml_node_t *map, struct cfg_deschedul
         const yaml_node_t *v = get(p, map, score_resource_name((enum score_resource)r));
         if (v == NULL)
             continue;
-        const char *t = text_of(v);
+        const char *t = cfg_yaml_text(v);
         char *end = NULL;
         double x = decimal_text(t) ? strtod(t, &end) : NAN;
         if (!decimal_text(t) || end == t || *end != '\0' || !(x >= 0 && x <= 100))
@@ -136,7 +131,7 @@ static bool balance_enabled(struct parse *p, const yaml_node_t *profile)
 {
     const yaml_node_t *en = get(p, get(p, get(p, profile, "plugins"), "balance"), "enabled");
     for (size_t i = 0; i < items(en); i++) {
-        const char *t = text_of(item(p, en, i));
+        const char *t = cfg_yaml_text(item(p, en, i));
         if (t != NULL && strcmp(t, PLUGIN) == 0)
             return true;
     }
@@ -150,13 +145,13 @@ static int v1alpha2(struct parse *p, const yaml_node_t *root)
         return fail_at(p, profiles, "profiles: want a list");
     for (size_t i = 0; i < items(profiles); i++) {
         const yaml_node_t *prof = item(p, profiles, i);
-        const char *name = text_of(get(p, prof, "name"));
+        const char *name = cfg_yaml_text(get(p, prof, "name"));
         char where[96];
         snprintf(where, sizeof(where), "profile %s", name != NULL ? name : "(no name)");
         const yaml_node_t *configs = get(p, prof, "pluginConfig");
         for (size_t k = 0; k < items(configs); k++) {
             const yaml_node_t *pc = item(p, configs, k);
-            const char *plugin = text_of(get(p, pc, "name"));
+            const char *plugin = cfg_yaml_text(get(p, pc, "name"));
             if (plugin == NULL || strcmp(plugin, PLUGIN) != 0)
                 continue;
             int rc = add_line(p, get(p, pc, "args"), where, balance_enabled(p, prof));
@@ -209,8 +204,8 @@ int cfg_descheduler_policy(const char *text, size_t len, const char *name,
         return -EINVAL;
     }
     const yaml_node_t *root = yaml_document_get_root_node(&p.doc);
-    const char *kind = text_of(get(&p, root, "kind"));
-    const char *api = text_of(get(&p, root, "apiVersion"));
+    const char *kind = cfg_yaml_text(get(&p, root, "kind"));
+    const char *api = cfg_yaml_text(get(&p, root, "apiVersion"));
     if (kind == NULL || strcmp(kind, "DeschedulerPolicy") != 0) {
         rc = fail_at(&p, root, "not a DeschedulerPolicy (kind %s)", kind != NULL ? kind : "none");
     } else if (api != NULL && strcmp(api, "descheduler/v1alpha2") == 0) {

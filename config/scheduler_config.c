@@ -100,14 +100,6 @@ static int fail(const struct sched_parse *p, const char *fmt, ...)
     return -EINVAL;
 }
 
-/* The scalar text of @n (NUL-terminated by libyaml), NULL for none. */
-static const char *text_of(const yaml_node_t *n)
-{
-    if (n == NULL || n->type != YAML_SCALAR_NODE)
-        return NULL;
-    return (const char *)n->data.scalar.value;
-}
-
 /* The port and normalized path of URL @url (http:// or https://), as
  * net/url reads it; -1 port when @url is not such a URL. */
 static void split_url(const char *url, int *port, char *path, size_t n)
@@ -144,14 +136,14 @@ static void split_url(const char *url, int *port, char *path, size_t n)
 static int read_entry(struct sched_parse *p, const yaml_node_t *e, int i,
                       struct cfg_extender_entry *out)
 {
-    const char *w = text_of(cfg_yaml_get(&p->doc, e, "weight"));
-    const char *t = text_of(cfg_yaml_get(&p->doc, e, "httpTimeout"));
+    const char *w = cfg_yaml_text(cfg_yaml_get(&p->doc, e, "weight"));
+    const char *t = cfg_yaml_text(cfg_yaml_get(&p->doc, e, "httpTimeout"));
     const yaml_node_t *wn = cfg_yaml_get(&p->doc, e, "weight");
 
     memset(out, 0, sizeof(*out));
     out->index = i;
     snprintf(out->url_prefix, sizeof(out->url_prefix), "%s",
-             text_of(cfg_yaml_get(&p->doc, e, "urlPrefix")));
+             cfg_yaml_text(cfg_yaml_get(&p->doc, e, "urlPrefix")));
     if (wn != NULL && w == NULL)
         return fail(p, "extenders[%d].weight: want a whole number", i);
     if (w != NULL) {
@@ -189,7 +181,7 @@ static int find_entry(struct sched_parse *p, const yaml_node_t *list, int port, 
     int n = (int)(list->data.sequence.items.top - list->data.sequence.items.start);
     for (int i = 0; i < n; i++) {
         const yaml_node_t *e = yaml_document_get_node(&p->doc, list->data.sequence.items.start[i]);
-        const char *url = text_of(cfg_yaml_get(&p->doc, e, "urlPrefix"));
+        const char *url = cfg_yaml_text(cfg_yaml_get(&p->doc, e, "urlPrefix"));
         int uport;
         if (url == NULL)
             continue;
@@ -248,8 +240,8 @@ int cfg_scheduler_extender(const char *text, size_t len, const char *name, int p
         goto out_delete_parser;
     }
     const yaml_node_t *root = yaml_document_get_root_node(&p.doc);
-    const char *kind = text_of(cfg_yaml_get(&p.doc, root, "kind"));
-    const char *api = text_of(cfg_yaml_get(&p.doc, root, "apiVersion"));
+    const char *kind = cfg_yaml_text(cfg_yaml_get(&p.doc, root, "kind"));
+    const char *api = cfg_yaml_text(cfg_yaml_get(&p.doc, root, "apiVersion"));
     if (kind == NULL || strcmp(kind, "KubeSchedulerConfiguration") != 0 || api == NULL ||
         strncmp(api, "kubescheduler.config.k8s.io/", 28) != 0) {
         rc = fail(&p, "not a KubeSchedulerConfiguration (kind %s, apiVersion %s)",

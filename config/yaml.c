@@ -3,6 +3,11 @@
 #include <errno.h>
 #include <string.h>
 
+const char *cfg_yaml_text(const yaml_node_t *n)
+{
+    return n != NULL && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
 bool cfg_yaml_is_key(const yaml_node_t *k, const char *s)
 {
     size_t l = strlen(s);

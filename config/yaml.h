@@ -24,6 +24,10 @@
  */
 int cfg_yaml_check_depth(const char *text, size_t len, size_t *line, size_t *column);
 
+/* The scalar text of @n (NUL-terminated by libyaml), NULL for none or
+ * another kind of node. */
+const char *cfg_yaml_text(const yaml_node_t *n);
+
 /* Whether @k is the scalar @s. */
 bool cfg_yaml_is_key(const yaml_node_t *k, const char *s);
 

@@ -108,26 +108,13 @@ struct kube_state *kube_state_new(void)
     return st;
 }
 
-static void free_table(struct table *t, void (*free_entry)(void *))
-{
-    for (size_t i = 0; i < t->n_buckets; i++) {
-        struct table_entry *e = t->buckets[i];
-        while (e != NULL) {
-            struct table_entry *next = e->next;
-            free_entry(e);
-            e = next;
-        }
-    }
-    table_release(t);
-}
-
 void kube_state_free(struct kube_state *st)
 {
     if (st == NULL)
         return;
-    free_table(&st->pods, free);
-    free_table(&st->nodes, free_node);
-    free_table(&st->ips, free);
+    table_free_all(&st->pods, free);
+    table_free_all(&st->nodes, free_node);
+    table_free_all(&st->ips, free);
     pthread_rwlock_destroy(&st->lock);
     free(st);
 }

@@ -131,23 +131,10 @@ static void add_node(void *ctx, const char *name, const char *ip)
     }
 }
 
-static void free_table(struct table *t)
-{
-    for (size_t i = 0; i < t->n_buckets; i++) {
-        struct table_entry *e = t->buckets[i];
-        while (e != NULL) {
-            struct table_entry *next = e->next;
-            free(e);
-            e = next;
-        }
-    }
-    table_release(t);
-}
-
 static void free_nodes(struct nodes *ns)
 {
-    free_table(&ns->t);
-    free_table(&ns->names);
+    table_free_all(&ns->t, NULL);
+    table_free_all(&ns->names, NULL);
 }
 
 /* "10.0.0.1:9100" -> "10.0.0.1", "[fd00::1]:9100" -> "fd00::1"; a value
