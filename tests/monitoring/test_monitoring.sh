@@ -30,6 +30,8 @@ dashboard=manifests/monitoring/dashboard.json
 sched_config=manifests/scheduler/scheduler-config.yaml
 job=cpu-extender
 . "$(dirname "$0")/../support/server.sh"
+# shellcheck source=tests/monitoring/prometheus_start.sh
+. "$(dirname "$0")/prometheus_start.sh"
 unset KUBECONFIG KUBERNETES_SERVICE_HOST
 for tool in prometheus promtool jq curl; do
     command -v "$tool" >/dev/null || { echo "test_monitoring: $tool is missing (make ship-deps)" >&2; exit 1; }
@@ -160,27 +162,7 @@ awk -v host="${target%:*}" -v mport="${target##*:}" '
     { print }
 ' "$scrape" >>"$work/prometheus.yml"
 check promtool check config "$work/prometheus.yml" >/dev/null
-prom=""
-for try in 1 2 3 4 5; do
-    # A free port: the kernel picks none for Prometheus, so try a few.
-    pport=$((20000 + ($$ * 7 + try * 7919) % 40000))
-    ss -ltn | grep -q ":$pport " && continue
-    prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-        --web.listen-address="127.0.0.1:$pport" --log.level=warn 2>"$work/prometheus.log" &
-    prom=$!
-    for _ in $(seq 100); do
-        curl -s -o /dev/null "http://127.0.0.1:$pport/-/ready" && break
-        kill -0 "$prom" 2>/dev/null || break
-        sleep 0.1
-    done
-    if curl -s -o /dev/null "http://127.0.0.1:$pport/-/ready"; then
-        pids="$pids $prom"
-        break
-    fi
-    kill "$prom" 2>/dev/null && wait "$prom" 2>/dev/null
-    prom=""
-done
-[ -n "$prom" ] || { cat "$work/prometheus.log" >&2; echo "prometheus did not start" >&2; exit 1; }
+prometheus_start "$work" 7
 api="http://127.0.0.1:$pport/api/v1"
 # query EXPR: the API's JSON answer for an instant query.
 query() { curl -s --max-time 10 --get --data-urlencode "query=$1" "$api/query"; }

@@ -23,6 +23,8 @@ set -eu
 B=${1:?usage: test_usage_prometheus.sh BUILD_DIR}
 bin=$B/cpu-extender
 . "$(dirname "$0")/../support/server.sh"
+# shellcheck source=tests/monitoring/prometheus_start.sh
+. "$(dirname "$0")/prometheus_start.sh"
 unset KUBECONFIG KUBERNETES_SERVICE_HOST
 for tool in prometheus promtool jq curl; do
     command -v "$tool" >/dev/null || { echo "test_usage_prometheus: $tool is missing (make ship-deps)" >&2; exit 1; }
@@ -99,26 +101,7 @@ EOF
     done
 } >"$work/prometheus.yml"
 promtool check config "$work/prometheus.yml" >/dev/null || { echo "bad prometheus.yml" >&2; exit 1; }
-prom=""
-for try in 1 2 3 4 5; do
-    pport=$((20000 + ($$ * 11 + try * 7919) % 40000))
-    ss -ltn | grep -q ":$pport " && continue
-    prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-        --web.listen-address="127.0.0.1:$pport" --log.level=warn 2>"$work/prometheus.log" &
-    prom=$!
-    for _ in $(seq 100); do
-        curl -s -o /dev/null "http://127.0.0.1:$pport/-/ready" && break
-        kill -0 "$prom" 2>/dev/null || break
-        sleep 0.1
-    done
-    if curl -s -o /dev/null "http://127.0.0.1:$pport/-/ready"; then
-        pids="$pids $prom"
-        break
-    fi
-    kill "$prom" 2>/dev/null && wait "$prom" 2>/dev/null
-    prom=""
-done
-[ -n "$prom" ] || { cat "$work/prometheus.log" >&2; echo "prometheus did not start" >&2; exit 1; }
+prometheus_start "$work" 11
 purl="http://127.0.0.1:$pport"
 prom_started=$(date +%s)
 query() { curl -s --max-time 10 --get --data-urlencode "query=$1" "$purl/api/v1/query"; }
