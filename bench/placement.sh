@@ -128,18 +128,7 @@ sched_over() {
 
 T0=$SECONDS
 k8s_build || exit 1
-T=$(mktemp -d /tmp/cpu-extender-bench-placement.XXXXXX)
-cleanup() {
-    local rc=$?
-    k8s_stop_all
-    if [ "$rc" -eq 0 ] && [ "${K8S_TEST_KEEP:-0}" != 1 ]; then
-        rm -rf "$T"
-    else
-        echo "bench/placement.sh: logs kept in $T/k8s/logs" >&2
-    fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+k8s_work_dir bench-placement bench/placement.sh
 
 # ---- the scenario ----
 

@@ -303,25 +303,7 @@ if [ -z "$api_port" ]; then
 fi
 cat "$tmp/apiserver.log" >&2
 
-cat >"$tmp/kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-current-context: bench
-clusters:
-- name: bench
-  cluster:
-    server: https://127.0.0.1:$api_port
-    certificate-authority: $tmp/pki/ca.pem
-users:
-- name: extender
-  user:
-    token: $token
-contexts:
-- name: bench
-  context:
-    cluster: bench
-    user: extender
-EOF
+write_kubeconfig "$tmp/kubeconfig" "$api_port" "$tmp/pki/ca.pem" "$token"
 t0=$(up_seconds)
 "$B/cpu-extender" --listen 127.0.0.1:0 --max-body-bytes 134217728 --kubeconfig "$tmp/kubeconfig" \
     2>"$tmp/cluster.log" &

@@ -273,6 +273,27 @@ k8s_stop_all() {
 
 k8s_alive() { kill -0 "${K8S_PIDS[$1]:-0}" 2>/dev/null; }
 
+# k8s_work_dir NAME WHO: T, a new /tmp/cpu-extender-NAME.XXXXXX for the
+# run's control plane and logs; at exit everything started here stops (by
+# pid), and T goes after a passing run or is kept, its path printed by
+# WHO, after a failing one (K8S_TEST_KEEP=1 keeps it always).
+k8s_work_dir() {
+    T=$(mktemp -d "/tmp/cpu-extender-$1.XXXXXX") || exit 2
+    K8S_WORK_WHO=$2
+    trap k8s_work_end EXIT
+    trap 'exit 130' INT TERM
+}
+
+k8s_work_end() {
+    local rc=$?
+    k8s_stop_all
+    if [ "$rc" -eq 0 ] && [ "${K8S_TEST_KEEP:-0}" != 1 ]; then
+        rm -rf "$T"
+    else
+        echo "$K8S_WORK_WHO: logs kept in $T/k8s/logs" >&2
+    fi
+}
+
 # Both start functions try again on new ports when a port was taken
 # between k8s_free_port and the bind.
 k8s_start_etcd() {

@@ -53,18 +53,7 @@ T0=$SECONDS
 k8s_build || exit 1
 T_BUILD=$((SECONDS - T0))
 
-T=$(mktemp -d /tmp/cpu-extender-cluster.XXXXXX)
-cleanup() {
-    local rc=$?
-    k8s_stop_all
-    if [ "$rc" -eq 0 ] && [ "${K8S_TEST_KEEP:-0}" != 1 ]; then
-        rm -rf "$T"
-    else
-        echo "run.sh: logs kept in $T/k8s/logs" >&2
-    fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+k8s_work_dir cluster run.sh
 
 k8s_init "$T/k8s"
 k8s_certs

@@ -93,25 +93,7 @@ for _ in $(seq 300); do
     sleep 0.1
 done
 [ -n "$api_port" ] || { cat "$work/apiserver.log" >&2; echo "bench-apiserver gave no port" >&2; exit 1; }
-cat >"$work/kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-current-context: test
-clusters:
-- name: test
-  cluster:
-    server: https://127.0.0.1:$api_port
-    certificate-authority: $work/pki/ca.pem
-users:
-- name: extender
-  user:
-    token: $token
-contexts:
-- name: test
-  context:
-    cluster: test
-    user: extender
-EOF
+write_kubeconfig "$work/kubeconfig" "$api_port" "$work/pki/ca.pem" "$token"
 # Memory used is the larger of requests and usage: the metrics.k8s.io poll
 # (and its sample age) is part of what is scraped.
 base='"listen":"127.0.0.1:0","metricsListen":"127.0.0.1:0","debugEndpoints":true,"memoryUsedSource":"max","metricsIntervalSeconds":1'

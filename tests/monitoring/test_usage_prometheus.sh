@@ -73,25 +73,7 @@ grep -q '^silent=' "$work/cluster.out" || { cat "$work/cluster.log" >&2; echo "p
 api_port=$(sed -n 's/^port=//p' "$work/cluster.out")
 silent=$(sed -n 's/^silent=//p' "$work/cluster.out")
 exporter() { sed -n "s/^exporter=$1 //p" "$work/cluster.out"; }
-cat >"$work/kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-current-context: test
-clusters:
-- name: test
-  cluster:
-    server: https://127.0.0.1:$api_port
-    certificate-authority: $work/pki/ca.pem
-users:
-- name: extender
-  user:
-    token: $token
-contexts:
-- name: test
-  context:
-    cluster: test
-    user: extender
-EOF
+write_kubeconfig "$work/kubeconfig" "$api_port" "$work/pki/ca.pem" "$token"
 
 # ---- Prometheus, scraping the exporters ----
 {

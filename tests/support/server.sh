@@ -1,5 +1,5 @@
 # Shell helpers for scripts that run the binary on an ephemeral loopback port
-# (bench/run.sh, bench/soak.sh, tests/e2e/unprivileged.sh). Source it.
+# (bench/run.sh, bench/soak.sh, tests/e2e/unprivileged.sh, tests/monitoring). Source it.
 
 # wait_port LOG: prints the port of the "listening" line the server writes to
 # LOG, waiting up to 10 s; fails (and shows the log) when none comes.
@@ -15,4 +15,28 @@ wait_port() {
     done
     cat "$1" >&2
     return 1
+}
+
+# write_kubeconfig FILE PORT CA TOKEN: a kubeconfig for https://127.0.0.1:PORT
+# (a fake API server), CA its PEM and TOKEN a bearer token.
+write_kubeconfig() {
+    cat >"$1" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+current-context: test
+clusters:
+- name: test
+  cluster:
+    server: https://127.0.0.1:$2
+    certificate-authority: $3
+users:
+- name: extender
+  user:
+    token: $4
+contexts:
+- name: test
+  context:
+    cluster: test
+    user: extender
+KUBECONFIG
 }
