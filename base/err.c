@@ -18,13 +18,27 @@ void err_utf8_trim(char *s)
         s[start - 1] = '\0';
 }
 
+static void err_vset(char *err, const char *fmt, va_list ap)
+{
+    vsnprintf(err, ERR_LEN, fmt, ap);
+    err_utf8_trim(err);
+}
+
 void err_set(char *err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, ERR_LEN, fmt, ap);
+    err_vset(err, fmt, ap);
     va_end(ap);
-    err_utf8_trim(err);
+}
+
+int err_fail(char *err, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_vset(err, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 void err_prefix(char *err, const char *fmt, ...)

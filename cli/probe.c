@@ -74,10 +74,8 @@ static int get(const char *host, int port, bool tls, const char *path, long *sta
     snprintf(url, sizeof(url), "%s://%s%s%s:%d%s", tls ? "https" : "http", v6 ? "[" : "", host,
              v6 ? "]" : "", port, path);
     CURL *h = curl_easy_init();
-    if (h == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (h == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_NOPROXY, "*"); /* its own pod: never through a proxy */
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -125,18 +123,14 @@ static int probe(const struct cfg *cfg, bool ready, char *err)
     long status = 0;
     int port;
 
-    if (cfg_listen_split(listen, host, &port) != 0 || port == 0) {
-        err_set(err, "%s %s: need a fixed port to probe",
-                listen == cfg->listen ? "listen" : "metrics-listen", listen);
-        return -EINVAL;
-    }
+    if (cfg_listen_split(listen, host, &port) != 0 || port == 0)
+        return err_fail(err, -EINVAL, "%s %s: need a fixed port to probe",
+                        listen == cfg->listen ? "listen" : "metrics-listen", listen);
     int rc = get(probe_host(host), port, cfg->tls_cert[0] != '\0', path, &status, &a, err);
     if (rc != 0)
         return rc;
-    if (status != 200) {
-        err_set(err, "%s answered %ld %s", path, status, a.body);
-        return -EAGAIN;
-    }
+    if (status != 200)
+        return err_fail(err, -EAGAIN, "%s answered %ld %s", path, status, a.body);
     return 0;
 }
 

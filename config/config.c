@@ -149,11 +149,10 @@ static int resolve_beside(struct cfg *c, const char *name, char *err)
         return 0;
     char joined[2 * CFG_STR_LEN];
     int n = snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - name), name, p);
-    if (n < 0 || (size_t)n >= CFG_STR_LEN) {
-        err_set(err, "config file %s: field \"schedulerConfig\": longer than %d bytes beside %s",
-                shown(name), CFG_STR_LEN - 1, name);
-        return -EINVAL;
-    }
+    if (n < 0 || (size_t)n >= CFG_STR_LEN)
+        return err_fail(err, -EINVAL,
+                        "config file %s: field \"schedulerConfig\": longer than %d bytes beside %s",
+                        shown(name), CFG_STR_LEN - 1, name);
     memcpy(c->scheduler_config_path, joined, (size_t)n + 1);
     return 0;
 }
@@ -568,16 +567,14 @@ static int validate(struct cfg *c, char *err)
 
 int cfg_set_from_scheduler(struct cfg *c, long long weight, long long timeout_ms, char *err)
 {
-    if (weight < 1 || weight > 1000000) {
-        err_set(err, "scheduler-config %s: weight %lld: want a whole number from 1 to 1000000",
-                c->scheduler_config_path, weight);
-        return -EINVAL;
-    }
-    if (timeout_ms < 0 || timeout_ms > 3600000) {
-        err_set(err, "scheduler-config %s: httpTimeout of %lld ms: want at most 1h",
-                c->scheduler_config_path, timeout_ms);
-        return -EINVAL;
-    }
+    if (weight < 1 || weight > 1000000)
+        return err_fail(err, -EINVAL,
+                        "scheduler-config %s: weight %lld: want a whole number from 1 to 1000000",
+                        c->scheduler_config_path, weight);
+    if (timeout_ms < 0 || timeout_ms > 3600000)
+        return err_fail(err, -EINVAL,
+                        "scheduler-config %s: httpTimeout of %lld ms: want at most 1h",
+                        c->scheduler_config_path, timeout_ms);
     /* Set once, in kube-scheduler's file, which it acts on: a value set
      * here as well may only repeat it (a printed effective config does). */
     if (cfg_is_given(c, "schedulerWeight") && c->scheduler_weight != weight) {
@@ -677,23 +674,17 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
         const struct cfg_opt *o = cfg_opt_by_env(*e, name_len, env, sizeof(env));
         if (o == NULL && is_service_link(*e, name_len))
             continue;
-        if (o == NULL) {
-            err_set(err, "environment: unknown variable %.*s", (int)name_len, *e);
-            return -EINVAL;
-        }
-        if (cfg_opt_set_text(c, o, eq + 1, why, sizeof(why)) != 0) {
-            err_set(err, "environment: %s=\"%s\": %s", env, eq + 1, why);
-            return -EINVAL;
-        }
+        if (o == NULL)
+            return err_fail(err, -EINVAL, "environment: unknown variable %.*s", (int)name_len, *e);
+        if (cfg_opt_set_text(c, o, eq + 1, why, sizeof(why)) != 0)
+            return err_fail(err, -EINVAL, "environment: %s=\"%s\": %s", env, eq + 1, why);
     }
 
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *value;
         if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
-            if (*n_positional >= max_positional) {
-                err_set(err, "unexpected argument \"%s\" (see --help)", a);
-                return -EINVAL;
-            }
+            if (*n_positional >= max_positional)
+                return err_fail(err, -EINVAL, "unexpected argument \"%s\" (see --help)", a);
             positional[(*n_positional)++] = i;
             continue;
         }
@@ -701,20 +692,14 @@ int cfg_load(struct cfg *c, int argc, char **argv, char **envp, int *positional,
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         const struct cfg_opt *o = cfg_opt_by_flag(name, len);
         bool is_config = len == 6 && strncmp(name, "config", 6) == 0;
-        if (o == NULL && !is_config) {
-            err_set(err, "unknown flag --%.*s (see --help)", (int)len, name);
-            return -EINVAL;
-        }
-        if (flag_value(o, argc, argv, &i, eq, &value) != 0) {
-            err_set(err, "flag --%.*s needs a value", (int)len, name);
-            return -EINVAL;
-        }
+        if (o == NULL && !is_config)
+            return err_fail(err, -EINVAL, "unknown flag --%.*s (see --help)", (int)len, name);
+        if (flag_value(o, argc, argv, &i, eq, &value) != 0)
+            return err_fail(err, -EINVAL, "flag --%.*s needs a value", (int)len, name);
         if (is_config)
             continue;
-        if (cfg_opt_set_text(c, o, value, why, sizeof(why)) != 0) {
-            err_set(err, "flag --%s=\"%s\": %s", cfg_opt_flag(o), value, why);
-            return -EINVAL;
-        }
+        if (cfg_opt_set_text(c, o, value, why, sizeof(why)) != 0)
+            return err_fail(err, -EINVAL, "flag --%s=\"%s\": %s", cfg_opt_flag(o), value, why);
     }
     c->from_file &= ~c->given;
     c->given |= file_given;

@@ -186,15 +186,11 @@ int cfg_descheduler_policy(const char *text, size_t len, const char *name,
     if (len > POLICY_MAX)
         return fail_at(&p, NULL, "larger than %u MiB", POLICY_MAX >> 20);
     rc = cfg_yaml_check_depth(text, len, &line, &column);
-    if (rc == -E2BIG) {
-        err_set(err, "%s:%zu:%zu: nested deeper than %d levels", name, line, column,
-                CFG_YAML_DEPTH_MAX);
-        return -EINVAL;
-    }
-    if (rc != 0 || yaml_parser_initialize(&parser) == 0) {
-        err_set(err, "%s: out of memory", name);
-        return -ENOMEM;
-    }
+    if (rc == -E2BIG)
+        return err_fail(err, -EINVAL, "%s:%zu:%zu: nested deeper than %d levels", name, line,
+                        column, CFG_YAML_DEPTH_MAX);
+    if (rc != 0 || yaml_parser_initialize(&parser) == 0)
+        return err_fail(err, -ENOMEM, "%s: out of memory", name);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (yaml_parser_load(&parser, &p.doc) == 0) {
         err_set(err, "%s:%zu:%zu: YAML error: %s", name, parser.problem_mark.line + 1,

@@ -219,19 +219,13 @@ int cfg_scheduler_extender(const char *text, size_t len, const char *name, int p
         return fail(&p, "larger than %u MiB", SCHED_FILE_MAX >> 20);
     size_t line, column;
     rc = cfg_yaml_check_depth(text, len, &line, &column);
-    if (rc == -E2BIG) {
-        err_set(err, "scheduler-config %s:%zu:%zu: nested deeper than %d levels", name, line,
-                column, CFG_YAML_DEPTH_MAX);
-        return -EINVAL;
-    }
-    if (rc != 0) {
-        err_set(err, "scheduler-config %s: out of memory", name);
-        return rc;
-    }
-    if (yaml_parser_initialize(&parser) == 0) {
-        err_set(err, "scheduler-config %s: out of memory", name);
-        return -ENOMEM;
-    }
+    if (rc == -E2BIG)
+        return err_fail(err, -EINVAL, "scheduler-config %s:%zu:%zu: nested deeper than %d levels",
+                        name, line, column, CFG_YAML_DEPTH_MAX);
+    if (rc != 0)
+        return err_fail(err, rc, "scheduler-config %s: out of memory", name);
+    if (yaml_parser_initialize(&parser) == 0)
+        return err_fail(err, -ENOMEM, "scheduler-config %s: out of memory", name);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (yaml_parser_load(&parser, &p.doc) == 0) {
         rc = fail(&p, "YAML error at line %zu, column %zu: %s", parser.problem_mark.line + 1,

@@ -61,10 +61,9 @@ static int dup_str(char **dst, const char *src)
 int kube_client_new(const struct kube_target *t, struct kube_client **out, char *err)
 {
     *out = NULL;
-    if (strncmp(t->server, "https://", 8) != 0 && strncmp(t->server, "http://", 7) != 0) {
-        err_set(err, "%s: server \"%s\" is not an http(s) URL", t->source, t->server);
-        return -EINVAL;
-    }
+    if (strncmp(t->server, "https://", 8) != 0 && strncmp(t->server, "http://", 7) != 0)
+        return err_fail(err, -EINVAL, "%s: server \"%s\" is not an http(s) URL", t->source,
+                        t->server);
     struct kube_client *c = calloc(1, sizeof(*c));
     if (c == NULL)
         goto out_nomem;
@@ -186,14 +185,10 @@ static int result_of(CURLcode cc, const struct kube_xfer *x, const char *method,
             err_set(err, "%s %s%s: body over %zu bytes", method, server, path, x->body_max);
         return -E2BIG;
     }
-    if (cc == CURLE_WRITE_ERROR && x->no_memory) {
-        err_set(err, "%s %s%s: out of memory", method, server, path);
-        return -ENOMEM;
-    }
-    if (cc == CURLE_ABORTED_BY_CALLBACK && x->stopped) {
-        err_set(err, "%s %s%s: stopped", method, server, path);
-        return -ECANCELED;
-    }
+    if (cc == CURLE_WRITE_ERROR && x->no_memory)
+        return err_fail(err, -ENOMEM, "%s %s%s: out of memory", method, server, path);
+    if (cc == CURLE_ABORTED_BY_CALLBACK && x->stopped)
+        return err_fail(err, -ECANCELED, "%s %s%s: stopped", method, server, path);
     err_set(err, "%s %s%s: %s", method, server, path,
             errbuf[0] != '\0' ? errbuf : curl_easy_strerror(cc));
     return kube_xfer_errno(cc);
@@ -324,10 +319,8 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
         b != NULL && b->line_max > 0 && b->line_max < KUBE_LINE_MAX ? b->line_max : KUBE_LINE_MAX;
     if (x->stop == NULL && b != NULL)
         x->stop = b->stop;
-    if (path[0] != '/') {
-        err_set(err, "%s %s: path must begin with '/'", method, path);
-        return -EINVAL;
-    }
+    if (path[0] != '/')
+        return err_fail(err, -EINVAL, "%s %s: path must begin with '/'", method, path);
     for (int attempt = 0;; attempt++) {
         rc = perform_once(c, method, path, body, blen, timeout, deadline_ns, idle, attempt > 0,
                           &gen, x, &status, err);
@@ -345,10 +338,8 @@ static int perform(struct kube_client *c, const char *method, const char *path, 
         x->buf = NULL;
         return rc;
     }
-    if (x->buf == NULL && kube_xfer_append(x, "", 0) != 0) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (x->buf == NULL && kube_xfer_append(x, "", 0) != 0)
+        return err_fail(err, -ENOMEM, "out of memory");
     out->body = x->buf;
     out->len = x->len;
     x->buf = NULL;

@@ -169,10 +169,8 @@ int kube_exec_new(const struct kube_target *t, struct kube_exec **out, char *err
 {
     *out = NULL;
     struct kube_exec *x = calloc(1, sizeof(*x));
-    if (x == NULL) {
-        err_set(err, "%s: out of memory", t->exec->where);
-        return -ENOMEM;
-    }
+    if (x == NULL)
+        return err_fail(err, -ENOMEM, "%s: out of memory", t->exec->where);
     int rc = copy_config(&x->cfg, t->exec);
     if (rc == 0) {
         x->argv = calloc(x->cfg->n_args + 2, sizeof(*x->argv));
@@ -304,14 +302,11 @@ static int run_failure(const struct kube_exec *x, int rc, int timeout_ms,
                 c->where, c->command, EXEC_INFO_ENV, strlen(x->info));
         return -EACCES;
     }
-    if (rc == -ENOMEM) {
-        err_set(err, "%s: out of memory", c->where);
-        return rc;
-    }
-    if (rc != 0) {
-        err_set(err, "%s: executable %s cannot be run: %s", c->where, c->command, strerror(-rc));
-        return -EACCES;
-    }
+    if (rc == -ENOMEM)
+        return err_fail(err, rc, "%s: out of memory", c->where);
+    if (rc != 0)
+        return err_fail(err, -EACCES, "%s: executable %s cannot be run: %s", c->where, c->command,
+                        strerror(-rc));
     first_line(res->err_text, said, sizeof(said));
     if (res->timed_out) {
         err_set(err, "%s: executable %s did not finish within %g s%s and was killed%s", c->where,
@@ -319,16 +314,12 @@ static int run_failure(const struct kube_exec *x, int rc, int timeout_ms,
                 timeout_ms < c->timeout_ms ? " (the caller's deadline)" : "", said);
         return timeout_ms < c->timeout_ms ? -ETIMEDOUT : -EACCES;
     }
-    if (res->out_too_big) {
-        err_set(err, "%s: executable %s wrote more than %u KiB to standard output", c->where,
-                c->command, KUBE_EXEC_OUTPUT_MAX >> 10);
-        return -EACCES;
-    }
-    if (WIFSIGNALED(res->status)) {
-        err_set(err, "%s: executable %s was killed by signal %d%s", c->where, c->command,
-                WTERMSIG(res->status), said);
-        return -EACCES;
-    }
+    if (res->out_too_big)
+        return err_fail(err, -EACCES, "%s: executable %s wrote more than %u KiB to standard output",
+                        c->where, c->command, KUBE_EXEC_OUTPUT_MAX >> 10);
+    if (WIFSIGNALED(res->status))
+        return err_fail(err, -EACCES, "%s: executable %s was killed by signal %d%s", c->where,
+                        c->command, WTERMSIG(res->status), said);
     if (!WIFEXITED(res->status) || WEXITSTATUS(res->status) != 0) {
         /* client-go: "exec: executable %s failed with exit code %d" */
         err_set(err, "%s: executable %s failed with exit code %d%s", c->where, c->command,
@@ -354,16 +345,13 @@ static int run_plugin(const struct kube_exec *x, uint64_t deadline, struct cred 
 {
     struct kube_spawn_out res;
     int timeout_ms = ms_until(deadline, x->cfg->timeout_ms);
-    if (timeout_ms == 0) {
-        err_set(err, "%s: executable %s not run: the caller's deadline has passed", x->cfg->where,
-                x->cfg->command);
-        return -ETIMEDOUT;
-    }
+    if (timeout_ms == 0)
+        return err_fail(err, -ETIMEDOUT,
+                        "%s: executable %s not run: the caller's deadline has passed",
+                        x->cfg->where, x->cfg->command);
     char **env = make_env(x);
-    if (env == NULL) {
-        err_set(err, "%s: out of memory", x->cfg->where);
-        return -ENOMEM;
-    }
+    if (env == NULL)
+        return err_fail(err, -ENOMEM, "%s: out of memory", x->cfg->where);
     int rc = kube_spawn_run(x->cfg->command, x->argv, env, timeout_ms, KUBE_EXEC_OUTPUT_MAX, &res);
     free(env);
     rc = run_failure(x, rc, timeout_ms, &res, err);

@@ -96,37 +96,28 @@ static int take_status(const char *w, const cJSON *status, double now, struct ku
     const char *key = field(status, "clientKeyData", &bad);
     const char *exp = field(status, "expirationTimestamp", &bad);
 
-    if (bad) {
-        err_set(err, "%s: the plugin's status has a field that is not a string", w);
-        return -EACCES;
-    }
+    if (bad)
+        return err_fail(err, -EACCES, "%s: the plugin's status has a field that is not a string",
+                        w);
     /* client-go's checks, in its words */
-    if (token == NULL && cert == NULL && key == NULL) {
-        err_set(err, "%s: exec plugin didn't return a token or cert/key pair", w);
-        return -EACCES;
-    }
-    if ((cert == NULL) != (key == NULL)) {
-        err_set(err, "%s: exec plugin returned only certificate or key, not both", w);
-        return -EACCES;
-    }
-    if (token != NULL && !kube_token_is_valid(token, strlen(token))) {
-        err_set(err, "%s: status.token: spaces or control characters", w);
-        return -EACCES;
-    }
-    if (cert != NULL &&
-        (strstr(cert, "-----BEGIN ") == NULL || strstr(key, "-----BEGIN ") == NULL)) {
-        err_set(err, "%s: status.clientCertificateData or clientKeyData: not PEM data", w);
-        return -EACCES;
-    }
+    if (token == NULL && cert == NULL && key == NULL)
+        return err_fail(err, -EACCES, "%s: exec plugin didn't return a token or cert/key pair", w);
+    if ((cert == NULL) != (key == NULL))
+        return err_fail(err, -EACCES, "%s: exec plugin returned only certificate or key, not both",
+                        w);
+    if (token != NULL && !kube_token_is_valid(token, strlen(token)))
+        return err_fail(err, -EACCES, "%s: status.token: spaces or control characters", w);
+    if (cert != NULL && (strstr(cert, "-----BEGIN ") == NULL || strstr(key, "-----BEGIN ") == NULL))
+        return err_fail(err, -EACCES,
+                        "%s: status.clientCertificateData or clientKeyData: not PEM data", w);
     if (exp != NULL) {
-        if (!kube_exec_is_time(exp, &c->expiry)) {
-            err_set(err, "%s: status.expirationTimestamp \"%.64s\": not an RFC 3339 time", w, exp);
-            return -EACCES;
-        }
-        if (c->expiry <= now) {
-            err_set(err, "%s: the plugin returned a credential that expired at %.64s", w, exp);
-            return -EACCES;
-        }
+        if (!kube_exec_is_time(exp, &c->expiry))
+            return err_fail(err, -EACCES,
+                            "%s: status.expirationTimestamp \"%.64s\": not an RFC 3339 time", w,
+                            exp);
+        if (c->expiry <= now)
+            return err_fail(err, -EACCES,
+                            "%s: the plugin returned a credential that expired at %.64s", w, exp);
         c->has_expiry = true;
     }
     c->token = token != NULL ? strdup(token) : NULL;

@@ -26,14 +26,10 @@ static bool is_valid_host(const char *h)
 static int check_readable(const char *what, const char *path, char *err)
 {
     struct stat st;
-    if (stat(path, &st) == -1 || access(path, R_OK) == -1) {
-        err_set(err, "in-cluster: %s %s: %s", what, path, strerror(errno));
-        return -EINVAL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        err_set(err, "in-cluster: %s %s: not a regular file", what, path);
-        return -EINVAL;
-    }
+    if (stat(path, &st) == -1 || access(path, R_OK) == -1)
+        return err_fail(err, -EINVAL, "in-cluster: %s %s: %s", what, path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return err_fail(err, -EINVAL, "in-cluster: %s %s: not a regular file", what, path);
     return 0;
 }
 
@@ -45,24 +41,16 @@ int kube_load_incluster(char **envp, const char *dir, struct kube_target *t, cha
     int rc;
 
     memset(t, 0, sizeof(*t));
-    if (host == NULL || host[0] == '\0') {
-        err_set(err, "in-cluster: KUBERNETES_SERVICE_HOST is not set");
-        return -ENOENT;
-    }
-    if (!is_valid_host(host)) {
-        err_set(err, "in-cluster: KUBERNETES_SERVICE_HOST=%s: not a host", host);
-        return -EINVAL;
-    }
-    if (port == NULL || port[0] == '\0') {
-        err_set(err, "in-cluster: KUBERNETES_SERVICE_PORT is not set");
-        return -EINVAL;
-    }
+    if (host == NULL || host[0] == '\0')
+        return err_fail(err, -ENOENT, "in-cluster: KUBERNETES_SERVICE_HOST is not set");
+    if (!is_valid_host(host))
+        return err_fail(err, -EINVAL, "in-cluster: KUBERNETES_SERVICE_HOST=%s: not a host", host);
+    if (port == NULL || port[0] == '\0')
+        return err_fail(err, -EINVAL, "in-cluster: KUBERNETES_SERVICE_PORT is not set");
     errno = 0;
     long p = strtol(port, &end, 10);
-    if (errno != 0 || *end != '\0' || p < 1 || p > 65535) {
-        err_set(err, "in-cluster: KUBERNETES_SERVICE_PORT=%s: not a port", port);
-        return -EINVAL;
-    }
+    if (errno != 0 || *end != '\0' || p < 1 || p > 65535)
+        return err_fail(err, -EINVAL, "in-cluster: KUBERNETES_SERVICE_PORT=%s: not a port", port);
     /* An IPv6 literal needs brackets in a URL. */
     bool v6 = strchr(host, ':') != NULL;
     int n = snprintf(t->server, sizeof(t->server), "https://%s%s%s:%ld", v6 ? "[" : "", host,

@@ -462,15 +462,11 @@ int kube_informer_start(struct kube_client *c, const struct kube_informer_params
     if (p->path == NULL || p->path[0] != '/' || strlen(p->path) >= KUBE_PATH_LEN - 512 ||
         p->page_limit < 1 || p->watch_seconds < 1 || p->request_timeout < 1 ||
         p->backoff_initial_ms < 1 || p->backoff_max_ms < p->backoff_initial_ms ||
-        ops->on_object == NULL) {
-        err_set(err, "informer %s: invalid parameters", name);
-        return -EINVAL;
-    }
+        ops->on_object == NULL)
+        return err_fail(err, -EINVAL, "informer %s: invalid parameters", name);
     struct kube_informer *inf = calloc(1, sizeof(*inf));
-    if (inf == NULL) {
-        err_set(err, "informer %s: out of memory", name);
-        return -ENOMEM;
-    }
+    if (inf == NULL)
+        return err_fail(err, -ENOMEM, "informer %s: out of memory", name);
     inf->c = c;
     inf->p = *p;
     snprintf(inf->name, sizeof(inf->name), "%s", name);

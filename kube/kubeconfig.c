@@ -74,14 +74,11 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, ch
     const char *f = c->file;
     const char *n = c->name;
 
-    if (c->unsupported != NULL) {
-        err_set(err, "kubeconfig %s: clusters[%s].cluster.%s: not supported", f, n, c->unsupported);
-        return -EINVAL;
-    }
-    if (c->server == NULL || c->server[0] == '\0') {
-        err_set(err, "kubeconfig %s: clusters[%s].cluster.server: missing", f, n);
-        return -EINVAL;
-    }
+    if (c->unsupported != NULL)
+        return err_fail(err, -EINVAL, "kubeconfig %s: clusters[%s].cluster.%s: not supported", f, n,
+                        c->unsupported);
+    if (c->server == NULL || c->server[0] == '\0')
+        return err_fail(err, -EINVAL, "kubeconfig %s: clusters[%s].cluster.server: missing", f, n);
     if (check_server(c->server, t->server, sizeof(t->server)) != 0) {
         err_set(err,
                 "kubeconfig %s: clusters[%s].cluster.server: want an https:// URL, not "
@@ -107,10 +104,8 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, ch
                         sizeof(t->ca_file), err);
     if (rc != 0)
         return rc;
-    if (c->ca_pem != NULL && (t->ca_pem = strdup(c->ca_pem)) == NULL) {
-        err_set(err, "kubeconfig %s: out of memory", f);
-        return -ENOMEM;
-    }
+    if (c->ca_pem != NULL && (t->ca_pem = strdup(c->ca_pem)) == NULL)
+        return err_fail(err, -ENOMEM, "kubeconfig %s: out of memory", f);
     t->insecure_skip_tls_verify = c->insecure;
     return 0;
 }
@@ -174,14 +169,11 @@ static int resolve_exec(const struct kc_user *u, bool use, struct kube_target *t
     char w[ERR_LEN / 2];
 
     snprintf(w, sizeof(w), "kubeconfig %s: users[%s].user.exec", u->file, u->name);
-    if (e->command == NULL || e->command[0] == '\0') {
-        err_set(err, "%s.command: missing", w);
-        return -EINVAL;
-    }
-    if (v[0] == '\0') {
-        err_set(err, "%s.apiVersion: missing (%s or %s)", w, KUBE_EXEC_V1, KUBE_EXEC_V1BETA1);
-        return -EINVAL;
-    }
+    if (e->command == NULL || e->command[0] == '\0')
+        return err_fail(err, -EINVAL, "%s.command: missing", w);
+    if (v[0] == '\0')
+        return err_fail(err, -EINVAL, "%s.apiVersion: missing (%s or %s)", w, KUBE_EXEC_V1,
+                        KUBE_EXEC_V1BETA1);
     if (strcmp(v, KUBE_EXEC_V1) != 0 && strcmp(v, KUBE_EXEC_V1BETA1) != 0) {
         err_set(err, "%s.apiVersion: \"%s\" is not supported%s; use %s or %s", w, v,
                 strcmp(v, "client.authentication.k8s.io/v1alpha1") == 0
@@ -204,17 +196,14 @@ static int resolve_exec(const struct kc_user *u, bool use, struct kube_target *t
                 w);
         return -EINVAL;
     }
-    if (mode[0] != '\0' && strcmp(mode, "Never") != 0 && strcmp(mode, "IfAvailable") != 0) {
-        err_set(err, "%s.interactiveMode: \"%s\" is not Never, IfAvailable or Always", w, mode);
-        return -EINVAL;
-    }
+    if (mode[0] != '\0' && strcmp(mode, "Never") != 0 && strcmp(mode, "IfAvailable") != 0)
+        return err_fail(err, -EINVAL,
+                        "%s.interactiveMode: \"%s\" is not Never, IfAvailable or Always", w, mode);
     for (size_t i = 0; i < e->n_env; i++) {
         const char *name = e->env_name[i];
-        if (name == NULL || name[0] == '\0' || strchr(name, '=') != NULL) {
-            err_set(err, "%s.env[%zu].name: %s", w, i,
-                    name == NULL || name[0] == '\0' ? "missing" : "contains '='");
-            return -EINVAL;
-        }
+        if (name == NULL || name[0] == '\0' || strchr(name, '=') != NULL)
+            return err_fail(err, -EINVAL, "%s.env[%zu].name: %s", w, i,
+                            name == NULL || name[0] == '\0' ? "missing" : "contains '='");
     }
     if (!use)
         return 0;
@@ -230,11 +219,9 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
     const char *n = u->name;
     int rc;
 
-    if (u->unsupported != NULL) {
-        err_set(err, "kubeconfig %s: users[%s].user.%s: %s (user \"%s\")", f, n, u->unsupported,
-                u->why, n);
-        return -EINVAL;
-    }
+    if (u->unsupported != NULL)
+        return err_fail(err, -EINVAL, "kubeconfig %s: users[%s].user.%s: %s (user \"%s\")", f, n,
+                        u->unsupported, u->why, n);
     if (u->cert_file != NULL && u->cert_pem != NULL) {
         err_set(err,
                 "kubeconfig %s: users[%s].user: both client-certificate and "
@@ -242,19 +229,16 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
                 f, n);
         return -EINVAL;
     }
-    if (u->key_file != NULL && u->key_pem != NULL) {
-        err_set(err, "kubeconfig %s: users[%s].user: both client-key and client-key-data are set",
-                f, n);
-        return -EINVAL;
-    }
+    if (u->key_file != NULL && u->key_pem != NULL)
+        return err_fail(
+            err, -EINVAL,
+            "kubeconfig %s: users[%s].user: both client-key and client-key-data are set", f, n);
     bool has_cert = u->cert_file != NULL || u->cert_pem != NULL;
     bool has_key = u->key_file != NULL || u->key_pem != NULL;
-    if (has_cert != has_key) {
-        err_set(err, "kubeconfig %s: users[%s].user: %s without %s", f, n,
-                has_cert ? "a client certificate" : "a client key",
-                has_cert ? "a client key" : "a client certificate");
-        return -EINVAL;
-    }
+    if (has_cert != has_key)
+        return err_fail(err, -EINVAL, "kubeconfig %s: users[%s].user: %s without %s", f, n,
+                        has_cert ? "a client certificate" : "a client key",
+                        has_cert ? "a client key" : "a client certificate");
     /* client-go: a tokenFile is read (and re-read) when no token is set;
      * with both, the file still refreshes the token. Keep just the file. */
     if (u->token_file != NULL) {
@@ -263,10 +247,10 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
         if (rc != 0)
             return rc;
     } else if (u->token != NULL && u->token[0] != '\0') {
-        if (!kube_token_is_valid(u->token, strlen(u->token))) {
-            err_set(err, "kubeconfig %s: users[%s].user.token: spaces or control characters", f, n);
-            return -EINVAL;
-        }
+        if (!kube_token_is_valid(u->token, strlen(u->token)))
+            return err_fail(err, -EINVAL,
+                            "kubeconfig %s: users[%s].user.token: spaces or control characters", f,
+                            n);
         if ((t->token = strdup(u->token)) == NULL)
             goto out_nomem;
     }
@@ -303,39 +287,31 @@ static int kc_resolve(const struct kc_config *m, const char *src, const char *co
     int rc;
 
     const char *name = context != NULL && context[0] != '\0' ? context : m->current_context;
-    if (name == NULL) {
-        err_set(err, "kubeconfig %s: current-context is not set", src);
-        return -EINVAL;
-    }
+    if (name == NULL)
+        return err_fail(err, -EINVAL, "kubeconfig %s: current-context is not set", src);
     for (size_t i = 0; i < m->n_contexts && x == NULL; i++)
         if (strcmp(m->contexts[i].name, name) == 0)
             x = &m->contexts[i];
-    if (x == NULL) {
-        err_set(err, "kubeconfig %s: context \"%s\" not found", src, name);
-        return -EINVAL;
-    }
-    if (x->cluster == NULL || x->cluster[0] == '\0') {
-        err_set(err, "kubeconfig %s: contexts[%s].context.cluster: missing", x->file, x->name);
-        return -EINVAL;
-    }
+    if (x == NULL)
+        return err_fail(err, -EINVAL, "kubeconfig %s: context \"%s\" not found", src, name);
+    if (x->cluster == NULL || x->cluster[0] == '\0')
+        return err_fail(err, -EINVAL, "kubeconfig %s: contexts[%s].context.cluster: missing",
+                        x->file, x->name);
     for (size_t i = 0; i < m->n_clusters && c == NULL; i++)
         if (strcmp(m->clusters[i].name, x->cluster) == 0)
             c = &m->clusters[i];
-    if (c == NULL) {
-        err_set(err, "kubeconfig %s: cluster \"%s\" (of context \"%s\") not found", src, x->cluster,
-                x->name);
-        return -EINVAL;
-    }
+    if (c == NULL)
+        return err_fail(err, -EINVAL, "kubeconfig %s: cluster \"%s\" (of context \"%s\") not found",
+                        src, x->cluster, x->name);
     /* No user is anonymous access, as in client-go. */
     if (x->user != NULL && x->user[0] != '\0') {
         for (size_t i = 0; i < m->n_users && u == NULL; i++)
             if (strcmp(m->users[i].name, x->user) == 0)
                 u = &m->users[i];
-        if (u == NULL) {
-            err_set(err, "kubeconfig %s: user \"%s\" (of context \"%s\") not found", src, x->user,
-                    x->name);
-            return -EINVAL;
-        }
+        if (u == NULL)
+            return err_fail(err, -EINVAL,
+                            "kubeconfig %s: user \"%s\" (of context \"%s\") not found", src,
+                            x->user, x->name);
     }
 
     memset(t, 0, sizeof(*t));

@@ -436,11 +436,9 @@ int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char 
         return kube_kc_fail(&p, -EINVAL, "larger than %u MiB", KUBE_KUBECONFIG_MAX >> 20);
     size_t line, column;
     rc = cfg_yaml_check_depth(text, len, &line, &column);
-    if (rc == -E2BIG) {
-        err_set(err, "kubeconfig %s:%zu:%zu: nested deeper than %d levels", p.file, line, column,
-                CFG_YAML_DEPTH_MAX);
-        return -EINVAL;
-    }
+    if (rc == -E2BIG)
+        return err_fail(err, -EINVAL, "kubeconfig %s:%zu:%zu: nested deeper than %d levels", p.file,
+                        line, column, CFG_YAML_DEPTH_MAX);
     if (rc != 0)
         goto out_nomem;
     if (yaml_parser_initialize(&parser) == 0)

@@ -54,10 +54,8 @@ static int index_names(const struct whatif_nodes *ns, struct name_index *ix, con
     ix->nodes = ns->nodes;
     ix->n = ns->n;
     ix->order = malloc((ns->n + 1) * sizeof(*ix->order));
-    if (ix->order == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (ix->order == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     for (size_t i = 0; i < ns->n; i++)
         ix->order[i] = i;
     qsort_r(ix->order, ns->n, sizeof(*ix->order), by_name, ns->nodes);
@@ -104,11 +102,10 @@ static int decode_nodes(const struct cfg *cfg, const char *text, size_t len, con
         rc = whatif_nodelist_kind(out->a, &args, &kind, err);
     if (rc != 0)
         return rc;
-    if (kind[0] != '\0' && strcmp(kind, "NodeList") != 0 && strcmp(kind, "List") != 0) {
-        err_set(err, "%s: a %.100s, not nodes (want a NodeList, a List of nodes or a Node)", what,
-                kind);
-        return -EINVAL;
-    }
+    if (kind[0] != '\0' && strcmp(kind, "NodeList") != 0 && strcmp(kind, "List") != 0)
+        return err_fail(err, -EINVAL,
+                        "%s: a %.100s, not nodes (want a NodeList, a List of nodes or a Node)",
+                        what, kind);
     /* No "items" and no list member: the text was one Node object. */
     const char *first = text;
     while (first < text + len &&
@@ -116,10 +113,8 @@ static int decode_nodes(const struct cfg *cfg, const char *text, size_t len, con
         first++;
     bool bare = args.n_list_members == 0 && args.n_nodes == 1 && args.nodes[0].json.p == first;
     out->nodes = arena_calloc(out->a, args.n_nodes + 1, sizeof(*out->nodes));
-    if (out->nodes == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (out->nodes == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     for (size_t i = 0; i < args.n_nodes; i++) {
         const struct codec_node *cn = &args.nodes[i];
         struct whatif_node *n = &out->nodes[i];
@@ -299,10 +294,8 @@ int whatif_nodes_from_files(const struct cfg *cfg, const char *nodes_path,
     size_t len;
 
     memset(out, 0, sizeof(*out));
-    if ((out->a = arena_acquire()) == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if ((out->a = arena_acquire()) == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     int rc = file_read(nodes_path, WHATIF_INPUT_MAX, &text, &len, err);
     if (rc == -EFBIG)
         rc = -EINVAL;
@@ -377,10 +370,8 @@ int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const c
         err_prefix(err, "cluster: ");
         return rc;
     }
-    if ((out->a = arena_acquire()) == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if ((out->a = arena_acquire()) == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     /* The state keeps no labels or taints: the Node objects once more. */
     rc = kube_get(cluster_client(cl), "/api/v1/nodes", 60, &resp, err);
     if (rc == 0 && resp.status != 200) {
@@ -559,10 +550,8 @@ static int charge_estimate(const struct cfg *c, const struct codec_pod *pod,
     struct score_in_flight_rules rules;
     int64_t est[SCORE_NRES];
     cfg_in_flight_rules(c, &rules);
-    if (score_pod_estimate(&pod->spec, &rules, est) != 0) {
-        err_set(err, "Pod: total request does not fit in int64");
-        return -EINVAL;
-    }
+    if (score_pod_estimate(&pod->spec, &rules, est) != 0)
+        return err_fail(err, -EINVAL, "Pod: total request does not fit in int64");
     p->charge_set = true;
     for (int r = 0; r < SCORE_NRES; r++) {
         bool usage = c->used_source[r] == SCORE_USED_USAGE;

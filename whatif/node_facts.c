@@ -70,10 +70,8 @@ static int string_value(struct facts_walk *w, const char *path, const char **out
             *out = null_is;
         return skip(w);
     }
-    if (c != '"') {
-        err_set(w->err, "%s: want a string", path);
-        return -EINVAL;
-    }
+    if (c != '"')
+        return err_fail(w->err, -EINVAL, "%s: want a string", path);
     if (codec_scan_string(w->s, &str) != 0)
         return scan_fault(w);
     char *copy = codec_str_copy(w->a, str);
@@ -126,10 +124,8 @@ static int labels(struct facts_walk *w)
         w->out->n_labels = 0; /* null clears a map */
         return skip(w);
     }
-    if (c != '{') {
-        err_set(w->err, "metadata.labels: want an object");
-        return -EINVAL;
-    }
+    if (c != '{')
+        return err_fail(w->err, -EINVAL, "metadata.labels: want an object");
     if (codec_scan_object(w->s) != 0)
         return scan_fault(w);
     return each_member(w, label, NULL);
@@ -142,10 +138,8 @@ static int struct_field(struct facts_walk *w, const char *path)
     char c = codec_scan_peek(w->s);
     if (c == 'n')
         return skip(w);
-    if (c != '{') {
-        err_set(w->err, "%s: want an object", path);
-        return -EINVAL;
-    }
+    if (c != '{')
+        return err_fail(w->err, -EINVAL, "%s: want an object", path);
     return codec_scan_object(w->s) != 0 ? scan_fault(w) : 1;
 }
 
@@ -197,11 +191,10 @@ static int taint(struct facts_walk *w, size_t i, struct place_taint *t)
     struct taint_read r = {.t = t, .path = path, .effect = ""};
     if ((rc = each_member(w, taint_member, &r)) != 0)
         return rc;
-    if (place_taint_effect_parse(r.effect, false, &t->effect) != 0) {
-        err_set(w->err, "%s.effect: want NoSchedule, PreferNoSchedule or NoExecute, not \"%.100s\"",
-                path, r.effect);
-        return -EINVAL;
-    }
+    if (place_taint_effect_parse(r.effect, false, &t->effect) != 0)
+        return err_fail(w->err, -EINVAL,
+                        "%s.effect: want NoSchedule, PreferNoSchedule or NoExecute, not \"%.100s\"",
+                        path, r.effect);
     return 0;
 }
 
@@ -214,10 +207,8 @@ static int taints(struct facts_walk *w)
     f->taints = NULL;
     if (c == 'n')
         return skip(w);
-    if (c != '[') {
-        err_set(w->err, "spec.taints: want an array");
-        return -EINVAL;
-    }
+    if (c != '[')
+        return err_fail(w->err, -EINVAL, "spec.taints: want an array");
     if (codec_scan_array(w->s) != 0)
         return scan_fault(w);
     for (bool first = true;; first = false) {
@@ -254,10 +245,8 @@ static int spec_member(struct facts_walk *w, struct codec_str key, void *ctx)
     }
     if (codec_str_is(key, "unschedulable", true)) {
         char c = codec_scan_peek(w->s);
-        if (c != 't' && c != 'f' && c != 'n') {
-            err_set(w->err, "spec.unschedulable: want true or false");
-            return -EINVAL;
-        }
+        if (c != 't' && c != 'f' && c != 'n')
+            return err_fail(w->err, -EINVAL, "spec.unschedulable: want true or false");
         if (c != 'n') /* null leaves a bool alone */
             w->out->unschedulable = c == 't';
     }
@@ -291,10 +280,8 @@ int whatif_node_facts_decode(struct arena *a, struct codec_span node, struct wha
     memset(out, 0, sizeof(*out));
     out->kind = "";
     codec_scan_init(&s, node.p, node.len);
-    if (codec_scan_peek(&s) != '{') {
-        err_set(err, "want a Node object");
-        return -EINVAL;
-    }
+    if (codec_scan_peek(&s) != '{')
+        return err_fail(err, -EINVAL, "want a Node object");
     if (codec_scan_object(&s) != 0)
         return scan_fault(&w);
     return each_member(&w, node_member, NULL);
@@ -324,14 +311,10 @@ int whatif_nodelist_kind(struct arena *a, const struct codec_args *args, const c
         char c = codec_scan_peek(&s);
         if (c == 'n')
             continue; /* null leaves the string as it was */
-        if (c != '"' || codec_scan_string(&s, &value) != 0) {
-            err_set(err, "kind: want a string");
-            return -EINVAL;
-        }
-        if ((*kind = codec_str_copy(a, value)) == NULL) {
-            err_set(err, "out of memory");
-            return -ENOMEM;
-        }
+        if (c != '"' || codec_scan_string(&s, &value) != 0)
+            return err_fail(err, -EINVAL, "kind: want a string");
+        if ((*kind = codec_str_copy(a, value)) == NULL)
+            return err_fail(err, -ENOMEM, "out of memory");
     }
     return 0;
 }

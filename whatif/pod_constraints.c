@@ -35,10 +35,8 @@ static int string_field(struct pc_walk *w, const cJSON *obj, const char *key, co
     *out = "";
     if (v == NULL)
         return 0;
-    if (!cJSON_IsString(v)) {
-        err_set(w->err, "%s.%s: want a string", path, key);
-        return -EINVAL;
-    }
+    if (!cJSON_IsString(v))
+        return err_fail(w->err, -EINVAL, "%s.%s: want a string", path, key);
     *out = arena_strndup(w->a, v->valuestring, strlen(v->valuestring));
     return *out == NULL ? nomem(w) : 0;
 }
@@ -48,10 +46,8 @@ static int array_field(struct pc_walk *w, const cJSON *obj, const char *key, con
                        const cJSON **out)
 {
     *out = codec_json_field(obj, key);
-    if (*out != NULL && !cJSON_IsArray(*out)) {
-        err_set(w->err, "%s.%s: want an array", path, key);
-        return -EINVAL;
-    }
+    if (*out != NULL && !cJSON_IsArray(*out))
+        return err_fail(w->err, -EINVAL, "%s.%s: want an array", path, key);
     return 0;
 }
 
@@ -68,10 +64,9 @@ static int node_selector(struct pc_walk *w, const cJSON *spec, struct place_pod_
         return nomem(w);
     cJSON_ArrayForEach(item, sel)
     {
-        if (!cJSON_IsString(item) && !cJSON_IsNull(item)) {
-            err_set(w->err, "Pod.spec.nodeSelector[\"%.200s\"]: want a string", item->string);
-            return -EINVAL;
-        }
+        if (!cJSON_IsString(item) && !cJSON_IsNull(item))
+            return err_fail(w->err, -EINVAL, "Pod.spec.nodeSelector[\"%.200s\"]: want a string",
+                            item->string);
         /* A Go map keeps the last value of a key; null is "". */
         const char *v = cJSON_IsString(item) ? item->valuestring : "";
         size_t i = 0;
@@ -135,10 +130,8 @@ static int requirements(struct pc_walk *w, const cJSON *term, const char *key, c
             return nomem(w);
         cJSON_ArrayForEach(v, values)
         {
-            if (!cJSON_IsString(v)) {
-                err_set(w->err, "%s.values[%zu]: want a string", at, j);
-                return -EINVAL;
-            }
+            if (!cJSON_IsString(v))
+                return err_fail(w->err, -EINVAL, "%s.values[%zu]: want a string", at, j);
             vals[j] = arena_strndup(w->a, v->valuestring, strlen(v->valuestring));
             if (vals[j++] == NULL)
                 return nomem(w);
@@ -228,10 +221,9 @@ static int tolerations(struct pc_walk *w, const cJSON *spec, struct place_pod_co
             rc = string_field(w, t, "effect", at, &effect);
         if (rc != 0)
             return rc;
-        if (place_toleration_op_parse(op, &tol[i].op) != 0) {
-            err_set(w->err, "%s.operator: want Equal or Exists, not \"%.100s\"", at, op);
-            return -EINVAL;
-        }
+        if (place_toleration_op_parse(op, &tol[i].op) != 0)
+            return err_fail(w->err, -EINVAL, "%s.operator: want Equal or Exists, not \"%.100s\"",
+                            at, op);
         if (place_taint_effect_parse(effect, true, &tol[i].effect) != 0) {
             err_set(w->err,
                     "%s.effect: want NoSchedule, PreferNoSchedule, NoExecute or empty, not "

@@ -69,10 +69,8 @@ static int items(struct codec_scan *s, uint32_t doc, struct item_list *l, char *
         if (codec_scan_skip(s) != 0)
             return -EINVAL;
         it.json.len = (size_t)(s->p - it.json.p);
-        if (push(l, it) != 0) {
-            err_set(err, "out of memory");
-            return -ENOMEM;
-        }
+        if (push(l, it) != 0)
+            return err_fail(err, -ENOMEM, "out of memory");
     }
     return 0;
 }
@@ -136,10 +134,8 @@ static int document(struct codec_scan *s, uint32_t doc, struct item_list *l, cha
     }
     if (k == DOC_POD) {
         l->n = first; /* the object is the pod, whatever else it holds */
-        if (push(l, (struct whatif_item){self, doc, -1}) != 0) {
-            err_set(err, "out of memory");
-            return -ENOMEM;
-        }
+        if (push(l, (struct whatif_item){self, doc, -1}) != 0)
+            return err_fail(err, -ENOMEM, "out of memory");
     }
     return 0;
 }
@@ -201,19 +197,15 @@ int whatif_pod_one_check(const cJSON *pod, char *err)
     const cJSON *kind = codec_json_field(pod, "kind");
     const char *k = cJSON_IsString(kind) ? kind->valuestring : "";
     if (strcmp(k, "PodList") == 0 || strcmp(k, "List") == 0 ||
-        (kind == NULL && codec_json_field(pod, "items") != NULL)) {
-        err_set(err, "a %s, not a Pod: give one pod (kubectl get pod NAME -o json)",
-                k[0] != '\0' ? k : "list");
-        return -EINVAL;
-    }
-    if (kind != NULL && !cJSON_IsString(kind)) {
-        err_set(err, "kind: want a string");
-        return -EINVAL;
-    }
-    if (kind != NULL && strcmp(k, "Pod") != 0) {
-        err_set(err, "a %.100s, not a Pod: give one pod (kubectl get pod NAME -o json)", k);
-        return -EINVAL;
-    }
+        (kind == NULL && codec_json_field(pod, "items") != NULL))
+        return err_fail(err, -EINVAL,
+                        "a %s, not a Pod: give one pod (kubectl get pod NAME -o json)",
+                        k[0] != '\0' ? k : "list");
+    if (kind != NULL && !cJSON_IsString(kind))
+        return err_fail(err, -EINVAL, "kind: want a string");
+    if (kind != NULL && strcmp(k, "Pod") != 0)
+        return err_fail(err, -EINVAL,
+                        "a %.100s, not a Pod: give one pod (kubectl get pod NAME -o json)", k);
     if (kind != NULL)
         return 0;
     /* Without a kind, only a pod's spec makes it a pod: an ExtenderArgs
@@ -227,11 +219,11 @@ int whatif_pod_one_check(const cJSON *pod, char *err)
                 nodes != NULL ? "Nodes" : "NodeNames");
         return -EINVAL;
     }
-    if (!cJSON_IsArray(codec_json_field(codec_json_field(pod, "spec"), "containers"))) {
-        err_set(err, "neither kind Pod nor spec.containers, not a Pod: give one pod (kubectl get "
-                     "pod NAME -o json)");
-        return -EINVAL;
-    }
+    if (!cJSON_IsArray(codec_json_field(codec_json_field(pod, "spec"), "containers")))
+        return err_fail(
+            err, -EINVAL,
+            "neither kind Pod nor spec.containers, not a Pod: give one pod (kubectl get "
+            "pod NAME -o json)");
     return 0;
 }
 

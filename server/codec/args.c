@@ -93,14 +93,10 @@ static int decode_pod(struct arena *a, const struct top *t, struct codec_pod *ou
 {
     int rc;
 
-    if (t->pod_wrong) {
-        err_set(err, "Pod: want an object");
-        return -EINVAL;
-    }
-    if (t->pod_twice) {
-        err_set(err, "Pod: given twice");
-        return -EINVAL;
-    }
+    if (t->pod_wrong)
+        return err_fail(err, -EINVAL, "Pod: want an object");
+    if (t->pod_twice)
+        return err_fail(err, -EINVAL, "Pod: given twice");
     if (t->pod == M_ABSENT) {
         memset(out, 0, sizeof(*out));
         out->ns = out->name = out->uid = out->node_name = out->phase = "";
@@ -109,10 +105,8 @@ static int decode_pod(struct arena *a, const struct top *t, struct codec_pod *ou
     }
     if ((rc = codec_pod_decode(a, t->pod_tree, out, err)) != 0)
         return rc;
-    if (t->priority_bad) {
-        err_set(err, "%s", pod_priority.what);
-        return -EINVAL;
-    }
+    if (t->priority_bad)
+        return err_fail(err, -EINVAL, "%s", pod_priority.what);
     return 0;
 }
 
@@ -125,10 +119,8 @@ int codec_args_decode(struct arena *a, const char *body, size_t len, const struc
 
     memset(out, 0, sizeof(*out));
     memset(&t, 0, sizeof(t));
-    if (len == 0) {
-        err_set(err, "empty body: want ExtenderArgs JSON");
-        return -EINVAL;
-    }
+    if (len == 0)
+        return err_fail(err, -EINVAL, "empty body: want ExtenderArgs JSON");
     codec_scan_init(&s, body, len);
     if (codec_scan_peek(&s) != '{') {
         if (codec_scan_skip(&s) == 0 && codec_scan_end(&s) == 0)
@@ -153,15 +145,11 @@ int codec_args_decode(struct arena *a, const char *body, size_t len, const struc
     }
     if ((rc = decode_pod(a, &t, &out->pod, err)) != 0)
         return rc;
-    if (t.nodes != M_ABSENT && t.names != M_ABSENT) {
-        err_set(err, "both Nodes and NodeNames are set: want exactly one");
-        return -EINVAL;
-    }
+    if (t.nodes != M_ABSENT && t.names != M_ABSENT)
+        return err_fail(err, -EINVAL, "both Nodes and NodeNames are set: want exactly one");
     const struct codec_fault *f = t.nodes != M_ABSENT ? &t.nodes_fault : &t.names_fault;
-    if (t.nodes == M_ABSENT && t.names == M_ABSENT) {
-        err_set(err, "neither Nodes nor NodeNames is set");
-        return -EINVAL;
-    }
+    if (t.nodes == M_ABSENT && t.names == M_ABSENT)
+        return err_fail(err, -EINVAL, "neither Nodes nor NodeNames is set");
     if (f->rc != 0) {
         memcpy(err, f->err, ERR_LEN);
         return f->rc;

@@ -14,14 +14,10 @@ static int path_name(const cJSON *root, const char *key, bool required, const ch
     *out = "";
     if (v == NULL && !required)
         return 0;
-    if (!cJSON_IsString(v) || (required && v->valuestring[0] == '\0')) {
-        err_set(err, "%s: want a non-empty string", key);
-        return -EINVAL;
-    }
-    if (strlen(v->valuestring) > 253 || strpbrk(v->valuestring, "/?#% \\") != NULL) {
-        err_set(err, "%s: not a Kubernetes name", key);
-        return -EINVAL;
-    }
+    if (!cJSON_IsString(v) || (required && v->valuestring[0] == '\0'))
+        return err_fail(err, -EINVAL, "%s: want a non-empty string", key);
+    if (strlen(v->valuestring) > 253 || strpbrk(v->valuestring, "/?#% \\") != NULL)
+        return err_fail(err, -EINVAL, "%s: not a Kubernetes name", key);
     *out = v->valuestring;
     return 0;
 }

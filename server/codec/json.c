@@ -105,10 +105,8 @@ int codec_json_tree(struct arena *a, const char *body, size_t len, cJSON **out, 
     int rc;
 
     codec_scan_init(&s, body, len);
-    if (s.why == NULL && (rc = codec_json_value(a, &s, out)) == -ENOMEM) {
-        err_set(err, "out of memory");
-        return rc;
-    }
+    if (s.why == NULL && (rc = codec_json_value(a, &s, out)) == -ENOMEM)
+        return err_fail(err, rc, "out of memory");
     if (s.why != NULL || codec_scan_end(&s) != 0) {
         codec_scan_error(&s, err);
         return -EINVAL;
@@ -123,16 +121,12 @@ int codec_json_parse(struct arena *a, const char *body, size_t len, const char *
     int rc;
 
     *out = NULL;
-    if (len == 0) {
-        err_set(err, "empty body: want %s JSON", what);
-        return -EINVAL;
-    }
+    if (len == 0)
+        return err_fail(err, -EINVAL, "empty body: want %s JSON", what);
     if ((rc = codec_json_tree(a, body, len, &root, err)) != 0)
         return rc;
-    if (!cJSON_IsObject(root)) {
-        err_set(err, "want a JSON object (%s)", what);
-        return -EINVAL;
-    }
+    if (!cJSON_IsObject(root))
+        return err_fail(err, -EINVAL, "want a JSON object (%s)", what);
     *out = root;
     return 0;
 }

@@ -515,10 +515,8 @@ int codec_node_decode(struct arena *a, const char *body, size_t len, const struc
         err_prefix(err, "Node: ");
         return -EINVAL;
     }
-    if (rc == -ENOENT) {
-        err_set(err, "node without a metadata.name string");
-        return -EINVAL;
-    }
+    if (rc == -ENOENT)
+        return err_fail(err, -EINVAL, "node without a metadata.name string");
     if (rc == -ENOMEM)
         err_set(err, "out of memory");
     return rc;

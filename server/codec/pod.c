@@ -46,14 +46,10 @@ static int container(const cJSON *c, const char *path, struct score_container *o
     const cJSON *resources, *policy;
     char list[96];
 
-    if (!cJSON_IsObject(c)) {
-        err_set(err, "%s: want an object", path);
-        return -EINVAL;
-    }
-    if (object_member(c, "resources", &resources) != 0) {
-        err_set(err, "%s.resources: want an object", path);
-        return -EINVAL;
-    }
+    if (!cJSON_IsObject(c))
+        return err_fail(err, -EINVAL, "%s: want an object", path);
+    if (object_member(c, "resources", &resources) != 0)
+        return err_fail(err, -EINVAL, "%s.resources: want an object", path);
     snprintf(list, sizeof(list), "%s.resources.requests", path);
     if (codec_resource_list(codec_json_field(resources, "requests"), out, list, err) != 0)
         return -EINVAL;
@@ -61,10 +57,8 @@ static int container(const cJSON *c, const char *path, struct score_container *o
     if (limits_of(resources, list, out, err) != 0)
         return -EINVAL;
     policy = codec_json_field(c, "restartPolicy");
-    if (policy != NULL && !cJSON_IsString(policy)) {
-        err_set(err, "%s.restartPolicy: want a string", path);
-        return -EINVAL;
-    }
+    if (policy != NULL && !cJSON_IsString(policy))
+        return err_fail(err, -EINVAL, "%s.restartPolicy: want a string", path);
     out->restartable = policy != NULL && strcmp(policy->valuestring, "Always") == 0;
     return 0;
 }
@@ -80,18 +74,14 @@ static int container_list(struct arena *a, const cJSON *spec, const char *key,
     *n = 0;
     if (list == NULL)
         return 0;
-    if (!cJSON_IsArray(list)) {
-        err_set(err, "Pod.spec.%s: want an array", key);
-        return -EINVAL;
-    }
+    if (!cJSON_IsArray(list))
+        return err_fail(err, -EINVAL, "Pod.spec.%s: want an array", key);
     size_t count = (size_t)cJSON_GetArraySize(list);
     if (count == 0)
         return 0;
     struct score_container *containers = arena_calloc(a, count, sizeof(*containers));
-    if (containers == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (containers == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     cJSON_ArrayForEach(c, list)
     {
         snprintf(path, sizeof(path), "Pod.spec.%s[%zu]", key, i);
@@ -111,18 +101,14 @@ static int labels(struct arena *a, const cJSON *meta, struct codec_pod *out, cha
     const cJSON *obj, *v;
     size_t i = 0;
 
-    if (object_member(meta, "labels", &obj) != 0) {
-        err_set(err, "Pod.metadata.labels: want an object");
-        return -EINVAL;
-    }
+    if (object_member(meta, "labels", &obj) != 0)
+        return err_fail(err, -EINVAL, "Pod.metadata.labels: want an object");
     size_t n = obj != NULL ? (size_t)cJSON_GetArraySize(obj) : 0;
     if (n == 0)
         return 0;
     struct codec_label *l = arena_calloc(a, n, sizeof(*l));
-    if (l == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (l == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     cJSON_ArrayForEach(v, obj)
     {
         /* A non-string value reads as no value: no selector item matches it. */
@@ -153,19 +139,16 @@ const char *codec_pod_label(const struct codec_pod *pod, const char *key, size_t
 static int owner_references(const cJSON *meta, struct codec_pod *out, char *err)
 {
     const cJSON *refs = codec_json_field(meta, "ownerReferences"), *r;
-    if (refs != NULL && !cJSON_IsArray(refs)) {
-        err_set(err, "Pod.metadata.ownerReferences: want an array");
-        return -EINVAL;
-    }
+    if (refs != NULL && !cJSON_IsArray(refs))
+        return err_fail(err, -EINVAL, "Pod.metadata.ownerReferences: want an array");
     cJSON_ArrayForEach(r, refs)
     {
         const cJSON *kind = codec_json_field(r, "kind");
         if (cJSON_IsNull(r))
             continue; /* Go reads it as an empty reference */
-        if (!cJSON_IsObject(r) || (kind != NULL && !cJSON_IsString(kind))) {
-            err_set(err, "Pod.metadata.ownerReferences: want objects with a string kind");
-            return -EINVAL;
-        }
+        if (!cJSON_IsObject(r) || (kind != NULL && !cJSON_IsString(kind)))
+            return err_fail(err, -EINVAL,
+                            "Pod.metadata.ownerReferences: want objects with a string kind");
         out->daemonset =
             out->daemonset || (kind != NULL && strcmp(kind->valuestring, "DaemonSet") == 0);
     }
@@ -175,16 +158,12 @@ static int owner_references(const cJSON *meta, struct codec_pod *out, char *err)
 static int metadata(struct arena *a, const cJSON *pod, struct codec_pod *out, char *err)
 {
     const cJSON *meta;
-    if (object_member(pod, "metadata", &meta) != 0) {
-        err_set(err, "Pod.metadata: want an object");
-        return -EINVAL;
-    }
+    if (object_member(pod, "metadata", &meta) != 0)
+        return err_fail(err, -EINVAL, "Pod.metadata: want an object");
     for (const char *const *k = (const char *const[]){"name", "namespace", NULL}; *k; k++) {
         const cJSON *v = codec_json_field(meta, *k);
-        if (v != NULL && !cJSON_IsString(v)) {
-            err_set(err, "Pod.metadata.%s: want a string", *k);
-            return -EINVAL;
-        }
+        if (v != NULL && !cJSON_IsString(v))
+            return err_fail(err, -EINVAL, "Pod.metadata.%s: want a string", *k);
     }
     out->name = string_or_empty(meta, "name");
     out->ns = string_or_empty(meta, "namespace");
@@ -216,10 +195,8 @@ static int priority(const cJSON *spec, struct codec_pod *out, char *err)
     /* Range first: converting an out-of-range double is undefined. */
     if (prio != NULL && (!cJSON_IsNumber(prio) ||
                          !(prio->valuedouble >= INT32_MIN && prio->valuedouble <= INT32_MAX) ||
-                         prio->valuedouble != (double)(int32_t)prio->valuedouble)) {
-        err_set(err, "Pod.spec.priority: want a 32-bit integer");
-        return -EINVAL;
-    }
+                         prio->valuedouble != (double)(int32_t)prio->valuedouble))
+        return err_fail(err, -EINVAL, "Pod.spec.priority: want a 32-bit integer");
     out->priority = prio != NULL ? (long long)prio->valuedouble : 0;
     return 0;
 }
@@ -233,16 +210,12 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
 
     memset(out, 0, sizeof(*out));
     out->ns = out->name = out->uid = out->node_name = out->phase = "";
-    if (!cJSON_IsObject(pod)) {
-        err_set(err, "Pod: want an object");
-        return -EINVAL;
-    }
+    if (!cJSON_IsObject(pod))
+        return err_fail(err, -EINVAL, "Pod: want an object");
     if ((rc = metadata(a, pod, out, err)) != 0)
         return rc;
-    if (object_member(pod, "spec", &spec) != 0) {
-        err_set(err, "Pod.spec: want an object");
-        return -EINVAL;
-    }
+    if (object_member(pod, "spec", &spec) != 0)
+        return err_fail(err, -EINVAL, "Pod.spec: want an object");
     out->node_name = string_or_empty(spec, "nodeName");
     if (priority(spec, out, err) != 0)
         return -EINVAL;
@@ -261,10 +234,8 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
     if (codec_resource_list(codec_json_field(spec, "overhead"), &p->overhead, "Pod.spec.overhead",
                             err) != 0)
         return -EINVAL;
-    if (object_member(spec, "resources", &resources) != 0) {
-        err_set(err, "Pod.spec.resources: want an object");
-        return -EINVAL;
-    }
+    if (object_member(spec, "resources", &resources) != 0)
+        return err_fail(err, -EINVAL, "Pod.spec.resources: want an object");
     const cJSON *pod_requests = codec_json_field(resources, "requests");
     if (codec_resource_list(pod_requests, &p->pod_level, "Pod.spec.resources.requests", err) != 0)
         return -EINVAL;

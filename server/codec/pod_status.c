@@ -49,10 +49,8 @@ static int resources_requests(const cJSON *entry, struct score_list *out, const 
     memset(out, 0, sizeof(*out));
     if (resources == NULL)
         return 0;
-    if (!cJSON_IsObject(resources)) {
-        err_set(err, "%s.resources: want an object", path);
-        return -EINVAL;
-    }
+    if (!cJSON_IsObject(resources))
+        return err_fail(err, -EINVAL, "%s.resources: want an object", path);
     snprintf(list, sizeof(list), "%s.resources.requests", path);
     return status_list(present(resources, "requests"), out, list, err);
 }
@@ -66,18 +64,15 @@ static int resize_infeasible(const cJSON *status, bool *out, char *err)
     *out = false;
     if (conditions == NULL)
         return 0;
-    if (!cJSON_IsArray(conditions)) {
-        err_set(err, "Pod.status.conditions: want an array");
-        return -EINVAL;
-    }
+    if (!cJSON_IsArray(conditions))
+        return err_fail(err, -EINVAL, "Pod.status.conditions: want an array");
     cJSON_ArrayForEach(c, conditions)
     {
         const cJSON *type = codec_json_field(c, "type"), *reason = codec_json_field(c, "reason");
         if (!cJSON_IsObject(c) || (type != NULL && !cJSON_IsString(type) && !cJSON_IsNull(type)) ||
-            (reason != NULL && !cJSON_IsString(reason) && !cJSON_IsNull(reason))) {
-            err_set(err, "Pod.status.conditions: want objects with string type and reason");
-            return -EINVAL;
-        }
+            (reason != NULL && !cJSON_IsString(reason) && !cJSON_IsNull(reason)))
+            return err_fail(err, -EINVAL,
+                            "Pod.status.conditions: want objects with string type and reason");
         if (cJSON_IsString(type) && strcmp(type->valuestring, "PodResizePending") == 0) {
             *out = cJSON_IsString(reason) && strcmp(reason->valuestring, "Infeasible") == 0;
             return 0;
@@ -129,28 +124,23 @@ static int index_build(struct arena *a, const cJSON *statuses, const cJSON *init
     out->refs = NULL;
     out->n = 0;
     for (size_t l = 0; l < 2; l++) {
-        if (lists[l] != NULL && !cJSON_IsArray(lists[l])) {
-            err_set(err, "Pod.status.%s: want an array", keys[l]);
-            return -EINVAL;
-        }
+        if (lists[l] != NULL && !cJSON_IsArray(lists[l]))
+            return err_fail(err, -EINVAL, "Pod.status.%s: want an array", keys[l]);
         cJSON_ArrayForEach(e, lists[l])
         {
             const cJSON *name = codec_json_field(e, "name");
             if (!cJSON_IsObject(e) ||
-                (name != NULL && !cJSON_IsString(name) && !cJSON_IsNull(name))) {
-                err_set(err, "Pod.status.%s: want objects with a string name", keys[l]);
-                return -EINVAL;
-            }
+                (name != NULL && !cJSON_IsString(name) && !cJSON_IsNull(name)))
+                return err_fail(err, -EINVAL, "Pod.status.%s: want objects with a string name",
+                                keys[l]);
             n++;
         }
     }
     if (n == 0)
         return 0;
     out->refs = arena_calloc(a, n, sizeof(*out->refs));
-    if (out->refs == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (out->refs == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     for (size_t l = 0; l < 2; l++) {
         size_t i = 0;
         cJSON_ArrayForEach(e, lists[l])
@@ -212,10 +202,8 @@ int codec_pod_status(struct arena *a, const cJSON *status, const cJSON *containe
 
     if (status == NULL || cJSON_IsNull(status))
         return 0;
-    if (!cJSON_IsObject(status)) {
-        err_set(err, "Pod.status: want an object");
-        return -EINVAL;
-    }
+    if (!cJSON_IsObject(status))
+        return err_fail(err, -EINVAL, "Pod.status: want an object");
     if (resize_infeasible(status, &pod->resize_infeasible, err) != 0 ||
         status_list(present(status, "allocatedResources"), &pod->status_allocated,
                     "Pod.status.allocatedResources", err) != 0 ||

@@ -20,29 +20,22 @@ static int decode_victims(struct arena *a, const cJSON *v, bool meta, struct cod
     const cJSON *pdb = codec_json_field(v, "NumPDBViolations");
     size_t i = 0;
 
-    if (!cJSON_IsObject(v)) {
-        err_set(err, "victims of node %s: want an object", out->node);
-        return -EINVAL;
-    }
+    if (!cJSON_IsObject(v))
+        return err_fail(err, -EINVAL, "victims of node %s: want an object", out->node);
     if (pdb != NULL) {
         if (!cJSON_IsNumber(pdb) || pdb->valuedouble < 0 || pdb->valuedouble > 1e15 ||
-            pdb->valuedouble != (double)(long long)pdb->valuedouble) {
-            err_set(err, "victims of node %s: NumPDBViolations: want a count", out->node);
-            return -EINVAL;
-        }
+            pdb->valuedouble != (double)(long long)pdb->valuedouble)
+            return err_fail(err, -EINVAL, "victims of node %s: NumPDBViolations: want a count",
+                            out->node);
         out->num_pdb_violations = (long long)pdb->valuedouble;
     }
-    if (pods != NULL && !cJSON_IsArray(pods)) {
-        err_set(err, "victims of node %s: Pods: want an array", out->node);
-        return -EINVAL;
-    }
+    if (pods != NULL && !cJSON_IsArray(pods))
+        return err_fail(err, -EINVAL, "victims of node %s: Pods: want an array", out->node);
     size_t n = pods != NULL ? (size_t)cJSON_GetArraySize(pods) : 0;
     out->uids = arena_calloc(a, n + 1, sizeof(*out->uids));
     out->pods = meta ? NULL : arena_calloc(a, n + 1, sizeof(*out->pods));
-    if (out->uids == NULL || (!meta && out->pods == NULL)) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (out->uids == NULL || (!meta && out->pods == NULL))
+        return err_fail(err, -ENOMEM, "out of memory");
     cJSON_ArrayForEach(p, pods)
     {
         const cJSON *uid;
@@ -58,10 +51,8 @@ static int decode_victims(struct arena *a, const cJSON *v, bool meta, struct cod
             out->pods[i] = pod.spec;
             uid = codec_json_field(codec_json_field(p, "metadata"), "uid");
         }
-        if (!cJSON_IsString(uid) || uid->valuestring[0] == '\0') {
-            err_set(err, "victim %zu on node %s: no UID", i, out->node);
-            return -EINVAL;
-        }
+        if (!cJSON_IsString(uid) || uid->valuestring[0] == '\0')
+            return err_fail(err, -EINVAL, "victim %zu on node %s: no UID", i, out->node);
         out->uids[i++] = uid->valuestring;
     }
     out->n = i;
@@ -103,20 +94,16 @@ static int decode_map(struct arena *a, const cJSON *map, bool meta, const struct
         return -E2BIG;
     }
     out->nodes = arena_calloc(a, n + 1, sizeof(*out->nodes));
-    if (out->nodes == NULL || index_init(a, &x, n) != 0) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (out->nodes == NULL || index_init(a, &x, n) != 0)
+        return err_fail(err, -ENOMEM, "out of memory");
     cJSON_ArrayForEach(v, map)
     {
         /* A duplicate key: Go's map keeps the last value, in the first
          * key's place as far as we are concerned (the order is ours). */
         uint64_t hash = hash_fnv1a_str(v->string);
         size_t k = index_of(&x, v->string, hash, out->n_nodes);
-        if (cJSON_IsNull(v)) {
-            err_set(err, "victims of node %s: null", v->string);
-            return -EINVAL;
-        }
+        if (cJSON_IsNull(v))
+            return err_fail(err, -EINVAL, "victims of node %s: null", v->string);
         memset(&out->nodes[k], 0, sizeof(out->nodes[k]));
         out->nodes[k].node = v->string;
         int rc = decode_victims(a, v, meta, &out->nodes[k], err);
@@ -156,10 +143,8 @@ static int check_integers(const cJSON *root, char *err)
          .what = "NumPDBViolations: want a count"},
     };
     for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-        if (!codec_ints_ok(root, &paths[i])) {
-            err_set(err, "%s", paths[i].what);
-            return -EINVAL;
-        }
+        if (!codec_ints_ok(root, &paths[i]))
+            return err_fail(err, -EINVAL, "%s", paths[i].what);
     }
     return 0;
 }
@@ -181,11 +166,9 @@ int codec_preempt_decode(struct arena *a, const char *body, size_t len, const st
         map = codec_json_field(root, "NodeNameToVictims");
     if (map == NULL)
         return check_integers(root, err); /* no candidates: an empty map */
-    if (!cJSON_IsObject(map)) {
-        err_set(err, "%s: want an object",
-                out->meta_form ? "NodeNameToMetaVictims" : "NodeNameToVictims");
-        return -EINVAL;
-    }
+    if (!cJSON_IsObject(map))
+        return err_fail(err, -EINVAL, "%s: want an object",
+                        out->meta_form ? "NodeNameToMetaVictims" : "NodeNameToVictims");
     if ((rc = decode_map(a, map, out->meta_form, cfg, out, err)) != 0)
         return rc;
     return check_integers(root, err);

@@ -57,10 +57,8 @@ static int quantity(const cJSON *v, enum score_unit unit, int64_t *out, char *wh
         *out = 0;
         return 0;
     }
-    if (!cJSON_IsString(v)) {
-        err_set(why, "want a quantity string");
-        return -EINVAL;
-    }
+    if (!cJSON_IsString(v))
+        return err_fail(why, -EINVAL, "want a quantity string");
     const char *reason = "";
     int rc = codec_quantity_text(v->valuestring, strlen(v->valuestring), unit, out, &reason);
     if (rc != 0)
@@ -70,10 +68,8 @@ static int quantity(const cJSON *v, enum score_unit unit, int64_t *out, char *wh
 
 int codec_quantities(const cJSON *list, int64_t out[SCORE_NRES], char *err)
 {
-    if (!cJSON_IsObject(list)) {
-        err_set(err, "want an object of quantities");
-        return -EINVAL;
-    }
+    if (!cJSON_IsObject(list))
+        return err_fail(err, -EINVAL, "want an object of quantities");
     for (int r = 0; r < SCORE_NRES; r++) {
         const char *name = score_resource_name((enum score_resource)r);
         if (quantity(codec_json_member(list, name), unit_of((enum score_resource)r), &out[r],
@@ -81,10 +77,8 @@ int codec_quantities(const cJSON *list, int64_t out[SCORE_NRES], char *err)
             err_prefix(err, "%s: ", name);
             return -EINVAL;
         }
-        if (out[r] < 0) {
-            err_set(err, "%s: negative", name);
-            return -EINVAL;
-        }
+        if (out[r] < 0)
+            return err_fail(err, -EINVAL, "%s: negative", name);
     }
     return 0;
 }
@@ -93,10 +87,8 @@ int codec_resource_list(const cJSON *list, struct score_container *c, const char
 {
     if (list == NULL)
         return 0;
-    if (!cJSON_IsObject(list)) {
-        err_set(err, "%s: want an object", path);
-        return -EINVAL;
-    }
+    if (!cJSON_IsObject(list))
+        return err_fail(err, -EINVAL, "%s: want an object", path);
     for (int r = 0; r < SCORE_NRES; r++) {
         const char *name = score_resource_name((enum score_resource)r);
         /* Present even when null: only an absent key gets a default. */
@@ -113,10 +105,8 @@ int codec_resource_list(const cJSON *list, struct score_container *c, const char
             err_prefix(err, "%s.%s: ", path, name);
             return -EINVAL;
         }
-        if (c->req[r] < 0) {
-            err_set(err, "%s.%s: negative quantity", path, name);
-            return -EINVAL;
-        }
+        if (c->req[r] < 0)
+            return err_fail(err, -EINVAL, "%s.%s: negative quantity", path, name);
     }
     return 0;
 }

@@ -42,16 +42,12 @@ static int resolve(const char *listen, struct sockaddr_storage *ss, char *err)
     struct addrinfo *res = NULL;
     int port, rc;
 
-    if (cfg_listen_split(listen, host, &port) != 0) {
-        err_set(err, "listen: bad address %s", listen);
-        return -EINVAL;
-    }
+    if (cfg_listen_split(listen, host, &port) != 0)
+        return err_fail(err, -EINVAL, "listen: bad address %s", listen);
     snprintf(port_text, sizeof(port_text), "%d", port);
     rc = getaddrinfo(host, port_text, &hints, &res);
-    if (rc != 0) {
-        err_set(err, "listen: cannot resolve %s: %s", host, gai_strerror(rc));
-        return -EINVAL;
-    }
+    if (rc != 0)
+        return err_fail(err, -EINVAL, "listen: cannot resolve %s: %s", host, gai_strerror(rc));
     memcpy(ss, res->ai_addr, res->ai_addrlen);
     freeaddrinfo(res);
     return 0;
@@ -176,10 +172,8 @@ static int start_listener(struct http_listener *l, const struct cfg *cfg, const 
     /* The per-IP limit is the guard's, not libmicrohttpd's: it can make
      * room where libmicrohttpd would refuse (http_guard_accept). */
     if (http_guard_start(limit, per_ip, cfg->request_timeout_seconds, &l->server->metrics,
-                         &l->guard) != 0) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+                         &l->guard) != 0)
+        return err_fail(err, -ENOMEM, "out of memory");
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
 #define OPT(o, v, p) (opts[n++] = (struct MHD_OptionItem){(o), (intptr_t)(v), (p)})
