@@ -335,6 +335,11 @@ static void name_opts(const struct cfg *c, const char *a, const char *b, struct 
     }
 }
 
+/* err_fail() with the prefix that name_opts() gives the options of flags
+ * @a and @b, then @fmt, whose arguments name them as nm.name[0] and [1]. */
+#define REFUSE(a, b, fmt, ...)                                                                     \
+    (name_opts(c, a, b, &nm), err_fail(err, -EINVAL, "%s" fmt, nm.prefix, __VA_ARGS__))
+
 /* Is @label a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)? */
 static bool label_name_ok(const char *label)
 {
@@ -358,11 +363,8 @@ static int prometheus_file_ok(const struct cfg *c, const char *flag, const char 
         return 0;
     int rc = file_read_regular(path, 1u << 20, &text, &len, why);
     file_free_secret(text, len);
-    if (rc != 0) {
-        name_opts(c, flag, NULL, &nm);
-        err_set(err, "%s%s: %s", nm.prefix, nm.name[0], why);
-        return -EINVAL;
-    }
+    if (rc != 0)
+        return REFUSE(flag, NULL, "%s: %s", nm.name[0], why);
     return 0;
 }
 
@@ -381,64 +383,43 @@ static int validate_prometheus(struct cfg *c, char *err)
 {
     struct opt_names nm;
     c->usage_prometheus = strcmp(c->usage_provider, "prometheus") == 0;
-    if (!c->usage_prometheus && strcmp(c->usage_provider, "metrics-api") != 0) {
-        name_opts(c, "usage-provider", NULL, &nm);
-        err_set(err, "%s%s \"%s\": want metrics-api or prometheus", nm.prefix, nm.name[0],
-                c->usage_provider);
-        return -EINVAL;
-    }
+    if (!c->usage_prometheus && strcmp(c->usage_provider, "metrics-api") != 0)
+        return REFUSE("usage-provider", NULL, "%s \"%s\": want metrics-api or prometheus",
+                      nm.name[0], c->usage_provider);
     const char *u = c->prometheus_url;
     bool http = strncmp(u, "http://", 7) == 0, https = strncmp(u, "https://", 8) == 0;
-    if (u[0] != '\0' && ((!http && !https) || u[http ? 7 : 8] == '\0' || u[http ? 7 : 8] == '/')) {
-        name_opts(c, "prometheus-url", NULL, &nm);
-        err_set(err, "%s%s \"%s\": want http://HOST[:PORT][/PATH] or https://...", nm.prefix,
-                nm.name[0], u);
-        return -EINVAL;
-    }
+    if (u[0] != '\0' && ((!http && !https) || u[http ? 7 : 8] == '\0' || u[http ? 7 : 8] == '/'))
+        return REFUSE("prometheus-url", NULL,
+                      "%s \"%s\": want http://HOST[:PORT][/PATH] or https://...", nm.name[0], u);
     /* A password in the URL would be in every log line, error and
      * /readyz reason that names the URL. ('?' and '#' are refused with
      * the option's characters.) */
     const char *host = u + (http ? 7 : 8), *slash = strchr(host, '/');
     size_t authority = slash != NULL ? (size_t)(slash - host) : strlen(host);
-    if (u[0] != '\0' && memchr(host, '@', authority) != NULL) {
-        name_opts(c, "prometheus-url", NULL, &nm);
-        err_set(err,
-                "%s%s: want no user or password in the URL (a token goes in "
-                "prometheusBearerTokenFile)",
-                nm.prefix, nm.name[0]);
-        return -EINVAL;
-    }
-    if (c->usage_prometheus && u[0] == '\0') {
-        name_opts(c, "usage-provider", "prometheus-url", &nm);
-        err_set(err, "%s%s prometheus needs %s (the Prometheus HTTP API's base URL)", nm.prefix,
-                nm.name[0], nm.name[1]);
-        return -EINVAL;
-    }
+    if (u[0] != '\0' && memchr(host, '@', authority) != NULL)
+        return REFUSE(
+            "prometheus-url", NULL,
+            "%s: want no user or password in the URL (a token goes in prometheusBearerTokenFile)",
+            nm.name[0]);
+    if (c->usage_prometheus && u[0] == '\0')
+        return REFUSE("usage-provider", "prometheus-url",
+                      "%s prometheus needs %s (the Prometheus HTTP API's base URL)", nm.name[0],
+                      nm.name[1]);
     if (c->usage_prometheus &&
-        (blank(c->prometheus_cpu_query) || blank(c->prometheus_memory_query))) {
-        name_opts(c, "prometheus-cpu-query", "prometheus-memory-query", &nm);
-        err_set(err, "%s%s and %s must not be empty with usage-provider prometheus", nm.prefix,
-                nm.name[0], nm.name[1]);
-        return -EINVAL;
-    }
-    if (!label_name_ok(c->prometheus_node_label)) {
-        name_opts(c, "prometheus-node-label", NULL, &nm);
-        err_set(err, "%s%s \"%s\": want a Prometheus label name such as instance or node",
-                nm.prefix, nm.name[0], c->prometheus_node_label);
-        return -EINVAL;
-    }
-    if ((c->prometheus_client_cert_file[0] == '\0') != (c->prometheus_client_key_file[0] == '\0')) {
-        name_opts(c, "prometheus-client-cert-file", "prometheus-client-key-file", &nm);
-        err_set(err, "%s%s and %s go together: set both or neither", nm.prefix, nm.name[0],
-                nm.name[1]);
-        return -EINVAL;
-    }
-    if (!https && (c->prometheus_ca_file[0] != '\0' || c->prometheus_client_cert_file[0] != '\0')) {
-        name_opts(c, "prometheus-url", NULL, &nm);
-        err_set(err, "%s%s \"%s\": a CA or client certificate needs an https:// URL", nm.prefix,
-                nm.name[0], u);
-        return -EINVAL;
-    }
+        (blank(c->prometheus_cpu_query) || blank(c->prometheus_memory_query)))
+        return REFUSE("prometheus-cpu-query", "prometheus-memory-query",
+                      "%s and %s must not be empty with usage-provider prometheus", nm.name[0],
+                      nm.name[1]);
+    if (!label_name_ok(c->prometheus_node_label))
+        return REFUSE("prometheus-node-label", NULL,
+                      "%s \"%s\": want a Prometheus label name such as instance or node",
+                      nm.name[0], c->prometheus_node_label);
+    if ((c->prometheus_client_cert_file[0] == '\0') != (c->prometheus_client_key_file[0] == '\0'))
+        return REFUSE("prometheus-client-cert-file", "prometheus-client-key-file",
+                      "%s and %s go together: set both or neither", nm.name[0], nm.name[1]);
+    if (!https && (c->prometheus_ca_file[0] != '\0' || c->prometheus_client_cert_file[0] != '\0'))
+        return REFUSE("prometheus-url", NULL,
+                      "%s \"%s\": a CA or client certificate needs an https:// URL", nm.name[0], u);
     if (!c->usage_prometheus)
         return 0;
     if (prometheus_file_ok(c, "prometheus-bearer-token-file", c->prometheus_bearer_token_file,
@@ -458,80 +439,47 @@ static int validate(struct cfg *c, char *err)
     int weights = 0;
     for (int r = 0; r < SCORE_NRES; r++)
         weights += c->score.weight[r];
-    if (weights == 0) {
-        name_opts(c, "cpu-weight", "memory-weight", &nm);
-        err_set(err, "%s%s and %s: at least one must be above 0", nm.prefix, nm.name[0],
-                nm.name[1]);
-        return -EINVAL;
-    }
-    if ((c->tls_cert[0] == '\0') != (c->tls_key[0] == '\0')) {
-        name_opts(c, "tls-cert", "tls-key", &nm);
-        err_set(err, "%s%s and %s: give both or neither", nm.prefix, nm.name[0], nm.name[1]);
-        return -EINVAL;
-    }
-    if (c->client_ca[0] != '\0' && c->tls_cert[0] == '\0') {
-        name_opts(c, "client-ca", "tls-cert", &nm);
-        err_set(err, "%s%s needs %s (mTLS is TLS)", nm.prefix, nm.name[0], nm.name[1]);
-        return -EINVAL;
-    }
-    if (c->metrics_listen[0] != '\0' && same_address(c->listen, c->metrics_listen)) {
-        name_opts(c, "metrics-listen", "listen", &nm);
-        err_set(err, "%s%s %s: must not be the %s address", nm.prefix, nm.name[0],
-                c->metrics_listen, nm.name[1]);
-        return -EINVAL;
-    }
-    if (c->per_ip_connection_limit > c->connection_limit) {
-        name_opts(c, "per-ip-connection-limit", "connection-limit", &nm);
-        err_set(err, "%s%s (%d) must not exceed %s (%d)", nm.prefix, nm.name[0],
-                c->per_ip_connection_limit, nm.name[1], c->connection_limit);
-        return -EINVAL;
-    }
-    if (!list_ok(c->select_namespaces, false)) {
-        name_opts(c, "select-namespaces", NULL, &nm);
-        err_set(err, "%s%s: want NAMESPACE[,NAMESPACE...]", nm.prefix, nm.name[0]);
-        return -EINVAL;
-    }
-    if (!list_ok(c->select_labels, true)) {
-        name_opts(c, "select-labels", NULL, &nm);
-        err_set(err, "%s%s: want KEY=VALUE[,KEY=VALUE...]", nm.prefix, nm.name[0]);
-        return -EINVAL;
-    }
-    if (c->memory_budget_bytes > 0 && c->memory_budget_bytes < (1LL << 20)) {
-        name_opts(c, "memory-budget-bytes", NULL, &nm);
-        err_set(err,
-                "%s%s (%lld): want -1 (none), 0 (from the cgroup's memory limit) or at least "
-                "1048576",
-                nm.prefix, nm.name[0], c->memory_budget_bytes);
-        return -EINVAL;
-    }
-    if (c->select_priority_min > c->select_priority_max) {
-        name_opts(c, "select-priority-min", "select-priority-max", &nm);
-        err_set(err, "%s%s (%lld) must not exceed %s (%lld)", nm.prefix, nm.name[0],
-                c->select_priority_min, nm.name[1], c->select_priority_max);
-        return -EINVAL;
-    }
+    if (weights == 0)
+        return REFUSE("cpu-weight", "memory-weight", "%s and %s: at least one must be above 0",
+                      nm.name[0], nm.name[1]);
+    if ((c->tls_cert[0] == '\0') != (c->tls_key[0] == '\0'))
+        return REFUSE("tls-cert", "tls-key", "%s and %s: give both or neither", nm.name[0],
+                      nm.name[1]);
+    if (c->client_ca[0] != '\0' && c->tls_cert[0] == '\0')
+        return REFUSE("client-ca", "tls-cert", "%s needs %s (mTLS is TLS)", nm.name[0], nm.name[1]);
+    if (c->metrics_listen[0] != '\0' && same_address(c->listen, c->metrics_listen))
+        return REFUSE("metrics-listen", "listen", "%s %s: must not be the %s address", nm.name[0],
+                      c->metrics_listen, nm.name[1]);
+    if (c->per_ip_connection_limit > c->connection_limit)
+        return REFUSE("per-ip-connection-limit", "connection-limit",
+                      "%s (%d) must not exceed %s (%d)", nm.name[0], c->per_ip_connection_limit,
+                      nm.name[1], c->connection_limit);
+    if (!list_ok(c->select_namespaces, false))
+        return REFUSE("select-namespaces", NULL, "%s: want NAMESPACE[,NAMESPACE...]", nm.name[0]);
+    if (!list_ok(c->select_labels, true))
+        return REFUSE("select-labels", NULL, "%s: want KEY=VALUE[,KEY=VALUE...]", nm.name[0]);
+    if (c->memory_budget_bytes > 0 && c->memory_budget_bytes < (1LL << 20))
+        return REFUSE(
+            "memory-budget-bytes", NULL,
+            "%s (%lld): want -1 (none), 0 (from the cgroup's memory limit) or at least 1048576",
+            nm.name[0], c->memory_budget_bytes);
+    if (c->select_priority_min > c->select_priority_max)
+        return REFUSE("select-priority-min", "select-priority-max",
+                      "%s (%lld) must not exceed %s (%lld)", nm.name[0], c->select_priority_min,
+                      nm.name[1], c->select_priority_max);
     c->exempt_daemonsets = strcmp(c->threshold_exempt, "daemonsets") == 0;
-    if (!c->exempt_daemonsets && c->threshold_exempt[0] != '\0') {
-        name_opts(c, "threshold-exempt", NULL, &nm);
-        err_set(err, "%s%s \"%s\": want daemonsets or \"\" (none)", nm.prefix, nm.name[0],
-                c->threshold_exempt);
-        return -EINVAL;
-    }
+    if (!c->exempt_daemonsets && c->threshold_exempt[0] != '\0')
+        return REFUSE("threshold-exempt", NULL, "%s \"%s\": want daemonsets or \"\" (none)",
+                      nm.name[0], c->threshold_exempt);
     c->unless_all_fail = strcmp(c->threshold_policy, "unlessAllFail") == 0;
-    if (!c->unless_all_fail && strcmp(c->threshold_policy, "always") != 0) {
-        name_opts(c, "threshold-policy", NULL, &nm);
-        err_set(err, "%s%s \"%s\": want always or unlessAllFail", nm.prefix, nm.name[0],
-                c->threshold_policy);
-        return -EINVAL;
-    }
-    if (score_usage_agg_parse_list(c->usage_aggregation, c->usage_agg) != 0) {
-        name_opts(c, "usage-aggregation", NULL, &nm);
-        err_set(err,
-                "%s%s \"%s\": want latest, avg, max, p50, p90, p95 or p99, or "
-                "cpu=NAME,memory=NAME",
-                nm.prefix, nm.name[0], c->usage_aggregation);
-        return -EINVAL;
-    }
+    if (!c->unless_all_fail && strcmp(c->threshold_policy, "always") != 0)
+        return REFUSE("threshold-policy", NULL, "%s \"%s\": want always or unlessAllFail",
+                      nm.name[0], c->threshold_policy);
+    if (score_usage_agg_parse_list(c->usage_aggregation, c->usage_agg) != 0)
+        return REFUSE(
+            "usage-aggregation", NULL,
+            "%s \"%s\": want latest, avg, max, p50, p90, p95 or p99, or cpu=NAME,memory=NAME",
+            nm.name[0], c->usage_aggregation);
     if (validate_prometheus(c, err) != 0)
         return -EINVAL;
     /* One sample per poll at most: (newest - window, newest] holds
@@ -543,24 +491,17 @@ static int validate(struct cfg *c, char *err)
     long long reachable = c->usage_window_seconds == 0
                               ? 1
                               : ((long long)c->usage_window_seconds + interval - 1) / interval;
-    if (c->usage_min_samples > reachable) {
-        name_opts(c, "usage-min-samples", "usage-window-seconds", &nm);
-        err_set(err,
-                "%s%s (%d) cannot be reached: %s (%d) holds at most %lld samples polled every "
-                "%s (%d)",
-                nm.prefix, nm.name[0], c->usage_min_samples, nm.name[1], c->usage_window_seconds,
-                reachable, iv.name[0], interval);
-        return -EINVAL;
-    }
-    if (c->usage_window_seconds / interval + 2 > SCORE_USAGE_MAX_SAMPLES) {
-        name_opts(c, "usage-window-seconds", NULL, &nm);
-        err_set(err,
-                "%s%s (%d) / %s (%d): at most %d samples a node (poll less often or shorten "
-                "the window)",
-                nm.prefix, nm.name[0], c->usage_window_seconds, iv.name[0], interval,
-                SCORE_USAGE_MAX_SAMPLES - 2);
-        return -EINVAL;
-    }
+    if (c->usage_min_samples > reachable)
+        return REFUSE(
+            "usage-min-samples", "usage-window-seconds",
+            "%s (%d) cannot be reached: %s (%d) holds at most %lld samples polled every %s (%d)",
+            nm.name[0], c->usage_min_samples, nm.name[1], c->usage_window_seconds, reachable,
+            iv.name[0], interval);
+    if (c->usage_window_seconds / interval + 2 > SCORE_USAGE_MAX_SAMPLES)
+        return REFUSE(
+            "usage-window-seconds", NULL,
+            "%s (%d) / %s (%d): at most %d samples a node (poll less often or shorten the window)",
+            nm.name[0], c->usage_window_seconds, iv.name[0], interval, SCORE_USAGE_MAX_SAMPLES - 2);
     compute_hash(c);
     return 0;
 }

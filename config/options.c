@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -371,31 +372,34 @@ static void env_name(const char *flag, char *out, size_t n)
     out[j] = '\0';
 }
 
+/* Formats the reason into @why (@n bytes) and returns -EINVAL. */
+static int refuse(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(char *why, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+    return -EINVAL;
+}
+
 static int check_string(const struct cfg_opt *o, const char *v, char *why, size_t n)
 {
     char host[CFG_STR_LEN];
     int port;
 
-    if (strlen(v) >= CFG_STR_LEN) {
-        snprintf(why, n, "longer than %d bytes", CFG_STR_LEN - 1);
-        return -EINVAL;
-    }
+    if (strlen(v) >= CFG_STR_LEN)
+        return refuse(why, n, "longer than %d bytes", CFG_STR_LEN - 1);
     bool is_listen =
         strcmp(o->flag, "listen") == 0 || (strcmp(o->flag, "metrics-listen") == 0 && v[0] != '\0');
-    if (is_listen && cfg_listen_split(v, host, &port) != 0) {
-        snprintf(why, n, "want HOST:PORT or [IPV6]:PORT with a port from 0 to 65535");
-        return -EINVAL;
-    }
+    if (is_listen && cfg_listen_split(v, host, &port) != 0)
+        return refuse(why, n, "want HOST:PORT or [IPV6]:PORT with a port from 0 to 65535");
     /* "" is the root, as "/" becomes once normalized (printed configs say "") */
-    if (strcmp(o->flag, "prefix") == 0 && v[0] != '/' && v[0] != '\0') {
-        snprintf(why, n, "must start with '/'");
-        return -EINVAL;
-    }
+    if (strcmp(o->flag, "prefix") == 0 && v[0] != '/' && v[0] != '\0')
+        return refuse(why, n, "must start with '/'");
     for (const char *s = v; *s != '\0'; s++) {
-        if (!isgraph((unsigned char)*s) || *s == '?' || *s == '#') {
-            snprintf(why, n, "must not contain spaces, control characters, '?' or '#'");
-            return -EINVAL;
-        }
+        if (!isgraph((unsigned char)*s) || *s == '?' || *s == '#')
+            return refuse(why, n, "must not contain spaces, control characters, '?' or '#'");
     }
     return 0;
 }
@@ -473,15 +477,11 @@ static int set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char 
         return 0;
     case OPT_QUERY:
         /* PromQL has spaces; a control character is a mistake, never a query. */
-        if (strlen(v) >= CFG_QUERY_LEN) {
-            snprintf(why, n, "longer than %d bytes", CFG_QUERY_LEN - 1);
-            return -EINVAL;
-        }
+        if (strlen(v) >= CFG_QUERY_LEN)
+            return refuse(why, n, "longer than %d bytes", CFG_QUERY_LEN - 1);
         for (const char *q = v; *q != '\0'; q++) {
-            if ((unsigned char)*q < 0x20 || *q == 0x7f) {
-                snprintf(why, n, "must not contain control characters");
-                return -EINVAL;
-            }
+            if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                return refuse(why, n, "must not contain control characters");
         }
         snprintf(field, CFG_QUERY_LEN, "%s", v);
         return 0;
@@ -489,23 +489,18 @@ static int set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char 
     case OPT_LLONG:
         errno = 0;
         x = strtoll(v, &end, 10);
-        if (errno != 0 || end == v || *end != '\0' || x < o->min || x > o->max) {
-            snprintf(why, n, "want a whole number from %lld to %lld", o->min, o->max);
-            return -EINVAL;
-        }
+        if (errno != 0 || end == v || *end != '\0' || x < o->min || x > o->max)
+            return refuse(why, n, "want a whole number from %lld to %lld", o->min, o->max);
         if (o->type == OPT_INT)
             *(int *)(void *)field = (int)x;
         else
             *(long long *)(void *)field = x;
         return 0;
     case OPT_MILLI:
-        if (parse_milli(v, o->min, o->max, (int *)(void *)field) != 0) {
-            snprintf(why, n,
-                     "want a number from %lld.%03lld to %lld.%03lld, at most three "
-                     "decimals",
-                     o->min / 1000, o->min % 1000, o->max / 1000, o->max % 1000);
-            return -EINVAL;
-        }
+        if (parse_milli(v, o->min, o->max, (int *)(void *)field) != 0)
+            return refuse(why, n,
+                          "want a number from %lld.%03lld to %lld.%03lld, at most three decimals",
+                          o->min / 1000, o->min % 1000, o->max / 1000, o->max % 1000);
         return 0;
     case OPT_BOOL:
         if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0) {
@@ -619,36 +614,28 @@ int cfg_opt_set_json(struct cfg *c, const struct cfg_opt *o, const cJSON *item, 
 
     switch (o->type) {
     default: /* a string or an enum */
-        if (!cJSON_IsString(item)) {
-            snprintf(why, n, "want a string");
-            return -EINVAL;
-        }
+        if (!cJSON_IsString(item))
+            return refuse(why, n, "want a string");
         return cfg_opt_set_text(c, o, item->valuestring, why, n);
     case OPT_INT:
     case OPT_LLONG:
         /* Range first: converting an out-of-range double is undefined. */
         if (!cJSON_IsNumber(item) || !(item->valuedouble >= -9e18 && item->valuedouble <= 9e18) ||
-            item->valuedouble != (double)(long long)item->valuedouble) {
-            snprintf(why, n, "want a whole number from %lld to %lld", o->min, o->max);
-            return -EINVAL;
-        }
+            item->valuedouble != (double)(long long)item->valuedouble)
+            return refuse(why, n, "want a whole number from %lld to %lld", o->min, o->max);
         snprintf(text, sizeof(text), "%lld", (long long)item->valuedouble);
         return cfg_opt_set_text(c, o, text, why, n);
     case OPT_MILLI:
         /* A JSON number's double printed back to the shortest text that
          * reads as it (0.85, not 0.8499...), then parsed exactly. */
-        if (!cJSON_IsNumber(item) || !(item->valuedouble >= 0 && item->valuedouble <= 1e6)) {
-            snprintf(why, n, "want a number from %lld.%03lld to %lld.%03lld", o->min / 1000,
-                     o->min % 1000, o->max / 1000, o->max % 1000);
-            return -EINVAL;
-        }
+        if (!cJSON_IsNumber(item) || !(item->valuedouble >= 0 && item->valuedouble <= 1e6))
+            return refuse(why, n, "want a number from %lld.%03lld to %lld.%03lld", o->min / 1000,
+                          o->min % 1000, o->max / 1000, o->max % 1000);
         snprintf(text, sizeof(text), "%.15g", item->valuedouble);
         return cfg_opt_set_text(c, o, text, why, n);
     case OPT_BOOL:
-        if (!cJSON_IsBool(item)) {
-            snprintf(why, n, "want true or false");
-            return -EINVAL;
-        }
+        if (!cJSON_IsBool(item))
+            return refuse(why, n, "want true or false");
         return cfg_opt_set_text(c, o, cJSON_IsTrue(item) ? "true" : "false", why, n);
     }
     return -EINVAL;
