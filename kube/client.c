@@ -277,8 +277,7 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
         ok = ok && curl_easy_setopt(e, CURLOPT_POSTFIELDS, body) == CURLE_OK;
     }
     if (!ok) {
-        err_set(err, "%s %s: libcurl refused an option", method, c->t.server);
-        rc = -EINVAL;
+        rc = err_fail(err, -EINVAL, "%s %s: libcurl refused an option", method, c->t.server);
         goto out_free;
     }
     CURLcode cc = curl_easy_perform(e);

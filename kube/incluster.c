@@ -56,15 +56,13 @@ int kube_load_incluster(char **envp, const char *dir, struct kube_target *t, cha
     int n = snprintf(t->server, sizeof(t->server), "https://%s%s%s:%ld", v6 ? "[" : "", host,
                      v6 ? "]" : "", p);
     if (n < 0 || (size_t)n >= sizeof(t->server)) {
-        err_set(err, "in-cluster: KUBERNETES_SERVICE_HOST too long");
-        rc = -EINVAL;
+        rc = err_fail(err, -EINVAL, "in-cluster: KUBERNETES_SERVICE_HOST too long");
         goto out_destroy;
     }
     snprintf(t->source, sizeof(t->source), "in-cluster");
     n = snprintf(t->token_file, sizeof(t->token_file), "%s/token", dir);
     if (n < 0 || (size_t)n >= sizeof(t->token_file) - 4) {
-        err_set(err, "in-cluster: %s...: path too long", dir);
-        rc = -EINVAL;
+        rc = err_fail(err, -EINVAL, "in-cluster: %s...: path too long", dir);
         goto out_destroy;
     }
     snprintf(t->ca_file, sizeof(t->ca_file), "%s/ca.crt", dir);

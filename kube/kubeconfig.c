@@ -389,8 +389,7 @@ int kube_load_kubeconfig(const char *path, const char *context, struct kube_targ
             continue;
         }
         if (l >= sizeof(file)) {
-            err_set(err, "kubeconfig %.*s...: path too long", 64, p);
-            rc = -EINVAL;
+            rc = err_fail(err, -EINVAL, "kubeconfig %.*s...: path too long", 64, p);
             break;
         }
         memcpy(file, p, l);
@@ -411,14 +410,11 @@ int kube_load_kubeconfig(const char *path, const char *context, struct kube_targ
         free(text);
         loaded++;
     }
-    if (rc == 0 && loaded == 0) {
-        err_set(err, "kubeconfig %s: no such file", path);
-        rc = -ENOENT;
-    }
+    if (rc == 0 && loaded == 0)
+        rc = err_fail(err, -ENOENT, "kubeconfig %s: no such file", path);
     if (rc == 0 && m.n_clusters == 0 && m.n_users == 0 && m.n_contexts == 0 &&
         m.current_context == NULL) {
-        err_set(err, "kubeconfig %s: defines no cluster, user or context", path);
-        rc = -ENOENT;
+        rc = err_fail(err, -ENOENT, "kubeconfig %s: defines no cluster, user or context", path);
     }
     if (rc == 0)
         rc = kc_resolve(&m, path, context, t, err);

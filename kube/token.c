@@ -107,8 +107,7 @@ int kube_token_header(struct kube_token *k, bool force, char **hdr, char *err)
         size_t n = sizeof(prefix) + strlen(token);
         *hdr = malloc(n);
         if (*hdr == NULL) {
-            err_set(err, "out of memory");
-            rc = -ENOMEM;
+            rc = err_fail(err, -ENOMEM, "out of memory");
         } else {
             snprintf(*hdr, n, "%s%s", prefix, token);
         }

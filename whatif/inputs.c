@@ -126,16 +126,12 @@ static int decode_nodes(const struct cfg *cfg, const char *text, size_t len, con
             snprintf(at, sizeof(at), "%s: items[%zu] (%.253s)", what, i, cn->name);
         rc = whatif_node_facts_decode(out->a, cn->json, &f, err);
         if (rc == 0 && f.kind[0] != '\0' && strcmp(f.kind, "Node") != 0) {
-            err_set(err, "a %.100s, not a Node", f.kind);
-            rc = -EINVAL;
+            rc = err_fail(err, -EINVAL, "a %.100s, not a Node", f.kind);
         } else if (rc == 0 && f.has_containers) {
-            err_set(err, "a Pod (it has spec.containers), not a Node");
-            rc = -EINVAL;
+            rc = err_fail(err, -EINVAL, "a Pod (it has spec.containers), not a Node");
         }
-        if (rc == 0 && strict && cn->invalid != NULL) {
-            err_set(err, "%s", cn->invalid);
-            rc = -EINVAL;
-        }
+        if (rc == 0 && strict && cn->invalid != NULL)
+            rc = err_fail(err, -EINVAL, "%s", cn->invalid);
         if (rc != 0) {
             err_prefix(err, "%s: ", at);
             return rc;
@@ -233,8 +229,7 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
         goto out_free;
     non_zero = calloc(out->n + 1, sizeof(*non_zero));
     if (non_zero == NULL) {
-        err_set(err, "out of memory");
-        rc = -ENOMEM;
+        rc = err_fail(err, -ENOMEM, "out of memory");
         goto out_free;
     }
     for (size_t i = 0; i < n; i++) {
@@ -243,8 +238,7 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
         struct codec_pod pod;
         struct score_pod_request req;
         if (tmp == NULL) {
-            err_set(err, "out of memory");
-            rc = -ENOMEM;
+            rc = err_fail(err, -ENOMEM, "out of memory");
             goto out_free;
         }
         rc = whatif_pod_item_decode(tmp, &items[i], docs, &tree, &pod, &req, err);
@@ -577,8 +571,7 @@ int whatif_pods_from_file(struct arena *a, const char *path, const struct cfg *u
         return rc;
     pods = calloc(n + 1, sizeof(*pods));
     if (pods == NULL) {
-        err_set(err, "out of memory");
-        rc = -ENOMEM;
+        rc = err_fail(err, -ENOMEM, "out of memory");
         goto out_free;
     }
     for (size_t i = 0; i < n; i++) {
@@ -587,8 +580,7 @@ int whatif_pods_from_file(struct arena *a, const char *path, const struct cfg *u
         struct codec_pod pod;
         char name[64];
         if (tmp == NULL) {
-            err_set(err, "out of memory");
-            rc = -ENOMEM;
+            rc = err_fail(err, -ENOMEM, "out of memory");
             goto out_free;
         }
         rc = whatif_pod_item_decode(tmp, &items[i], docs, &tree, &pod, &pods[i].sim.request, err);
@@ -604,18 +596,16 @@ int whatif_pods_from_file(struct arena *a, const char *path, const struct cfg *u
         }
         if (rc == 0 && pod.name[0] == '\0') {
             whatif_item_name(&items[i], docs, name, sizeof(name));
-            err_set(err, "%s: Pod.metadata.name: missing (simulate names every pod it places)",
-                    name);
-            rc = -EINVAL;
+            rc = err_fail(err, -EINVAL,
+                          "%s: Pod.metadata.name: missing (simulate names every pod it places)",
+                          name);
         }
         if (rc == 0) {
             pods[i].sim.priority = (int32_t)pod.priority;
             pods[i].ns = copy(a, pod.ns[0] != '\0' ? pod.ns : "default");
             pods[i].name = copy(a, pod.name);
-            if (pods[i].ns == NULL || pods[i].name == NULL) {
-                err_set(err, "out of memory");
-                rc = -ENOMEM;
-            }
+            if (pods[i].ns == NULL || pods[i].name == NULL)
+                rc = err_fail(err, -ENOMEM, "out of memory");
         }
         arena_release(tmp);
         if (rc != 0) {

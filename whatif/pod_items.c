@@ -156,8 +156,7 @@ int whatif_pod_items(const char *body, size_t len, struct whatif_item **items, s
         codec_scan_error(&s, err);
         rc = -EINVAL;
     } else if (rc == 0 && doc == 0) {
-        err_set(err, "empty: want a Pod or a PodList");
-        rc = -EINVAL;
+        rc = err_fail(err, -EINVAL, "empty: want a Pod or a PodList");
     }
     if (rc != 0) {
         free(l.items);
@@ -255,10 +254,8 @@ int whatif_pod_item_decode(struct arena *tmp, const struct whatif_item *it, uint
     rc = whatif_pod_kind_check(t, err);
     if (rc == 0)
         rc = codec_pod_decode(tmp, t, pod, err);
-    if (rc == 0 && score_pod_request(&pod->spec, req) != 0) {
-        err_set(err, "Pod: total request does not fit in int64");
-        rc = -EINVAL;
-    }
+    if (rc == 0 && score_pod_request(&pod->spec, req) != 0)
+        rc = err_fail(err, -EINVAL, "Pod: total request does not fit in int64");
     if (rc != 0) {
         err_prefix(err, "%s%s: ", name, who);
         return rc;

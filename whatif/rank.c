@@ -60,8 +60,7 @@ static int read_pod(struct arena *a, const char *path, struct ranked_pod *p, cha
     if ((rc = codec_pod_decode(a, json, &p->pod, err)) != 0)
         goto out_name;
     if (score_pod_request(&p->pod.spec, &p->request) != 0) {
-        err_set(err, "Pod: total request does not fit in int64");
-        rc = -EINVAL;
+        rc = err_fail(err, -EINVAL, "Pod: total request does not fit in int64");
         goto out_name;
     }
     if ((rc = whatif_pod_constraints_decode(a, json, &p->constraints, err)) != 0)
@@ -363,8 +362,7 @@ static int rank(const struct cfg *cfg, const struct rank_args *ra, struct cluste
     }
     rows = calloc(nodes.n + 1, sizeof(*rows));
     if (rows == NULL) {
-        err_set(err, "out of memory");
-        rc = -ENOMEM;
+        rc = err_fail(err, -ENOMEM, "out of memory");
         goto out_fail;
     }
     bool exempt = verb_threshold_exempt(cfg, p.pod.daemonset);
