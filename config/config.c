@@ -518,20 +518,17 @@ int cfg_set_from_scheduler(struct cfg *c, long long weight, long long timeout_ms
                         c->scheduler_config_path, timeout_ms);
     /* Set once, in kube-scheduler's file, which it acts on: a value set
      * here as well may only repeat it (a printed effective config does). */
-    if (cfg_is_given(c, "schedulerWeight") && c->scheduler_weight != weight) {
-        err_set(err,
-                "scheduler-weight %d disagrees with the weight %lld of scheduler-config %s: "
-                "set it there only",
-                c->scheduler_weight, weight, c->scheduler_config_path);
-        return -EINVAL;
-    }
-    if (cfg_is_given(c, "schedulerTimeoutMs") && c->scheduler_timeout_ms != timeout_ms) {
-        err_set(err,
-                "scheduler-timeout-ms %d disagrees with the httpTimeout (%lld ms) of "
-                "scheduler-config %s: set it there only",
-                c->scheduler_timeout_ms, timeout_ms, c->scheduler_config_path);
-        return -EINVAL;
-    }
+    if (cfg_is_given(c, "schedulerWeight") && c->scheduler_weight != weight)
+        return err_fail(
+            err, -EINVAL,
+            "scheduler-weight %d disagrees with the weight %lld of scheduler-config %s: "
+            "set it there only",
+            c->scheduler_weight, weight, c->scheduler_config_path);
+    if (cfg_is_given(c, "schedulerTimeoutMs") && c->scheduler_timeout_ms != timeout_ms)
+        return err_fail(err, -EINVAL,
+                        "scheduler-timeout-ms %d disagrees with the httpTimeout (%lld ms) of "
+                        "scheduler-config %s: set it there only",
+                        c->scheduler_timeout_ms, timeout_ms, c->scheduler_config_path);
     c->scheduler_weight = (int)weight;
     c->scheduler_timeout_ms = (int)timeout_ms;
     compute_hash(c);

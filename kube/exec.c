@@ -295,13 +295,12 @@ static int run_failure(const struct kube_exec *x, int rc, int timeout_ms,
                 c->install_hint != NULL ? c->install_hint : "");
         return -EACCES;
     }
-    if (rc == -E2BIG) {
-        err_set(err,
-                "%s: executable %s: arguments and environment over the kernel's limit (%s is %zu "
-                "bytes)",
-                c->where, c->command, EXEC_INFO_ENV, strlen(x->info));
-        return -EACCES;
-    }
+    if (rc == -E2BIG)
+        return err_fail(
+            err, -EACCES,
+            "%s: executable %s: arguments and environment over the kernel's limit (%s is %zu "
+            "bytes)",
+            c->where, c->command, EXEC_INFO_ENV, strlen(x->info));
     if (rc == -ENOMEM)
         return err_fail(err, rc, "%s: out of memory", c->where);
     if (rc != 0)

@@ -79,27 +79,21 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, ch
                         c->unsupported);
     if (c->server == NULL || c->server[0] == '\0')
         return err_fail(err, -EINVAL, "kubeconfig %s: clusters[%s].cluster.server: missing", f, n);
-    if (check_server(c->server, t->server, sizeof(t->server)) != 0) {
-        err_set(err,
-                "kubeconfig %s: clusters[%s].cluster.server: want an https:// URL, not "
-                "\"%s\"",
-                f, n, c->server);
-        return -EINVAL;
-    }
-    if (c->ca_file != NULL && c->ca_pem != NULL) {
-        err_set(err,
-                "kubeconfig %s: clusters[%s].cluster: both certificate-authority and "
-                "certificate-authority-data are set",
-                f, n);
-        return -EINVAL;
-    }
-    if (c->insecure && (c->ca_file != NULL || c->ca_pem != NULL)) {
-        err_set(err,
-                "kubeconfig %s: clusters[%s].cluster: insecure-skip-tls-verify with a "
-                "certificate authority is not allowed",
-                f, n);
-        return -EINVAL;
-    }
+    if (check_server(c->server, t->server, sizeof(t->server)) != 0)
+        return err_fail(err, -EINVAL,
+                        "kubeconfig %s: clusters[%s].cluster.server: want an https:// URL, not "
+                        "\"%s\"",
+                        f, n, c->server);
+    if (c->ca_file != NULL && c->ca_pem != NULL)
+        return err_fail(err, -EINVAL,
+                        "kubeconfig %s: clusters[%s].cluster: both certificate-authority and "
+                        "certificate-authority-data are set",
+                        f, n);
+    if (c->insecure && (c->ca_file != NULL || c->ca_pem != NULL))
+        return err_fail(err, -EINVAL,
+                        "kubeconfig %s: clusters[%s].cluster: insecure-skip-tls-verify with a "
+                        "certificate authority is not allowed",
+                        f, n);
     int rc = file_field(f, "cluster", n, "certificate-authority", c->ca_file, t->ca_file,
                         sizeof(t->ca_file), err);
     if (rc != 0)
@@ -174,28 +168,24 @@ static int resolve_exec(const struct kc_user *u, bool use, struct kube_target *t
     if (v[0] == '\0')
         return err_fail(err, -EINVAL, "%s.apiVersion: missing (%s or %s)", w, KUBE_EXEC_V1,
                         KUBE_EXEC_V1BETA1);
-    if (strcmp(v, KUBE_EXEC_V1) != 0 && strcmp(v, KUBE_EXEC_V1BETA1) != 0) {
-        err_set(err, "%s.apiVersion: \"%s\" is not supported%s; use %s or %s", w, v,
-                strcmp(v, "client.authentication.k8s.io/v1alpha1") == 0
-                    ? " (client-go dropped it in Kubernetes 1.24)"
-                    : "",
-                KUBE_EXEC_V1, KUBE_EXEC_V1BETA1);
-        return -EINVAL;
-    }
+    if (strcmp(v, KUBE_EXEC_V1) != 0 && strcmp(v, KUBE_EXEC_V1BETA1) != 0)
+        return err_fail(err, -EINVAL, "%s.apiVersion: \"%s\" is not supported%s; use %s or %s", w,
+                        v,
+                        strcmp(v, "client.authentication.k8s.io/v1alpha1") == 0
+                            ? " (client-go dropped it in Kubernetes 1.24)"
+                            : "",
+                        KUBE_EXEC_V1, KUBE_EXEC_V1BETA1);
     /* client-go defaults it to IfAvailable for v1beta1 and requires it
      * with v1. The service never has a terminal to give the plugin, so
      * IfAvailable means not interactive, and Always cannot be met. */
-    if (mode[0] == '\0' && strcmp(v, KUBE_EXEC_V1BETA1) != 0) {
-        err_set(err, "%s.interactiveMode: missing (Never or IfAvailable; %s requires it)", w, v);
-        return -EINVAL;
-    }
-    if (strcmp(mode, "Always") == 0) {
-        err_set(err,
-                "%s.interactiveMode: Always needs a terminal on standard input, which "
-                "cpu-extender never gives a plugin (client-go refuses it without one too)",
-                w);
-        return -EINVAL;
-    }
+    if (mode[0] == '\0' && strcmp(v, KUBE_EXEC_V1BETA1) != 0)
+        return err_fail(err, -EINVAL,
+                        "%s.interactiveMode: missing (Never or IfAvailable; %s requires it)", w, v);
+    if (strcmp(mode, "Always") == 0)
+        return err_fail(err, -EINVAL,
+                        "%s.interactiveMode: Always needs a terminal on standard input, which "
+                        "cpu-extender never gives a plugin (client-go refuses it without one too)",
+                        w);
     if (mode[0] != '\0' && strcmp(mode, "Never") != 0 && strcmp(mode, "IfAvailable") != 0)
         return err_fail(err, -EINVAL,
                         "%s.interactiveMode: \"%s\" is not Never, IfAvailable or Always", w, mode);
@@ -222,13 +212,11 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
     if (u->unsupported != NULL)
         return err_fail(err, -EINVAL, "kubeconfig %s: users[%s].user.%s: %s (user \"%s\")", f, n,
                         u->unsupported, u->why, n);
-    if (u->cert_file != NULL && u->cert_pem != NULL) {
-        err_set(err,
-                "kubeconfig %s: users[%s].user: both client-certificate and "
-                "client-certificate-data are set",
-                f, n);
-        return -EINVAL;
-    }
+    if (u->cert_file != NULL && u->cert_pem != NULL)
+        return err_fail(err, -EINVAL,
+                        "kubeconfig %s: users[%s].user: both client-certificate and "
+                        "client-certificate-data are set",
+                        f, n);
     if (u->key_file != NULL && u->key_pem != NULL)
         return err_fail(
             err, -EINVAL,

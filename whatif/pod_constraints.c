@@ -117,13 +117,11 @@ static int requirements(struct pc_walk *w, const cJSON *term, const char *key, c
             rc = array_field(w, r, "values", at, &values);
         if (rc != 0)
             return rc;
-        if (place_selector_op_parse(op, &reqs[i].op) != 0) {
-            err_set(w->err,
-                    "%s.operator: want In, NotIn, Exists, DoesNotExist, Gt or Lt, not "
-                    "\"%.100s\"",
-                    at, op);
-            return -EINVAL;
-        }
+        if (place_selector_op_parse(op, &reqs[i].op) != 0)
+            return err_fail(w->err, -EINVAL,
+                            "%s.operator: want In, NotIn, Exists, DoesNotExist, Gt or Lt, not "
+                            "\"%.100s\"",
+                            at, op);
         size_t nv = values != NULL ? (size_t)cJSON_GetArraySize(values) : 0, j = 0;
         const char **vals = arena_calloc(w->a, nv + 1, sizeof(*vals));
         if (vals == NULL)
@@ -224,13 +222,11 @@ static int tolerations(struct pc_walk *w, const cJSON *spec, struct place_pod_co
         if (place_toleration_op_parse(op, &tol[i].op) != 0)
             return err_fail(w->err, -EINVAL, "%s.operator: want Equal or Exists, not \"%.100s\"",
                             at, op);
-        if (place_taint_effect_parse(effect, true, &tol[i].effect) != 0) {
-            err_set(w->err,
-                    "%s.effect: want NoSchedule, PreferNoSchedule, NoExecute or empty, not "
-                    "\"%.100s\"",
-                    at, effect);
-            return -EINVAL;
-        }
+        if (place_taint_effect_parse(effect, true, &tol[i].effect) != 0)
+            return err_fail(w->err, -EINVAL,
+                            "%s.effect: want NoSchedule, PreferNoSchedule, NoExecute or empty, not "
+                            "\"%.100s\"",
+                            at, effect);
         i++;
     }
     out->tolerations = tol;

@@ -211,13 +211,12 @@ int whatif_pod_one_check(const cJSON *pod, char *err)
      * (examples/filter.json) or {} would rank an empty request. */
     const cJSON *nodes = codec_json_field(pod, "Nodes");
     if (codec_json_field(pod, "Pod") != NULL &&
-        (nodes != NULL || codec_json_field(pod, "NodeNames") != NULL)) {
-        err_set(err,
-                "an ExtenderArgs (Pod, %s), not a Pod: give one pod (kubectl get pod NAME -o "
-                "json)",
-                nodes != NULL ? "Nodes" : "NodeNames");
-        return -EINVAL;
-    }
+        (nodes != NULL || codec_json_field(pod, "NodeNames") != NULL))
+        return err_fail(
+            err, -EINVAL,
+            "an ExtenderArgs (Pod, %s), not a Pod: give one pod (kubectl get pod NAME -o "
+            "json)",
+            nodes != NULL ? "Nodes" : "NodeNames");
     if (!cJSON_IsArray(codec_json_field(codec_json_field(pod, "spec"), "containers")))
         return err_fail(
             err, -EINVAL,
