@@ -25,21 +25,6 @@ static const char *shown(const char *name)
     return strcmp(name, "-") == 0 ? "standard input" : name;
 }
 
-/* The 1-based line and column (in bytes) of byte @off of @text. */
-static void line_col(const char *text, size_t off, size_t *line, size_t *col)
-{
-    *line = 1;
-    *col = 1;
-    for (size_t i = 0; i < off && text[i] != '\0'; i++) {
-        if (text[i] == '\n') {
-            (*line)++;
-            *col = 1;
-        } else {
-            (*col)++;
-        }
-    }
-}
-
 /* What is wrong at byte @off of @text (@len bytes), where cJSON refused
  * it or a trailing comma is, in @why (@n bytes). */
 static void syntax_why(const char *text, size_t len, size_t off, char *why, size_t n)
@@ -168,15 +153,15 @@ int cfg_parse_text(struct cfg *c, const char *text, size_t len, const char *name
      * bytes; the callers' buffers have one. */
     cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
     if (root == NULL) {
-        size_t off = end != NULL && end >= text ? (size_t)(end - text) : 0, line, col;
+        size_t off = end != NULL && end >= text ? (size_t)(end - text) : 0;
         size_t comma = trailing_comma(text, len);
+        struct file_pos at = {.off = 0, .line = 1, .col = 1};
         if (comma <= off || off >= len)
             off = comma < len ? comma : off;
-        line_col(text, off, &line, &col);
+        advance(text, off, &at);
         syntax_why(text, len, off, why, sizeof(why));
-        err_set(err, "config file %s: line %zu, column %zu: not valid JSON: %s", shown(name), line,
-                col, why);
-        return -EINVAL;
+        return err_fail(err, -EINVAL, "config file %s: line %zu, column %zu: not valid JSON: %s",
+                        shown(name), at.line, at.col, why);
     }
     if (!cJSON_IsObject(root)) {
         err_set(err, "config file %s: line 1, column 1: want a JSON object", shown(name));
