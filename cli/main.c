@@ -121,7 +121,6 @@ static void rank_help(FILE *out)
             "errors: no table. Each flag that takes a value takes it as --flag VALUE or\n"
             "--flag=VALUE (-o also as -oVALUE). From files, the used sources usage and max are\n"
             "refused (node files carry no usage).\n");
-    print_exit_statuses(out, "rank");
 }
 
 static void simulate_help(FILE *out)
@@ -143,31 +142,20 @@ static void simulate_help(FILE *out)
             "  --help             this text\n\n"
             "\"-\" as FILE reads standard input (for one of them). Every server option is\n"
             "accepted (cpu-extender --help); --flag VALUE and --flag=VALUE are the same.\n");
-    print_exit_statuses(out, "simulate");
 }
 
-static void probe_help(FILE *out)
-{
-    cli_probe_help(out);
-    print_exit_statuses(out, "probe");
-}
-
-static void config_help(FILE *out)
-{
-    cli_config_help(out);
-    print_exit_statuses(out, "config");
-}
-
+/* A command's --help is its help, then its exit statuses (serve's usage
+ * prints them before the options). */
 static const struct command {
     const char *name;
     void (*help)(FILE *out);
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"serve", usage, cli_serve},
-    {"probe", probe_help, cli_probe_main},
+    {"probe", cli_probe_help, cli_probe_main},
     {"rank", rank_help, whatif_rank_main},
     {"simulate", simulate_help, whatif_simulate_main},
-    {"config", config_help, cli_config_main},
+    {"config", cli_config_help, cli_config_main},
 };
 
 /* @status, unless standard output could not be written (a full disk, a
@@ -192,6 +180,8 @@ int main(int argc, char **argv)
             continue;
         if (n > 0 && cfg_wants_help(n, argv + 2)) {
             commands[i].help(stdout);
+            if (commands[i].help != usage)
+                print_exit_statuses(stdout, cmd);
             return finish(cmd, 0);
         }
         int status = commands[i].run(n, argv + 2);
