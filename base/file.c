@@ -15,8 +15,7 @@
 
 static int fail(int rc, const char *path, const char *why, char *err)
 {
-    err_set(err, "%s: %s", strcmp(path, "-") == 0 ? "standard input" : path, why);
-    return rc;
+    return err_fail(err, rc, "%s: %s", strcmp(path, "-") == 0 ? "standard input" : path, why);
 }
 
 /* Grows *@buf so that it holds at least @want + 1 bytes (the NUL). */

@@ -96,19 +96,16 @@ static int get(const char *host, int port, bool tls, const char *path, long *sta
         return 0;
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_CONNECT:
-        err_set(err, "cannot connect to %s port %d", host, port);
-        return -ECONNREFUSED;
+        return err_fail(err, -ECONNREFUSED, "cannot connect to %s port %d", host, port);
     case CURLE_OPERATION_TIMEDOUT:
-        err_set(err, "no HTTP answer from %s port %d within %d ms%s", host, port, PROBE_TIMEOUT_MS,
-                tls ? "" : " (is it serving HTTPS? tls-cert is not set here)");
-        return -ETIMEDOUT;
+        return err_fail(err, -ETIMEDOUT, "no HTTP answer from %s port %d within %d ms%s", host,
+                        port, PROBE_TIMEOUT_MS,
+                        tls ? "" : " (is it serving HTTPS? tls-cert is not set here)");
     case CURLE_SSL_CONNECT_ERROR:
-        err_set(err, "TLS handshake with %s failed: %s", host, why);
-        return -EPROTO;
+        return err_fail(err, -EPROTO, "TLS handshake with %s failed: %s", host, why);
     default:
-        err_set(err, "no HTTP answer from %s port %d: %s%s", host, port, why,
-                tls ? "" : " (is it serving HTTPS? tls-cert is not set here)");
-        return -EPROTO;
+        return err_fail(err, -EPROTO, "no HTTP answer from %s port %d: %s%s", host, port, why,
+                        tls ? "" : " (is it serving HTTPS? tls-cert is not set here)");
     }
 }
 

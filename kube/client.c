@@ -77,8 +77,7 @@ int kube_client_new(const struct kube_target *t, struct kube_client **out, char 
     if (rc != 0) {
         kube_target_destroy(&c->t);
         free(c);
-        err_set(err, "kube client: %s", strerror(rc));
-        return -rc;
+        return err_fail(err, -rc, "kube client: %s", strerror(rc));
     }
     if (t->exec != NULL) {
         rc = kube_exec_new(t, &c->exec, err);
@@ -95,8 +94,7 @@ out_free_client:
     kube_target_destroy(&c->t);
     free(c);
 out_nomem:
-    err_set(err, "kube client: out of memory");
-    return -ENOMEM;
+    return err_fail(err, -ENOMEM, "kube client: out of memory");
 }
 
 void kube_client_free(struct kube_client *c)

@@ -44,7 +44,7 @@ int kube_discover(const char *kubeconfig, char **envp, const char *incluster_dir
     int rc = kube_load_incluster(envp, incluster_dir, t, err);
     if (rc != -ENOENT)
         return rc;
-    err_set(err, "no cluster: no --kubeconfig, no KUBECONFIG, no ~/.kube/config and not in a "
-                 "cluster (KUBERNETES_SERVICE_HOST is not set)");
-    return -ENOENT;
+    return err_fail(err, -ENOENT,
+                    "no cluster: no --kubeconfig, no KUBECONFIG, no ~/.kube/config and not in a "
+                    "cluster (KUBERNETES_SERVICE_HOST is not set)");
 }

@@ -290,10 +290,9 @@ static int run_failure(const struct kube_exec *x, int rc, int timeout_ms,
 
     if (rc == -ENOENT) {
         /* client-go: "exec: executable %s not found", and the install hint */
-        err_set(err, "%s: executable %s not found%s%s", c->where, c->command,
-                c->install_hint != NULL ? ": " : "",
-                c->install_hint != NULL ? c->install_hint : "");
-        return -EACCES;
+        return err_fail(err, -EACCES, "%s: executable %s not found%s%s", c->where, c->command,
+                        c->install_hint != NULL ? ": " : "",
+                        c->install_hint != NULL ? c->install_hint : "");
     }
     if (rc == -E2BIG)
         return err_fail(
@@ -321,9 +320,8 @@ static int run_failure(const struct kube_exec *x, int rc, int timeout_ms,
                         c->command, WTERMSIG(res->status), said);
     if (!WIFEXITED(res->status) || WEXITSTATUS(res->status) != 0) {
         /* client-go: "exec: executable %s failed with exit code %d" */
-        err_set(err, "%s: executable %s failed with exit code %d%s", c->where, c->command,
-                WIFEXITED(res->status) ? WEXITSTATUS(res->status) : -1, said);
-        return -EACCES;
+        return err_fail(err, -EACCES, "%s: executable %s failed with exit code %d%s", c->where,
+                        c->command, WIFEXITED(res->status) ? WEXITSTATUS(res->status) : -1, said);
     }
     return 0;
 }
@@ -396,8 +394,7 @@ static int copy_out(const struct kube_exec *x, struct kube_exec_cred *out, char 
         (c->cert_pem != NULL && out->cert_pem == NULL) ||
         (c->key_pem != NULL && out->key_pem == NULL)) {
         kube_exec_cred_wipe(out);
-        err_set(err, "%s: out of memory", x->cfg->where);
-        return -ENOMEM;
+        return err_fail(err, -ENOMEM, "%s: out of memory", x->cfg->where);
     }
     return 0;
 }
@@ -423,9 +420,9 @@ static int await_run(struct kube_exec *x, uint64_t deadline, char *err)
         if (deadline == KUBE_EXEC_NO_DEADLINE) {
             pthread_cond_wait(&x->finished, &x->lock);
         } else if (pthread_cond_timedwait(&x->finished, &x->lock, &until) == ETIMEDOUT) {
-            err_set(err, "%s: executable %s still running at the caller's deadline", x->cfg->where,
-                    x->cfg->command);
-            return -ETIMEDOUT;
+            return err_fail(err, -ETIMEDOUT,
+                            "%s: executable %s still running at the caller's deadline",
+                            x->cfg->where, x->cfg->command);
         }
     }
     return 0;

@@ -126,8 +126,7 @@ static int take_status(const char *w, const cJSON *status, double now, struct ku
     if ((token != NULL && c->token == NULL) || (cert != NULL && c->cert_pem == NULL) ||
         (key != NULL && c->key_pem == NULL)) {
         kube_exec_status_wipe(c);
-        err_set(err, "%s: out of memory", w);
-        return -ENOMEM;
+        return err_fail(err, -ENOMEM, "%s: out of memory", w);
     }
     return 0;
 }

@@ -505,8 +505,7 @@ out_destroy_cond:
     pthread_cond_destroy(&inf->wake);
 out_free:
     free(inf);
-    err_set(err, "informer %s: %s", name, strerror(rc));
-    return -rc;
+    return err_fail(err, -rc, "informer %s: %s", name, strerror(rc));
 }
 
 void kube_informer_get_counts(const struct kube_informer *inf, struct kube_informer_counts *out)

@@ -44,8 +44,8 @@ static int file_field(const char *file, const char *kind, const char *name, cons
         memcpy(dst, path, strlen(path) + 1);
         return 0;
     }
-    err_set(err, "kubeconfig %s: %ss[%s].%s.%s: %s", file, kind, name, kind, field, why);
-    return -EINVAL;
+    return err_fail(err, -EINVAL, "kubeconfig %s: %ss[%s].%s.%s: %s", file, kind, name, kind, field,
+                    why);
 }
 
 /* Server URL: http(s)://, no trailing slash. */
@@ -260,8 +260,7 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
     return 0;
 
 out_nomem:
-    err_set(err, "kubeconfig %s: out of memory", f);
-    return -ENOMEM;
+    return err_fail(err, -ENOMEM, "kubeconfig %s: out of memory", f);
 }
 
 /* Resolves @context (or the current context) of @m into *@t; @src names

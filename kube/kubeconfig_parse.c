@@ -486,6 +486,5 @@ out_delete_parser:
     return rc;
 
 out_nomem:
-    err_set(err, "kubeconfig %s: out of memory", name);
-    return -ENOMEM;
+    return err_fail(err, -ENOMEM, "kubeconfig %s: out of memory", name);
 }

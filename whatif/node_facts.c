@@ -28,8 +28,7 @@ static int scan_fault(struct facts_walk *w)
 
 static int nomem(struct facts_walk *w)
 {
-    err_set(w->err, "out of memory");
-    return -ENOMEM;
+    return err_fail(w->err, -ENOMEM, "out of memory");
 }
 
 /* Passes over the value at the scan point. */

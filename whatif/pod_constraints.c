@@ -17,14 +17,12 @@ struct pc_walk {
 
 static int nomem(struct pc_walk *w)
 {
-    err_set(w->err, "out of memory");
-    return -ENOMEM;
+    return err_fail(w->err, -ENOMEM, "out of memory");
 }
 
 static int want(struct pc_walk *w, const char *path, const char *what)
 {
-    err_set(w->err, "%s: want %s", path, what);
-    return -EINVAL;
+    return err_fail(w->err, -EINVAL, "%s: want %s", path, what);
 }
 
 /* A string field: a copy in *@out, "" when absent or null. */

@@ -62,8 +62,7 @@ static int items(struct codec_scan *s, uint32_t doc, struct item_list *l, char *
         if (codec_scan_peek(s) != '{') {
             if (codec_scan_skip(s) != 0)
                 return -EINVAL;
-            err_set(err, "object %u items[%d]: want a Pod object", doc + 1, i);
-            return -EINVAL;
+            return err_fail(err, -EINVAL, "object %u items[%d]: want a Pod object", doc + 1, i);
         }
         it.json.p = s->p;
         if (codec_scan_skip(s) != 0)
@@ -88,8 +87,7 @@ static int document(struct codec_scan *s, uint32_t doc, struct item_list *l, cha
         /* Not JSON at all is said as such, with its byte. */
         if (codec_scan_skip(s) != 0)
             return -EINVAL;
-        err_set(err, "object %u: want a Pod or a PodList object", doc + 1);
-        return -EINVAL;
+        return err_fail(err, -EINVAL, "object %u: want a Pod or a PodList object", doc + 1);
     }
     self.p = s->p;
     if (codec_scan_object(s) != 0)
@@ -128,9 +126,9 @@ static int document(struct codec_scan *s, uint32_t doc, struct item_list *l, cha
     if (k == DOC_OTHER) {
         char name[64];
         size_t n = codec_str_decode(kind, name, sizeof(name));
-        err_set(err, "object %u: a %s, not pods (want a Pod, a PodList or a List of pods)", doc + 1,
-                n == (size_t)-1 ? "object of another kind" : name);
-        return -EINVAL;
+        return err_fail(err, -EINVAL,
+                        "object %u: a %s, not pods (want a Pod, a PodList or a List of pods)",
+                        doc + 1, n == (size_t)-1 ? "object of another kind" : name);
     }
     if (k == DOC_POD) {
         l->n = first; /* the object is the pod, whatever else it holds */

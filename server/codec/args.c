@@ -100,8 +100,7 @@ static int decode_pod(struct arena *a, const struct top *t, struct codec_pod *ou
     if (t->pod == M_ABSENT) {
         memset(out, 0, sizeof(*out));
         out->ns = out->name = out->uid = out->node_name = out->phase = "";
-        err_set(err, "Pod: missing");
-        return -EINVAL;
+        return err_fail(err, -EINVAL, "Pod: missing");
     }
     if ((rc = codec_pod_decode(a, t->pod_tree, out, err)) != 0)
         return rc;

@@ -251,8 +251,7 @@ int codec_pod_member(struct arena *a, const cJSON *root, struct codec_pod *out, 
     if (pod == NULL) {
         memset(out, 0, sizeof(*out));
         out->ns = out->name = out->uid = out->node_name = out->phase = "";
-        err_set(err, "Pod: missing");
-        return -EINVAL;
+        return err_fail(err, -EINVAL, "Pod: missing");
     }
     return codec_pod_decode(a, pod, out, err);
 }

@@ -89,10 +89,8 @@ static int decode_map(struct arena *a, const cJSON *map, bool meta, const struct
     const cJSON *v;
     size_t n = (size_t)cJSON_GetArraySize(map);
 
-    if (n > (size_t)cfg->max_nodes) {
-        err_set(err, "%zu nodes, more than max-nodes (%d)", n, cfg->max_nodes);
-        return -E2BIG;
-    }
+    if (n > (size_t)cfg->max_nodes)
+        return err_fail(err, -E2BIG, "%zu nodes, more than max-nodes (%d)", n, cfg->max_nodes);
     out->nodes = arena_calloc(a, n + 1, sizeof(*out->nodes));
     if (out->nodes == NULL || index_init(a, &x, n) != 0)
         return err_fail(err, -ENOMEM, "out of memory");
