@@ -344,7 +344,7 @@ static const struct {
 };
 
 /* "cpu-weight" -> "cpuWeight", or the key key_spellings gives. */
-static void json_key(const struct cfg_opt *o, char *out, size_t n)
+void cfg_opt_key(const struct cfg_opt *o, char *out, size_t n)
 {
     const char *flag = o->flag;
     size_t j = 0;
@@ -546,11 +546,6 @@ cfg_bits cfg_opt_bit(const struct cfg_opt *o)
     return (cfg_bits)1 << (o - opts);
 }
 
-void cfg_opt_key(const struct cfg_opt *o, char *out, size_t n)
-{
-    json_key(o, out, n);
-}
-
 /* The optimal string alignment distance of @a and @b (insertions,
  * deletions, substitutions and swaps of neighbours), case-insensitive;
  * keys are short, longer ones count as far. */
@@ -588,7 +583,7 @@ bool cfg_opt_nearest_key(const char *key, char *out, size_t n)
     /* a third of the key's letters, at least 2: near enough to be a typo */
     size_t near = strlen(key) / 3 > 2 ? strlen(key) / 3 : 2;
     for (size_t i = 0; i < N_OPTS; i++) {
-        json_key(&opts[i], k, sizeof(k));
+        cfg_opt_key(&opts[i], k, sizeof(k));
         size_t d = edit_distance(key, k);
         if (d <= near && d < best) {
             best = d;
@@ -645,7 +640,7 @@ const struct cfg_opt *cfg_opt_by_key(const char *key)
 {
     char k[64];
     for (size_t i = 0; i < N_OPTS; i++) {
-        json_key(&opts[i], k, sizeof(k));
+        cfg_opt_key(&opts[i], k, sizeof(k));
         if (strcmp(k, key) == 0)
             return &opts[i];
     }
@@ -716,7 +711,7 @@ void cfg_print_json(const struct cfg *c, FILE *out)
     const char *sep = "{";
 
     for (size_t i = 0; i < N_OPTS; i++) {
-        json_key(&opts[i], key, sizeof(key));
+        cfg_opt_key(&opts[i], key, sizeof(key));
         fprintf(out, "%s\n  \"%s\": ", sep, key);
         sep = ",";
         print_value(c, &opts[i], out);
@@ -776,7 +771,7 @@ void cfg_diff(const struct cfg *a, const struct cfg *b, char *live, char *restar
     for (size_t i = 0; i < N_OPTS; i++) {
         if (same_value(a, b, &opts[i]))
             continue;
-        json_key(&opts[i], key, sizeof(key));
+        cfg_opt_key(&opts[i], key, sizeof(key));
         list_add(is_restart(&opts[i]) ? restart : live, n, key);
     }
 }
@@ -791,7 +786,7 @@ void cfg_print_help(FILE *out)
                  "  --config FILE  (" CFG_ENV_PREFIX "CONFIG)\n"
                  "      JSON config file; flags override the environment, which overrides it\n");
     for (size_t i = 0; i < N_OPTS; i++) {
-        json_key(&opts[i], key, sizeof(key));
+        cfg_opt_key(&opts[i], key, sizeof(key));
         env_name(opts[i].flag, env, sizeof(env));
         fprintf(out, "  --%s  (%s, \"%s\")\n      %s%s\n", opts[i].flag, env, key, opts[i].help,
                 is_restart(&opts[i]) ? " (restart: takes effect at the next start)" : "");

@@ -90,13 +90,11 @@ static int fail(const struct sched_parse *p, const char *fmt, ...)
 
 static int fail(const struct sched_parse *p, const char *fmt, ...)
 {
-    int n = snprintf(p->err, ERR_LEN, "scheduler-config %s: ", p->name);
-    if (n > 0 && n < ERR_LEN) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(p->err + n, ERR_LEN - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err, ERR_LEN, fmt, ap);
+    va_end(ap);
+    err_prefix(p->err, "scheduler-config %s: ", p->name);
     return -EINVAL;
 }
 

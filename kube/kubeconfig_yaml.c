@@ -18,13 +18,11 @@
 
 int kube_kc_fail(const struct kc_parse *p, int rc, const char *fmt, ...)
 {
-    int n = snprintf(p->err, ERR_LEN, "kubeconfig %s: ", p->file);
-    if (n < 0 || n >= ERR_LEN)
-        return rc;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->err + n, ERR_LEN - (size_t)n, fmt, ap);
+    vsnprintf(p->err, ERR_LEN, fmt, ap);
     va_end(ap);
+    err_prefix(p->err, "kubeconfig %s: ", p->file);
     return rc;
 }
 
