@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "scoring/placement.h"
+#include "placement/sim_bound.h"
 #include "placement/sim_fit.h"
 #include "placement/sim_prepare.h"
 #include "placement/sim_summary.h"
@@ -51,13 +52,13 @@ static void account(struct run *r, size_t add)
         r->peak = r->bytes;
 }
 
-static void count(struct shape_tree *rt, uint32_t key, int sign)
+static void count(struct shape_tree *rt, uint32_t key, int times)
 {
     if (key >= SIM_KEY_FITS)
         return;
     for (int d = 0; d < SIM_RESOURCE_REASONS; d++)
         if (key & (1u << d))
-            rt->counts[d] += (uint32_t)sign;
+            rt->counts[d] += (uint32_t)times;
 }
 
 /* The key of node @pos, leaf @leaf of shape @sh, in the current state: the
@@ -115,20 +116,31 @@ static int build(struct run *r, uint32_t s)
 
 /* The best key of shape @s, that has one pod, without a tree: one pass
  * over its nodes, the resource reasons counted into @rt as build() would
- * (the input with a request per pod is all such shapes). */
+ * (the input with a request per pod is all such shapes). A node that fits
+ * is valued only when its bound (sim_bound.h) beats the best value so far:
+ * a later node needs a higher value to win. */
 static uint32_t best_once(const struct run *r, uint32_t s, struct shape_tree *rt)
 {
     const struct place_sim *sim = r->sim;
     const struct sim_shape *sh = &sim->shapes[s];
     const struct sim_class *c = &sim->classes[sh->cls];
-    uint32_t best = 0;
+    const uint32_t *elig = sim->eligible + c->elig_off;
+    uint32_t best = 0, by_bits[1u << SIM_RESOURCE_REASONS] = {0};
 
-    memset(rt->counts, 0, sizeof(rt->counts));
     for (uint32_t leaf = 0; leaf < c->n_elig; leaf++) {
-        uint32_t key = leaf_key(r, sh, leaf, sim->eligible[c->elig_off + leaf]);
-        best = max_u32(best, key);
-        count(rt, key, 1);
+        uint32_t pos = elig[leaf], key = sim_fit_reasons(&r->room[pos], sh->req.fit);
+        if (key != 0) {
+            by_bits[key]++; /* the nodes per set of reasons, counted per reason below */
+            continue;
+        }
+        if (best >= SIM_KEY_FITS &&
+            sim_value_bound(&r->params, &r->res[pos], &sh->req) < (int)(best >> 24))
+            continue; /* bound <= the best value (key value + 1) */
+        best = max_u32(best, leaf_key(r, sh, leaf, pos));
     }
+    memset(rt->counts, 0, sizeof(rt->counts));
+    for (uint32_t bits = 1; bits < (1u << SIM_RESOURCE_REASONS); bits++)
+        count(rt, bits, (int)by_bits[bits]);
     return best;
 }
 

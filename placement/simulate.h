@@ -45,7 +45,8 @@
  * degrades to the plain loop over all nodes for every pod; there each node
  * keeps what the resource rules still admit (sim_fit.h), updated when a
  * pod lands on it, so that a node that cannot take the pod costs a few
- * comparisons and only the nodes that can are valued. Memory: see
+ * comparisons, and a node that can is valued only when a bound in doubles
+ * (sim_bound.h) says it could beat the best so far. Memory: see
  * place_sim_new() and struct place_sim_result.
  *
  * Files: sim_prepare.c (place_sim_new), sim_group.c and sim_judge.c (its

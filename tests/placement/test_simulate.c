@@ -7,6 +7,7 @@
  * (value + 5) / 10), and a randomized comparison with the plain loop over
  * every node for every pod.
  */
+#include "placement/sim_bound.h"
 #include "placement/sim_fit.h"
 #include "placement/sim_run.h"
 
@@ -897,6 +898,46 @@ static int64_t edgy(int64_t around)
     }
 }
 
+START_TEST(simulate_value_bound_is_never_below_the_value)
+{
+    /* The pass of a pod with its own request skips nodes by this bound: it
+     * must hold for every strategy, weight and target, at the edges too. */
+    static const int targets[] = {1, 40, 60, 99, 100};
+    /* Quantities are never negative (score_node_value is not defined for
+     * them: target_load's int cast of a negative 128-bit share). */
+    static const int64_t far[] = {0,
+                                  1,
+                                  INT64_MAX / 100,
+                                  INT64_MAX / 100 + 1,
+                                  1LL << 52,
+                                  (1LL << 52) + 1,
+                                  INT64_MAX / 2,
+                                  INT64_MAX};
+    for (int i = 0; i < 400000; i++) {
+        struct score_params p = {.strategy = (enum score_strategy)rnd(4),
+                                 .weight = {(int)rnd(4), (int)rnd(3)},
+                                 .target_percent = targets[rnd(N(targets))]};
+        struct score_node node = {0};
+        struct score_pod_request req = {0};
+        for (int k = 0; k < SCORE_NRES; k++) {
+            node.alloc[k] = rnd(8) ? 1 + (int64_t)rnd(20000) : far[1 + rnd(N(far) - 1)];
+            node.used_non_zero[k] = node.used[k] =
+                rnd(4) ? (int64_t)rnd(25000) : far[rnd(N(far))] / (1 + rnd(2));
+            req.non_zero_scored[k] = req.real[k] = rnd(4) ? (int64_t)rnd(3000) : far[rnd(N(far))];
+        }
+        struct score_explain ex;
+        score_node_value(&p, &node, &req, &ex);
+        int v = ex.value < 0 ? 0 : ex.value > SCORE_MAX_VALUE ? SCORE_MAX_VALUE : ex.value;
+        ck_assert_msg(sim_value_bound(&p, &node, &req) >= v,
+                      "%s w %d/%d t %d alloc %lld/%lld used %lld/%lld pod %lld/%lld: value %d",
+                      score_strategy_name(p.strategy), p.weight[0], p.weight[1], p.target_percent,
+                      (long long)node.alloc[0], (long long)node.alloc[1],
+                      (long long)node.used_non_zero[0], (long long)node.used_non_zero[1],
+                      (long long)req.non_zero_scored[0], (long long)req.non_zero_scored[1], v);
+    }
+}
+END_TEST
+
 START_TEST(simulate_room_judges_as_place_judge_resources)
 {
     static const int thresholds[] = {1, 50, 99, 100};
@@ -995,6 +1036,7 @@ Suite *simulate_suite(void)
     tcase_add_test(tc, simulate_equals_plain_loop_on_random_larger_inputs);
     tcase_add_test(tc, simulate_equals_plain_loop_with_a_request_per_pod);
     tcase_add_test(tc, simulate_room_judges_as_place_judge_resources);
+    tcase_add_test(tc, simulate_value_bound_is_never_below_the_value);
     tcase_add_test(tc, simulate_threads_give_the_same_results);
     tcase_add_test(tc, simulate_bad_input_is_einval);
     suite_add_tcase(s, tc);
