@@ -891,8 +891,10 @@ static int64_t edgy(int64_t around)
     switch (rnd(4)) {
     case 0:
         return far[rnd(N(far))];
-    case 1:
-        return around + (int64_t)rnd(5) - 2;
+    case 1: {
+        int64_t x;
+        return __builtin_add_overflow(around, (int64_t)rnd(5) - 2, &x) ? around : x;
+    }
     default:
         return (int64_t)rnd(20000) - 2000;
     }
@@ -952,7 +954,10 @@ START_TEST(simulate_room_judges_as_place_judge_resources)
             res.alloc[k] = edgy(10000);
             f.requested[k] = edgy(res.alloc[k]);
             res.used[k] = rnd(2) ? f.requested[k] : edgy(res.alloc[k]);
-            req.fit[k] = edgy(res.alloc[k] - f.requested[k]);
+            int64_t room;
+            if (__builtin_sub_overflow(res.alloc[k], f.requested[k], &room))
+                room = 0;
+            req.fit[k] = edgy(room);
             thr[k] = thresholds[rnd(4)];
         }
         struct place_judgement j;
