@@ -60,6 +60,40 @@ static inline double sim_bound_term(enum score_strategy s, int64_t requested, in
     return SCORE_MAX_VALUE;
 }
 
+/* Whether sim_node_bound() bounds the values of a pod requesting @req under
+ * @p: not balanced (its doubles are the value itself), requests within
+ * 2^52. Checked once per pod. */
+static inline bool sim_bound_usable(const struct score_params *p,
+                                    const struct score_pod_request *req)
+{
+    return p->strategy != SCORE_BALANCED && sim_bound_small(req->non_zero_scored[SCORE_CPU]) &&
+           sim_bound_small(req->non_zero_scored[SCORE_MEMORY]);
+}
+
+/* sim_value_bound() of a pod sim_bound_usable() accepted: once per node. */
+static inline int sim_node_bound(const struct score_params *p, const struct score_node *node,
+                                 const struct score_pod_request *req)
+{
+    double weighted = 0;
+    int weights = 0;
+
+    for (int r = 0; r < SCORE_NRES; r++) {
+        int64_t alloc = node->alloc[r], used = node->used_non_zero[r];
+        if (alloc <= 0 || p->weight[r] <= 0)
+            continue; /* skipped, as score_node_value does */
+        /* Both sim_bound_small() in one comparison. */
+        if ((((uint64_t)alloc + (1ULL << 52)) | ((uint64_t)used + (1ULL << 52))) >= (1ULL << 53))
+            return SCORE_MAX_VALUE;
+        weighted += p->weight[r] * sim_bound_term(p->strategy, used + req->non_zero_scored[r],
+                                                  alloc, p->target_percent);
+        weights += p->weight[r];
+    }
+    if (weights == 0)
+        return 0;
+    double v = weighted / weights + SIM_BOUND_MARGIN;
+    return v >= SCORE_MAX_VALUE ? SCORE_MAX_VALUE : v <= 0 ? 0 : (int)v;
+}
+
 /*
  * An integer at least score_node_value(@p, @node, @req)'s value: the same
  * formulas in double precision before truncation, plus a margin far above
@@ -70,26 +104,7 @@ static inline double sim_bound_term(enum score_strategy s, int64_t requested, in
 static inline int sim_value_bound(const struct score_params *p, const struct score_node *node,
                                   const struct score_pod_request *req)
 {
-    double weighted = 0;
-    int weights = 0;
-
-    if (p->strategy == SCORE_BALANCED)
-        return SCORE_MAX_VALUE;
-    for (int r = 0; r < SCORE_NRES; r++) {
-        int64_t alloc = node->alloc[r], used = node->used_non_zero[r];
-        int64_t pod = req->non_zero_scored[r];
-        if (alloc <= 0 || p->weight[r] <= 0)
-            continue; /* skipped, as score_node_value does */
-        if (!sim_bound_small(alloc) || !sim_bound_small(used) || !sim_bound_small(pod))
-            return SCORE_MAX_VALUE;
-        weighted +=
-            p->weight[r] * sim_bound_term(p->strategy, used + pod, alloc, p->target_percent);
-        weights += p->weight[r];
-    }
-    if (weights == 0)
-        return 0;
-    double v = weighted / weights + SIM_BOUND_MARGIN;
-    return v >= SCORE_MAX_VALUE ? SCORE_MAX_VALUE : v <= 0 ? 0 : (int)v;
+    return sim_bound_usable(p, req) ? sim_node_bound(p, node, req) : SCORE_MAX_VALUE;
 }
 
 #endif

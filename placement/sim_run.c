@@ -126,6 +126,7 @@ static uint32_t best_once(const struct run *r, uint32_t s, struct shape_tree *rt
     const struct sim_class *c = &sim->classes[sh->cls];
     const uint32_t *elig = sim->eligible + c->elig_off;
     uint32_t best = 0, by_bits[1u << SIM_RESOURCE_REASONS] = {0};
+    bool bounded = sim_bound_usable(&r->params, &sh->req);
 
     for (uint32_t leaf = 0; leaf < c->n_elig; leaf++) {
         uint32_t pos = elig[leaf], key = sim_fit_reasons(&r->room[pos], sh->req.fit);
@@ -133,8 +134,8 @@ static uint32_t best_once(const struct run *r, uint32_t s, struct shape_tree *rt
             by_bits[key]++; /* the nodes per set of reasons, counted per reason below */
             continue;
         }
-        if (best >= SIM_KEY_FITS &&
-            sim_value_bound(&r->params, &r->res[pos], &sh->req) < (int)(best >> 24))
+        if (best >= SIM_KEY_FITS && bounded &&
+            sim_node_bound(&r->params, &r->res[pos], &sh->req) < (int)(best >> 24))
             continue; /* bound <= the best value (key value + 1) */
         best = max_u32(best, leaf_key(r, sh, leaf, pos));
     }
