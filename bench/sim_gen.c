@@ -2,12 +2,17 @@
  * bench-sim-gen: writes the input of `cpu-extender simulate` at scale, as
  * kubectl prints it.
  *
- *   bench-sim-gen DIR NODES PODS [WORKLOADS]
+ *   bench-sim-gen DIR NODES PODS [WORKLOADS [unique]]
  *       DIR/sim-nodes-NODES.json  `kubectl get nodes -o json`: a List of
  *                                 kubelet-like Node objects (about 12 KB
  *                                 each, bench/kubelet_node.h)
  *       DIR/sim-pods-PODS.json    `kubectl get pods -A -o json` of pending
  *                                 pods (about 2.5 KB each)
+ *       DIR/sim-pods-PODS-unique.json  with "unique": the same pods, but
+ *                                 each app container requests a cpu and
+ *                                 memory of its own, so that no two pods
+ *                                 share a shape (the engine's worst case,
+ *                                 as bench-sim's "unique")
  *
  * Nodes come from six pools as in bench/sim_engine.c: general and large
  * amd64, arm64, memory, GPU nodes tainted nvidia.com/gpu=true:NoSchedule,
@@ -26,6 +31,9 @@
 
 #include "bench/kubelet_node.h"
 #include "bench/rng.h"
+
+/* "unique": every pod's app container its own request (write_pods). */
+static bool unique_requests;
 
 struct pool {
     const char *name, *arch, *type;
@@ -181,7 +189,14 @@ static void pod(FILE *f, const struct workload *w, unsigned k)
                    "\"topology.kubernetes.io/zone\",\"operator\":\"In\",\"values\":["
                    "\"us-east-1a\",\"us-east-1b\"]}]}]}}},");
     fputs("\"containers\":[", f);
-    container(f, "app", "registry.example.com/shop/app:v3.2.1", w->cpu, w->mem, token, false);
+    char cpu[32], mem[32];
+    if (unique_requests) {
+        /* As bench-sim's unique: memory 4 KiB apart from pod to pod. */
+        snprintf(cpu, sizeof(cpu), "%um", 1 + k * 7919u % 3989u);
+        snprintf(mem, sizeof(mem), "%llu", 64ULL * 1024 * 1024 + 4096ULL * k);
+    }
+    container(f, "app", "registry.example.com/shop/app:v3.2.1", unique_requests ? cpu : w->cpu,
+              unique_requests ? mem : w->mem, token, false);
     if (w->sidecar) {
         fputc(',', f);
         container(f, "envoy", "envoyproxy/envoy:v1.30.1", "100m", "128Mi", token, false);
@@ -217,13 +232,13 @@ static void pod(FILE *f, const struct workload *w, unsigned k)
         w->gpu ? ",{\"effect\":\"NoSchedule\",\"key\":\"nvidia.com/gpu\",\"operator\":"
                  "\"Exists\"}"
                : "",
-        token, w->cpu != NULL ? "Burstable" : "BestEffort");
+        token, w->cpu != NULL || unique_requests ? "Burstable" : "BestEffort");
 }
 
 static int write_pods(const char *dir, unsigned n, size_t n_work)
 {
     char path[1024];
-    snprintf(path, sizeof(path), "%s/sim-pods-%u.json", dir, n);
+    snprintf(path, sizeof(path), "%s/sim-pods-%u%s.json", dir, n, unique_requests ? "-unique" : "");
     struct workload *w = calloc(n_work, sizeof(*w));
     size_t *left = calloc(n_work, sizeof(*left));
     FILE *f = fopen(path, "w");
@@ -257,12 +272,13 @@ static int write_pods(const char *dir, unsigned n, size_t n_work)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: bench-sim-gen DIR NODES PODS [WORKLOADS]\n");
+        fprintf(stderr, "usage: bench-sim-gen DIR NODES PODS [WORKLOADS [unique]]\n");
         return 2;
     }
     unsigned nodes = (unsigned)strtoul(argv[2], NULL, 10);
     unsigned pods = (unsigned)strtoul(argv[3], NULL, 10);
     size_t work = argc > 4 ? strtoul(argv[4], NULL, 10) : 150;
+    unique_requests = argc > 5 && strcmp(argv[5], "unique") == 0;
     if (nodes == 0 || work == 0 || write_nodes(argv[1], nodes) != 0 ||
         write_pods(argv[1], pods, work) != 0) {
         fprintf(stderr, "bench-sim-gen: cannot write %s/sim-*.json\n", argv[1]);

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "scoring/placement.h"
+#include "placement/sim_bound.h"
+#include "placement/sim_fit.h"
 #include "placement/sim_prepare.h"
 #include "placement/sim_summary.h"
 
@@ -28,8 +30,11 @@ struct shape_tree {
 struct run {
     const struct place_sim *sim;
     struct score_params params;
-    struct place_node_facts *facts; /* by position */
-    struct score_node *res;         /* by position */
+    /* By position: what kube-scheduler counts, our view, and what the
+     * resource rules still admit (kept with the other two). */
+    struct sim_node_load *load;
+    struct score_node *res;
+    struct sim_fit_room *room;
     struct shape_tree *rt;
     /* The shapes with a tree, per class: live[c->shape_off ..
      * c->shape_off + live_n[class]) (the order of class_shapes), and where
@@ -47,22 +52,13 @@ static void account(struct run *r, size_t add)
         r->peak = r->bytes;
 }
 
-static uint32_t resource_reason_bits(unsigned reasons)
-{
-    uint32_t bits = 0;
-    for (int d = 0; d < SIM_RESOURCE_REASONS; d++)
-        if (reasons & (1u << sim_resource_reason_of[d]))
-            bits |= 1u << d;
-    return bits;
-}
-
-static void count(struct shape_tree *rt, uint32_t key, int sign)
+static void count(struct shape_tree *rt, uint32_t key, int times)
 {
     if (key >= SIM_KEY_FITS)
         return;
     for (int d = 0; d < SIM_RESOURCE_REASONS; d++)
         if (key & (1u << d))
-            rt->counts[d] += (uint32_t)sign;
+            rt->counts[d] += (uint32_t)times;
 }
 
 /* The key of node @pos, leaf @leaf of shape @sh, in the current state: the
@@ -70,12 +66,11 @@ static void count(struct shape_tree *rt, uint32_t key, int sign)
 static uint32_t leaf_key(const struct run *r, const struct sim_shape *sh, uint32_t leaf,
                          uint32_t pos)
 {
-    struct place_judgement j;
     struct score_explain ex;
 
-    place_judge_resources(&sh->req, &r->facts[pos], &r->res[pos], r->params.threshold_percent, &j);
-    if (j.rule != PLACE_RULE_NONE)
-        return resource_reason_bits(j.reasons);
+    uint32_t reasons = sim_fit_reasons(&r->room[pos], sh->req.fit);
+    if (reasons != 0)
+        return reasons;
     score_node_value(&r->params, &r->res[pos], &sh->req, &ex);
     int v = ex.value < 0 ? 0 : ex.value > SCORE_MAX_VALUE ? SCORE_MAX_VALUE : ex.value;
     return ((uint32_t)(v + 1) << 24) | (SIM_KEY_LEAF - leaf);
@@ -121,20 +116,32 @@ static int build(struct run *r, uint32_t s)
 
 /* The best key of shape @s, that has one pod, without a tree: one pass
  * over its nodes, the resource reasons counted into @rt as build() would
- * (the input with a request per pod is all such shapes). */
+ * (the input with a request per pod is all such shapes). A node that fits
+ * is valued only when its bound (sim_bound.h) beats the best value so far:
+ * a later node needs a higher value to win. */
 static uint32_t best_once(const struct run *r, uint32_t s, struct shape_tree *rt)
 {
     const struct place_sim *sim = r->sim;
     const struct sim_shape *sh = &sim->shapes[s];
     const struct sim_class *c = &sim->classes[sh->cls];
-    uint32_t best = 0;
+    const uint32_t *elig = sim->eligible + c->elig_off;
+    uint32_t best = 0, by_bits[1u << SIM_RESOURCE_REASONS] = {0};
+    bool bounded = sim_bound_usable(&r->params, &sh->req);
 
-    memset(rt->counts, 0, sizeof(rt->counts));
     for (uint32_t leaf = 0; leaf < c->n_elig; leaf++) {
-        uint32_t key = leaf_key(r, sh, leaf, sim->eligible[c->elig_off + leaf]);
-        best = max_u32(best, key);
-        count(rt, key, 1);
+        uint32_t pos = elig[leaf], key = sim_fit_reasons(&r->room[pos], sh->req.fit);
+        if (key != 0) {
+            by_bits[key]++; /* the nodes per set of reasons, counted per reason below */
+            continue;
+        }
+        if (best >= SIM_KEY_FITS && bounded &&
+            sim_node_bound(&r->params, &r->res[pos], &sh->req) < (int)(best >> 24))
+            continue; /* bound <= the best value (key value + 1) */
+        best = max_u32(best, leaf_key(r, sh, leaf, pos));
     }
+    memset(rt->counts, 0, sizeof(rt->counts));
+    for (uint32_t bits = 1; bits < (1u << SIM_RESOURCE_REASONS); bits++)
+        count(rt, bits, (int)by_bits[bits]);
     return best;
 }
 
@@ -195,15 +202,16 @@ static void place(struct run *r, const struct sim_shape *sh, uint32_t pos)
 {
     const struct place_sim *sim = r->sim;
 
-    struct place_node_facts *f = &r->facts[pos];
+    struct sim_node_load *ld = &r->load[pos];
     struct score_node *n = &r->res[pos];
 
-    f->pods = score_add_sat(f->pods, 1);
+    ld->pods = score_add_sat(ld->pods, 1);
     for (int k = 0; k < SCORE_NRES; k++) {
-        f->requested[k] = score_add_sat(f->requested[k], sh->req.real[k]);
+        ld->requested[k] = score_add_sat(ld->requested[k], sh->req.real[k]);
         n->used[k] = score_add_sat(n->used[k], sh->charge_used[k]);
         n->used_non_zero[k] = score_add_sat(n->used_non_zero[k], sh->charge_non_zero[k]);
     }
+    place_sim_room_set(&r->room[pos], ld, n, r->params.threshold_percent);
     for (uint32_t l = sim->link_off[pos]; l < sim->link_off[pos + 1]; l++) {
         const struct sim_node_link *link = &sim->links[l];
         const uint32_t *live = r->live + sim->classes[link->cls].shape_off;
@@ -227,8 +235,9 @@ int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct pla
     memset(out, 0, sizeof(*out));
     out->strategy = s;
     r.params.strategy = s;
-    r.facts = malloc((nn + 1) * sizeof(*r.facts));
+    r.load = malloc((nn + 1) * sizeof(*r.load));
     r.res = malloc((nn + 1) * sizeof(*r.res));
+    r.room = malloc((nn + 1) * sizeof(*r.room));
     r.rt = calloc(sim->n_shapes + 1, sizeof(*r.rt));
     r.live = malloc((sim->n_shapes + 1) * sizeof(*r.live));
     r.live_pos = malloc((sim->n_shapes + 1) * sizeof(*r.live_pos));
@@ -236,16 +245,21 @@ int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct pla
     resource_reasons = calloc(np + 1, sizeof(*resource_reasons));
     out->pods = calloc(np + 1, sizeof(*out->pods));
     out->nodes = calloc(nn + 1, sizeof(*out->nodes));
-    if (r.facts == NULL || r.res == NULL || r.rt == NULL || r.live == NULL || r.live_pos == NULL ||
-        r.live_n == NULL || resource_reasons == NULL || out->pods == NULL || out->nodes == NULL)
+    if (r.load == NULL || r.res == NULL || r.room == NULL || r.rt == NULL || r.live == NULL ||
+        r.live_pos == NULL || r.live_n == NULL || resource_reasons == NULL || out->pods == NULL ||
+        out->nodes == NULL)
         goto out_free;
-    account(&r, (nn + 1) * (sizeof(*r.facts) + sizeof(*r.res)) +
+    account(&r, (nn + 1) * (sizeof(*r.load) + sizeof(*r.res) + sizeof(*r.room)) +
                     (sim->n_shapes + 1) * (sizeof(*r.rt) + 2 * sizeof(*r.live)) +
                     (sim->n_classes + 1) * sizeof(*r.live_n) +
                     (np + 1) * sizeof(*resource_reasons));
     for (size_t pos = 0; pos < nn; pos++) {
-        r.facts[pos] = sim->in.nodes[sim->by_name[pos]].facts;
-        r.res[pos] = sim->in.nodes[sim->by_name[pos]].res;
+        const struct place_sim_node *node = &sim->in.nodes[sim->by_name[pos]];
+        r.load[pos] = (struct sim_node_load){node->facts.pods,
+                                             node->facts.max_pods,
+                                             {node->facts.requested[0], node->facts.requested[1]}};
+        r.res[pos] = node->res;
+        place_sim_room_set(&r.room[pos], &r.load[pos], &r.res[pos], r.params.threshold_percent);
     }
 
     for (uint32_t k = 0; k < np; k++) {
@@ -284,7 +298,7 @@ int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct pla
     if (place_sim_collect_reasons(sim, (const uint32_t(*)[SIM_RESOURCE_REASONS])resource_reasons,
                                   out) != 0)
         goto out_free;
-    struct place_sim_end end = {r.facts, r.res, r.params.threshold_percent};
+    struct place_sim_end end = {r.load, r.res, r.params.threshold_percent};
     place_sim_summarise(sim, &end, out);
     out->peak_bytes = r.peak;
     rc = 0;
@@ -298,8 +312,9 @@ out_free:
     free(r.live_pos);
     free(r.live_n);
     free(resource_reasons);
+    free(r.room);
     free(r.res);
-    free(r.facts);
+    free(r.load);
     if (rc != 0)
         place_sim_result_destroy(out);
     return rc;

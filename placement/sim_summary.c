@@ -16,13 +16,13 @@ static void ratio_stats(const struct place_sim *sim, const struct place_sim_end 
         int64_t alloc = r->res[pos].alloc[k];
         if (alloc <= 0)
             continue;
-        double v = (double)r->facts[pos].requested[k] / (double)alloc;
+        double v = (double)r->load[pos].requested[k] / (double)alloc;
         if (out->nodes == 0 || v < out->min)
             out->min = v;
         if (out->nodes == 0 || v > out->max)
             out->max = v;
         out->nodes++;
-        score_spread_add(&sums, r->facts[pos].requested[k], alloc);
+        score_spread_add(&sums, r->load[pos].requested[k], alloc);
     }
     out->mean = score_spread_mean(&sums);
     out->cv = score_spread_cv(&sums);
@@ -46,20 +46,22 @@ void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end
         ratio_stats(sim, r, k, &sum->ratio[k]);
     for (size_t pos = 0; pos < sim->in.n_nodes; pos++) {
         struct place_sim_node_state *ns = &out->nodes[sim->by_name[pos]];
-        ns->pods = r->facts[pos].pods;
-        memcpy(ns->requested, r->facts[pos].requested, sizeof(ns->requested));
+        ns->pods = r->load[pos].pods;
+        memcpy(ns->requested, r->load[pos].requested, sizeof(ns->requested));
         ns->res = r->res[pos];
-        if (r->facts[pos].pods > 0)
+        if (r->load[pos].pods > 0)
             sum->nodes_used++;
         if (sim->in.n_pods == 0)
             continue;
         struct place_judgement j;
-        place_judge_resources(&median, &r->facts[pos], &r->res[pos], r->threshold_percent, &j);
+        struct place_node_facts f = {.pods = r->load[pos].pods, .max_pods = r->load[pos].max_pods};
+        memcpy(f.requested, r->load[pos].requested, sizeof(f.requested));
+        place_judge_resources(&median, &f, &r->res[pos], r->threshold_percent, &j);
         if (j.rule == PLACE_RULE_NONE)
             continue;
         sum->stranded_nodes++;
         for (int k = 0; k < SCORE_NRES; k++) {
-            int64_t free_k = r->res[pos].alloc[k] - r->facts[pos].requested[k];
+            int64_t free_k = r->res[pos].alloc[k] - r->load[pos].requested[k];
             if (free_k > 0)
                 sum->stranded[k] = score_add_sat(sum->stranded[k], free_k);
         }

@@ -4,12 +4,13 @@
 
 #include <stdint.h>
 
+#include "placement/sim_fit.h"
 #include "placement/sim_prepare.h"
 
 /* The state of the nodes at the end of a run, indexed by position in name
  * order. */
 struct place_sim_end {
-    const struct place_node_facts *facts;
+    const struct sim_node_load *load;
     const struct score_node *res;
     const int *threshold_percent; /* SCORE_NRES: our filter's, for the stranded nodes */
 };

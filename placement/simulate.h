@@ -42,7 +42,11 @@
  * gets no tree, only one pass over its nodes, and a placement marks only
  * the trees that exist. Work is O(shapes x admitted nodes) to build plus
  * O(log n) per dirty node per query; input with a distinct request per pod
- * degrades to the plain loop over all nodes for every pod. Memory: see
+ * degrades to the plain loop over all nodes for every pod; there each node
+ * keeps what the resource rules still admit (sim_fit.h), updated when a
+ * pod lands on it, so that a node that cannot take the pod costs a few
+ * comparisons, and a node that can is valued only when a bound in doubles
+ * (sim_bound.h) says it could beat the best so far. Memory: see
  * place_sim_new() and struct place_sim_result.
  *
  * Files: sim_prepare.c (place_sim_new), sim_group.c and sim_judge.c (its
@@ -163,7 +167,7 @@ struct place_sim_result {
     struct place_sim_node_state *nodes; /* n_nodes entries */
     struct place_sim_summary summary;
     /* Bytes this run held at its peak besides the result: the node state
-     * (128 bytes per node), 56 per shape, 4 per class and 16 per pod, and the shape trees
+     * (120 bytes per node), 56 per shape, 4 per class and 16 per pod, and the shape trees
      * alive at once (13 bytes per admitted node of each shape with pods
      * still to come). The result itself holds 20 bytes per pod, 72 per node
      * and 24 per histogram line. */

@@ -7,6 +7,8 @@
  * (value + 5) / 10), and a randomized comparison with the plain loop over
  * every node for every pod.
  */
+#include "placement/sim_bound.h"
+#include "placement/sim_fit.h"
 #include "placement/sim_run.h"
 
 #include <errno.h>
@@ -743,7 +745,7 @@ static struct place_pod_constraints random_constraints(void)
 /* Random nodes and pods (at most 12 nodes, unique names unless @big). */
 static void random_input(struct place_sim_input *in, struct place_sim_node *nodes, size_t nn,
                          struct place_sim_pod *pods, size_t np, struct place_label *labels,
-                         char (*names)[16], bool big)
+                         char (*names)[16], bool big, bool unique)
 {
     static const int64_t cpus[] = {1000, 2000, 4000, 8000};
     static const int64_t mems[] = {GI, 2 * GI, 4 * GI};
@@ -775,8 +777,8 @@ static void random_input(struct place_sim_input *in, struct place_sim_node *node
         n->facts.unschedulable = rnd(10) == 0;
         n->facts.max_pods = max_pods[rnd(4)];
         n->facts.pods = rnd(3);
-        n->res.alloc[SCORE_CPU] = cpus[rnd(4)];
-        n->res.alloc[SCORE_MEMORY] = mems[rnd(3)];
+        n->res.alloc[SCORE_CPU] = cpus[rnd(4)] + (unique ? (int64_t)rnd(1000) : 0);
+        n->res.alloc[SCORE_MEMORY] = mems[rnd(3)] + (unique ? (int64_t)rnd(1000) * MI : 0);
         for (int r = 0; r < SCORE_NRES; r++) {
             n->facts.requested[r] = n->res.alloc[r] * rnd(60) / 100;
             /* Our view: the same, or an annotation-like other number. */
@@ -790,6 +792,12 @@ static void random_input(struct place_sim_input *in, struct place_sim_node *node
         p->constraints = random_constraints();
         p->request.real[SCORE_CPU] = pod_cpus[rnd(5)];
         p->request.real[SCORE_MEMORY] = pod_mems[rnd(4)];
+        if (unique) {
+            /* A request of its own per pod (a shape of one pod each, the
+             * engine's worst case), some still 0. */
+            p->request.real[SCORE_CPU] += p->request.real[SCORE_CPU] ? (int64_t)i : 0;
+            p->request.real[SCORE_MEMORY] += (int64_t)(i * 4096 + rnd(2) * (i + 1) * MI);
+        }
         p->request.non_zero[SCORE_CPU] =
             p->request.real[SCORE_CPU] ? p->request.real[SCORE_CPU] : SCORE_DEFAULT_MILLI_CPU;
         p->request.non_zero[SCORE_MEMORY] =
@@ -820,7 +828,7 @@ static void random_input(struct place_sim_input *in, struct place_sim_node *node
     in->params.normalize = rnd(2) == 0;
 }
 
-static void cross_check(size_t nn, size_t np, bool big)
+static void cross_check(size_t nn, size_t np, bool big, bool unique)
 {
     struct place_sim_node *nodes = calloc(nn + 1, sizeof(*nodes));
     struct place_sim_pod *pods = calloc(np + 1, sizeof(*pods));
@@ -832,7 +840,7 @@ static void cross_check(size_t nn, size_t np, bool big)
     struct place_sim_result r[4];
 
     ck_assert(nodes && pods && labels && names);
-    random_input(&in, nodes, nn, pods, np, labels, names, big);
+    random_input(&in, nodes, nn, pods, np, labels, names, big, unique);
     ck_assert_int_eq(place_sim_new(&in, &sim), 0);
     ck_assert_int_eq(place_sim_run_all(sim, all, 4, 2, r), 0);
     for (int s = 0; s < 4; s++) {
@@ -850,7 +858,7 @@ static void cross_check(size_t nn, size_t np, bool big)
 START_TEST(simulate_equals_plain_loop_on_random_small_inputs)
 {
     for (int i = 0; i < 1500; i++)
-        cross_check(1 + rnd(12), rnd(41), false);
+        cross_check(1 + rnd(12), rnd(41), false, false);
 }
 END_TEST
 
@@ -858,9 +866,115 @@ START_TEST(simulate_equals_plain_loop_on_random_larger_inputs)
 {
     /* Trees of odd sizes, many dirty leaves per query (the rebuild path),
      * duplicate node names. */
-    cross_check(300, 3000, true);
-    cross_check(77, 2000, true);
-    cross_check(1000, 1500, true);
+    cross_check(300, 3000, true, false);
+    cross_check(77, 2000, true, false);
+    cross_check(1000, 1500, true, false);
+}
+END_TEST
+
+START_TEST(simulate_equals_plain_loop_with_a_request_per_pod)
+{
+    /* Every pod its own shape, nodes of many capacities: the path with no
+     * tree, where the resource rules are judged from each node's room. */
+    for (int i = 0; i < 300; i++)
+        cross_check(1 + rnd(12), rnd(41), false, true);
+    cross_check(300, 3000, true, true);
+    cross_check(1000, 1500, true, true);
+}
+END_TEST
+
+/* A number near one of the edges the room arithmetic must get right. */
+static int64_t edgy(int64_t around)
+{
+    static const int64_t far[] = {
+        0, 1, -1, INT64_MAX, INT64_MIN, INT64_MAX / 100, INT64_MAX / 100 + 1, INT64_MAX / 50};
+    switch (rnd(4)) {
+    case 0:
+        return far[rnd(N(far))];
+    case 1: {
+        int64_t x;
+        return __builtin_add_overflow(around, (int64_t)rnd(5) - 2, &x) ? around : x;
+    }
+    default:
+        return (int64_t)rnd(20000) - 2000;
+    }
+}
+
+START_TEST(simulate_value_bound_is_never_below_the_value)
+{
+    /* The pass of a pod with its own request skips nodes by this bound: it
+     * must hold for every strategy, weight and target, at the edges too. */
+    static const int targets[] = {1, 40, 60, 99, 100};
+    /* Quantities are never negative (score_node_value is not defined for
+     * them: target_load's int cast of a negative 128-bit share). */
+    static const int64_t far[] = {0,
+                                  1,
+                                  INT64_MAX / 100,
+                                  INT64_MAX / 100 + 1,
+                                  1LL << 52,
+                                  (1LL << 52) + 1,
+                                  INT64_MAX / 2,
+                                  INT64_MAX};
+    for (int i = 0; i < 400000; i++) {
+        struct score_params p = {.strategy = (enum score_strategy)rnd(4),
+                                 .weight = {(int)rnd(4), (int)rnd(3)},
+                                 .target_percent = targets[rnd(N(targets))]};
+        struct score_node node = {0};
+        struct score_pod_request req = {0};
+        for (int k = 0; k < SCORE_NRES; k++) {
+            node.alloc[k] = rnd(8) ? 1 + (int64_t)rnd(20000) : far[1 + rnd(N(far) - 1)];
+            node.used_non_zero[k] = node.used[k] =
+                rnd(4) ? (int64_t)rnd(25000) : far[rnd(N(far))] / (1 + rnd(2));
+            req.non_zero_scored[k] = req.real[k] = rnd(4) ? (int64_t)rnd(3000) : far[rnd(N(far))];
+        }
+        struct score_explain ex;
+        score_node_value(&p, &node, &req, &ex);
+        int v = ex.value < 0 ? 0 : ex.value > SCORE_MAX_VALUE ? SCORE_MAX_VALUE : ex.value;
+        ck_assert_msg(sim_value_bound(&p, &node, &req) >= v,
+                      "%s w %d/%d t %d alloc %lld/%lld used %lld/%lld pod %lld/%lld: value %d",
+                      score_strategy_name(p.strategy), p.weight[0], p.weight[1], p.target_percent,
+                      (long long)node.alloc[0], (long long)node.alloc[1],
+                      (long long)node.used_non_zero[0], (long long)node.used_non_zero[1],
+                      (long long)req.non_zero_scored[0], (long long)req.non_zero_scored[1], v);
+    }
+}
+END_TEST
+
+START_TEST(simulate_room_judges_as_place_judge_resources)
+{
+    static const int thresholds[] = {1, 50, 99, 100};
+    for (int i = 0; i < 200000; i++) {
+        struct place_node_facts f = {0};
+        struct score_node res = {0};
+        struct score_pod_request req = {0};
+        int thr[SCORE_NRES];
+        f.max_pods = (int64_t)rnd(4);
+        f.pods = (int64_t)rnd(5);
+        for (int k = 0; k < SCORE_NRES; k++) {
+            res.alloc[k] = edgy(10000);
+            f.requested[k] = edgy(res.alloc[k]);
+            res.used[k] = rnd(2) ? f.requested[k] : edgy(res.alloc[k]);
+            int64_t room;
+            if (__builtin_sub_overflow(res.alloc[k], f.requested[k], &room))
+                room = 0;
+            req.fit[k] = edgy(room);
+            thr[k] = thresholds[rnd(4)];
+        }
+        struct place_judgement j;
+        place_judge_resources(&req, &f, &res, thr, &j);
+        uint32_t want = 0;
+        for (int d = 0; d < SIM_RESOURCE_REASONS; d++)
+            if (j.reasons & (1u << sim_resource_reason_of[d]))
+                want |= 1u << d;
+        struct sim_node_load load = {f.pods, f.max_pods, {f.requested[0], f.requested[1]}};
+        struct sim_fit_room room;
+        place_sim_room_set(&room, &load, &res, thr);
+        ck_assert_msg(sim_fit_reasons(&room, req.fit) == want,
+                      "alloc %lld/%lld requested %lld/%lld used %lld/%lld fit %lld/%lld thr %d/%d",
+                      (long long)res.alloc[0], (long long)res.alloc[1], (long long)f.requested[0],
+                      (long long)f.requested[1], (long long)res.used[0], (long long)res.used[1],
+                      (long long)req.fit[0], (long long)req.fit[1], thr[0], thr[1]);
+    }
 }
 END_TEST
 
@@ -875,7 +989,7 @@ START_TEST(simulate_threads_give_the_same_results)
     const enum score_strategy all[] = {SCORE_SPREAD, SCORE_PACK, SCORE_BALANCED, SCORE_TARGET};
     struct place_sim_result one[4], two[4];
 
-    random_input(&in, nodes, 40, pods, 400, labels, names, true);
+    random_input(&in, nodes, 40, pods, 400, labels, names, true, false);
     ck_assert_int_eq(place_sim_new(&in, &sim), 0);
     ck_assert_int_eq(place_sim_run_all(sim, all, 4, 1, one), 0);
     ck_assert_int_eq(place_sim_run_all(sim, all, 4, 3, two), 0);
@@ -925,6 +1039,9 @@ Suite *simulate_suite(void)
     tcase_add_test(tc, simulate_no_nodes_places_nothing);
     tcase_add_test(tc, simulate_equals_plain_loop_on_random_small_inputs);
     tcase_add_test(tc, simulate_equals_plain_loop_on_random_larger_inputs);
+    tcase_add_test(tc, simulate_equals_plain_loop_with_a_request_per_pod);
+    tcase_add_test(tc, simulate_room_judges_as_place_judge_resources);
+    tcase_add_test(tc, simulate_value_bound_is_never_below_the_value);
     tcase_add_test(tc, simulate_threads_give_the_same_results);
     tcase_add_test(tc, simulate_bad_input_is_einval);
     suite_add_tcase(s, tc);
