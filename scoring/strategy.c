@@ -58,10 +58,12 @@ static int most_allocated(int64_t req, int64_t alloc)
  * integers, exactly as the formula is written. */
 static int target_load(int64_t req, int64_t alloc, int t)
 {
-    __int128 p =
-        req <= INT64_MAX / 100 ? (__int128)(req * 100 / alloc) : ((__int128)req * 100) / alloc;
+    __int128 p = req >= 0 && req <= INT64_MAX / 100 ? (__int128)(req * 100 / alloc)
+                                                    : ((__int128)req * 100) / alloc;
     if (p > 100)
         return 0;
+    if (p < 0) /* not from a request (negative quantities are refused), but pure */
+        p = 0;
     int q = (int)p; /* 0..100 from here: int arithmetic, no 128-bit division */
     if (q <= t)
         return t + (100 - t) * q / t;
