@@ -211,7 +211,8 @@ long verb_best_node(const struct verb_eval *eval, size_t n)
 #define DEADLINE_STRIDE 256
 
 /* The state's views of the nodes [@i, @i + @n) of @args, one lock for
- * them all (kube_state_view_many). */
+ * them all, the thread remembering where each name was
+ * (kube_state_view_list). */
 static void views_of(struct cluster *cl, const struct cfg *cfg, double now,
                      const struct codec_args *args, size_t i, size_t n,
                      struct kube_node_view *views, bool *found)
@@ -219,7 +220,8 @@ static void views_of(struct cluster *cl, const struct cfg *cfg, double now,
     const char *names[KUBE_VIEW_BATCH];
     for (size_t k = 0; k < n; k++)
         names[k] = args->nodes[i + k].name;
-    kube_state_view_many(cluster_state(cl), names, n, now, cfg->in_flight_seconds, views, found);
+    kube_state_view_list(cluster_state(cl), names, n, i, args->n_nodes, now, cfg->in_flight_seconds,
+                         views, found);
 }
 
 int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
