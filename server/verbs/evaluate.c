@@ -15,22 +15,23 @@ void verb_state_from_view(const struct cfg *cfg, const struct kube_node_view *vi
         .usage_max_age = cfg->usage_max_age_seconds,
         .policy = cfg->stale_policy,
     };
-    const struct kube_node_view v = *view;
+    /* Read in place: a copy of the view per node cost more than the rest. */
+    const struct kube_node_view *v = view;
     memset(&out->node, 0, sizeof(out->node));
-    const int64_t *annotation = req != NULL ? req->res.used : v.annotation;
-    memcpy(out->node.alloc, req != NULL ? req->res.alloc : v.alloc, sizeof(out->node.alloc));
-    out->invalid = req != NULL ? req->invalid : v.invalid;
+    const int64_t *annotation = req != NULL ? req->res.used : v->annotation;
+    memcpy(out->node.alloc, req != NULL ? req->res.alloc : v->alloc, sizeof(out->node.alloc));
+    out->invalid = req != NULL ? req->invalid : v->invalid;
     out->worst = SCORE_USED_FRESH;
     for (int r = 0; r < SCORE_NRES; r++) {
         const struct score_used_inputs in = {
-            .has_requests = v.pods_synced,
-            .req_real = v.req_real[r],
-            .req_non_zero = v.req_non_zero[r],
-            .req_age = v.requests_age,
-            .has_usage = v.has_usage,
-            .usage = v.usage[r],
-            .usage_age = v.usage_age,
-            .in_flight = v.in_flight[r],
+            .has_requests = v->pods_synced,
+            .req_real = v->req_real[r],
+            .req_non_zero = v->req_non_zero[r],
+            .req_age = v->requests_age,
+            .has_usage = v->has_usage,
+            .usage = v->usage[r],
+            .usage_age = v->usage_age,
+            .in_flight = v->in_flight[r],
             .annotation = annotation[r],
         };
         struct score_used *u = &out->used[r];
