@@ -486,8 +486,10 @@ to 20-90 %). Once filled it sent pod events on the watch while the cases ran (po
 A second release binary started with \`--kubeconfig\` listed and watched it over
 TLS and answered \`/readyz\` 200 after $load_seconds s: \`$(cat "$tmp/readyz-loaded")\`.
 Each case ran, driven as above, first against a fresh server without a cluster (every name passes
-with score 0, no lookup) and at once after against this one (per name a hash lookup under the
-state's read lock, a copy of the node's sums, the fit and the score); the ratios compare the two.
+with score 0, no lookup) and at once after against this one (per name, under the state's read
+lock, the node its thread found at that position of its last list of that length, its name
+compared, or a hash lookup where the list or the node set moved; a copy of the node's sums, the fit
+and the score); the ratios compare the two.
 
 | verb | names | conns | p50 no cluster | p50 cluster | p50 ratio | p99 no cluster | p99 cluster | req/s no cluster | req/s cluster | req/s ratio | extra p50 per name |
 |---|---|---|---|---|---|---|---|---|---|---|---|

@@ -7,7 +7,7 @@
  * Writers are the informer and metrics threads (through server/cluster/);
  * readers are request threads. One rwlock guards everything, writers
  * first; a reader copies what it needs (kube_state_view, or for a request's
- * many names kube_state_view_many: one lock per KUBE_VIEW_BATCH names) and
+ * many names kube_state_view_list: one lock per KUBE_VIEW_BATCH names) and
  * releases it at once.
  */
 #ifndef KUBE_STATE_H
@@ -159,6 +159,21 @@ int kube_state_view(struct kube_state *st, const char *name, double now, int in_
  */
 void kube_state_view_many(struct kube_state *st, const char *const *names, size_t n, double now,
                           int in_flight_seconds, struct kube_node_view *out, bool *found);
+
+/*
+ * kube_state_view_many() of the names [@first, @first + @n) of a list of
+ * @total names (a request's NodeNames), @names pointing at the first of
+ * them. The calling thread remembers by position which node each name
+ * was, for its next list of @total names: kube-scheduler sends the same
+ * list call after call, and a name found where it was costs a comparison
+ * instead of a lookup. What is remembered is checked (the name, and no
+ * node added, removed or changed in kind since), never trusted: the views
+ * are those of kube_state_view_many(). Memory: 8 bytes a name per thread
+ * for the two list lengths it saw last, freed when it ends. Thread-safe.
+ */
+void kube_state_view_list(struct kube_state *st, const char *const *names, size_t n, size_t first,
+                          size_t total, double now, int in_flight_seconds,
+                          struct kube_node_view *out, bool *found);
 
 /* Looks up the requests of pod @uid on node @node, for preemption victims.
  * Returns 0, or -ENOENT when the pod is not charged to that node. Thread-safe. */

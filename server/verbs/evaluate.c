@@ -15,22 +15,23 @@ void verb_state_from_view(const struct cfg *cfg, const struct kube_node_view *vi
         .usage_max_age = cfg->usage_max_age_seconds,
         .policy = cfg->stale_policy,
     };
-    const struct kube_node_view v = *view;
+    /* Read in place: a copy of the view per node cost more than the rest. */
+    const struct kube_node_view *v = view;
     memset(&out->node, 0, sizeof(out->node));
-    const int64_t *annotation = req != NULL ? req->res.used : v.annotation;
-    memcpy(out->node.alloc, req != NULL ? req->res.alloc : v.alloc, sizeof(out->node.alloc));
-    out->invalid = req != NULL ? req->invalid : v.invalid;
+    const int64_t *annotation = req != NULL ? req->res.used : v->annotation;
+    memcpy(out->node.alloc, req != NULL ? req->res.alloc : v->alloc, sizeof(out->node.alloc));
+    out->invalid = req != NULL ? req->invalid : v->invalid;
     out->worst = SCORE_USED_FRESH;
     for (int r = 0; r < SCORE_NRES; r++) {
         const struct score_used_inputs in = {
-            .has_requests = v.pods_synced,
-            .req_real = v.req_real[r],
-            .req_non_zero = v.req_non_zero[r],
-            .req_age = v.requests_age,
-            .has_usage = v.has_usage,
-            .usage = v.usage[r],
-            .usage_age = v.usage_age,
-            .in_flight = v.in_flight[r],
+            .has_requests = v->pods_synced,
+            .req_real = v->req_real[r],
+            .req_non_zero = v->req_non_zero[r],
+            .req_age = v->requests_age,
+            .has_usage = v->has_usage,
+            .usage = v->usage[r],
+            .usage_age = v->usage_age,
+            .in_flight = v->in_flight[r],
             .annotation = annotation[r],
         };
         struct score_used *u = &out->used[r];
@@ -211,7 +212,8 @@ long verb_best_node(const struct verb_eval *eval, size_t n)
 #define DEADLINE_STRIDE 256
 
 /* The state's views of the nodes [@i, @i + @n) of @args, one lock for
- * them all (kube_state_view_many). */
+ * them all, the thread remembering where each name was
+ * (kube_state_view_list). */
 static void views_of(struct cluster *cl, const struct cfg *cfg, double now,
                      const struct codec_args *args, size_t i, size_t n,
                      struct kube_node_view *views, bool *found)
@@ -219,7 +221,8 @@ static void views_of(struct cluster *cl, const struct cfg *cfg, double now,
     const char *names[KUBE_VIEW_BATCH];
     for (size_t k = 0; k < n; k++)
         names[k] = args->nodes[i + k].name;
-    kube_state_view_many(cluster_state(cl), names, n, now, cfg->in_flight_seconds, views, found);
+    kube_state_view_list(cluster_state(cl), names, n, i, args->n_nodes, now, cfg->in_flight_seconds,
+                         views, found);
 }
 
 int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,

@@ -502,6 +502,118 @@ START_TEST(state_view_many_matches_single_views)
 }
 END_TEST
 
+/* The names of a list of @n as kube_state_view_list() sees them, in two
+ * calls (positions [0, n / 2) and [n / 2, n)), each view's CPU allocatable
+ * in @cpu (-1 for a name the state does not know): what a request thread
+ * remembered must never answer for a list, a node or a state that moved. */
+static void list_cpus(struct kube_state *s, const char *const *names, size_t n, int64_t *cpu)
+{
+    struct kube_node_view v[16];
+    bool found[16];
+    ck_assert_uint_le(n, 16);
+    kube_state_view_list(s, names, n / 2, 0, n, 100, 60, v, found);
+    kube_state_view_list(s, names + n / 2, n - n / 2, n / 2, n, 100, 60, v + n / 2, found + n / 2);
+    for (size_t i = 0; i < n; i++)
+        cpu[i] = found[i] ? v[i].alloc[SCORE_CPU] : -1;
+}
+
+START_TEST(state_view_list_memo_is_never_stale)
+{
+    static const char *const list[] = {"m0", "m1", "m2", "m3", "m4", "m5"};
+    static const char *const reversed[] = {"m5", "m4", "m3", "m2", "m1", "m0"};
+    static const char *const other[] = {"m0", "m1", "x", "m3", "m9", "m5"};
+    int64_t cpu[6];
+    kube_state_nodes_begin(st);
+    for (int i = 0; i < 6; i++)
+        node(list[i], 1000 + i, GI);
+    kube_state_nodes_end(st);
+    list_cpus(st, list, 6, cpu);
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(cpu[i], 1000 + i);
+
+    /* The same list again, then reordered, then other names at the same
+     * positions: each name gets its own node. */
+    list_cpus(st, list, 6, cpu);
+    ck_assert_int_eq(cpu[2], 1002);
+    list_cpus(st, reversed, 6, cpu);
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(cpu[i], 1005 - i);
+    list_cpus(st, other, 6, cpu);
+    ck_assert_int_eq(cpu[2], -1);
+    ck_assert_int_eq(cpu[4], -1);
+    ck_assert_int_eq(cpu[5], 1005);
+
+    /* A changed node is read as it is now, pods included. */
+    list_cpus(st, list, 6, cpu);
+    node("m3", 3333, GI);
+    pod("p1", "m1", 250, 250, false, 100);
+    struct kube_node_view v[6];
+    bool found[6];
+    kube_state_view_list(st, list, 6, 0, 6, 100, 60, v, found);
+    ck_assert_int_eq(v[3].alloc[SCORE_CPU], 3333);
+    ck_assert_int_eq(v[1].req_real[SCORE_CPU], 250);
+
+    /* Removed, between the two halves of one list and before it; then
+     * put again (its entry may be a new one at the old address). */
+    kube_state_view_list(st, list, 3, 0, 6, 100, 60, v, found);
+    kube_state_node_delete(st, "m4");
+    kube_state_node_delete(st, "m0");
+    kube_state_view_list(st, list + 3, 3, 3, 6, 100, 60, v + 3, found + 3);
+    ck_assert(!found[4]);
+    list_cpus(st, list, 6, cpu);
+    ck_assert_int_eq(cpu[0], -1);
+    ck_assert_int_eq(cpu[4], -1);
+    node("m4", 4444, GI);
+    list_cpus(st, list, 6, cpu);
+    ck_assert_int_eq(cpu[4], 4444);
+    ck_assert_int_eq(cpu[0], -1);
+
+    /* Added: a name unknown the last time is known now. */
+    node("m9", 9999, GI);
+    list_cpus(st, other, 6, cpu);
+    ck_assert_int_eq(cpu[4], 9999);
+
+    /* Gone from a relist while only a pod keeps its entry: not a node. */
+    kube_state_nodes_begin(st);
+    for (int i = 2; i < 6; i++)
+        node(list[i], 1000 + i, GI);
+    kube_state_nodes_end(st);
+    list_cpus(st, list, 6, cpu);
+    ck_assert_int_eq(cpu[1], -1);
+    ck_assert_int_eq(cpu[2], 1002);
+}
+END_TEST
+
+/* What one state's lists resolved to is never used in another, a new state
+ * at a freed one's address included. */
+START_TEST(state_view_list_memo_is_per_state)
+{
+    static const char *const list[] = {"s0", "s1", "s2", "s3"};
+    int64_t cpu[4];
+    struct kube_state *other = kube_state_new();
+    ck_assert_ptr_nonnull(other);
+    for (int i = 0; i < 4; i++) {
+        node(list[i], 100 + i, GI);
+        struct kube_node_info n = {.name = list[i], .alloc = {200 + i, GI}};
+        ck_assert_int_eq(kube_state_node_put(other, &n), 0);
+    }
+    for (int round = 0; round < 3; round++) {
+        list_cpus(st, list, 4, cpu);
+        ck_assert_int_eq(cpu[3], 103);
+        list_cpus(other, list, 4, cpu);
+        ck_assert_int_eq(cpu[3], 203);
+        kube_state_free(other);
+        other = kube_state_new();
+        ck_assert_ptr_nonnull(other);
+        for (int i = 0; i < 4; i++) {
+            struct kube_node_info n = {.name = list[i], .alloc = {200 + i, GI}};
+            ck_assert_int_eq(kube_state_node_put(other, &n), 0);
+        }
+    }
+    kube_state_free(other);
+}
+END_TEST
+
 /* An invalid node's reason is the static text it was put with. */
 START_TEST(state_keeps_the_static_invalid_text)
 {
@@ -591,6 +703,8 @@ Suite *state_suite(void)
     tcase_add_test(tc, state_many_pods_grow_the_table);
     tcase_add_test(tc, state_random_events_match_reference_model);
     tcase_add_test(tc, state_view_many_matches_single_views);
+    tcase_add_test(tc, state_view_list_memo_is_never_stale);
+    tcase_add_test(tc, state_view_list_memo_is_per_state);
     tcase_add_test(tc, state_keeps_the_static_invalid_text);
     tcase_add_test(tc, state_writer_gets_in_between_readers);
     suite_add_tcase(s, tc);
