@@ -17,11 +17,13 @@
  * values up to 100), far below the 1 between two integer values. */
 #define SIM_BOUND_MARGIN 1e-6
 
-/* Quantities in -2^52 .. 2^52: their sums are exact in int64 and the
- * doubles below are within a few ulps. */
+/* Quantities in 0 .. 2^52: their sums are exact in int64 and the doubles
+ * below are within a few ulps. Not below 0: score_node_value casts a
+ * negative share to int, which wraps to any value far enough below (no
+ * request or annotation is negative; the codecs refuse them). */
 static inline bool sim_bound_small(int64_t x)
 {
-    return (uint64_t)x + (1ULL << 52) < (1ULL << 53);
+    return (uint64_t)x < (1ULL << 52);
 }
 
 /* The target formula over a real utilisation x in percent (target_load()
@@ -61,8 +63,8 @@ static inline double sim_bound_term(enum score_strategy s, int64_t requested, in
 }
 
 /* Whether sim_node_bound() bounds the values of a pod requesting @req under
- * @p: not balanced (its doubles are the value itself), requests within
- * 2^52. Checked once per pod. */
+ * @p: not balanced (its doubles are the value itself), requests in
+ * 0 .. 2^52. Checked once per pod. */
 static inline bool sim_bound_usable(const struct score_params *p,
                                     const struct score_pod_request *req)
 {
@@ -82,7 +84,7 @@ static inline int sim_node_bound(const struct score_params *p, const struct scor
         if (alloc <= 0 || p->weight[r] <= 0)
             continue; /* skipped, as score_node_value does */
         /* Both sim_bound_small() in one comparison. */
-        if ((((uint64_t)alloc + (1ULL << 52)) | ((uint64_t)used + (1ULL << 52))) >= (1ULL << 53))
+        if (((uint64_t)alloc | (uint64_t)used) >= (1ULL << 52))
             return SCORE_MAX_VALUE;
         weighted += p->weight[r] * sim_bound_term(p->strategy, used + req->non_zero_scored[r],
                                                   alloc, p->target_percent);

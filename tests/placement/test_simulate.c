@@ -905,9 +905,12 @@ START_TEST(simulate_value_bound_is_never_below_the_value)
     /* The pass of a pod with its own request skips nodes by this bound: it
      * must hold for every strategy, weight and target, at the edges too. */
     static const int targets[] = {1, 40, 60, 99, 100};
-    /* Quantities are never negative (score_node_value is not defined for
-     * them: target_load's int cast of a negative 128-bit share). */
-    static const int64_t far[] = {0,
+    /* Negative quantities (refused by the codecs) get no bound: the value's
+     * int cast of a negative share wraps. */
+    static const int64_t far[] = {-558345749,
+                                  -30000000,
+                                  -1,
+                                  0,
                                   1,
                                   INT64_MAX / 100,
                                   INT64_MAX / 100 + 1,
