@@ -905,12 +905,10 @@ START_TEST(simulate_value_bound_is_never_below_the_value)
     /* The pass of a pod with its own request skips nodes by this bound: it
      * must hold for every strategy, weight and target, at the edges too. */
     static const int targets[] = {1, 40, 60, 99, 100};
-    /* Negative quantities (refused by the codecs) get no bound: the value's
-     * int cast of a negative share wraps. */
-    static const int64_t far[] = {-558345749,
-                                  -30000000,
-                                  -1,
-                                  0,
+    /* Quantities are never negative here: the codecs refuse them, and
+     * score_node_value's arithmetic is not defined for them (the last
+     * check below: they get no bound). */
+    static const int64_t far[] = {0,
                                   1,
                                   INT64_MAX / 100,
                                   INT64_MAX / 100 + 1,
@@ -939,6 +937,18 @@ START_TEST(simulate_value_bound_is_never_below_the_value)
                       (long long)node.alloc[0], (long long)node.alloc[1],
                       (long long)node.used_non_zero[0], (long long)node.used_non_zero[1],
                       (long long)req.non_zero_scored[0], (long long)req.non_zero_scored[1], v);
+    }
+    /* A negative share is cast to int by the value, which wraps: no bound
+     * (the reviewer's case: alloc 1, used -558345749, pod 1, target 50). */
+    static const int64_t negative[] = {-558345749, -30000000, -1, INT64_MIN};
+    for (size_t i = 0; i < N(negative); i++) {
+        struct score_params p = {.strategy = SCORE_TARGET, .weight = {1, 1}, .target_percent = 50};
+        struct score_node node = {.alloc = {1, 1000}, .used_non_zero = {negative[i], 0}};
+        struct score_pod_request req = {.non_zero_scored = {1, 1}};
+        ck_assert_int_eq(sim_value_bound(&p, &node, &req), SCORE_MAX_VALUE);
+        node.used_non_zero[0] = 0;
+        req.non_zero_scored[0] = negative[i];
+        ck_assert_int_eq(sim_value_bound(&p, &node, &req), SCORE_MAX_VALUE);
     }
 }
 END_TEST
