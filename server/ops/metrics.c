@@ -142,12 +142,13 @@ void ops_metrics_shadow(struct ops_metrics *m, bool enforce, const struct ops_co
 
 void ops_metrics_reload(struct ops_metrics *m, bool valid, bool changed)
 {
-    if (!valid || changed)
-        atomic_fetch_add_explicit(valid ? &m->reloads_accepted : &m->reloads_rejected, 1,
-                                  memory_order_relaxed);
+    /* The gauges before the counter, which a scrape reads first: a scrape
+     * that counts this reload shows its gauges too. */
     if (valid)
         atomic_store(&m->last_reload_ok_ms, (long long)(clock_wall() * 1000));
     atomic_store(&m->last_reload_ok, valid);
+    if (!valid || changed)
+        atomic_fetch_add(valid ? &m->reloads_accepted : &m->reloads_rejected, 1);
 }
 
 /* A metric family's HELP and TYPE lines. */
@@ -422,6 +423,9 @@ int ops_metrics_render(struct ops_metrics *m, const struct ops_cluster_gauges *c
     print_decisions(f, m, kept, kept_bytes);
     print_shadow(f, m);
     print_cluster(f, cluster);
+    /* The reload counters before the gauges (ops_metrics_reload()). */
+    unsigned long long accepted = atomic_load(&m->reloads_accepted),
+                       rejected = atomic_load(&m->reloads_rejected);
     long long ok_ms = atomic_load(&m->last_reload_ok_ms);
     fprintf(f,
             "# HELP cpu_extender_config_last_reload_successful Whether the last configuration "
@@ -444,7 +448,7 @@ int ops_metrics_render(struct ops_metrics *m, const struct ops_cluster_gauges *c
             "# HELP cpu_extender_build_info The running version.\n"
             "# TYPE cpu_extender_build_info gauge\n"
             "cpu_extender_build_info{version=\"%s\"} 1\n",
-            load(&m->reloads_accepted), load(&m->reloads_rejected), CPU_EXTENDER_VERSION);
+            accepted, rejected, CPU_EXTENDER_VERSION);
     if (fclose(f) != 0 || text == NULL) {
         free(text);
         return -ENOMEM;
