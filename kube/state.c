@@ -85,10 +85,10 @@ struct kube_state {
     struct table nodes, pods;
     struct table ips; /* struct sip by node name */
     unsigned node_gen, pod_gen;
-    /* Which node entries exist and are present: moved on by every change of
-     * them (an entry made or dropped, a Node object come or gone), so that
-     * a request thread's memo of entries (struct memo_slot) is known alive
-     * while it holds. */
+    /* Which node entries are present and alive: moved on when an entry is
+     * dropped or a Node object comes or goes (a new entry is not present:
+     * no memo holds it), so that a request thread's memo of entries
+     * (struct memo_slot) is known alive while it holds. */
     unsigned long set_gen;
     unsigned long long id;    /* never reused: a memo of a freed state matches none */
     bool pods_synced;         /* the first pod list is complete */
@@ -158,7 +158,8 @@ static struct snode *node_entry(struct kube_state *st, const char *name)
         free_node(n);
         return NULL;
     }
-    st->set_gen++;
+    /* No set_gen move: a new entry is not present (a memo holds present
+     * entries only), and node_put() moves it when a Node object comes. */
     return n;
 }
 
@@ -624,7 +625,7 @@ static void prefetch_node(const struct snode *n)
  * the same order call after call, and the entry remembered at a position
  * costs one comparison with its key where a lookup costs a hash of the
  * name and a cache miss on its bucket. An entry is used only while the
- * state's set_gen is the one it was found under (no entry made or dropped,
+ * state's set_gen is the one it was found under (no entry dropped,
  * no Node object come or gone since: the pointer is alive and present)
  * and its key is the name asked for (a reordered or changed list looks up
  * what moved); a miss is looked up and remembered. One slot per list
