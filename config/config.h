@@ -33,8 +33,7 @@
 typedef unsigned __int128 cfg_bits;
 #define CFG_MAX_OPTS 128
 
-#define CFG_ENV_PREFIX   "CPU_EXTENDER_"
-#define CFG_DEFAULT_PORT 8888
+#define CFG_ENV_PREFIX "CPU_EXTENDER_"
 
 /* What the verbs do with what they compute (issue 6). */
 enum cfg_mode {

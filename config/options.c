@@ -35,167 +35,176 @@ struct cfg_opt {
     enum opt_type type;
     size_t offset; /* into struct cfg */
     long long min, max;
+    /* The built-in default as a flag would give it, read by the flags'
+     * parser; NULL: zero, false or "". */
+    const char *def;
     const char *help;
 };
 
 #define OFF(field) offsetof(struct cfg, field)
 
 static const struct cfg_opt opts[] = {
-    {"listen", OPT_STRING, OFF(listen), 0, 0,
+    {"listen", OPT_STRING, OFF(listen), 0, 0, "127.0.0.1:8888",
      "address and port to serve on: HOST:PORT or [IPV6]:PORT (port 0 picks a free one)"},
-    {"metrics-listen", OPT_STRING, OFF(metrics_listen), 0, 0,
+    {"metrics-listen", OPT_STRING, OFF(metrics_listen), 0, 0, NULL,
      "a second address that serves only GET /healthz, /readyz, /metrics and /version (HTTPS "
      "with tls-cert, never asking for client certificates), e.g. 0.0.0.0:8889 for Prometheus "
      "and the kubelet while the verbs stay on loopback (\"\": none)"},
-    {"metrics-listen-debug", OPT_BOOL, OFF(metrics_listen_debug), 0, 1,
+    {"metrics-listen-debug", OPT_BOOL, OFF(metrics_listen_debug), 0, 1, NULL,
      "also serve /debug and /debug/decisions (with debug-endpoints) on metrics-listen; off, they "
      "stay on listen only"},
-    {"prefix", OPT_STRING, OFF(prefix), 0, 0,
+    {"prefix", OPT_STRING, OFF(prefix), 0, 0, "/scheduler",
      "URL prefix of the verbs: POST PREFIX/filter and PREFIX/prioritize"},
-    {"strategy", OPT_STRATEGY, OFF(score.strategy), 0, 0,
+    {"strategy", OPT_STRATEGY, OFF(score.strategy), 0, 0, "spread",
      "spread (most free CPU wins), pack, balanced or target"},
-    {"target-percent", OPT_INT, OFF(score.target_percent), 1, 100,
+    {"target-percent", OPT_INT, OFF(score.target_percent), 1, 100, "60",
      "utilisation the target strategy scores highest"},
-    {"normalize", OPT_BOOL, OFF(score.normalize), 0, 1,
+    {"normalize", OPT_BOOL, OFF(score.normalize), 0, 1, NULL,
      "scale scores so that the best candidate gets 10"},
-    {"cpu-weight", OPT_INT, OFF(score.weight[SCORE_CPU]), 0, 100,
+    {"cpu-weight", OPT_INT, OFF(score.weight[SCORE_CPU]), 0, 100, "3",
      "weight of CPU in the score (0 leaves it out)"},
-    {"memory-weight", OPT_INT, OFF(score.weight[SCORE_MEMORY]), 0, 100,
+    {"memory-weight", OPT_INT, OFF(score.weight[SCORE_MEMORY]), 0, 100, "1",
      "weight of memory in the score (0 leaves it out)"},
-    {"cpu-threshold-percent", OPT_INT, OFF(score.threshold_percent[SCORE_CPU]), 1, 100,
+    {"cpu-threshold-percent", OPT_INT, OFF(score.threshold_percent[SCORE_CPU]), 1, 100, "100",
      "filter: reject a node when used + request would exceed this share of its CPU"},
-    {"memory-threshold-percent", OPT_INT, OFF(score.threshold_percent[SCORE_MEMORY]), 1, 100,
+    {"memory-threshold-percent", OPT_INT, OFF(score.threshold_percent[SCORE_MEMORY]), 1, 100, "100",
      "filter: the same for memory"},
-    {"threshold-exempt", OPT_STRING, OFF(threshold_exempt), 0, 0,
+    {"threshold-exempt", OPT_STRING, OFF(threshold_exempt), 0, 0, "daemonsets",
      "daemonsets: a pod a DaemonSet owns is never refused by the thresholds (it has one node to "
      "go to); \"\": none is"},
-    {"threshold-policy", OPT_STRING, OFF(threshold_policy), 0, 0,
+    {"threshold-policy", OPT_STRING, OFF(threshold_policy), 0, 0, "always",
      "always: a node over a threshold fails the filter; unlessAllFail: when every candidate "
      "would, all pass, scored as usual (a busy cluster does not leave the pod Pending; counted "
      "and logged)"},
     {"cpu-used-annotation", OPT_STRING, OFF(used_annotation[SCORE_CPU]), 0, 0,
+     "cpu-extender.io/cpu-used",
      "node annotation holding the CPU already used, as a quantity (\"\" disables)"},
     {"memory-used-annotation", OPT_STRING, OFF(used_annotation[SCORE_MEMORY]), 0, 0,
+     "cpu-extender.io/memory-used",
      "node annotation holding the memory already used, as a quantity (\"\" disables)"},
-    {"kubeconfig", OPT_STRING, OFF(kubeconfig), 0, 0,
+    {"kubeconfig", OPT_STRING, OFF(kubeconfig), 0, 0, NULL,
      "kubeconfig of the cluster to watch (\"\": KUBECONFIG, else ~/.kube/config, else in-cluster, "
      "else none: "
      "request-only)"},
-    {"cpu-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_CPU]), 0, 0,
+    {"cpu-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_CPU]), 0, 0, "requests",
      "with a cluster: CPU already used = requests (of the node's pods), usage (metrics.k8s.io), "
      "max (of both) or annotation"},
-    {"memory-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_MEMORY]), 0, 0,
+    {"memory-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_MEMORY]), 0, 0, "requests",
      "the same for memory"},
-    {"requests-max-age-seconds", OPT_INT, OFF(requests_max_age_seconds), 0, 86400,
+    {"requests-max-age-seconds", OPT_INT, OFF(requests_max_age_seconds), 0, 86400, "300",
      "pod requests are stale when the watch has been broken this long (0: never)"},
-    {"in-flight-estimate", OPT_IN_FLIGHT, OFF(in_flight_estimate), 0, 0,
+    {"in-flight-estimate", OPT_IN_FLIGHT, OFF(in_flight_estimate), 0, 0, "requests",
      "what a pod placed but not yet in the usage samples counts: requests, limits (per "
      "container the limit where set, else the request) or factor (the limit where set, else "
      "the request times in-flight-cpu-factor / in-flight-memory-factor)"},
     {"in-flight-cpu-factor", OPT_MILLI, OFF(in_flight_factor_milli[SCORE_CPU]), 1, 10000,
+     "0.85" /* Koordinator's estimator defaults, with 0.7 for memory */,
      "in-flight-estimate factor: a container's CPU request without a limit counts this share "
      "(0.001 to 10, three decimals; rounded up to the millicore)"},
     {"in-flight-memory-factor", OPT_MILLI, OFF(in_flight_factor_milli[SCORE_MEMORY]), 1, 10000,
-     "in-flight-estimate factor: the same for memory (rounded up to the byte)"},
-    {"usage-max-age-seconds", OPT_INT, OFF(usage_max_age_seconds), 1, 86400,
+     "0.7", "in-flight-estimate factor: the same for memory (rounded up to the byte)"},
+    {"usage-max-age-seconds", OPT_INT, OFF(usage_max_age_seconds), 1, 86400, "180",
      "a usage sample older than this is stale"},
-    {"stale-policy", OPT_STALE_POLICY, OFF(stale_policy), 0, 0,
+    {"stale-policy", OPT_STALE_POLICY, OFF(stale_policy), 0, 0, "requests",
      "when the used source is stale: requests (fall back), full (reject the node) or pass "
      "(pass it with score 0)"},
-    {"metrics-interval-seconds", OPT_INT, OFF(metrics_interval_seconds), 1, 3600,
+    {"metrics-interval-seconds", OPT_INT, OFF(metrics_interval_seconds), 1, 3600, "15",
      "how often to poll metrics.k8s.io when a source is usage or max"},
-    {"usage-window-seconds", OPT_INT, OFF(usage_window_seconds), 0, 86400,
+    {"usage-window-seconds", OPT_INT, OFF(usage_window_seconds), 0, 86400, NULL,
      "score usage aggregated over the samples of this many seconds up to the newest (0: the "
      "newest sample alone); each node keeps window / metrics-interval-seconds + 2 samples, at "
      "most 256"},
-    {"usage-aggregation", OPT_STRING, OFF(usage_aggregation), 0, 0,
+    {"usage-aggregation", OPT_STRING, OFF(usage_aggregation), 0, 0, "latest",
      "how a window's samples become one usage: latest, avg, max, p50, p90, p95 or p99, for both "
      "resources, or per resource as cpu=p90,memory=max"},
-    {"usage-min-samples", OPT_INT, OFF(usage_min_samples), 1, 256,
+    {"usage-min-samples", OPT_INT, OFF(usage_min_samples), 1, 256, "1",
      "a node's usage counts as stale until its window holds this many samples (after a start "
      "too)"},
     /* The Prometheus usage provider (docs/configuration.md#prometheus-as-the-usage-source). */
-    {"usage-provider", OPT_STRING, OFF(usage_provider), 0, 0,
+    {"usage-provider", OPT_STRING, OFF(usage_provider), 0, 0, "metrics-api",
      "where usage comes from when a used source is usage or max: metrics-api (metrics.k8s.io) "
      "or prometheus (prometheus-cpu-query and prometheus-memory-query)"},
-    {"prometheus-url", OPT_STRING, OFF(prometheus_url), 0, 0,
+    {"prometheus-url", OPT_STRING, OFF(prometheus_url), 0, 0, NULL,
      "base URL of the Prometheus HTTP API, http(s)://HOST:PORT[/PATH] (needed by "
      "usage-provider prometheus)"},
-    {"prometheus-cpu-query", OPT_QUERY, OFF(prometheus_cpu_query), 0, 0,
+    {"prometheus-cpu-query", OPT_QUERY, OFF(prometheus_cpu_query), 0, 0, CFG_PROMETHEUS_CPU_QUERY,
      "PromQL instant query: CPU cores in use, one series per node"},
     {"prometheus-memory-query", OPT_QUERY, OFF(prometheus_memory_query), 0, 0,
-     "PromQL instant query: memory bytes in use, one series per node"},
-    {"prometheus-node-label", OPT_STRING, OFF(prometheus_node_label), 0, 0,
+     CFG_PROMETHEUS_MEMORY_QUERY, "PromQL instant query: memory bytes in use, one series per node"},
+    {"prometheus-node-label", OPT_STRING, OFF(prometheus_node_label), 0, 0, "instance",
      "the series label naming the node: instance matches a node's InternalIP (port stripped), "
      "any other label the node's name"},
-    {"prometheus-bearer-token-file", OPT_STRING, OFF(prometheus_bearer_token_file), 0, 0,
+    {"prometheus-bearer-token-file", OPT_STRING, OFF(prometheus_bearer_token_file), 0, 0, NULL,
      "bearer token for Prometheus, re-read when it changes (\"\": none)"},
-    {"prometheus-ca-file", OPT_STRING, OFF(prometheus_ca_file), 0, 0,
+    {"prometheus-ca-file", OPT_STRING, OFF(prometheus_ca_file), 0, 0, NULL,
      "PEM CA that Prometheus's certificate must chain to (\"\": the system's)"},
-    {"prometheus-client-cert-file", OPT_STRING, OFF(prometheus_client_cert_file), 0, 0,
+    {"prometheus-client-cert-file", OPT_STRING, OFF(prometheus_client_cert_file), 0, 0, NULL,
      "PEM client certificate for Prometheus (\"\": none)"},
-    {"prometheus-client-key-file", OPT_STRING, OFF(prometheus_client_key_file), 0, 0,
+    {"prometheus-client-key-file", OPT_STRING, OFF(prometheus_client_key_file), 0, 0, NULL,
      "the PEM private key of prometheus-client-cert-file"},
-    {"prometheus-timeout-seconds", OPT_INT, OFF(prometheus_timeout_seconds), 1, 300,
+    {"prometheus-timeout-seconds", OPT_INT, OFF(prometheus_timeout_seconds), 1, 300, "10",
      "a Prometheus query not answered this long fails (its nodes' usage goes stale)"},
-    {"prometheus-interval-seconds", OPT_INT, OFF(prometheus_interval_seconds), 1, 3600,
+    {"prometheus-interval-seconds", OPT_INT, OFF(prometheus_interval_seconds), 1, 3600, "15",
      "how often to query Prometheus when usage-provider is prometheus"},
-    {"in-flight-seconds", OPT_INT, OFF(in_flight_seconds), 0, 3600,
+    {"in-flight-seconds", OPT_INT, OFF(in_flight_seconds), 0, 3600, "60",
      "a pod placed this recently counts with its in-flight estimate (its request by default) in "
      "usage until a sample includes it"},
-    {"max-body-bytes", OPT_LLONG, OFF(max_body_bytes), 4096, 1LL << 30,
+    {"max-body-bytes", OPT_LLONG, OFF(max_body_bytes), 4096, 1LL << 30, "134217728" /* 128 MiB */,
      "largest request body accepted; larger ones get 413"},
-    {"max-nodes", OPT_INT, OFF(max_nodes), 1, 100000, "most nodes accepted in one request"},
-    {"memory-budget-bytes", OPT_LLONG, OFF(memory_budget_bytes), -1, 1LL << 40,
+    {"max-nodes", OPT_INT, OFF(max_nodes), 1, 100000, "10000",
+     "most nodes accepted in one request"},
+    {"memory-budget-bytes", OPT_LLONG, OFF(memory_budget_bytes), -1, 1LL << 40, NULL,
      "memory the verb requests in flight may reserve; over it a request waits up to a second, "
      "then gets 503 with Retry-After (0: the cgroup's memory limit less max(64 MiB, a "
      "quarter); -1: none)"},
-    {"connection-limit", OPT_INT, OFF(connection_limit), 1, 10000,
+    {"connection-limit", OPT_INT, OFF(connection_limit), 1, 10000, "64",
      "most connections served at once"},
-    {"per-ip-connection-limit", OPT_INT, OFF(per_ip_connection_limit), 1, 10000,
+    {"per-ip-connection-limit", OPT_INT, OFF(per_ip_connection_limit), 1, 10000, "32",
      "most connections from one IP address"},
-    {"idle-timeout-seconds", OPT_INT, OFF(idle_timeout_seconds), 1, 86400,
+    {"idle-timeout-seconds", OPT_INT, OFF(idle_timeout_seconds), 1, 86400, "120",
      "close a connection idle this long (keep above kube-scheduler's 90 s)"},
-    {"request-timeout-seconds", OPT_INT, OFF(request_timeout_seconds), 1, 3600,
+    {"request-timeout-seconds", OPT_INT, OFF(request_timeout_seconds), 1, 3600, "30",
      "close a connection whose request headers (TLS handshake included) are incomplete this "
      "long after the request began, or whose body is this long after its headers"},
-    {"drain-seconds", OPT_INT, OFF(drain_seconds), 0, 300,
+    {"drain-seconds", OPT_INT, OFF(drain_seconds), 0, 300, "5",
      "on SIGTERM, let requests in flight finish for up to this long"},
-    {"tls-cert", OPT_STRING, OFF(tls_cert), 0, 0,
+    {"tls-cert", OPT_STRING, OFF(tls_cert), 0, 0, NULL,
      "serve HTTPS with this PEM certificate chain (re-read when it changes)"},
-    {"tls-key", OPT_STRING, OFF(tls_key), 0, 0, "the PEM private key of --tls-cert"},
-    {"client-ca", OPT_STRING, OFF(client_ca), 0, 0,
+    {"tls-key", OPT_STRING, OFF(tls_key), 0, 0, NULL, "the PEM private key of --tls-cert"},
+    {"client-ca", OPT_STRING, OFF(client_ca), 0, 0, NULL,
      "require client certificates from this PEM CA (mTLS) on listen, except for /healthz and "
      "/readyz; 403 otherwise"},
-    {"log-level", OPT_LOG_LEVEL, OFF(log_level), 0, 0, "debug, info, warn or error"},
-    {"mode", OPT_MODE, OFF(mode), 0, 0,
+    {"log-level", OPT_LOG_LEVEL, OFF(log_level), 0, 0, "info", "debug, info, warn or error"},
+    {"mode", OPT_MODE, OFF(mode), 0, 0, "enforce",
      "enforce (answer what scoring says), shadow (score, log and record, but answer every node "
      "passed with equal scores) or passthrough (answer that at once, without scoring)"},
-    {"select-namespaces", OPT_STRING, OFF(select_namespaces), 0, 0,
+    {"select-namespaces", OPT_STRING, OFF(select_namespaces), 0, 0, NULL,
      "only pods in these namespaces (comma-separated) are scored; others get a pass-through "
      "answer (\"\": all)"},
-    {"select-labels", OPT_STRING, OFF(select_labels), 0, 0,
+    {"select-labels", OPT_STRING, OFF(select_labels), 0, 0, NULL,
      "only pods with all these labels (k=v,k2=v2) are scored (\"\": any)"},
     {"select-priority-min", OPT_LLONG, OFF(select_priority_min), INT32_MIN, INT32_MAX,
+     "-2147483648" /* INT32_MIN: every pod */,
      "only pods with spec.priority at least this are scored"},
     {"select-priority-max", OPT_LLONG, OFF(select_priority_max), INT32_MIN, INT32_MAX,
-     "only pods with spec.priority at most this are scored"},
+     "2147483647" /* INT32_MAX */, "only pods with spec.priority at most this are scored"},
     {"scheduler-timeout-ms", OPT_INT, OFF(scheduler_timeout_ms), 0, 3600000,
+     "5000" /* kube-scheduler's default httpTimeout */,
      "the extender's httpTimeout: a request that would be answered after 80 % of it gets a "
      "neutral answer (every node passed, equal scores) instead (0: never)"},
-    {"scheduler-weight", OPT_INT, OFF(scheduler_weight), 1, 1000000,
+    {"scheduler-weight", OPT_INT, OFF(scheduler_weight), 1, 1000000, "1",
      "the extender's weight in the KubeSchedulerConfiguration (explains influence only)"},
-    {"scheduler-config", OPT_STRING, OFF(scheduler_config), 0, 0,
+    {"scheduler-config", OPT_STRING, OFF(scheduler_config), 0, 0, NULL,
      "kube-scheduler's KubeSchedulerConfiguration file: scheduler-weight and "
      "scheduler-timeout-ms come from its extenders entry whose urlPrefix has this listener's "
      "port and prefix, read at start as kube-scheduler reads it (a relative path in the config "
      "file is relative to that file's directory; \"\": none)"},
-    {"debug-endpoints", OPT_BOOL, OFF(debug_endpoints), 0, 1,
+    {"debug-endpoints", OPT_BOOL, OFF(debug_endpoints), 0, 1, NULL,
      "serve GET /debug (HTML) and /debug/decisions (JSON) with the recorded decisions"},
-    {"decisions-kept", OPT_INT, OFF(decisions_kept), 0, 100000,
+    {"decisions-kept", OPT_INT, OFF(decisions_kept), 0, 100000, "100",
      "decisions kept for /debug, newest first (0 keeps none)"},
     {"decisions-max-bytes", OPT_LLONG, OFF(decisions_max_bytes), 0, 1LL << 32,
-     "memory the kept decisions may use; the oldest go first"},
+     "16777216" /* 16 MiB */, "memory the kept decisions may use; the oldest go first"},
 };
 
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
@@ -281,57 +290,6 @@ int cfg_listen_split(const char *listen, char host[CFG_STR_LEN], int *port)
     host[host_len] = '\0';
     *port = (int)p;
     return 0;
-}
-
-void cfg_defaults(struct cfg *c)
-{
-    memset(c, 0, sizeof(*c));
-    snprintf(c->listen, sizeof(c->listen), "127.0.0.1:%d", CFG_DEFAULT_PORT);
-    snprintf(c->prefix, sizeof(c->prefix), "/scheduler");
-    c->score.strategy = SCORE_SPREAD;
-    c->score.target_percent = 60;
-    c->score.normalize = false;
-    c->score.weight[SCORE_CPU] = 3;
-    c->score.weight[SCORE_MEMORY] = 1;
-    c->score.threshold_percent[SCORE_CPU] = 100;
-    c->score.threshold_percent[SCORE_MEMORY] = 100;
-    snprintf(c->used_annotation[SCORE_CPU], CFG_STR_LEN, "cpu-extender.io/cpu-used");
-    snprintf(c->used_annotation[SCORE_MEMORY], CFG_STR_LEN, "cpu-extender.io/memory-used");
-    c->max_body_bytes = 128LL << 20;
-    c->max_nodes = 10000;
-    c->connection_limit = 64;
-    c->per_ip_connection_limit = 32;
-    c->idle_timeout_seconds = 120;
-    c->request_timeout_seconds = 30;
-    c->drain_seconds = 5;
-    c->log_level = LOG_INFO;
-    c->used_source[SCORE_CPU] = SCORE_USED_REQUESTS;
-    c->used_source[SCORE_MEMORY] = SCORE_USED_REQUESTS;
-    c->requests_max_age_seconds = 300;
-    c->usage_max_age_seconds = 180;
-    c->stale_policy = SCORE_STALE_REQUESTS;
-    c->metrics_interval_seconds = 15;
-    snprintf(c->usage_aggregation, CFG_STR_LEN, "latest");
-    snprintf(c->threshold_exempt, CFG_STR_LEN, "daemonsets");
-    snprintf(c->threshold_policy, CFG_STR_LEN, "always");
-    c->usage_min_samples = 1;
-    snprintf(c->usage_provider, CFG_STR_LEN, "metrics-api");
-    snprintf(c->prometheus_cpu_query, CFG_QUERY_LEN, "%s", CFG_PROMETHEUS_CPU_QUERY);
-    snprintf(c->prometheus_memory_query, CFG_QUERY_LEN, "%s", CFG_PROMETHEUS_MEMORY_QUERY);
-    snprintf(c->prometheus_node_label, CFG_STR_LEN, "instance");
-    c->prometheus_timeout_seconds = 10;
-    c->prometheus_interval_seconds = 15;
-    c->in_flight_seconds = 60;
-    c->in_flight_estimate = SCORE_IN_FLIGHT_REQUESTS;
-    c->in_flight_factor_milli[SCORE_CPU] = 850; /* Koordinator's estimator defaults */
-    c->in_flight_factor_milli[SCORE_MEMORY] = 700;
-    c->mode = CFG_MODE_ENFORCE;
-    c->select_priority_min = INT32_MIN;
-    c->select_priority_max = INT32_MAX;
-    c->scheduler_timeout_ms = 5000; /* kube-scheduler's default httpTimeout */
-    c->scheduler_weight = 1;
-    c->decisions_kept = 100;
-    c->decisions_max_bytes = 16LL << 20;
 }
 
 /* The keys that are not camelCase of their flag: initialisms written as
@@ -534,6 +492,15 @@ int cfg_opt_set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char
     if (rc == 0)
         c->given |= (cfg_bits)1 << (o - opts);
     return rc;
+}
+
+void cfg_defaults(struct cfg *c)
+{
+    char why[128];
+    memset(c, 0, sizeof(*c));
+    for (size_t i = 0; i < N_OPTS; i++)
+        if (opts[i].def != NULL)
+            set_text(c, &opts[i], opts[i].def, why, sizeof(why));
 }
 
 int cfg_opt_index(const struct cfg_opt *o)
