@@ -272,16 +272,6 @@ static uint64_t add_locked(struct ops_ring *d, struct ops_record *rec)
     return rec->id;
 }
 
-uint64_t ops_ring_add(struct ops_ring *d, struct ops_record *rec)
-{
-    pthread_mutex_lock(&d->lock);
-    uint64_t id = add_locked(d, rec);
-    pthread_mutex_unlock(&d->lock);
-    if (id == 0)
-        ops_record_release(rec); /* not kept */
-    return id;
-}
-
 uint64_t ops_ring_add_claim(struct ops_ring *d, struct ops_record *rec, struct ops_record **claimed,
                             char *node, size_t n)
 {

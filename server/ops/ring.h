@@ -163,13 +163,6 @@ const char *ops_record_strdup(struct ops_record *rec, const char *s);
 const struct ops_usage_window *ops_record_window(struct ops_record *rec,
                                                  const struct ops_usage_window *w);
 
-/*
- * Gives @rec (and the caller's reference) to the ring and returns its id.
- * A record larger than the byte bound, or any record when the ring keeps
- * none, is dropped (id 0). Thread-safe.
- */
-uint64_t ops_ring_add(struct ops_ring *d, struct ops_record *rec);
-
 /* Drops one reference; the last frees the record. */
 void ops_record_release(struct ops_record *rec);
 
@@ -186,8 +179,10 @@ void ops_record_release(struct ops_record *rec);
 int ops_ring_claim(struct ops_ring *d, const char *uid, const char *node, struct ops_record **out);
 
 /*
- * ops_ring_add() of @rec, which also claims @rec when the binding of its
- * pod was seen before (ops_ring_claim() returned -ENOENT for its UID): then
+ * Gives @rec (and the caller's reference) to the ring and returns its id.
+ * A record larger than the byte bound, or any record when the ring keeps
+ * none, is dropped (id 0). Also claims @rec when the binding of its pod
+ * was seen before (ops_ring_claim() returned -ENOENT for its UID): then
  * *@claimed holds a reference to it and @node (@n bytes) the bound node;
  * else *@claimed is NULL. Thread-safe.
  */

@@ -40,7 +40,7 @@ void ops_shadow_compare(const struct ops_record *rec, const char *node, struct o
  */
 void ops_shadow_bound(struct ops_ring *d, struct ops_metrics *m, const char *uid, const char *node);
 
-/* ops_ring_add() of @rec, comparing it at once when its pod was seen bound
+/* ops_ring_add_claim() of @rec, comparing it at once when its pod was seen bound
  * before (the race of a slow answer against the binding). Returns the id.
  * Thread-safe. */
 uint64_t ops_shadow_add(struct ops_ring *d, struct ops_metrics *m, struct ops_record *rec);

@@ -8,6 +8,7 @@
 
 #include "server/ops/debug_json.h"
 #include "server/ops/ring.h"
+#include "server/ops/shadow.h"
 #include "tests/suites.h"
 
 #define RECORDS 40
@@ -28,7 +29,7 @@ static void add(struct ops_ring *d, int i)
         rec->nodes[n].name = ops_record_strdup(rec, name);
         rec->nodes[n].reason = "";
     }
-    ops_ring_add(d, rec); /* takes the reference */
+    ops_shadow_add(d, NULL, rec); /* takes the reference */
 }
 
 /* Renders @q; returns the parsed answer, its length in *@len. */
