@@ -42,6 +42,16 @@ static void syntax_why(const char *text, size_t len, size_t off, char *why, size
         snprintf(why, n, "unexpected byte 0x%02x", (unsigned char)text[off]);
 }
 
+/* The offset of the '"' that closes the string opening at @i of @text
+ * (@len bytes), its escapes skipped; @len when it is not closed. */
+static size_t string_end(const char *text, size_t len, size_t i)
+{
+    for (i++; i < len && text[i] != '"'; i++)
+        if (text[i] == '\\')
+            i++;
+    return i < len ? i : len;
+}
+
 /* Where the key of the next member of the top-level object of @text (@len
  * bytes, which cJSON has read) starts: after the key at @prev, or with
  * @first the first one. Strings are skipped with their escapes, nesting
@@ -49,20 +59,13 @@ static void syntax_why(const char *text, size_t len, size_t off, char *why, size
 static size_t next_member(const char *text, size_t len, size_t prev, bool first)
 {
     int depth = first ? 0 : 1;
-    bool in_string = false, key_next = false;
+    bool key_next = false;
     for (size_t i = first ? 0 : prev; i < len; i++) {
         char ch = text[i];
-        if (in_string) {
-            if (ch == '\\')
-                i++;
-            else if (ch == '"')
-                in_string = false;
-            continue;
-        }
         if (ch == '"') {
             if (depth == 1 && key_next)
                 return i;
-            in_string = true;
+            i = string_end(text, len, i);
         } else if (ch == '{' || ch == '[') {
             key_next = ++depth == 1;
         } else if (ch == '}' || ch == ']') {
@@ -97,20 +100,10 @@ static void advance(const char *text, size_t to, struct file_pos *p)
  * cJSON reports where it gave up, not the comma. */
 static size_t trailing_comma(const char *text, size_t len)
 {
-    bool in_string = false;
     for (size_t i = 0; i < len; i++) {
-        if (in_string) {
-            if (text[i] == '\\')
-                i++;
-            else if (text[i] == '"')
-                in_string = false;
-            continue;
-        }
-        if (text[i] == '"') {
-            in_string = true;
-            continue;
-        }
-        if (text[i] != ',')
+        if (text[i] == '"')
+            i = string_end(text, len, i);
+        if (i >= len || text[i] != ',')
             continue;
         size_t j = i + 1;
         while (j < len && isspace((unsigned char)text[j]))
