@@ -1,7 +1,6 @@
 #include "config/scheduler_config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,18 +84,10 @@ struct sched_parse {
     char *err;
 };
 
-static int fail(const struct sched_parse *p, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int fail(const struct sched_parse *p, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->err, ERR_LEN, fmt, ap);
-    va_end(ap);
-    err_prefix(p->err, "scheduler-config %s: ", p->name);
-    return -EINVAL;
-}
+/* err_fail() with "scheduler-config NAME: " before @fmt: every message
+ * names the file. */
+#define FAIL(p, fmt, ...)                                                                          \
+    err_fail((p)->err, -EINVAL, "scheduler-config %s: " fmt, (p)->name, __VA_ARGS__)
 
 /* The port and normalized path of URL @url (http:// or https://), as
  * net/url reads it; -1 port when @url is not such a URL. */
@@ -134,28 +125,27 @@ static void split_url(const char *url, int *port, char *path, size_t n)
 static int read_entry(struct sched_parse *p, const yaml_node_t *e, int i,
                       struct cfg_extender_entry *out)
 {
-    const char *w = cfg_yaml_text(cfg_yaml_get(&p->doc, e, "weight"));
-    const char *t = cfg_yaml_text(cfg_yaml_get(&p->doc, e, "httpTimeout"));
     const yaml_node_t *wn = cfg_yaml_get(&p->doc, e, "weight");
+    const char *w = cfg_yaml_text(wn), *t = cfg_yaml_text(cfg_yaml_get(&p->doc, e, "httpTimeout"));
 
     memset(out, 0, sizeof(*out));
     out->index = i;
     snprintf(out->url_prefix, sizeof(out->url_prefix), "%s",
              cfg_yaml_text(cfg_yaml_get(&p->doc, e, "urlPrefix")));
     if (wn != NULL && w == NULL)
-        return fail(p, "extenders[%d].weight: want a whole number", i);
+        return FAIL(p, "extenders[%d].weight: want a whole number", i);
     if (w != NULL) {
         char *end;
         errno = 0;
         out->weight = strtoll(w, &end, 10);
         if (errno != 0 || end == w || *end != '\0')
-            return fail(p, "extenders[%d].weight: \"%s\" is not a whole number", i, w);
+            return FAIL(p, "extenders[%d].weight: \"%s\" is not a whole number", i, w);
     }
     out->timeout_ms = KUBE_EXTENDER_DEFAULT_TIMEOUT_MS;
     if (t != NULL) {
         long long ms;
         if (cfg_go_duration_ms(t, &ms) != 0)
-            return fail(p, "extenders[%d].httpTimeout: \"%s\" is not a duration (e.g. 5s, 1m30s)",
+            return FAIL(p, "extenders[%d].httpTimeout: \"%s\" is not a duration (e.g. 5s, 1m30s)",
                         i, t);
         /* 0 is NewHTTPExtender's default; below it, Go's client has no
          * timeout at all. */
@@ -175,7 +165,7 @@ static int find_entry(struct sched_parse *p, const yaml_node_t *list, int port, 
 
     path_squash(prefix, strlen(prefix), want, sizeof(want), true);
     if (list == NULL || list->type != YAML_SEQUENCE_NODE)
-        return fail(p, "no extenders list");
+        return err_fail(p->err, -EINVAL, "scheduler-config %s: no extenders list", p->name);
     int n = (int)(list->data.sequence.items.top - list->data.sequence.items.start);
     for (int i = 0; i < n; i++) {
         const yaml_node_t *e = yaml_document_get_node(&p->doc, list->data.sequence.items.start[i]);
@@ -196,10 +186,10 @@ static int find_entry(struct sched_parse *p, const yaml_node_t *list, int port, 
         by_port += port_ok;
     }
     if (by_path == 0)
-        return fail(p, "no extenders entry whose urlPrefix has the path \"%s\" of this extender",
+        return FAIL(p, "no extenders entry whose urlPrefix has the path \"%s\" of this extender",
                     want[0] != '\0' ? want : "/");
     if (by_path > 1 && by_port != 1)
-        return fail(p,
+        return FAIL(p,
                     "%d extenders entries have the path \"%s\" and %d of them the port %d: "
                     "cannot tell which is this extender",
                     by_path, want[0] != '\0' ? want : "/", by_port, port);
@@ -214,19 +204,17 @@ int cfg_scheduler_extender(const char *text, size_t len, const char *name, int p
     int rc;
 
     if (len > SCHED_FILE_MAX)
-        return fail(&p, "larger than %u MiB", SCHED_FILE_MAX >> 20);
+        return FAIL(&p, "larger than %u MiB", SCHED_FILE_MAX >> 20);
     size_t line, column;
     rc = cfg_yaml_check_depth(text, len, &line, &column);
     if (rc == -E2BIG)
         return err_fail(err, -EINVAL, "scheduler-config %s:%zu:%zu: nested deeper than %d levels",
                         name, line, column, CFG_YAML_DEPTH_MAX);
-    if (rc != 0)
-        return err_fail(err, rc, "scheduler-config %s: out of memory", name);
-    if (yaml_parser_initialize(&parser) == 0)
+    if (rc != 0 || yaml_parser_initialize(&parser) == 0) /* rc: -ENOMEM */
         return err_fail(err, -ENOMEM, "scheduler-config %s: out of memory", name);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (yaml_parser_load(&parser, &p.doc) == 0) {
-        rc = fail(&p, "YAML error at line %zu, column %zu: %s", parser.problem_mark.line + 1,
+        rc = FAIL(&p, "YAML error at line %zu, column %zu: %s", parser.problem_mark.line + 1,
                   parser.problem_mark.column + 1,
                   parser.problem != NULL ? parser.problem : "unknown");
         goto out_delete_parser;
@@ -236,7 +224,7 @@ int cfg_scheduler_extender(const char *text, size_t len, const char *name, int p
     const char *api = cfg_yaml_text(cfg_yaml_get(&p.doc, root, "apiVersion"));
     if (kind == NULL || strcmp(kind, "KubeSchedulerConfiguration") != 0 || api == NULL ||
         strncmp(api, "kubescheduler.config.k8s.io/", 28) != 0) {
-        rc = fail(&p, "not a KubeSchedulerConfiguration (kind %s, apiVersion %s)",
+        rc = FAIL(&p, "not a KubeSchedulerConfiguration (kind %s, apiVersion %s)",
                   kind != NULL ? kind : "none", api != NULL ? api : "none");
         goto out_delete_doc;
     }
