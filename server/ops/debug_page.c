@@ -45,7 +45,10 @@ static void url(struct buf *o, const char *s)
     }
 }
 
-static const char style[] =
+/* Every page's head, and its heading. */
+static const char page_head[] =
+    "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+    "<title>cpu-extender decisions</title>"
     "<style>body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1a1a1a;max-width:72em}"
     "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}"
     "table{border-collapse:collapse;margin:.5em 0}"
@@ -55,7 +58,8 @@ static const char style[] =
     ".fail{color:#b42318}.muted{color:#666}code{font-size:.95em}"
     "svg text{font:12px ui-monospace,monospace;fill:#1a1a1a}"
     "svg .axis{stroke:#bbb}svg .fits{fill:#2f6fd0}svg .unfit{fill:#c9473d}"
-    "svg .unresolvable{fill:#8a1c14}</style>";
+    "svg .unresolvable{fill:#8a1c14}</style>"
+    "</head><body><h1>cpu-extender decisions</h1>";
 
 /* One resource's inputs and term, as a table cell. */
 static void term_cell(struct buf *o, const struct ops_record *rec, const struct ops_record_node *n,
@@ -378,10 +382,7 @@ int ops_debug_page(struct ops_ring *d, const struct ops_query *q, const struct c
         shown = n_id > 0 ? by_id[0] : NULL;
     }
     buf_init(&o, 16384 + (shown != NULL ? shown->n_nodes * 1024 : 0));
-    buf_str(&o, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-                "<title>cpu-extender decisions</title>");
-    buf_str(&o, style);
-    buf_str(&o, "</head><body><h1>cpu-extender decisions</h1>");
+    buf_str(&o, page_head);
     buf_printf(&o,
                "<p id=\"config\">mode <b>%s</b> &#183; strategy <b>%s</b> (cpu weight %d, memory "
                "weight %d) &#183; scheduler weight %d &#183; ",
@@ -412,10 +413,8 @@ int ops_debug_page_error(const char *message, char **out, size_t *len)
 {
     struct buf o;
     buf_init(&o, 1024 + strlen(message));
-    buf_str(&o, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-                "<title>cpu-extender decisions</title>");
-    buf_str(&o, style);
-    buf_str(&o, "</head><body><h1>cpu-extender decisions</h1><p id=\"error\">");
+    buf_str(&o, page_head);
+    buf_str(&o, "<p id=\"error\">");
     html(&o, message);
     buf_str(&o, ". <a href=\"/debug\">All recent decisions</a></p></body></html>\n");
     *out = buf_take(&o, len);
