@@ -10,7 +10,7 @@
 /* Fields 14 (utime) to 24 (rss) of /proc/self/stat, counted from 1: the
  * command (field 2) may hold spaces and parentheses, so reading starts
  * after its last ')'. */
-static int read_stat(double *cpu, double *start_ticks, double *vsize, double *rss_pages)
+static int read_stat(double *cpu, double *start_ticks, double *vsize_out, double *rss_pages)
 {
     char buf[1024];
     FILE *f = fopen("/proc/self/stat", "re");
@@ -22,30 +22,20 @@ static int read_stat(double *cpu, double *start_ticks, double *vsize, double *rs
     const char *p = strrchr(buf, ')');
     if (p == NULL)
         return -EIO;
-    unsigned long long v[22]; /* fields 3..24 */
-    p += 1;
-    for (int i = 0; i < 22; i++) {
-        char *end;
-        while (*p == ' ')
-            p++;
-        if (i == 0) { /* field 3, the state: one letter */
-            v[i] = 0;
-            p++;
-            continue;
-        }
-        errno = 0;
-        v[i] = strtoull(p, &end, 10);
-        if (end == p || errno != 0)
-            return -EIO;
-        p = end;
-    }
+    /* field 3 is the state, one letter; the rest are numbers */
+    unsigned long long utime, stime, start, vsize, rss;
+    if (sscanf(p + 1,
+               " %*c %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %llu %llu %*u %*u %*u %*u %*u %*u "
+               "%llu %llu %llu",
+               &utime, &stime, &start, &vsize, &rss) != 5)
+        return -EIO;
     long tick = sysconf(_SC_CLK_TCK);
     if (tick <= 0)
         return -EIO;
-    *cpu = (double)(v[14 - 3] + v[15 - 3]) / (double)tick;
-    *start_ticks = (double)v[22 - 3] / (double)tick;
-    *vsize = (double)v[23 - 3];
-    *rss_pages = (double)v[24 - 3];
+    *cpu = (double)(utime + stime) / (double)tick;
+    *start_ticks = (double)start / (double)tick;
+    *vsize_out = (double)vsize;
+    *rss_pages = (double)rss;
     return 0;
 }
 
