@@ -526,13 +526,10 @@ int cfg_load_file_only(struct cfg *c, const char *path, char *err)
  * CPU_EXTENDER_..._SERVICE_HOST. Those are not typos of our options. */
 static bool is_service_link(const char *name, size_t len)
 {
-    char n[128];
-    if (len >= sizeof(n))
-        return false;
-    memcpy(n, name, len);
-    n[len] = '\0';
-    return strstr(n, "_SERVICE_HOST") != NULL || strstr(n, "_SERVICE_PORT") != NULL ||
-           strstr(n, "_PORT_") != NULL || (len > 5 && strcmp(n + len - 5, "_PORT") == 0);
+    return len < 128 && (memmem(name, len, "_SERVICE_HOST", 13) != NULL ||
+                         memmem(name, len, "_SERVICE_PORT", 13) != NULL ||
+                         memmem(name, len, "_PORT_", 6) != NULL ||
+                         (len > 5 && memcmp(name + len - 5, "_PORT", 5) == 0));
 }
 
 /* The value of flag argv[*i] ("--x=v" or "--x v"); bools may stand alone. */
