@@ -9,8 +9,10 @@
 
 #define MAX_FIELDS 14
 
-void ops_access_log(enum ops_verb verb, unsigned status, const struct ops_request_facts *f,
-                    const char *error, double seconds, size_t body_bytes)
+/* Logs the request of @verb answered with @status and the Error text
+ * @error ("" for none) after @seconds, its body @body_bytes long. */
+static void log_request(enum ops_verb verb, unsigned status, const struct ops_request_facts *f,
+                        const char *error, double seconds, size_t body_bytes)
 {
     struct log_field l[MAX_FIELDS];
     size_t n = 0;
@@ -79,5 +81,5 @@ void ops_report(struct ops_metrics *m, enum ops_verb verb, unsigned status,
     ops_metrics_request(m, verb, status, seconds, body_bytes, f->nodes);
     if (f->decided)
         ops_metrics_decision(m, verb, f->answer, f->passed_by, f->failed_by, f->stale, f->spread);
-    ops_access_log(verb, status, f, error, seconds, body_bytes);
+    log_request(verb, status, f, error, seconds, body_bytes);
 }

@@ -44,15 +44,10 @@ struct ops_request_facts {
 struct ops_metrics;
 
 /* Reports the request of @verb answered with @status: counted in @m (with
- * what it decided, when f->decided) and logged by ops_access_log. */
+ * what it decided, when f->decided) and logged. */
 void ops_report(struct ops_metrics *m, enum ops_verb verb, unsigned status,
                 const struct ops_request_facts *f, const char *error, double seconds,
                 size_t body_bytes);
-
-/* Logs the request of @verb answered with @status and the Error text
- * @error ("" for none) after @seconds, its body @body_bytes long. */
-void ops_access_log(enum ops_verb verb, unsigned status, const struct ops_request_facts *f,
-                    const char *error, double seconds, size_t body_bytes);
 
 /*
  * Logs, at warn and with msg "request refused", a request refused at its
