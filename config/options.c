@@ -38,200 +38,184 @@ struct cfg_opt {
     /* The built-in default as a flag would give it, read by the flags'
      * parser; NULL: zero, false or "". */
     const char *def;
+    /* Keeps its value until the next start (cfg_diff): what the listeners,
+     * their TLS and the cluster connection were set up with, and the
+     * scheduler's file, which kube-scheduler too reads once. */
+    bool restart;
     const char *help;
 };
 
 #define OFF(field) offsetof(struct cfg, field)
+/* cfg_opt.restart: kept until the next start, or applied by a reload */
+#define RESTART true
+#define LIVE    false
 
 static const struct cfg_opt opts[] = {
-    {"listen", OPT_STRING, OFF(listen), 0, 0, "127.0.0.1:8888",
+    {"listen", OPT_STRING, OFF(listen), 0, 0, "127.0.0.1:8888", RESTART,
      "address and port to serve on: HOST:PORT or [IPV6]:PORT (port 0 picks a free one)"},
-    {"metrics-listen", OPT_STRING, OFF(metrics_listen), 0, 0, NULL,
+    {"metrics-listen", OPT_STRING, OFF(metrics_listen), 0, 0, NULL, RESTART,
      "a second address that serves only GET /healthz, /readyz, /metrics and /version (HTTPS "
      "with tls-cert, never asking for client certificates), e.g. 0.0.0.0:8889 for Prometheus "
      "and the kubelet while the verbs stay on loopback (\"\": none)"},
-    {"metrics-listen-debug", OPT_BOOL, OFF(metrics_listen_debug), 0, 1, NULL,
+    {"metrics-listen-debug", OPT_BOOL, OFF(metrics_listen_debug), 0, 1, NULL, LIVE,
      "also serve /debug and /debug/decisions (with debug-endpoints) on metrics-listen; off, they "
      "stay on listen only"},
-    {"prefix", OPT_STRING, OFF(prefix), 0, 0, "/scheduler",
+    {"prefix", OPT_STRING, OFF(prefix), 0, 0, "/scheduler", LIVE,
      "URL prefix of the verbs: POST PREFIX/filter and PREFIX/prioritize"},
-    {"strategy", OPT_STRATEGY, OFF(score.strategy), 0, 0, "spread",
+    {"strategy", OPT_STRATEGY, OFF(score.strategy), 0, 0, "spread", LIVE,
      "spread (most free CPU wins), pack, balanced or target"},
-    {"target-percent", OPT_INT, OFF(score.target_percent), 1, 100, "60",
+    {"target-percent", OPT_INT, OFF(score.target_percent), 1, 100, "60", LIVE,
      "utilisation the target strategy scores highest"},
-    {"normalize", OPT_BOOL, OFF(score.normalize), 0, 1, NULL,
+    {"normalize", OPT_BOOL, OFF(score.normalize), 0, 1, NULL, LIVE,
      "scale scores so that the best candidate gets 10"},
-    {"cpu-weight", OPT_INT, OFF(score.weight[SCORE_CPU]), 0, 100, "3",
+    {"cpu-weight", OPT_INT, OFF(score.weight[SCORE_CPU]), 0, 100, "3", LIVE,
      "weight of CPU in the score (0 leaves it out)"},
-    {"memory-weight", OPT_INT, OFF(score.weight[SCORE_MEMORY]), 0, 100, "1",
+    {"memory-weight", OPT_INT, OFF(score.weight[SCORE_MEMORY]), 0, 100, "1", LIVE,
      "weight of memory in the score (0 leaves it out)"},
-    {"cpu-threshold-percent", OPT_INT, OFF(score.threshold_percent[SCORE_CPU]), 1, 100, "100",
+    {"cpu-threshold-percent", OPT_INT, OFF(score.threshold_percent[SCORE_CPU]), 1, 100, "100", LIVE,
      "filter: reject a node when used + request would exceed this share of its CPU"},
     {"memory-threshold-percent", OPT_INT, OFF(score.threshold_percent[SCORE_MEMORY]), 1, 100, "100",
-     "filter: the same for memory"},
-    {"threshold-exempt", OPT_STRING, OFF(threshold_exempt), 0, 0, "daemonsets",
+     LIVE, "filter: the same for memory"},
+    {"threshold-exempt", OPT_STRING, OFF(threshold_exempt), 0, 0, "daemonsets", LIVE,
      "daemonsets: a pod a DaemonSet owns is never refused by the thresholds (it has one node to "
      "go to); \"\": none is"},
-    {"threshold-policy", OPT_STRING, OFF(threshold_policy), 0, 0, "always",
+    {"threshold-policy", OPT_STRING, OFF(threshold_policy), 0, 0, "always", LIVE,
      "always: a node over a threshold fails the filter; unlessAllFail: when every candidate "
      "would, all pass, scored as usual (a busy cluster does not leave the pod Pending; counted "
      "and logged)"},
     {"cpu-used-annotation", OPT_STRING, OFF(used_annotation[SCORE_CPU]), 0, 0,
-     "cpu-extender.io/cpu-used",
+     "cpu-extender.io/cpu-used", LIVE,
      "node annotation holding the CPU already used, as a quantity (\"\" disables)"},
     {"memory-used-annotation", OPT_STRING, OFF(used_annotation[SCORE_MEMORY]), 0, 0,
-     "cpu-extender.io/memory-used",
+     "cpu-extender.io/memory-used", LIVE,
      "node annotation holding the memory already used, as a quantity (\"\" disables)"},
-    {"kubeconfig", OPT_STRING, OFF(kubeconfig), 0, 0, NULL,
+    {"kubeconfig", OPT_STRING, OFF(kubeconfig), 0, 0, NULL, RESTART,
      "kubeconfig of the cluster to watch (\"\": KUBECONFIG, else ~/.kube/config, else in-cluster, "
      "else none: "
      "request-only)"},
-    {"cpu-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_CPU]), 0, 0, "requests",
+    {"cpu-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_CPU]), 0, 0, "requests", LIVE,
      "with a cluster: CPU already used = requests (of the node's pods), usage (metrics.k8s.io), "
      "max (of both) or annotation"},
-    {"memory-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_MEMORY]), 0, 0, "requests",
+    {"memory-used-source", OPT_USED_SOURCE, OFF(used_source[SCORE_MEMORY]), 0, 0, "requests", LIVE,
      "the same for memory"},
-    {"requests-max-age-seconds", OPT_INT, OFF(requests_max_age_seconds), 0, 86400, "300",
+    {"requests-max-age-seconds", OPT_INT, OFF(requests_max_age_seconds), 0, 86400, "300", LIVE,
      "pod requests are stale when the watch has been broken this long (0: never)"},
-    {"in-flight-estimate", OPT_IN_FLIGHT, OFF(in_flight_estimate), 0, 0, "requests",
+    {"in-flight-estimate", OPT_IN_FLIGHT, OFF(in_flight_estimate), 0, 0, "requests", LIVE,
      "what a pod placed but not yet in the usage samples counts: requests, limits (per "
      "container the limit where set, else the request) or factor (the limit where set, else "
      "the request times in-flight-cpu-factor / in-flight-memory-factor)"},
     {"in-flight-cpu-factor", OPT_MILLI, OFF(in_flight_factor_milli[SCORE_CPU]), 1, 10000,
-     "0.85" /* Koordinator's estimator defaults, with 0.7 for memory */,
+     "0.85" /* Koordinator's estimator defaults, with 0.7 for memory */, LIVE,
      "in-flight-estimate factor: a container's CPU request without a limit counts this share "
      "(0.001 to 10, three decimals; rounded up to the millicore)"},
     {"in-flight-memory-factor", OPT_MILLI, OFF(in_flight_factor_milli[SCORE_MEMORY]), 1, 10000,
-     "0.7", "in-flight-estimate factor: the same for memory (rounded up to the byte)"},
-    {"usage-max-age-seconds", OPT_INT, OFF(usage_max_age_seconds), 1, 86400, "180",
+     "0.7", LIVE, "in-flight-estimate factor: the same for memory (rounded up to the byte)"},
+    {"usage-max-age-seconds", OPT_INT, OFF(usage_max_age_seconds), 1, 86400, "180", LIVE,
      "a usage sample older than this is stale"},
-    {"stale-policy", OPT_STALE_POLICY, OFF(stale_policy), 0, 0, "requests",
+    {"stale-policy", OPT_STALE_POLICY, OFF(stale_policy), 0, 0, "requests", LIVE,
      "when the used source is stale: requests (fall back), full (reject the node) or pass "
      "(pass it with score 0)"},
-    {"metrics-interval-seconds", OPT_INT, OFF(metrics_interval_seconds), 1, 3600, "15",
+    {"metrics-interval-seconds", OPT_INT, OFF(metrics_interval_seconds), 1, 3600, "15", LIVE,
      "how often to poll metrics.k8s.io when a source is usage or max"},
-    {"usage-window-seconds", OPT_INT, OFF(usage_window_seconds), 0, 86400, NULL,
+    {"usage-window-seconds", OPT_INT, OFF(usage_window_seconds), 0, 86400, NULL, LIVE,
      "score usage aggregated over the samples of this many seconds up to the newest (0: the "
      "newest sample alone); each node keeps window / metrics-interval-seconds + 2 samples, at "
      "most 256"},
-    {"usage-aggregation", OPT_STRING, OFF(usage_aggregation), 0, 0, "latest",
+    {"usage-aggregation", OPT_STRING, OFF(usage_aggregation), 0, 0, "latest", LIVE,
      "how a window's samples become one usage: latest, avg, max, p50, p90, p95 or p99, for both "
      "resources, or per resource as cpu=p90,memory=max"},
-    {"usage-min-samples", OPT_INT, OFF(usage_min_samples), 1, 256, "1",
+    {"usage-min-samples", OPT_INT, OFF(usage_min_samples), 1, 256, "1", LIVE,
      "a node's usage counts as stale until its window holds this many samples (after a start "
      "too)"},
     /* The Prometheus usage provider (docs/configuration.md#prometheus-as-the-usage-source). */
-    {"usage-provider", OPT_STRING, OFF(usage_provider), 0, 0, "metrics-api",
+    {"usage-provider", OPT_STRING, OFF(usage_provider), 0, 0, "metrics-api", LIVE,
      "where usage comes from when a used source is usage or max: metrics-api (metrics.k8s.io) "
      "or prometheus (prometheus-cpu-query and prometheus-memory-query)"},
-    {"prometheus-url", OPT_STRING, OFF(prometheus_url), 0, 0, NULL,
+    {"prometheus-url", OPT_STRING, OFF(prometheus_url), 0, 0, NULL, LIVE,
      "base URL of the Prometheus HTTP API, http(s)://HOST:PORT[/PATH] (needed by "
      "usage-provider prometheus)"},
     {"prometheus-cpu-query", OPT_QUERY, OFF(prometheus_cpu_query), 0, 0, CFG_PROMETHEUS_CPU_QUERY,
-     "PromQL instant query: CPU cores in use, one series per node"},
+     LIVE, "PromQL instant query: CPU cores in use, one series per node"},
     {"prometheus-memory-query", OPT_QUERY, OFF(prometheus_memory_query), 0, 0,
-     CFG_PROMETHEUS_MEMORY_QUERY, "PromQL instant query: memory bytes in use, one series per node"},
-    {"prometheus-node-label", OPT_STRING, OFF(prometheus_node_label), 0, 0, "instance",
+     CFG_PROMETHEUS_MEMORY_QUERY, LIVE,
+     "PromQL instant query: memory bytes in use, one series per node"},
+    {"prometheus-node-label", OPT_STRING, OFF(prometheus_node_label), 0, 0, "instance", LIVE,
      "the series label naming the node: instance matches a node's InternalIP (port stripped), "
      "any other label the node's name"},
     {"prometheus-bearer-token-file", OPT_STRING, OFF(prometheus_bearer_token_file), 0, 0, NULL,
-     "bearer token for Prometheus, re-read when it changes (\"\": none)"},
-    {"prometheus-ca-file", OPT_STRING, OFF(prometheus_ca_file), 0, 0, NULL,
+     LIVE, "bearer token for Prometheus, re-read when it changes (\"\": none)"},
+    {"prometheus-ca-file", OPT_STRING, OFF(prometheus_ca_file), 0, 0, NULL, LIVE,
      "PEM CA that Prometheus's certificate must chain to (\"\": the system's)"},
-    {"prometheus-client-cert-file", OPT_STRING, OFF(prometheus_client_cert_file), 0, 0, NULL,
+    {"prometheus-client-cert-file", OPT_STRING, OFF(prometheus_client_cert_file), 0, 0, NULL, LIVE,
      "PEM client certificate for Prometheus (\"\": none)"},
-    {"prometheus-client-key-file", OPT_STRING, OFF(prometheus_client_key_file), 0, 0, NULL,
+    {"prometheus-client-key-file", OPT_STRING, OFF(prometheus_client_key_file), 0, 0, NULL, LIVE,
      "the PEM private key of prometheus-client-cert-file"},
-    {"prometheus-timeout-seconds", OPT_INT, OFF(prometheus_timeout_seconds), 1, 300, "10",
+    {"prometheus-timeout-seconds", OPT_INT, OFF(prometheus_timeout_seconds), 1, 300, "10", LIVE,
      "a Prometheus query not answered this long fails (its nodes' usage goes stale)"},
-    {"prometheus-interval-seconds", OPT_INT, OFF(prometheus_interval_seconds), 1, 3600, "15",
+    {"prometheus-interval-seconds", OPT_INT, OFF(prometheus_interval_seconds), 1, 3600, "15", LIVE,
      "how often to query Prometheus when usage-provider is prometheus"},
-    {"in-flight-seconds", OPT_INT, OFF(in_flight_seconds), 0, 3600, "60",
+    {"in-flight-seconds", OPT_INT, OFF(in_flight_seconds), 0, 3600, "60", LIVE,
      "a pod placed this recently counts with its in-flight estimate (its request by default) in "
      "usage until a sample includes it"},
     {"max-body-bytes", OPT_LLONG, OFF(max_body_bytes), 4096, 1LL << 30, "134217728" /* 128 MiB */,
-     "largest request body accepted; larger ones get 413"},
-    {"max-nodes", OPT_INT, OFF(max_nodes), 1, 100000, "10000",
+     LIVE, "largest request body accepted; larger ones get 413"},
+    {"max-nodes", OPT_INT, OFF(max_nodes), 1, 100000, "10000", LIVE,
      "most nodes accepted in one request"},
-    {"memory-budget-bytes", OPT_LLONG, OFF(memory_budget_bytes), -1, 1LL << 40, NULL,
+    {"memory-budget-bytes", OPT_LLONG, OFF(memory_budget_bytes), -1, 1LL << 40, NULL, LIVE,
      "memory the verb requests in flight may reserve; over it a request waits up to a second, "
      "then gets 503 with Retry-After (0: the cgroup's memory limit less max(64 MiB, a "
      "quarter); -1: none)"},
-    {"connection-limit", OPT_INT, OFF(connection_limit), 1, 10000, "64",
+    {"connection-limit", OPT_INT, OFF(connection_limit), 1, 10000, "64", RESTART,
      "most connections served at once"},
-    {"per-ip-connection-limit", OPT_INT, OFF(per_ip_connection_limit), 1, 10000, "32",
+    {"per-ip-connection-limit", OPT_INT, OFF(per_ip_connection_limit), 1, 10000, "32", RESTART,
      "most connections from one IP address"},
-    {"idle-timeout-seconds", OPT_INT, OFF(idle_timeout_seconds), 1, 86400, "120",
+    {"idle-timeout-seconds", OPT_INT, OFF(idle_timeout_seconds), 1, 86400, "120", RESTART,
      "close a connection idle this long (keep above kube-scheduler's 90 s)"},
-    {"request-timeout-seconds", OPT_INT, OFF(request_timeout_seconds), 1, 3600, "30",
+    {"request-timeout-seconds", OPT_INT, OFF(request_timeout_seconds), 1, 3600, "30", LIVE,
      "close a connection whose request headers (TLS handshake included) are incomplete this "
      "long after the request began, or whose body is this long after its headers"},
-    {"drain-seconds", OPT_INT, OFF(drain_seconds), 0, 300, "5",
+    {"drain-seconds", OPT_INT, OFF(drain_seconds), 0, 300, "5", LIVE,
      "on SIGTERM, let requests in flight finish for up to this long"},
-    {"tls-cert", OPT_STRING, OFF(tls_cert), 0, 0, NULL,
+    {"tls-cert", OPT_STRING, OFF(tls_cert), 0, 0, NULL, RESTART,
      "serve HTTPS with this PEM certificate chain (re-read when it changes)"},
-    {"tls-key", OPT_STRING, OFF(tls_key), 0, 0, NULL, "the PEM private key of --tls-cert"},
-    {"client-ca", OPT_STRING, OFF(client_ca), 0, 0, NULL,
+    {"tls-key", OPT_STRING, OFF(tls_key), 0, 0, NULL, RESTART, "the PEM private key of --tls-cert"},
+    {"client-ca", OPT_STRING, OFF(client_ca), 0, 0, NULL, RESTART,
      "require client certificates from this PEM CA (mTLS) on listen, except for /healthz and "
      "/readyz; 403 otherwise"},
-    {"log-level", OPT_LOG_LEVEL, OFF(log_level), 0, 0, "info", "debug, info, warn or error"},
-    {"mode", OPT_MODE, OFF(mode), 0, 0, "enforce",
+    {"log-level", OPT_LOG_LEVEL, OFF(log_level), 0, 0, "info", LIVE, "debug, info, warn or error"},
+    {"mode", OPT_MODE, OFF(mode), 0, 0, "enforce", LIVE,
      "enforce (answer what scoring says), shadow (score, log and record, but answer every node "
      "passed with equal scores) or passthrough (answer that at once, without scoring)"},
-    {"select-namespaces", OPT_STRING, OFF(select_namespaces), 0, 0, NULL,
+    {"select-namespaces", OPT_STRING, OFF(select_namespaces), 0, 0, NULL, LIVE,
      "only pods in these namespaces (comma-separated) are scored; others get a pass-through "
      "answer (\"\": all)"},
-    {"select-labels", OPT_STRING, OFF(select_labels), 0, 0, NULL,
+    {"select-labels", OPT_STRING, OFF(select_labels), 0, 0, NULL, LIVE,
      "only pods with all these labels (k=v,k2=v2) are scored (\"\": any)"},
     {"select-priority-min", OPT_LLONG, OFF(select_priority_min), INT32_MIN, INT32_MAX,
-     "-2147483648" /* INT32_MIN: every pod */,
+     "-2147483648" /* INT32_MIN: every pod */, LIVE,
      "only pods with spec.priority at least this are scored"},
     {"select-priority-max", OPT_LLONG, OFF(select_priority_max), INT32_MIN, INT32_MAX,
-     "2147483647" /* INT32_MAX */, "only pods with spec.priority at most this are scored"},
+     "2147483647" /* INT32_MAX */, LIVE, "only pods with spec.priority at most this are scored"},
     {"scheduler-timeout-ms", OPT_INT, OFF(scheduler_timeout_ms), 0, 3600000,
-     "5000" /* kube-scheduler's default httpTimeout */,
+     "5000" /* kube-scheduler's default httpTimeout */, LIVE,
      "the extender's httpTimeout: a request that would be answered after 80 % of it gets a "
      "neutral answer (every node passed, equal scores) instead (0: never)"},
-    {"scheduler-weight", OPT_INT, OFF(scheduler_weight), 1, 1000000, "1",
+    {"scheduler-weight", OPT_INT, OFF(scheduler_weight), 1, 1000000, "1", LIVE,
      "the extender's weight in the KubeSchedulerConfiguration (explains influence only)"},
-    {"scheduler-config", OPT_STRING, OFF(scheduler_config), 0, 0, NULL,
+    {"scheduler-config", OPT_STRING, OFF(scheduler_config), 0, 0, NULL, RESTART,
      "kube-scheduler's KubeSchedulerConfiguration file: scheduler-weight and "
      "scheduler-timeout-ms come from its extenders entry whose urlPrefix has this listener's "
      "port and prefix, read at start as kube-scheduler reads it (a relative path in the config "
      "file is relative to that file's directory; \"\": none)"},
-    {"debug-endpoints", OPT_BOOL, OFF(debug_endpoints), 0, 1, NULL,
+    {"debug-endpoints", OPT_BOOL, OFF(debug_endpoints), 0, 1, NULL, LIVE,
      "serve GET /debug (HTML) and /debug/decisions (JSON) with the recorded decisions"},
-    {"decisions-kept", OPT_INT, OFF(decisions_kept), 0, 100000, "100",
+    {"decisions-kept", OPT_INT, OFF(decisions_kept), 0, 100000, "100", LIVE,
      "decisions kept for /debug, newest first (0 keeps none)"},
     {"decisions-max-bytes", OPT_LLONG, OFF(decisions_max_bytes), 0, 1LL << 32,
-     "16777216" /* 16 MiB */, "memory the kept decisions may use; the oldest go first"},
+     "16777216" /* 16 MiB */, LIVE, "memory the kept decisions may use; the oldest go first"},
 };
 
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
-
-/* The options that keep their value until the next start (cfg_diff):
- * what the listeners, their TLS and the cluster connection were set up
- * with, and the scheduler's file, which kube-scheduler too reads once. */
-static const char *const restart_flags[] = {
-    "listen",
-    "metrics-listen",
-    "connection-limit",
-    "per-ip-connection-limit",
-    "idle-timeout-seconds",
-    "tls-cert",
-    "tls-key",
-    "client-ca",
-    "kubeconfig",
-    "scheduler-config",
-};
-
-static bool is_restart(const struct cfg_opt *o)
-{
-    for (size_t i = 0; i < sizeof(restart_flags) / sizeof(restart_flags[0]); i++)
-        if (strcmp(o->flag, restart_flags[i]) == 0)
-            return true;
-    return false;
-}
 
 /* struct cfg's given has a bit per option. */
 _Static_assert(N_OPTS <= CFG_MAX_OPTS, "more options than bits in cfg.given");
@@ -739,7 +723,7 @@ void cfg_diff(const struct cfg *a, const struct cfg *b, char *live, char *restar
         if (same_value(a, b, &opts[i]))
             continue;
         cfg_opt_key(&opts[i], key, sizeof(key));
-        list_add(is_restart(&opts[i]) ? restart : live, n, key);
+        list_add(opts[i].restart ? restart : live, n, key);
     }
 }
 
@@ -756,7 +740,7 @@ void cfg_print_help(FILE *out)
         cfg_opt_key(&opts[i], key, sizeof(key));
         env_name(opts[i].flag, env, sizeof(env));
         fprintf(out, "  --%s  (%s, \"%s\")\n      %s%s\n", opts[i].flag, env, key, opts[i].help,
-                is_restart(&opts[i]) ? " (restart: takes effect at the next start)" : "");
+                opts[i].restart ? " (restart: takes effect at the next start)" : "");
     }
     fprintf(out, "\nDefaults as a config file:\n");
     cfg_print_json(&d, out);
