@@ -437,9 +437,7 @@ int ops_metrics_render(struct ops_metrics *m, const struct ops_cluster_gauges *c
             "# TYPE cpu_extender_config_last_reload_success_timestamp_seconds gauge\n"
             "cpu_extender_config_last_reload_success_timestamp_seconds %lld.%03lld\n",
             atomic_load(&m->last_reload_ok) ? 1 : 0, ok_ms / 1000, ok_ms % 1000);
-    struct ops_process proc;
-    if (ops_process_read(&proc) == 0)
-        ops_process_print(f, &proc);
+    ops_process_print(f);
     fprintf(f,
             "# HELP cpu_extender_config_reloads_total Configuration reloads (SIGHUP or a changed "
             "file).\n# TYPE cpu_extender_config_reloads_total counter\n"

@@ -7,6 +7,15 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+struct process {
+    double cpu_seconds;        /* user + system, /proc/self/stat utime + stime */
+    double resident_bytes;     /* rss pages x page size */
+    double virtual_bytes;      /* vsize */
+    double open_fds;           /* entries of /proc/self/fd */
+    double max_fds;            /* the soft RLIMIT_NOFILE */
+    double start_time_seconds; /* since the epoch: boot time + starttime */
+};
+
 /* Fields 14 (utime) to 24 (rss) of /proc/self/stat, counted from 1: the
  * command (field 2) may hold spaces and parentheses, so reading starts
  * after its last ')'. */
@@ -77,7 +86,7 @@ static int open_fds(double *n)
     return 0;
 }
 
-int ops_process_read(struct ops_process *p)
+static int read_process(struct process *p)
 {
     double start_ticks = 0, rss_pages = 0, btime = 0;
     struct rlimit rl;
@@ -95,8 +104,11 @@ int ops_process_read(struct ops_process *p)
     return 0;
 }
 
-void ops_process_print(FILE *f, const struct ops_process *p)
+void ops_process_print(FILE *f)
 {
+    struct process p;
+    if (read_process(&p) != 0)
+        return;
     /* The HELP texts of client_golang's process collector, word for word,
      * so that dashboards made for any exporter read these alike. */
     fprintf(f,
@@ -104,12 +116,12 @@ void ops_process_print(FILE *f, const struct ops_process *p)
             "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.9g\n"
             "# HELP process_open_fds Number of open file descriptors.\n"
             "# TYPE process_open_fds gauge\nprocess_open_fds %.17g\n",
-            p->cpu_seconds, p->open_fds);
-    if (p->max_fds >= 0)
+            p.cpu_seconds, p.open_fds);
+    if (p.max_fds >= 0)
         fprintf(f,
                 "# HELP process_max_fds Maximum number of open file descriptors.\n"
                 "# TYPE process_max_fds gauge\nprocess_max_fds %.17g\n",
-                p->max_fds);
+                p.max_fds);
     fprintf(f,
             "# HELP process_virtual_memory_bytes Virtual memory size in bytes.\n"
             "# TYPE process_virtual_memory_bytes gauge\nprocess_virtual_memory_bytes %.17g\n"
@@ -118,5 +130,5 @@ void ops_process_print(FILE *f, const struct ops_process *p)
             "# HELP process_start_time_seconds Start time of the process since unix epoch in "
             "seconds.\n"
             "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.2f\n",
-            p->virtual_bytes, p->resident_bytes, p->start_time_seconds);
+            p.virtual_bytes, p.resident_bytes, p.start_time_seconds);
 }

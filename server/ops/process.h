@@ -6,23 +6,10 @@
 #ifndef SERVER_OPS_PROCESS_H
 #define SERVER_OPS_PROCESS_H
 
-#include <stdbool.h>
 #include <stdio.h>
 
-struct ops_process {
-    double cpu_seconds;        /* user + system, /proc/self/stat utime + stime */
-    double resident_bytes;     /* rss pages x page size */
-    double virtual_bytes;      /* vsize */
-    double open_fds;           /* entries of /proc/self/fd */
-    double max_fds;            /* the soft RLIMIT_NOFILE */
-    double start_time_seconds; /* since the epoch: boot time + starttime */
-};
-
-/* Reads the process's figures now. Returns 0, or -errno when /proc cannot
- * be read (then nothing is shown). Thread-safe. */
-int ops_process_read(struct ops_process *p);
-
-/* Writes the six families with their HELP and TYPE lines to @f. */
-void ops_process_print(FILE *f, const struct ops_process *p);
+/* Writes the six families with their HELP and TYPE lines to @f, read
+ * now; nothing when /proc cannot be read. Thread-safe. */
+void ops_process_print(FILE *f);
 
 #endif
