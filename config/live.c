@@ -30,11 +30,9 @@ static void ref_put(struct cfg_ref *r)
 
 int cfg_live_init(struct cfg_live *l, const struct cfg *c)
 {
-    l->current = ref_new(c);
-    if (l->current == NULL)
-        return -ENOMEM;
+    l->current = NULL;
     pthread_mutex_init(&l->lock, NULL);
-    return 0;
+    return cfg_live_swap(l, c);
 }
 
 const struct cfg *cfg_live_acquire(struct cfg_live *l)
