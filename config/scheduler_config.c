@@ -223,14 +223,11 @@ int cfg_scheduler_extender(const char *text, size_t len, const char *name, int p
     const char *kind = cfg_yaml_text(cfg_yaml_get(&p.doc, root, "kind"));
     const char *api = cfg_yaml_text(cfg_yaml_get(&p.doc, root, "apiVersion"));
     if (kind == NULL || strcmp(kind, "KubeSchedulerConfiguration") != 0 || api == NULL ||
-        strncmp(api, "kubescheduler.config.k8s.io/", 28) != 0) {
+        strncmp(api, "kubescheduler.config.k8s.io/", 28) != 0)
         rc = FAIL(&p, "not a KubeSchedulerConfiguration (kind %s, apiVersion %s)",
                   kind != NULL ? kind : "none", api != NULL ? api : "none");
-        goto out_delete_doc;
-    }
-    rc = find_entry(&p, cfg_yaml_get(&p.doc, root, "extenders"), port, prefix, out);
-
-out_delete_doc:
+    else
+        rc = find_entry(&p, cfg_yaml_get(&p.doc, root, "extenders"), port, prefix, out);
     yaml_document_delete(&p.doc);
 out_delete_parser:
     yaml_parser_delete(&parser);
