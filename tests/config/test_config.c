@@ -50,6 +50,36 @@ START_TEST(config_defaults_are_documented_values)
     ck_assert_int_eq(c.select_priority_min, -2147483648LL);
     ck_assert_int_eq(c.select_priority_max, 2147483647LL);
     ck_assert_str_eq(c.select_namespaces, "");
+    /* the defaults are texts in the options' table, read as a flag's: each
+     * must have been taken (a refused one would leave zero) */
+    ck_assert_int_eq(c.score.threshold_percent[SCORE_MEMORY], 100);
+    ck_assert_str_eq(c.used_annotation[SCORE_MEMORY], "cpu-extender.io/memory-used");
+    ck_assert_int_eq(c.max_nodes, 10000);
+    ck_assert_int_eq(c.connection_limit, 64);
+    ck_assert_int_eq(c.per_ip_connection_limit, 32);
+    ck_assert_int_eq(c.request_timeout_seconds, 30);
+    ck_assert_int_eq(c.drain_seconds, 5);
+    ck_assert_int_eq(c.log_level, LOG_INFO);
+    ck_assert_int_eq(c.used_source[SCORE_CPU], SCORE_USED_REQUESTS);
+    ck_assert_int_eq(c.used_source[SCORE_MEMORY], SCORE_USED_REQUESTS);
+    ck_assert_int_eq(c.requests_max_age_seconds, 300);
+    ck_assert_int_eq(c.usage_max_age_seconds, 180);
+    ck_assert_int_eq(c.stale_policy, SCORE_STALE_REQUESTS);
+    ck_assert_int_eq(c.metrics_interval_seconds, 15);
+    ck_assert_str_eq(c.usage_aggregation, "latest");
+    ck_assert_str_eq(c.threshold_exempt, "daemonsets");
+    ck_assert_str_eq(c.threshold_policy, "always");
+    ck_assert_int_eq(c.usage_min_samples, 1);
+    ck_assert_str_eq(c.usage_provider, "metrics-api");
+    ck_assert_str_eq(c.prometheus_cpu_query, CFG_PROMETHEUS_CPU_QUERY);
+    ck_assert_str_eq(c.prometheus_memory_query, CFG_PROMETHEUS_MEMORY_QUERY);
+    ck_assert_str_eq(c.prometheus_node_label, "instance");
+    ck_assert_int_eq(c.prometheus_timeout_seconds, 10);
+    ck_assert_int_eq(c.prometheus_interval_seconds, 15);
+    ck_assert_int_eq(c.in_flight_seconds, 60);
+    ck_assert_int_eq(c.in_flight_estimate, SCORE_IN_FLIGHT_REQUESTS);
+    ck_assert_int_eq(c.in_flight_factor_milli[SCORE_CPU], 850);
+    ck_assert_int_eq(c.in_flight_factor_milli[SCORE_MEMORY], 700);
 }
 END_TEST
 
