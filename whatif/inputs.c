@@ -155,37 +155,29 @@ static int decode_nodes(const struct cfg *cfg, const char *text, size_t len, con
     return 0;
 }
 
-/* One resource's used as the cluster state would resolve it from the
- * node's pods (@requested real, @non_zero) and its annotation. */
-static void resolve_from_pods(const struct cfg *cfg, struct whatif_node *n, const int64_t *non_zero)
+/* Node @n as the cluster state resolves it from @view (its pods' sums,
+ * its usage window), as serve does (verb_state_from_view()), with
+ * allocatable and the used annotation from the node's own object. */
+static void resolve_view(const struct cfg *cfg, struct whatif_node *n,
+                         const struct kube_node_view *view)
 {
-    const struct score_used_limits lim = {
-        .requests_max_age = cfg->requests_max_age_seconds,
-        .usage_max_age = cfg->usage_max_age_seconds,
-        .policy = cfg->stale_policy,
-    };
+    struct verb_state st;
+    const struct codec_node obj = {
+        .name = n->sim.facts.name, .res = n->sim.res, .invalid = n->invalid};
+    verb_state_from_view(cfg, view, &obj, &st);
+    n->sim.res = st.node;
+    n->sim.facts.pods = (int64_t)view->n_pods;
+    memcpy(n->sim.facts.requested, view->req_real, sizeof(view->req_real));
     n->from_state = true;
-    n->worst = SCORE_USED_FRESH;
+    n->worst = st.worst;
     for (int r = 0; r < SCORE_NRES; r++) {
-        const struct score_used_inputs in = {
-            .has_requests = true,
-            .req_real = n->sim.facts.requested[r],
-            .req_non_zero = non_zero[r],
-            .annotation = n->sim.res.used[r], /* the decoder put the annotation there */
-        };
-        struct score_used u;
-        score_used_resolve(cfg->used_source[r], &in, &lim, &u);
-        n->source[r] = u.source;
-        n->outcome[r] = u.outcome;
-        n->sim.res.used[r] = u.used_real;
-        n->sim.res.used_non_zero[r] = u.used_non_zero;
-        if (u.outcome == SCORE_USED_STALE_FULL)
-            n->worst = SCORE_USED_STALE_FULL;
-        else if (u.outcome == SCORE_USED_STALE_PASS && n->worst != SCORE_USED_STALE_FULL)
-            n->worst = SCORE_USED_STALE_PASS;
-        else if (n->worst == SCORE_USED_FRESH)
-            n->worst = u.outcome;
+        n->source[r] = st.used[r].source;
+        n->outcome[r] = st.used[r].outcome;
     }
+    /* The window serve scores by (its aggregate is in st already). */
+    n->usage_samples = view->usage_samples;
+    memcpy(n->usage_aggregate, view->usage, sizeof(n->usage_aggregate));
+    memcpy(n->usage_newest, view->usage_newest, sizeof(n->usage_newest));
 }
 
 /* Reads @path and finds its pods. */
@@ -221,14 +213,14 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
     char *text = NULL;
     size_t n = 0;
     uint32_t docs;
-    int64_t(*non_zero)[SCORE_NRES] = NULL;
+    struct kube_node_view *views = NULL;
     int rc = read_pod_items(path, &text, &items, &n, &docs, err);
     if (rc != 0)
         return rc;
     if ((rc = index_names(out, &ix, whatif_file_name(path), err)) != 0)
         goto out_free;
-    non_zero = calloc(out->n + 1, sizeof(*non_zero));
-    if (non_zero == NULL) {
+    views = calloc(out->n + 1, sizeof(*views));
+    if (views == NULL) {
         rc = err_fail(err, -ENOMEM, "out of memory");
         goto out_free;
     }
@@ -257,23 +249,25 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
         else if (at < 0)
             out->elsewhere++;
         else {
-            struct place_node_facts *f = &out->nodes[at].sim.facts;
-            f->pods = score_add_sat(f->pods, 1);
+            struct kube_node_view *v = &views[at];
+            v->n_pods++;
             for (int r = 0; r < SCORE_NRES; r++) {
-                f->requested[r] = score_add_sat(f->requested[r], req.real[r]);
-                non_zero[at][r] = score_add_sat(non_zero[at][r], req.non_zero[r]);
+                v->req_real[r] = score_add_sat(v->req_real[r], req.real[r]);
+                v->req_non_zero[r] = score_add_sat(v->req_non_zero[r], req.non_zero[r]);
             }
             out->charged++;
         }
         arena_release(tmp);
     }
-    for (size_t i = 0; i < out->n; i++)
-        resolve_from_pods(cfg, &out->nodes[i], non_zero[i]);
+    for (size_t i = 0; i < out->n; i++) {
+        views[i].pods_synced = true; /* every pod of the file is in */
+        resolve_view(cfg, &out->nodes[i], &views[i]);
+    }
     out->with_existing = true;
     rc = 0;
 
 out_free:
-    free(non_zero);
+    free(views);
     free(ix.order);
     free(items);
     free(text);
@@ -383,9 +377,6 @@ int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const c
     for (size_t i = 0; i < out->n; i++) {
         struct whatif_node *n = &out->nodes[i];
         struct kube_node_view view;
-        struct verb_state st;
-        struct codec_node obj = {
-            .name = n->sim.facts.name, .res = n->sim.res, .invalid = n->invalid};
         if (kube_state_view(cluster_state(cl), n->sim.facts.name, now, cfg->in_flight_seconds,
                             &view) != 0) {
             /* Listed after the state's last event: as a node without pods. */
@@ -405,20 +396,7 @@ int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const c
             view.n_pods = view.n_pods > 0 ? view.n_pods - 1 : 0;
             out->excluded++;
         }
-        verb_state_from_view(cfg, &view, &obj, &st);
-        n->sim.res = st.node;
-        n->sim.facts.pods = (int64_t)view.n_pods;
-        memcpy(n->sim.facts.requested, view.req_real, sizeof(view.req_real));
-        n->from_state = true;
-        n->worst = st.worst;
-        for (int r = 0; r < SCORE_NRES; r++) {
-            n->source[r] = st.used[r].source;
-            n->outcome[r] = st.used[r].outcome;
-        }
-        /* The window serve scores by (its aggregate is in st already). */
-        n->usage_samples = view.usage_samples;
-        memcpy(n->usage_aggregate, view.usage, sizeof(n->usage_aggregate));
-        memcpy(n->usage_newest, view.usage_newest, sizeof(n->usage_newest));
+        resolve_view(cfg, n, &view);
         out->charged += view.n_pods;
     }
     out->with_existing = true;
