@@ -1,6 +1,7 @@
 #include "whatif/inputs.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,19 @@
 #define HOSTNAME_LABEL "kubernetes.io/hostname"
 
 extern char **environ;
+
+int whatif_fail(int status, const char *tool, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    flockfile(stderr); /* one line, whatever the cluster's threads log */
+    fprintf(stderr, "cpu-extender %s: ", tool);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    funlockfile(stderr);
+    va_end(ap);
+    return status;
+}
 
 const char *whatif_file_name(const char *path)
 {
@@ -417,20 +431,13 @@ void whatif_nodes_destroy(struct whatif_nodes *n)
 int whatif_check_files(const char *tool, const char *first, const char *nodes, const char *existing,
                        const char *stdin_flags)
 {
-    if (existing != NULL && nodes == NULL) {
-        fprintf(stderr,
-                "cpu-extender %s: --existing needs --nodes (with a cluster, its pods are read "
-                "from it)\n",
-                tool);
-        return 2;
-    }
+    if (existing != NULL && nodes == NULL)
+        return whatif_fail(2, tool,
+                           "--existing needs --nodes (with a cluster, its pods are read from it)");
     if ((strcmp(first, "-") == 0) + (nodes && strcmp(nodes, "-") == 0) +
             (existing && strcmp(existing, "-") == 0) >
-        1) {
-        fprintf(stderr, "cpu-extender %s: only one of %s can read standard input (-)\n", tool,
-                stdin_flags);
-        return 2;
-    }
+        1)
+        return whatif_fail(2, tool, "only one of %s can read standard input (-)", stdin_flags);
     return 0;
 }
 
@@ -451,23 +458,19 @@ int whatif_flag(const char *tool, int argc, char **argv, int *i, const char *nam
     }
     if (strcmp(a, name) != 0 && (short_name == NULL || strcmp(a, short_name) != 0))
         return 0;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "cpu-extender %s: flag %s needs a value\n", tool, a);
-        return 2;
-    }
+    if (*i + 1 >= argc)
+        return whatif_fail(2, tool, "flag %s needs a value", a);
     *value = argv[++*i];
     return 1;
 }
 
 int whatif_check_used_source(const char *tool, const struct cfg *c, const char *why)
 {
-    for (int r = 0; r < SCORE_NRES; r++) {
-        if (c->used_source[r] != SCORE_USED_USAGE && c->used_source[r] != SCORE_USED_MAX)
-            continue;
-        fprintf(stderr, "cpu-extender %s: --%s-used-source %s: %s; use requests or annotation\n",
-                tool, score_resource_name(r), score_used_source_name(c->used_source[r]), why);
-        return 2;
-    }
+    for (int r = 0; r < SCORE_NRES; r++)
+        if (c->used_source[r] == SCORE_USED_USAGE || c->used_source[r] == SCORE_USED_MAX)
+            return whatif_fail(2, tool, "--%s-used-source %s: %s; use requests or annotation",
+                               score_resource_name(r), score_used_source_name(c->used_source[r]),
+                               why);
     return 0;
 }
 
@@ -477,10 +480,8 @@ int whatif_cluster_open(const struct cfg *c, const char *tool, const char *hint,
     char err[ERR_LEN];
     struct kube_target t;
 
-    if (kube_global_init() != 0) {
-        fprintf(stderr, "cpu-extender %s: libcurl initialisation failed\n", tool);
-        return 1;
-    }
+    if (kube_global_init() != 0)
+        return whatif_fail(1, tool, "libcurl initialisation failed");
     int rc = kube_discover(c->kubeconfig, environ, KUBE_INCLUSTER_DIR, &t, err);
     if (rc == -ENOENT)
         err_set(err,
@@ -492,9 +493,8 @@ int whatif_cluster_open(const struct cfg *c, const char *tool, const char *hint,
         kube_target_destroy(&t);
     }
     if (rc != 0) {
-        fprintf(stderr, "cpu-extender %s: %s\n", tool, err);
         kube_global_cleanup();
-        return 2;
+        return whatif_fail(2, tool, "%s", err);
     }
     return 0;
 }

@@ -88,6 +88,12 @@ int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const c
 /* Frees what @n holds (a zeroed one is fine). */
 void whatif_nodes_destroy(struct whatif_nodes *n);
 
+/* Says "cpu-extender @tool: " and the formatted @fmt as one line on
+ * stderr and returns @status: a command's failure and its exit status in
+ * one statement. */
+int whatif_fail(int status, const char *tool, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* How the file @path is named in messages: "-" is "standard input". */
 const char *whatif_file_name(const char *path);
 

@@ -327,12 +327,9 @@ static int report(const struct cfg *cfg, const struct rank_args *ra, const struc
                 r.tie ? "; tied with the next, chosen by name order (kube-scheduler picks at "
                         "random among equal totals)"
                       : "");
-    int status = 0;
-    if (ra->output != OUT_TABLE && print_result(ra, p, best, quiet, stdout) != 0) {
-        fprintf(stderr, "cpu-extender rank: cannot write the result\n");
-        status = 1;
-    }
-    return status;
+    if (ra->output != OUT_TABLE && print_result(ra, p, best, quiet, stdout) != 0)
+        return whatif_fail(1, "rank", "cannot write the result");
+    return 0;
 }
 
 /* Ranks and prints; returns the exit status. */
@@ -346,10 +343,8 @@ static int rank(const struct cfg *cfg, const struct rank_args *ra, struct cluste
     int status = 2, rc;
     bool runtime = false;
 
-    if (a == NULL) {
-        fprintf(stderr, "cpu-extender rank: out of memory\n");
-        return 1;
-    }
+    if (a == NULL)
+        return whatif_fail(1, "rank", "out of memory");
     if ((rc = read_pod(a, ra->pod, &p, err)) != 0)
         goto out_fail;
     if (cl != NULL)
@@ -377,8 +372,7 @@ static int rank(const struct cfg *cfg, const struct rank_args *ra, struct cluste
     goto out_free;
 
 out_fail:
-    fprintf(stderr, "cpu-extender rank: %s\n", err);
-    status = runtime || rc == -ENOMEM ? 1 : 2;
+    status = whatif_fail(runtime || rc == -ENOMEM ? 1 : 2, "rank", "%s", err);
 out_free:
     free(rows);
     whatif_nodes_destroy(&nodes);
@@ -420,10 +414,8 @@ int whatif_rank_main(int argc, char **argv)
             ra.output_given = true;
             while (ra.output <= OUT_NAME && strcmp(o, outputs[ra.output]) != 0)
                 ra.output++;
-            if (ra.output > OUT_NAME) {
-                fprintf(stderr, "cpu-extender rank: -o %s: want yaml, json, table or name\n", o);
-                return 2;
-            }
+            if (ra.output > OUT_NAME)
+                return whatif_fail(2, "rank", "-o %s: want yaml, json, table or name", o);
         }
         if (found == 2)
             return 2;

@@ -53,15 +53,11 @@ static int write_file(const char *path, int (*fn)(FILE *, const struct whatif_si
                       const struct whatif_sim_report *r)
 {
     FILE *f = fopen(path, "w");
-    if (f == NULL) {
-        fprintf(stderr, "cpu-extender simulate: %s: %s\n", path, strerror(errno));
-        return -EIO;
-    }
+    if (f == NULL)
+        return whatif_fail(-EIO, "simulate", "%s: %s", path, strerror(errno));
     int rc = fn(f, r);
-    if (fclose(f) != 0 || rc != 0) {
-        fprintf(stderr, "cpu-extender simulate: %s: cannot write it\n", path);
-        return -EIO;
-    }
+    if (fclose(f) != 0 || rc != 0)
+        return whatif_fail(-EIO, "simulate", "%s: cannot write it", path);
     return 0;
 }
 
@@ -249,10 +245,8 @@ static int simulate(const struct cfg *cfg, const struct sim_args *sa, struct clu
     bool runtime = false;
     int status, rc;
 
-    if (a == NULL) {
-        fprintf(stderr, "cpu-extender simulate: out of memory\n");
-        return 1;
-    }
+    if (a == NULL)
+        return whatif_fail(1, "simulate", "out of memory");
     if ((rc = read_inputs(cfg, sa, cl, a, &w, &runtime, err)) == 0) {
         warn_pods_bound(w.pods, w.n_pods);
         if ((rc = check_nodes(&w.nodes, err)) != 0)
@@ -260,12 +254,10 @@ static int simulate(const struct cfg *cfg, const struct sim_args *sa, struct clu
     }
     if (rc == 0)
         rc = run_strategies(cfg, sa, &w, err);
-    if (rc == 0) {
+    if (rc == 0)
         status = report(cfg, sa, cl, &w);
-    } else {
-        fprintf(stderr, "cpu-extender simulate: %s\n", err);
-        status = runtime || rc == -ENOMEM ? 1 : 2;
-    }
+    else
+        status = whatif_fail(runtime || rc == -ENOMEM ? 1 : 2, "simulate", "%s", err);
     work_destroy(&w, sa->n_strategies);
     arena_release(a);
     return status;
@@ -292,13 +284,9 @@ static int parse_args(int argc, char **argv, struct sim_args *sa, char **rest, i
         /* The simulation's own flag: one strategy or all of them. */
         if (found == 0 &&
             (found = whatif_flag("simulate", argc, argv, &i, "--strategy", NULL, &v)) == 1 &&
-            parse_strategy(v, sa) != 0) {
-            fprintf(stderr,
-                    "cpu-extender simulate: --strategy %s: want spread, pack, balanced, target "
-                    "or all\n",
-                    v);
-            return 2;
-        }
+            parse_strategy(v, sa) != 0)
+            return whatif_fail(2, "simulate",
+                               "--strategy %s: want spread, pack, balanced, target or all", v);
         if (found == 2)
             return 2;
         if (found == 1)
@@ -339,16 +327,13 @@ int whatif_simulate_main(int argc, char **argv)
                                        "node files carry no usage (metrics.k8s.io): simulate "
                                        "against the cluster (without --nodes) for usage")) != 0)
         return rc;
-    for (int r = 0; r < SCORE_NRES; r++) {
-        if (c.used_source[r] == SCORE_USED_MAX) {
-            fprintf(stderr,
-                    "cpu-extender simulate: --%s-used-source max: a simulation cannot project "
-                    "the larger of requests and usage; use usage (against a cluster), requests "
-                    "or annotation\n",
-                    score_resource_name((enum score_resource)r));
-            return 2;
-        }
-    }
+    for (int r = 0; r < SCORE_NRES; r++)
+        if (c.used_source[r] == SCORE_USED_MAX)
+            return whatif_fail(2, "simulate",
+                               "--%s-used-source max: a simulation cannot project the larger of "
+                               "requests and usage; use usage (against a cluster), requests or "
+                               "annotation",
+                               score_resource_name((enum score_resource)r));
     log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
     if (sa.nodes == NULL &&
         (rc = whatif_cluster_open(&c, "simulate", "--nodes FILE (and --existing FILE)", &cl)) != 0)
