@@ -10,6 +10,7 @@
 #include "base/arena.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/hash.h"
 #include "kube/client.h"
 #include "kube/discover.h"
 #include "kube/state.h"
@@ -46,59 +47,28 @@ const char *whatif_file_name(const char *path)
 
 /* ---- nodes --------------------------------------------------------------- */
 
-/* Node positions sorted by name, for the lookups of the pods' nodeName. */
-struct name_index {
-    const struct whatif_node *nodes;
-    size_t *order;
-    size_t n;
-};
-
-static int by_name(const void *x, const void *y, void *arg)
+/* Indexes the nodes by name into ns->names; a name given twice is refused,
+ * the first of them in name order named (@what: the file). */
+static int index_names(struct whatif_nodes *ns, const char *what, char *err)
 {
-    const struct whatif_node *nodes = arg;
-    size_t a = *(const size_t *)x, b = *(const size_t *)y;
-    int c = strcmp(nodes[a].sim.facts.name, nodes[b].sim.facts.name);
-    return c != 0 ? c : (a > b) - (a < b);
-}
-
-/* Sorts the nodes' positions by name; a name given twice is refused. */
-static int index_names(const struct whatif_nodes *ns, struct name_index *ix, const char *what,
-                       char *err)
-{
-    ix->nodes = ns->nodes;
-    ix->n = ns->n;
-    ix->order = malloc((ns->n + 1) * sizeof(*ix->order));
-    if (ix->order == NULL)
+    size_t nb = table_buckets(ns->n);
+    struct table_entry **buckets = arena_calloc(ns->a, nb, sizeof(*buckets));
+    const char *twice = NULL;
+    if (buckets == NULL)
         return err_fail(err, -ENOMEM, "out of memory");
-    for (size_t i = 0; i < ns->n; i++)
-        ix->order[i] = i;
-    qsort_r(ix->order, ns->n, sizeof(*ix->order), by_name, ns->nodes);
-    for (size_t i = 1; i < ns->n; i++) {
-        const char *name = ns->nodes[ix->order[i]].sim.facts.name;
-        if (strcmp(ns->nodes[ix->order[i - 1]].sim.facts.name, name) == 0) {
-            err_set(err, "%s: node %.253s is given twice", what, name);
-            free(ix->order);
-            ix->order = NULL;
-            return -EINVAL;
+    ns->names = table_fixed(buckets, nb);
+    for (size_t i = 0; i < ns->n; i++) {
+        struct whatif_node *n = &ns->nodes[i];
+        uint64_t h = hash_fnv1a_str(n->sim.facts.name);
+        if (table_find_hashed(&ns->names, n->sim.facts.name, h) == NULL) {
+            n->by_name.key = n->sim.facts.name;
+            table_link(&ns->names, &n->by_name, h);
+        } else if (twice == NULL || strcmp(n->sim.facts.name, twice) < 0) {
+            twice = n->sim.facts.name;
         }
     }
-    return 0;
-}
-
-static long find_name(const struct name_index *ix, const char *name)
-{
-    size_t lo = 0, hi = ix->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(ix->nodes[ix->order[mid]].sim.facts.name, name);
-        if (c == 0)
-            return (long)ix->order[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    return twice == NULL ? 0
+                         : err_fail(err, -EINVAL, "%s: node %.253s is given twice", what, twice);
 }
 
 /* The nodes of a NodeList text (file or API answer) into @out, named
@@ -223,7 +193,6 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
                            struct whatif_nodes *out, char *err)
 {
     struct whatif_item *items = NULL;
-    struct name_index ix = {0};
     char *text = NULL;
     size_t n = 0;
     uint32_t docs;
@@ -231,7 +200,7 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
     int rc = read_pod_items(path, &text, &items, &n, &docs, err);
     if (rc != 0)
         return rc;
-    if ((rc = index_names(out, &ix, whatif_file_name(path), err)) != 0)
+    if ((rc = index_names(out, whatif_file_name(path), err)) != 0)
         goto out_free;
     views = calloc(out->n + 1, sizeof(*views));
     if (views == NULL) {
@@ -253,17 +222,18 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
             err_prefix(err, "%s: ", whatif_file_name(path));
             goto out_free;
         }
-        long at = pod.node_name[0] != '\0' ? find_name(&ix, pod.node_name) : -1;
+        const struct table_entry *e =
+            pod.node_name[0] != '\0' ? table_find(&out->names, pod.node_name) : NULL;
         if (exclude_uid != NULL && exclude_uid[0] != '\0' && strcmp(pod.uid, exclude_uid) == 0)
             out->excluded++;
         else if (pod.node_name[0] == '\0')
             out->unbound++;
         else if (is_terminal(pod.phase))
             out->terminal++;
-        else if (at < 0)
+        else if (e == NULL)
             out->elsewhere++;
         else {
-            struct kube_node_view *v = &views[at];
+            struct kube_node_view *v = &views[(const struct whatif_node *)e - out->nodes];
             v->n_pods++;
             for (int r = 0; r < SCORE_NRES; r++) {
                 v->req_real[r] = score_add_sat(v->req_real[r], req.real[r]);
@@ -282,7 +252,6 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
 
 out_free:
     free(views);
-    free(ix.order);
     free(items);
     free(text);
     return rc;
@@ -306,12 +275,8 @@ int whatif_nodes_from_files(const struct cfg *cfg, const char *nodes_path,
     free(text); /* every string was copied into the arena */
     if (rc == 0 && existing_path != NULL)
         rc = charge_existing(cfg, existing_path, exclude_uid, out, err);
-    if (rc == 0 && existing_path == NULL) {
-        /* Names must be unique here too: a simulation tells nodes by name. */
-        struct name_index ix;
-        rc = index_names(out, &ix, whatif_file_name(nodes_path), err);
-        free(ix.order);
-    }
+    if (rc == 0 && existing_path == NULL) /* a simulation tells nodes by name */
+        rc = index_names(out, whatif_file_name(nodes_path), err);
     if (rc != 0)
         whatif_nodes_destroy(out);
     return rc;

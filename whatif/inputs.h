@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/table.h"
 #include "config/config.h"
 #include "placement/simulate.h"
 #include "scoring/used.h"
@@ -35,10 +36,11 @@ struct arena;
 
 /* One node. */
 struct whatif_node {
-    struct place_sim_node sim; /* facts (name, labels, taints, ...) and res (alloc, our used) */
-    const char *invalid;       /* why its data is unusable (a fixed text), NULL when usable */
-    const char *hostname;      /* its kubernetes.io/hostname label, NULL when it has none */
-    bool has_max_pods;         /* status.allocatable.pods was given */
+    struct table_entry by_name; /* first: in whatif_nodes.names, keyed by sim.facts.name */
+    struct place_sim_node sim;  /* facts (name, labels, taints, ...) and res (alloc, our used) */
+    const char *invalid;        /* why its data is unusable (a fixed text), NULL when usable */
+    const char *hostname;       /* its kubernetes.io/hostname label, NULL when it has none */
+    bool has_max_pods;          /* status.allocatable.pods was given */
     /* Where used came from: existing pods (a PodList or the cluster), with
      * each resource's source and outcome; else the used annotation. */
     bool from_state;
@@ -56,6 +58,7 @@ struct whatif_nodes {
     struct arena *a; /* holds every string and array */
     struct whatif_node *nodes;
     size_t n;
+    struct table names; /* the nodes by name (buckets in a), for the pods' nodeName */
     bool with_existing; /* used came from pods (--existing or the cluster) */
     /* What --existing held: pods charged to a node, and those that were not
      * (not bound, finished, bound to a node not in the list, or the pod
