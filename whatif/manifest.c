@@ -34,25 +34,28 @@ static cJSON *object_at(cJSON *obj, const char *key)
     return cJSON_AddObjectToObject(obj, key);
 }
 
+/* The array member @key of @obj, as object_at() an object. */
+static cJSON *array_at(cJSON *obj, const char *key)
+{
+    cJSON *a = codec_json_member(obj, key);
+    if (cJSON_IsArray(a))
+        return a;
+    delete_all(obj, key);
+    return cJSON_AddArrayToObject(obj, key);
+}
+
 /* The requirement that pins to @pin: In [value] on the hostname label, or
  * on metadata.name. */
 static cJSON *pin_requirement(const struct whatif_pin *pin, bool field)
 {
-    cJSON *r = cJSON_CreateObject(), *values, *v;
-    if (r == NULL)
-        return NULL;
-    if (cJSON_AddStringToObject(r, "key", field ? "metadata.name" : HOSTNAME_LABEL) == NULL ||
-        cJSON_AddStringToObject(r, "operator", "In") == NULL ||
-        (values = cJSON_AddArrayToObject(r, "values")) == NULL)
-        goto out_free;
-    v = cJSON_CreateString(field ? pin->node : pin->hostname);
-    if (v == NULL || !cJSON_AddItemToArray(values, v)) {
-        cJSON_Delete(v);
-        goto out_free;
-    }
-    return r;
-
-out_free:
+    const char *value = field ? pin->node : pin->hostname;
+    cJSON *r = cJSON_CreateObject(), *values = cJSON_CreateStringArray(&value, 1);
+    if (r != NULL && values != NULL &&
+        cJSON_AddStringToObject(r, "key", field ? "metadata.name" : HOSTNAME_LABEL) != NULL &&
+        cJSON_AddStringToObject(r, "operator", "In") != NULL &&
+        cJSON_AddItemToObject(r, "values", values))
+        return r;
+    cJSON_Delete(values); /* not in r: adding it was the last step */
     cJSON_Delete(r);
     return NULL;
 }
@@ -73,11 +76,7 @@ static int pin_terms(cJSON *terms, const struct whatif_pin *pin, bool field)
     {
         if (!cJSON_IsObject(term))
             continue; /* the decoder refused such a pod before it was ranked */
-        cJSON *reqs = codec_json_member(term, list);
-        if (!cJSON_IsArray(reqs)) {
-            delete_all(term, list);
-            reqs = cJSON_AddArrayToObject(term, list);
-        }
+        cJSON *reqs = array_at(term, list);
         cJSON *r = reqs != NULL ? pin_requirement(pin, field) : NULL;
         if (r == NULL || !cJSON_AddItemToArray(reqs, r)) {
             cJSON_Delete(r);
@@ -134,13 +133,7 @@ static int pin(cJSON *pod, const struct whatif_pin *p)
         cJSON *aff = object_at(spec, "affinity");
         cJSON *na = aff != NULL ? object_at(aff, "nodeAffinity") : NULL;
         cJSON *req = na != NULL ? object_at(na, REQUIRED) : NULL;
-        cJSON *terms = req != NULL ? codec_json_member(req, "nodeSelectorTerms") : NULL;
-        if (req == NULL)
-            return -ENOMEM;
-        if (!cJSON_IsArray(terms)) {
-            delete_all(req, "nodeSelectorTerms");
-            terms = cJSON_AddArrayToObject(req, "nodeSelectorTerms");
-        }
+        cJSON *terms = req != NULL ? array_at(req, "nodeSelectorTerms") : NULL;
         if (terms == NULL || pin_terms(terms, p, true) != 0)
             return -ENOMEM;
     }
@@ -153,15 +146,23 @@ static int pin(cJSON *pod, const struct whatif_pin *p)
     return 0;
 }
 
+/* @pod_json as a tree of its own, malloc'd (editing it frees the members
+ * it drops); NULL when it is not a JSON object. */
+static cJSON *parse_object(const char *pod_json, size_t len)
+{
+    cJSON *pod = cJSON_ParseWithLength(pod_json, len);
+    if (cJSON_IsObject(pod))
+        return pod;
+    cJSON_Delete(pod);
+    return NULL;
+}
+
 int whatif_pinned_pod(const char *pod_json, size_t len, const struct whatif_pin *p, cJSON **out)
 {
-    /* A tree of its own, malloc'd: editing it frees the members it drops. */
-    cJSON *pod = cJSON_ParseWithLength(pod_json, len);
+    cJSON *pod = parse_object(pod_json, len);
     *out = NULL;
-    if (!cJSON_IsObject(pod)) {
-        cJSON_Delete(pod);
+    if (pod == NULL)
         return -EINVAL;
-    }
     int rc = pin(pod, p);
     if (rc != 0) {
         cJSON_Delete(pod);
@@ -173,14 +174,12 @@ int whatif_pinned_pod(const char *pod_json, size_t len, const struct whatif_pin 
 
 int whatif_pin_patch(const char *pod_json, size_t len, const struct whatif_pin *p, cJSON **out)
 {
-    cJSON *pod = cJSON_ParseWithLength(pod_json, len), *patch = NULL, *terms = NULL;
+    cJSON *pod = parse_object(pod_json, len), *patch = NULL, *terms = NULL;
     int rc = -ENOMEM;
 
     *out = NULL;
-    if (!cJSON_IsObject(pod)) {
-        cJSON_Delete(pod);
+    if (pod == NULL)
         return -EINVAL;
-    }
     terms = own_terms(pod);
     patch = cJSON_CreateObject();
     if (terms == NULL || patch == NULL || pin_terms(terms, p, p->hostname == NULL) != 0)
