@@ -22,7 +22,7 @@ struct cells {
     char how[PLACE_REASON_LEN + 320];
 };
 
-static const char *const headers[COL_COUNT] = {
+static const char headers[COL_COUNT][160] = {
     "NODE",
     "VERDICT",
     "CPU: ALLOC USED(FROM) POD -> TERM",
@@ -198,10 +198,7 @@ void whatif_rank_print(FILE *out, const struct cfg *cfg, const struct whatif_ran
             if (strlen(cells[i].c[k]) > width[k])
                 width[k] = strlen(cells[i].c[k]);
     }
-    char head[COL_COUNT][160];
-    for (int k = 0; k < COL_COUNT; k++)
-        snprintf(head[k], sizeof(head[k]), "%s", headers[k]);
-    print_row(out, (const char(*)[160])head, width);
+    print_row(out, headers, width);
     for (size_t i = 0; i < r->n; i++) {
         print_row(out, (const char(*)[160])cells[i].c, width);
         fprintf(out, "%*s  %s\n", (int)width[COL_NODE], "", cells[i].how);
