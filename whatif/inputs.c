@@ -224,15 +224,10 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
         }
         const struct table_entry *e =
             pod.node_name[0] != '\0' ? table_find(&out->names, pod.node_name) : NULL;
-        if (exclude_uid != NULL && exclude_uid[0] != '\0' && strcmp(pod.uid, exclude_uid) == 0)
+        /* Not charged: not bound, finished, or bound to a node not in the list. */
+        if (exclude_uid != NULL && exclude_uid[0] != '\0' && strcmp(pod.uid, exclude_uid) == 0) {
             out->excluded++;
-        else if (pod.node_name[0] == '\0')
-            out->unbound++;
-        else if (is_terminal(pod.phase))
-            out->terminal++;
-        else if (e == NULL)
-            out->elsewhere++;
-        else {
+        } else if (e != NULL && !is_terminal(pod.phase)) {
             struct kube_node_view *v = &views[(const struct whatif_node *)e - out->nodes];
             v->n_pods++;
             for (int r = 0; r < SCORE_NRES; r++) {

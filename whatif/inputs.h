@@ -60,10 +60,9 @@ struct whatif_nodes {
     size_t n;
     struct table names; /* the nodes by name (buckets in a), for the pods' nodeName */
     bool with_existing; /* used came from pods (--existing or the cluster) */
-    /* What --existing held: pods charged to a node, and those that were not
-     * (not bound, finished, bound to a node not in the list, or the pod
-     * left out by UID). */
-    size_t charged, unbound, terminal, elsewhere, excluded;
+    /* Pods charged to a node (--existing or the cluster), and the pod left
+     * out by UID. */
+    size_t charged, excluded;
 };
 
 /*
