@@ -312,35 +312,20 @@ static void json_scalar(const cJSON *v, FILE *out)
     cJSON_free(text);
 }
 
-static void indent(int n, FILE *out)
-{
-    for (int i = 0; i < n; i++)
-        fputc(' ', out);
-}
-
-static bool is_nested(const cJSON *v)
-{
-    return (cJSON_IsObject(v) || cJSON_IsArray(v)) && v->child != NULL;
-}
-
+/* @v at indentation @at: an object or array with members over several
+ * lines, anything else (an empty one is {} or []) as cJSON prints it. */
 static void json_value(const cJSON *v, int at, FILE *out)
 {
     const cJSON *m;
-    if (!is_nested(v)) {
-        if (cJSON_IsObject(v))
-            fputs("{}", out);
-        else if (cJSON_IsArray(v))
-            fputs("[]", out);
-        else
-            json_scalar(v, out);
+    bool obj = cJSON_IsObject(v);
+    if ((!obj && !cJSON_IsArray(v)) || v->child == NULL) {
+        json_scalar(v, out);
         return;
     }
-    bool obj = cJSON_IsObject(v);
     fputc(obj ? '{' : '[', out);
     cJSON_ArrayForEach(m, v)
     {
-        fputc('\n', out);
-        indent(at + 2, out);
+        fprintf(out, "\n%*s", at + 2, "");
         if (obj) {
             cJSON *key = cJSON_CreateStringReference(m->string);
             json_scalar(key, out);
@@ -351,9 +336,7 @@ static void json_value(const cJSON *v, int at, FILE *out)
         if (m->next != NULL)
             fputc(',', out);
     }
-    fputc('\n', out);
-    indent(at, out);
-    fputc(obj ? '}' : ']', out);
+    fprintf(out, "\n%*s%c", at, "", obj ? '}' : ']');
 }
 
 int whatif_write_json(const cJSON *v, FILE *out)
