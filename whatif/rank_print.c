@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/cluster/usage.h"
 #include "server/ops/explain.h"
 
 enum col {
@@ -178,11 +179,7 @@ void whatif_rank_print(FILE *out, const struct cfg *cfg, const struct whatif_ran
     /* The source each resource actually had, node by node, when usage was
      * asked or some node did not get the source asked: a stale usage falls
      * back (stalePolicy requests) without the cells saying why. */
-    bool usage = false;
-    for (int k = 0; k < SCORE_NRES; k++)
-        usage = usage || cfg->used_source[k] == SCORE_USED_USAGE ||
-                cfg->used_source[k] == SCORE_USED_MAX;
-    if (whatif_used_summary(cfg, ns, used, sizeof(used)) || usage)
+    if (whatif_used_summary(cfg, ns, used, sizeof(used)) || cluster_usage_needed(cfg))
         fprintf(out, "used: %s\n\n", used);
 
     struct cells *cells = calloc(r->n + 1, sizeof(*cells));

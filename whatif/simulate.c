@@ -12,6 +12,7 @@
 #include "kube/client.h"
 #include "config/load.h"
 #include "placement/sim_run.h"
+#include "server/cluster/usage.h"
 #include "whatif/inputs.h"
 #include "whatif/simulate_print.h"
 
@@ -108,11 +109,9 @@ static int read_inputs(const struct cfg *cfg, const struct sim_args *sa, struct 
         return rc;
     }
     w->t_nodes = clock_since(&w->t0);
-    bool on_usage = false;
-    for (int r = 0; r < SCORE_NRES; r++)
-        on_usage = on_usage || cfg->used_source[r] == SCORE_USED_USAGE;
-    if ((rc = whatif_pods_from_file(a, sa->pods, on_usage ? cfg : NULL, &w->pods, &w->n_pods,
-                                    err)) != 0)
+    /* usage only: max was refused */
+    if ((rc = whatif_pods_from_file(a, sa->pods, cluster_usage_needed(cfg) ? cfg : NULL, &w->pods,
+                                    &w->n_pods, err)) != 0)
         return rc;
     w->t_pods = clock_since(&w->t0);
     return 0;
