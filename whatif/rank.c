@@ -53,26 +53,19 @@ static int read_pod(struct arena *a, const char *path, struct ranked_pod *p, cha
     int rc = file_read(path, WHATIF_INPUT_MAX, &p->text, &p->len, err);
     if (rc != 0)
         return rc == -EFBIG ? -EINVAL : rc;
-    if ((rc = codec_json_parse(a, p->text, p->len, "a Pod", &json, err)) != 0)
-        goto out_name;
-    if ((rc = whatif_pod_one_check(json, err)) != 0)
-        goto out_name;
-    if ((rc = codec_pod_decode(a, json, &p->pod, err)) != 0)
-        goto out_name;
-    if (score_pod_request(&p->pod.spec, &p->request) != 0) {
+    if ((rc = codec_json_parse(a, p->text, p->len, "a Pod", &json, err)) == 0 &&
+        (rc = whatif_pod_one_check(json, err)) == 0 &&
+        (rc = codec_pod_decode(a, json, &p->pod, err)) == 0 &&
+        score_pod_request(&p->pod.spec, &p->request) != 0)
         rc = err_fail(err, -EINVAL, "Pod: total request does not fit in int64");
-        goto out_name;
+    if (rc == 0 && (rc = whatif_pod_constraints_decode(a, json, &p->constraints, err)) == 0) {
+        /* The question is where a new copy of the pod would go: the node a
+         * running pod is bound to does not bind the copy (the manifest
+         * drops spec.nodeName too). */
+        p->constraints.node_name = "";
+        whatif_pod_controller(json, &p->owner);
+        return 0;
     }
-    if ((rc = whatif_pod_constraints_decode(a, json, &p->constraints, err)) != 0)
-        goto out_name;
-    /* The question is where a new copy of the pod would go: the node a
-     * running pod is bound to does not bind the copy (the manifest drops
-     * spec.nodeName too). */
-    p->constraints.node_name = "";
-    whatif_pod_controller(json, &p->owner);
-    return 0;
-
-out_name:
     err_prefix(err, "%s: ", whatif_file_name(path));
     return rc;
 }
