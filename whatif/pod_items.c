@@ -104,20 +104,15 @@ static int document(struct codec_scan *s, uint32_t doc, struct item_list *l, cha
             has_kind = true;
             continue;
         }
-        if (!codec_str_is(key, "items", true) || (c != '[' && c != 'n')) {
-            if (codec_scan_skip(s) != 0)
-                return -EINVAL;
-            continue;
+        bool is_items = codec_str_is(key, "items", true) && (c == '[' || c == 'n');
+        if (is_items) {
+            /* A repeated items replaces the one before, as Go reads a slice. */
+            l->n = first;
+            has_items = true;
         }
-        /* A repeated items replaces the one before, as Go reads a slice. */
-        l->n = first;
-        has_items = true;
-        if (c == 'n') {
-            if (codec_scan_skip(s) != 0)
-                return -EINVAL;
-            continue;
-        }
-        int rc = items(s, doc, l, err);
+        int rc = is_items && c == '['      ? items(s, doc, l, err)
+                 : codec_scan_skip(s) != 0 ? -EINVAL
+                                           : 0;
         if (rc != 0)
             return rc;
     }
