@@ -95,18 +95,17 @@ static void print_advice(void *ctx, const char *key, const char *text)
  * have). */
 static void print_filter_need(const char *file, const struct cfg *c)
 {
-    const char *cluster = cfg_filter_need(c, true), *alone = cfg_filter_need(c, false);
-    if (cluster == NULL)
-        fprintf(stderr,
-                "%s: filter verb, with cluster state: redundant (kube-scheduler's "
-                "NodeResourcesFit rejects the same nodes): register prioritize only\n",
-                file);
-    else
-        fprintf(stderr, "%s: filter verb, with cluster state: needed (%s)\n", file, cluster);
-    if (alone == NULL)
-        fprintf(stderr, "%s: filter verb, without a cluster: redundant\n", file);
-    else
-        fprintf(stderr, "%s: filter verb, without a cluster: needed (%s)\n", file, alone);
+    for (int cluster = 1; cluster >= 0; cluster--) {
+        const char *need = cfg_filter_need(c, cluster);
+        const char *where = cluster ? "with cluster state" : "without a cluster";
+        if (need != NULL)
+            fprintf(stderr, "%s: filter verb, %s: needed (%s)\n", file, where, need);
+        else
+            fprintf(stderr, "%s: filter verb, %s: redundant%s\n", file, where,
+                    cluster ? " (kube-scheduler's NodeResourcesFit rejects the same nodes): "
+                              "register prioritize only"
+                            : "");
+    }
 }
 
 /* What LowNodeUtilization configuration @l means for our thresholds: a

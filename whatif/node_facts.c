@@ -181,10 +181,8 @@ static int taint(struct facts_walk *w, size_t i, struct place_taint *t)
     char path[64];
     snprintf(path, sizeof(path), "spec.taints[%zu]", i);
     int rc = struct_field(w, path);
-    if (rc == 0) {
-        err_set(w->err, "%s: want an object", path); /* a null taint has no effect */
-        return -EINVAL;
-    }
+    if (rc == 0) /* a null taint has no effect */
+        return err_fail(w->err, -EINVAL, "%s: want an object", path);
     if (rc < 0)
         return rc;
     t->key = t->value = "";
