@@ -22,26 +22,16 @@ static void delete_all(cJSON *obj, const char *key)
     }
 }
 
-/* The object member @key of @obj (the last of duplicates, as Go reads
- * it), made an empty object when absent or not an object. NULL when out of
- * memory. */
-static cJSON *object_at(cJSON *obj, const char *key)
+/* The object (@array: array) member @key of @obj (the last of duplicates,
+ * as Go reads it), made an empty one when absent or of another type. NULL
+ * when out of memory. */
+static cJSON *member_at(cJSON *obj, const char *key, bool array)
 {
-    cJSON *o = codec_json_member(obj, key);
-    if (cJSON_IsObject(o))
-        return o;
+    cJSON *m = codec_json_member(obj, key);
+    if (array ? cJSON_IsArray(m) : cJSON_IsObject(m))
+        return m;
     delete_all(obj, key);
-    return cJSON_AddObjectToObject(obj, key);
-}
-
-/* The array member @key of @obj, as object_at() an object. */
-static cJSON *array_at(cJSON *obj, const char *key)
-{
-    cJSON *a = codec_json_member(obj, key);
-    if (cJSON_IsArray(a))
-        return a;
-    delete_all(obj, key);
-    return cJSON_AddArrayToObject(obj, key);
+    return array ? cJSON_AddArrayToObject(obj, key) : cJSON_AddObjectToObject(obj, key);
 }
 
 /* The requirement that pins to @pin: In [value] on the hostname label, or
@@ -76,7 +66,7 @@ static int pin_terms(cJSON *terms, const struct whatif_pin *pin, bool field)
     {
         if (!cJSON_IsObject(term))
             continue; /* the decoder refused such a pod before it was ranked */
-        cJSON *reqs = array_at(term, list);
+        cJSON *reqs = member_at(term, list, true);
         cJSON *r = reqs != NULL ? pin_requirement(pin, field) : NULL;
         if (r == NULL || !cJSON_AddItemToArray(reqs, r)) {
             cJSON_Delete(r);
@@ -110,7 +100,7 @@ static int pin(cJSON *pod, const struct whatif_pin *p)
         "deletionGracePeriodSeconds",
         "ownerReferences",
     };
-    cJSON *meta = object_at(pod, "metadata"), *spec = object_at(pod, "spec");
+    cJSON *meta = member_at(pod, "metadata", false), *spec = member_at(pod, "spec", false);
     if (meta == NULL || spec == NULL)
         return -ENOMEM;
     for (size_t i = 0; i < sizeof(server_set) / sizeof(server_set[0]); i++)
@@ -123,17 +113,17 @@ static int pin(cJSON *pod, const struct whatif_pin *p)
     delete_all(pod, "status");
     delete_all(spec, "nodeName");
     if (p->hostname != NULL) {
-        cJSON *sel = object_at(spec, "nodeSelector");
+        cJSON *sel = member_at(spec, "nodeSelector", false);
         if (sel == NULL)
             return -ENOMEM;
         delete_all(sel, HOSTNAME_LABEL);
         if (cJSON_AddStringToObject(sel, HOSTNAME_LABEL, p->hostname) == NULL)
             return -ENOMEM;
     } else {
-        cJSON *aff = object_at(spec, "affinity");
-        cJSON *na = aff != NULL ? object_at(aff, "nodeAffinity") : NULL;
-        cJSON *req = na != NULL ? object_at(na, REQUIRED) : NULL;
-        cJSON *terms = req != NULL ? array_at(req, "nodeSelectorTerms") : NULL;
+        cJSON *aff = member_at(spec, "affinity", false);
+        cJSON *na = aff != NULL ? member_at(aff, "nodeAffinity", false) : NULL;
+        cJSON *req = na != NULL ? member_at(na, REQUIRED, false) : NULL;
+        cJSON *terms = req != NULL ? member_at(req, "nodeSelectorTerms", true) : NULL;
         if (terms == NULL || pin_terms(terms, p, true) != 0)
             return -ENOMEM;
     }
