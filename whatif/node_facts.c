@@ -285,19 +285,16 @@ int whatif_nodelist_kind(struct arena *a, const struct codec_args *args, const c
     for (size_t i = 0; i < args->n_list_members; i++) {
         const struct codec_member *m = &args->list_members[i];
         struct codec_scan s;
-        struct codec_str key, value;
+        struct codec_str key;
+        struct facts_walk w = {.a = a, .s = &s, .err = err};
         /* The key span holds its quotes: read it as the string it is. */
         codec_scan_init(&s, m->key.p, m->key.len);
         if (codec_scan_string(&s, &key) != 0 || !codec_str_is(key, "kind", true))
             continue;
         codec_scan_init(&s, m->value.p, m->value.len);
-        char c = codec_scan_peek(&s);
-        if (c == 'n')
-            continue; /* null leaves the string as it was */
-        if (c != '"' || codec_scan_string(&s, &value) != 0)
-            return err_fail(err, -EINVAL, "kind: want a string");
-        if ((*kind = codec_str_copy(a, value)) == NULL)
-            return err_fail(err, -ENOMEM, "out of memory");
+        int rc = string_value(&w, "kind", kind, NULL); /* null leaves it as it was */
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }
