@@ -187,17 +187,14 @@ int whatif_pod_kind_check(const cJSON *pod, char *err)
 int whatif_pod_one_check(const cJSON *pod, char *err)
 {
     const cJSON *kind = codec_json_field(pod, "kind");
-    const char *k = cJSON_IsString(kind) ? kind->valuestring : "";
-    if (strcmp(k, "PodList") == 0 || strcmp(k, "List") == 0 ||
-        (kind == NULL && codec_json_field(pod, "items") != NULL))
-        return err_fail(err, -EINVAL,
-                        "a %s, not a Pod: give one pod (kubectl get pod NAME -o json)",
-                        k[0] != '\0' ? k : "list");
     if (kind != NULL && !cJSON_IsString(kind))
         return err_fail(err, -EINVAL, "kind: want a string");
-    if (kind != NULL && strcmp(k, "Pod") != 0)
+    /* A list (a PodList, a List, or items without a kind) or another kind */
+    if (kind == NULL ? codec_json_field(pod, "items") != NULL
+                     : strcmp(kind->valuestring, "Pod") != 0)
         return err_fail(err, -EINVAL,
-                        "a %.100s, not a Pod: give one pod (kubectl get pod NAME -o json)", k);
+                        "a %.100s, not a Pod: give one pod (kubectl get pod NAME -o json)",
+                        kind != NULL ? kind->valuestring : "list");
     if (kind != NULL)
         return 0;
     /* Without a kind, only a pod's spec makes it a pod: an ExtenderArgs
