@@ -232,15 +232,13 @@ int whatif_pod_item_decode(struct arena *tmp, const struct whatif_item *it, uint
     const cJSON *ns = codec_json_field(meta, "namespace"), *n = codec_json_field(meta, "name");
     /* A pod without a namespace is in "default"; another kind (a Node)
      * may have none at all, and is named as it is. */
-    const cJSON *kind = codec_json_field(t, "kind");
-    bool is_pod = kind == NULL || (cJSON_IsString(kind) && strcmp(kind->valuestring, "Pod") == 0);
+    rc = whatif_pod_kind_check(t, err);
     bool has_ns = cJSON_IsString(ns) && ns->valuestring[0] != '\0';
-    if (cJSON_IsString(n) && (has_ns || is_pod))
+    if (cJSON_IsString(n) && (has_ns || rc == 0))
         snprintf(who, sizeof(who), " (%.253s/%.253s)", has_ns ? ns->valuestring : "default",
                  n->valuestring);
     else if (cJSON_IsString(n))
         snprintf(who, sizeof(who), " (%.253s)", n->valuestring);
-    rc = whatif_pod_kind_check(t, err);
     if (rc == 0)
         rc = codec_pod_decode(tmp, t, pod, err);
     if (rc == 0 && score_pod_request(&pod->spec, req) != 0)
