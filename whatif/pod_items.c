@@ -178,10 +178,8 @@ int whatif_pod_kind_check(const cJSON *pod, char *err)
     if (kind == NULL || (cJSON_IsString(kind) && strcmp(kind->valuestring, "Pod") == 0))
         return 0;
     if (!cJSON_IsString(kind))
-        err_set(err, "kind: want a string");
-    else
-        err_set(err, "a %.100s, not a Pod", kind->valuestring);
-    return -EINVAL;
+        return err_fail(err, -EINVAL, "kind: want a string");
+    return err_fail(err, -EINVAL, "a %.100s, not a Pod", kind->valuestring);
 }
 
 int whatif_pod_one_check(const cJSON *pod, char *err)

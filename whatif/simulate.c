@@ -125,11 +125,9 @@ static int check_nodes(const struct whatif_nodes *nodes, char *err)
     for (size_t i = 0; i < nodes->n; i++) {
         const struct whatif_node *n = &nodes->nodes[i];
         if (n->invalid != NULL || n->worst == SCORE_USED_STALE_FULL ||
-            n->worst == SCORE_USED_STALE_PASS) {
-            err_set(err, "cluster: node %s: %s", n->sim.facts.name,
-                    n->invalid != NULL ? n->invalid : "its used data is stale");
-            return -EINVAL;
-        }
+            n->worst == SCORE_USED_STALE_PASS)
+            return err_fail(err, -EINVAL, "cluster: node %s: %s", n->sim.facts.name,
+                            n->invalid != NULL ? n->invalid : "its used data is stale");
         if (!n->has_max_pods)
             fprintf(stderr,
                     "cpu-extender simulate: warning: node %s has no status.allocatable.pods: "
@@ -165,10 +163,8 @@ static int run_strategies(const struct cfg *cfg, const struct sim_args *sa, stru
     int rc;
     w->sn = calloc(w->nodes.n + 1, sizeof(*w->sn));
     w->sp = calloc(w->n_pods + 1, sizeof(*w->sp));
-    if (w->sn == NULL || w->sp == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (w->sn == NULL || w->sp == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     for (size_t i = 0; i < w->nodes.n; i++)
         w->sn[i] = w->nodes.nodes[i].sim;
     for (size_t i = 0; i < w->n_pods; i++)
@@ -180,15 +176,12 @@ static int run_strategies(const struct cfg *cfg, const struct sim_args *sa, stru
         .n_pods = w->n_pods,
         .params = cfg->score,
     };
-    if ((rc = place_sim_new(&in, &w->sim)) != 0) {
-        err_set(err, rc == -ENOMEM ? "out of memory" : "more nodes or pods than it can take");
-        return rc;
-    }
+    if ((rc = place_sim_new(&in, &w->sim)) != 0)
+        return err_fail(err, rc, "%s",
+                        rc == -ENOMEM ? "out of memory" : "more nodes or pods than it can take");
     rc = place_sim_run_all(w->sim, sa->strategies, sa->n_strategies, SIM_THREADS, w->results);
-    if (rc != 0) {
-        err_set(err, "%s", rc == -ENOMEM ? "out of memory" : "cannot start a thread");
-        return rc;
-    }
+    if (rc != 0)
+        return err_fail(err, rc, "%s", rc == -ENOMEM ? "out of memory" : "cannot start a thread");
     w->have_results = true;
     w->t_run = clock_since(&w->t0);
     return 0;
