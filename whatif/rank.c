@@ -234,7 +234,6 @@ static void fit_error(const struct whatif_rank_row *rows, size_t n, char *buf, s
 static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
                         const struct whatif_node *best, bool quiet, FILE *out)
 {
-    FILE *note = stderr;
     const struct whatif_pin pin = {.node = best->sim.facts.name, .hostname = best->hostname};
     bool patch = p->owner.kind[0] != '\0';
 
@@ -243,7 +242,7 @@ static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
         return 0;
     }
     if (patch) {
-        fprintf(note,
+        fprintf(stderr,
                 "warning: pod %s/%s is controlled by %s %s: deleting it makes the controller "
                 "create a new pod from its template, which this pin would not reach. Pin the "
                 "template instead%s: apply the patch below to it (kubectl patch KIND NAME "
@@ -266,12 +265,12 @@ static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
             snprintf(which, sizeof(which), " (it exists, phase %.32s)", p->pod.phase);
         else if (p->pod.uid[0] != '\0')
             snprintf(which, sizeof(which), " (it exists)");
-        fprintf(note,
+        fprintf(stderr,
                 "A pod's node selection cannot be changed: delete the pod%s, then apply the "
                 "manifest below (%s).\n",
                 which, how);
     }
-    fflush(note);
+    fflush(stderr);
     return whatif_print_pin(p->text, p->len, &pin, patch, ra->output == OUT_JSON, out);
 }
 
