@@ -16,6 +16,7 @@
 #include "config/filter_need.h"
 #include "config/load.h"
 #include "base/file.h"
+#include "whatif/inputs.h"
 
 void cli_config_help(FILE *out)
 {
@@ -39,12 +40,6 @@ void cli_config_help(FILE *out)
             "stdout.\n");
 }
 
-/* How FILE is named in messages. */
-static const char *shown(const char *path)
-{
-    return strcmp(path, "-") == 0 ? "standard input" : path;
-}
-
 /* Whether the file @path can be opened for reading and is not a
  * directory; otherwise why not, in @why. */
 static bool readable(const char *path, char *why, size_t n)
@@ -65,13 +60,12 @@ static bool readable(const char *path, char *why, size_t n)
 /* Checks the file of option @key (@path, "" for none); counts failures. */
 static int check_file(const struct cfg *c, const char *file, const char *key, const char *path)
 {
-    char why[256], at[64];
+    char why[256], at[64] = "";
     if (path[0] == '\0' || readable(path, why, sizeof(why)))
         return 0;
-    if (cfg_file_position(c, key, at, sizeof(at)))
-        fprintf(stderr, "%s: %s: %s %s: %s\n", shown(file), at, key, path, why);
-    else
-        fprintf(stderr, "%s: %s %s: %s\n", shown(file), key, path, why);
+    if (cfg_file_position(c, key, at, sizeof(at) - 2))
+        strcat(at, ": "); /* where in the file, when the file set it */
+    fprintf(stderr, "%s: %s%s %s: %s\n", whatif_file_name(file), at, key, path, why);
     return 1;
 }
 
@@ -93,7 +87,7 @@ static int check_files(const char *file, const struct cfg *c)
 static void print_advice(void *ctx, const char *key, const char *text)
 {
     (void)key;
-    fprintf(stderr, "%s: warning: %s\n", shown(ctx), text);
+    fprintf(stderr, "%s: warning: %s\n", whatif_file_name(ctx), text);
 }
 
 /* Whether kube-scheduler's configuration needs the filter verb, with and
@@ -101,18 +95,17 @@ static void print_advice(void *ctx, const char *key, const char *text)
  * have). */
 static void print_filter_need(const char *file, const struct cfg *c)
 {
-    const char *cluster = cfg_filter_need(c, true), *alone = cfg_filter_need(c, false);
-    if (cluster == NULL)
-        fprintf(stderr,
-                "%s: filter verb, with cluster state: redundant (kube-scheduler's "
-                "NodeResourcesFit rejects the same nodes): register prioritize only\n",
-                file);
-    else
-        fprintf(stderr, "%s: filter verb, with cluster state: needed (%s)\n", file, cluster);
-    if (alone == NULL)
-        fprintf(stderr, "%s: filter verb, without a cluster: redundant\n", file);
-    else
-        fprintf(stderr, "%s: filter verb, without a cluster: needed (%s)\n", file, alone);
+    for (int cluster = 1; cluster >= 0; cluster--) {
+        const char *need = cfg_filter_need(c, cluster);
+        const char *where = cluster ? "with cluster state" : "without a cluster";
+        if (need != NULL)
+            fprintf(stderr, "%s: filter verb, %s: needed (%s)\n", file, where, need);
+        else
+            fprintf(stderr, "%s: filter verb, %s: redundant%s\n", file, where,
+                    cluster ? " (kube-scheduler's NodeResourcesFit rejects the same nodes): "
+                              "register prioritize only"
+                            : "");
+    }
 }
 
 /* What LowNodeUtilization configuration @l means for our thresholds: a
@@ -125,7 +118,7 @@ static void check_line(const char *file, const char *policy, const struct cfg *c
         fprintf(stderr,
                 "%s: note: %s: LowNodeUtilization (%s) is configured but not enabled: it evicts "
                 "nothing\n",
-                shown(file), policy, l->where);
+                whatif_file_name(file), policy, l->where);
     if (l->deviation) {
         /* Its lines are the cluster's mean plus or minus a percentage, not
          * a share of the node: nothing to compare ours with. */
@@ -133,7 +126,7 @@ static void check_line(const char *file, const char *policy, const struct cfg *c
                 "%s: note: %s: LowNodeUtilization (%s) uses useDeviationThresholds: its "
                 "targetThresholds are relative to the mean utilisation of the nodes, not "
                 "percentages of a node, so they are not compared with %s and %s\n",
-                shown(file), policy, l->where, key[SCORE_CPU], key[SCORE_MEMORY]);
+                whatif_file_name(file), policy, l->where, key[SCORE_CPU], key[SCORE_MEMORY]);
         return;
     }
     for (int r = 0; r < SCORE_NRES; r++) {
@@ -153,9 +146,9 @@ static void check_line(const char *file, const char *policy, const struct cfg *c
                 "node until it reaches %d %%, the descheduler evicts from a node above %s %%, "
                 "and pods loop between eviction and scheduling (koordinator#2477); %sraise "
                 "targetThresholds %s to %d\n",
-                shown(file), key[r], ours, cfg_is_given(c, key[r]) ? "" : " (the default)", res,
-                l->target_text[r], l->where, policy, l->line[r], l->column[r], ours,
-                l->target_text[r], lower, res, ours);
+                whatif_file_name(file), key[r], ours,
+                cfg_is_given(c, key[r]) ? "" : " (the default)", res, l->target_text[r], l->where,
+                policy, l->line[r], l->column[r], ours, l->target_text[r], lower, res, ours);
     }
 }
 
@@ -166,20 +159,17 @@ static int check_descheduler(const char *file, const char *policy, const struct 
     char err[ERR_LEN], *text;
     size_t len;
     struct cfg_descheduler_policy *pol = malloc(sizeof(*pol));
+    const char *sep = ": "; /* the policy's own errors start with its name */
 
-    if (pol == NULL) {
-        fprintf(stderr, "%s: descheduler policy: out of memory\n", shown(file));
-        return 2;
+    int rc = pol != NULL ? file_read_regular(policy, 1u << 20, &text, &len, err)
+                         : err_fail(err, -ENOMEM, "out of memory");
+    if (rc == 0) {
+        rc = cfg_descheduler_policy(text, len, policy, pol, err);
+        free(text);
+        sep = " ";
     }
-    if (file_read_regular(policy, 1u << 20, &text, &len, err) != 0) {
-        fprintf(stderr, "%s: descheduler policy: %s\n", shown(file), err);
-        free(pol);
-        return 2;
-    }
-    int rc = cfg_descheduler_policy(text, len, policy, pol, err);
-    free(text);
     if (rc != 0) {
-        fprintf(stderr, "%s: descheduler policy %s\n", shown(file), err);
+        fprintf(stderr, "%s: descheduler policy%s%s\n", whatif_file_name(file), sep, err);
         free(pol);
         return 2;
     }
@@ -187,7 +177,7 @@ static int check_descheduler(const char *file, const char *policy, const struct 
         fprintf(stderr,
                 "%s: note: %s (%s) has no LowNodeUtilization: no eviction line to "
                 "compare with\n",
-                shown(file), policy, pol->api_version);
+                whatif_file_name(file), policy, pol->api_version);
     for (size_t i = 0; i < pol->n; i++)
         check_line(file, policy, c, &pol->lines[i]);
     free(pol);
@@ -223,12 +213,12 @@ int cli_config_main(int argc, char **argv)
         if (strncmp(err, "config file ", 12) == 0)
             fprintf(stderr, "%s\n", err);
         else
-            fprintf(stderr, "%s: %s\n", shown(file), err);
+            fprintf(stderr, "%s: %s\n", whatif_file_name(file), err);
         return 2;
     }
     int bad = check_files(file, &c);
     if (bad == 0 && cfg_apply_scheduler_config(&c, err) != 0) {
-        fprintf(stderr, "%s: %s\n", shown(file), err);
+        fprintf(stderr, "%s: %s\n", whatif_file_name(file), err);
         bad++;
     }
     if (bad != 0)
@@ -236,8 +226,8 @@ int cli_config_main(int argc, char **argv)
     cfg_advice(&c, print_advice, (void *)(uintptr_t)file);
     if (policy != NULL && check_descheduler(file, policy, &c) != 0)
         return 2;
-    fprintf(stderr, "%s: ok\n", shown(file));
-    print_filter_need(shown(file), &c);
+    fprintf(stderr, "%s: ok\n", whatif_file_name(file));
+    print_filter_need(whatif_file_name(file), &c);
     cfg_print_json(&c, stdout);
     return 0;
 }

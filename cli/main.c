@@ -173,21 +173,8 @@ static int finish(const char *cmd, int status)
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "serve";
-    int n = argc > 2 ? argc - 2 : 0;
+    int first = 2; /* argv[first] is the command's first argument */
 
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-        if (strcmp(cmd, commands[i].name) != 0)
-            continue;
-        if (n > 0 && cfg_wants_help(n, argv + 2)) {
-            commands[i].help(stdout);
-            if (commands[i].help != usage)
-                print_exit_statuses(stdout, cmd);
-            return finish(cmd, 0);
-        }
-        int status = commands[i].run(n, argv + 2);
-        errno = 0;
-        return finish(cmd, status);
-    }
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return finish(NULL, 0);
@@ -196,14 +183,23 @@ int main(int argc, char **argv)
         printf("cpu-extender %s\n", CPU_EXTENDER_VERSION);
         return finish(NULL, 0);
     }
-    if (strncmp(cmd, "--", 2) == 0) {
-        if (cfg_wants_help(argc - 1, argv + 1)) {
-            usage(stdout);
-            return finish(NULL, 0);
+    if (strncmp(cmd, "--", 2) == 0) { /* options without a command: serve */
+        cmd = "serve";
+        first = 1;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (strcmp(cmd, commands[i].name) != 0)
+            continue;
+        int n = argc > first ? argc - first : 0;
+        if (n > 0 && cfg_wants_help(n, argv + first)) {
+            commands[i].help(stdout);
+            if (commands[i].help != usage)
+                print_exit_statuses(stdout, cmd);
+            return finish(first == 1 ? NULL : cmd, 0);
         }
-        int status = cli_serve(argc - 1, argv + 1);
+        int status = commands[i].run(n, argv + first);
         errno = 0;
-        return finish("serve", status);
+        return finish(cmd, status);
     }
     fprintf(stderr, "cpu-extender: unknown command \"%s\" (see --help)\n", cmd);
     return 2;

@@ -141,29 +141,27 @@ static void log_started(const struct cfg *c, const struct http_server *s, bool w
                        : c->tls_cert[0] ? "on"
                                         : "off"));
     const char *file = c->config_file[0] ? c->config_file : "built-in";
-    if (!with_cluster) {
-        char used[2 * CFG_STR_LEN + 32];
-        snprintf(used, sizeof(used), "node annotations %s, %s", c->used_annotation[SCORE_CPU],
-                 c->used_annotation[SCORE_MEMORY]);
+    char used[2 * CFG_STR_LEN + 32];
+    snprintf(used, sizeof(used), "node annotations %s, %s", c->used_annotation[SCORE_CPU],
+             c->used_annotation[SCORE_MEMORY]);
+    if (!with_cluster)
         LOG(LOG_INFO, "request-only mode: no cluster connection",
             LOG_STR("mode", cfg_mode_name(c->mode)),
             LOG_STR("strategy", score_strategy_name(c->score.strategy)),
             LOG_INT("cpuWeight", c->score.weight[SCORE_CPU]),
             LOG_INT("memoryWeight", c->score.weight[SCORE_MEMORY]), LOG_STR("used", used),
             LOG_STR("config", file), LOG_STR("hash", c->hash));
-        log_filter_need(c, false);
-        return;
-    }
-    LOG(LOG_INFO, "cluster mode: scoring from cluster state",
-        LOG_STR("mode", cfg_mode_name(c->mode)),
-        LOG_STR("strategy", score_strategy_name(c->score.strategy)),
-        LOG_INT("cpuWeight", c->score.weight[SCORE_CPU]),
-        LOG_INT("memoryWeight", c->score.weight[SCORE_MEMORY]),
-        LOG_STR("cpuUsedSource", score_used_source_name(c->used_source[SCORE_CPU])),
-        LOG_STR("memoryUsedSource", score_used_source_name(c->used_source[SCORE_MEMORY])),
-        LOG_STR("stalePolicy", score_stale_policy_name(c->stale_policy)), LOG_STR("config", file),
-        LOG_STR("hash", c->hash));
-    log_filter_need(c, true);
+    else
+        LOG(LOG_INFO, "cluster mode: scoring from cluster state",
+            LOG_STR("mode", cfg_mode_name(c->mode)),
+            LOG_STR("strategy", score_strategy_name(c->score.strategy)),
+            LOG_INT("cpuWeight", c->score.weight[SCORE_CPU]),
+            LOG_INT("memoryWeight", c->score.weight[SCORE_MEMORY]),
+            LOG_STR("cpuUsedSource", score_used_source_name(c->used_source[SCORE_CPU])),
+            LOG_STR("memoryUsedSource", score_used_source_name(c->used_source[SCORE_MEMORY])),
+            LOG_STR("stalePolicy", score_stale_policy_name(c->stale_policy)),
+            LOG_STR("config", file), LOG_STR("hash", c->hash));
+    log_filter_need(c, with_cluster);
 }
 
 static void log_advice(void *ctx, const char *key, const char *text)

@@ -1,6 +1,7 @@
 #include "whatif/inputs.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "base/arena.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/hash.h"
 #include "kube/client.h"
 #include "kube/discover.h"
 #include "kube/state.h"
@@ -25,6 +27,19 @@
 
 extern char **environ;
 
+int whatif_fail(int status, const char *tool, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    flockfile(stderr); /* one line, whatever the cluster's threads log */
+    fprintf(stderr, "cpu-extender %s: ", tool);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    funlockfile(stderr);
+    va_end(ap);
+    return status;
+}
+
 const char *whatif_file_name(const char *path)
 {
     return strcmp(path, "-") == 0 ? "standard input" : path;
@@ -32,59 +47,28 @@ const char *whatif_file_name(const char *path)
 
 /* ---- nodes --------------------------------------------------------------- */
 
-/* Node positions sorted by name, for the lookups of the pods' nodeName. */
-struct name_index {
-    const struct whatif_node *nodes;
-    size_t *order;
-    size_t n;
-};
-
-static int by_name(const void *x, const void *y, void *arg)
+/* Indexes the nodes by name into ns->names; a name given twice is refused,
+ * the first of them in name order named (@what: the file). */
+static int index_names(struct whatif_nodes *ns, const char *what, char *err)
 {
-    const struct whatif_node *nodes = arg;
-    size_t a = *(const size_t *)x, b = *(const size_t *)y;
-    int c = strcmp(nodes[a].sim.facts.name, nodes[b].sim.facts.name);
-    return c != 0 ? c : (a > b) - (a < b);
-}
-
-/* Sorts the nodes' positions by name; a name given twice is refused. */
-static int index_names(const struct whatif_nodes *ns, struct name_index *ix, const char *what,
-                       char *err)
-{
-    ix->nodes = ns->nodes;
-    ix->n = ns->n;
-    ix->order = malloc((ns->n + 1) * sizeof(*ix->order));
-    if (ix->order == NULL)
+    size_t nb = table_buckets(ns->n);
+    struct table_entry **buckets = arena_calloc(ns->a, nb, sizeof(*buckets));
+    const char *twice = NULL;
+    if (buckets == NULL)
         return err_fail(err, -ENOMEM, "out of memory");
-    for (size_t i = 0; i < ns->n; i++)
-        ix->order[i] = i;
-    qsort_r(ix->order, ns->n, sizeof(*ix->order), by_name, ns->nodes);
-    for (size_t i = 1; i < ns->n; i++) {
-        const char *name = ns->nodes[ix->order[i]].sim.facts.name;
-        if (strcmp(ns->nodes[ix->order[i - 1]].sim.facts.name, name) == 0) {
-            err_set(err, "%s: node %.253s is given twice", what, name);
-            free(ix->order);
-            ix->order = NULL;
-            return -EINVAL;
+    ns->names = table_fixed(buckets, nb);
+    for (size_t i = 0; i < ns->n; i++) {
+        struct whatif_node *n = &ns->nodes[i];
+        uint64_t h = hash_fnv1a_str(n->sim.facts.name);
+        if (table_find_hashed(&ns->names, n->sim.facts.name, h) == NULL) {
+            n->by_name.key = n->sim.facts.name;
+            table_link(&ns->names, &n->by_name, h);
+        } else if (twice == NULL || strcmp(n->sim.facts.name, twice) < 0) {
+            twice = n->sim.facts.name;
         }
     }
-    return 0;
-}
-
-static long find_name(const struct name_index *ix, const char *name)
-{
-    size_t lo = 0, hi = ix->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(ix->nodes[ix->order[mid]].sim.facts.name, name);
-        if (c == 0)
-            return (long)ix->order[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    return twice == NULL ? 0
+                         : err_fail(err, -EINVAL, "%s: node %.253s is given twice", what, twice);
 }
 
 /* The nodes of a NodeList text (file or API answer) into @out, named
@@ -155,37 +139,29 @@ static int decode_nodes(const struct cfg *cfg, const char *text, size_t len, con
     return 0;
 }
 
-/* One resource's used as the cluster state would resolve it from the
- * node's pods (@requested real, @non_zero) and its annotation. */
-static void resolve_from_pods(const struct cfg *cfg, struct whatif_node *n, const int64_t *non_zero)
+/* Node @n as the cluster state resolves it from @view (its pods' sums,
+ * its usage window), as serve does (verb_state_from_view()), with
+ * allocatable and the used annotation from the node's own object. */
+static void resolve_view(const struct cfg *cfg, struct whatif_node *n,
+                         const struct kube_node_view *view)
 {
-    const struct score_used_limits lim = {
-        .requests_max_age = cfg->requests_max_age_seconds,
-        .usage_max_age = cfg->usage_max_age_seconds,
-        .policy = cfg->stale_policy,
-    };
+    struct verb_state st;
+    const struct codec_node obj = {
+        .name = n->sim.facts.name, .res = n->sim.res, .invalid = n->invalid};
+    verb_state_from_view(cfg, view, &obj, &st);
+    n->sim.res = st.node;
+    n->sim.facts.pods = (int64_t)view->n_pods;
+    memcpy(n->sim.facts.requested, view->req_real, sizeof(view->req_real));
     n->from_state = true;
-    n->worst = SCORE_USED_FRESH;
+    n->worst = st.worst;
     for (int r = 0; r < SCORE_NRES; r++) {
-        const struct score_used_inputs in = {
-            .has_requests = true,
-            .req_real = n->sim.facts.requested[r],
-            .req_non_zero = non_zero[r],
-            .annotation = n->sim.res.used[r], /* the decoder put the annotation there */
-        };
-        struct score_used u;
-        score_used_resolve(cfg->used_source[r], &in, &lim, &u);
-        n->source[r] = u.source;
-        n->outcome[r] = u.outcome;
-        n->sim.res.used[r] = u.used_real;
-        n->sim.res.used_non_zero[r] = u.used_non_zero;
-        if (u.outcome == SCORE_USED_STALE_FULL)
-            n->worst = SCORE_USED_STALE_FULL;
-        else if (u.outcome == SCORE_USED_STALE_PASS && n->worst != SCORE_USED_STALE_FULL)
-            n->worst = SCORE_USED_STALE_PASS;
-        else if (n->worst == SCORE_USED_FRESH)
-            n->worst = u.outcome;
+        n->source[r] = st.used[r].source;
+        n->outcome[r] = st.used[r].outcome;
     }
+    /* The window serve scores by (its aggregate is in st already). */
+    n->usage_samples = view->usage_samples;
+    memcpy(n->usage_aggregate, view->usage, sizeof(n->usage_aggregate));
+    memcpy(n->usage_newest, view->usage_newest, sizeof(n->usage_newest));
 }
 
 /* Reads @path and finds its pods. */
@@ -217,18 +193,17 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
                            struct whatif_nodes *out, char *err)
 {
     struct whatif_item *items = NULL;
-    struct name_index ix = {0};
     char *text = NULL;
     size_t n = 0;
     uint32_t docs;
-    int64_t(*non_zero)[SCORE_NRES] = NULL;
+    struct kube_node_view *views = NULL;
     int rc = read_pod_items(path, &text, &items, &n, &docs, err);
     if (rc != 0)
         return rc;
-    if ((rc = index_names(out, &ix, whatif_file_name(path), err)) != 0)
+    if ((rc = index_names(out, whatif_file_name(path), err)) != 0)
         goto out_free;
-    non_zero = calloc(out->n + 1, sizeof(*non_zero));
-    if (non_zero == NULL) {
+    views = calloc(out->n + 1, sizeof(*views));
+    if (views == NULL) {
         rc = err_fail(err, -ENOMEM, "out of memory");
         goto out_free;
     }
@@ -247,34 +222,31 @@ static int charge_existing(const struct cfg *cfg, const char *path, const char *
             err_prefix(err, "%s: ", whatif_file_name(path));
             goto out_free;
         }
-        long at = pod.node_name[0] != '\0' ? find_name(&ix, pod.node_name) : -1;
-        if (exclude_uid != NULL && exclude_uid[0] != '\0' && strcmp(pod.uid, exclude_uid) == 0)
+        const struct table_entry *e =
+            pod.node_name[0] != '\0' ? table_find(&out->names, pod.node_name) : NULL;
+        /* Not charged: not bound, finished, or bound to a node not in the list. */
+        if (exclude_uid != NULL && exclude_uid[0] != '\0' && strcmp(pod.uid, exclude_uid) == 0) {
             out->excluded++;
-        else if (pod.node_name[0] == '\0')
-            out->unbound++;
-        else if (is_terminal(pod.phase))
-            out->terminal++;
-        else if (at < 0)
-            out->elsewhere++;
-        else {
-            struct place_node_facts *f = &out->nodes[at].sim.facts;
-            f->pods = score_add_sat(f->pods, 1);
+        } else if (e != NULL && !is_terminal(pod.phase)) {
+            struct kube_node_view *v = &views[(const struct whatif_node *)e - out->nodes];
+            v->n_pods++;
             for (int r = 0; r < SCORE_NRES; r++) {
-                f->requested[r] = score_add_sat(f->requested[r], req.real[r]);
-                non_zero[at][r] = score_add_sat(non_zero[at][r], req.non_zero[r]);
+                v->req_real[r] = score_add_sat(v->req_real[r], req.real[r]);
+                v->req_non_zero[r] = score_add_sat(v->req_non_zero[r], req.non_zero[r]);
             }
             out->charged++;
         }
         arena_release(tmp);
     }
-    for (size_t i = 0; i < out->n; i++)
-        resolve_from_pods(cfg, &out->nodes[i], non_zero[i]);
+    for (size_t i = 0; i < out->n; i++) {
+        views[i].pods_synced = true; /* every pod of the file is in */
+        resolve_view(cfg, &out->nodes[i], &views[i]);
+    }
     out->with_existing = true;
     rc = 0;
 
 out_free:
-    free(non_zero);
-    free(ix.order);
+    free(views);
     free(items);
     free(text);
     return rc;
@@ -298,12 +270,8 @@ int whatif_nodes_from_files(const struct cfg *cfg, const char *nodes_path,
     free(text); /* every string was copied into the arena */
     if (rc == 0 && existing_path != NULL)
         rc = charge_existing(cfg, existing_path, exclude_uid, out, err);
-    if (rc == 0 && existing_path == NULL) {
-        /* Names must be unique here too: a simulation tells nodes by name. */
-        struct name_index ix;
-        rc = index_names(out, &ix, whatif_file_name(nodes_path), err);
-        free(ix.order);
-    }
+    if (rc == 0 && existing_path == NULL) /* a simulation tells nodes by name */
+        rc = index_names(out, whatif_file_name(nodes_path), err);
     if (rc != 0)
         whatif_nodes_destroy(out);
     return rc;
@@ -383,9 +351,6 @@ int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const c
     for (size_t i = 0; i < out->n; i++) {
         struct whatif_node *n = &out->nodes[i];
         struct kube_node_view view;
-        struct verb_state st;
-        struct codec_node obj = {
-            .name = n->sim.facts.name, .res = n->sim.res, .invalid = n->invalid};
         if (kube_state_view(cluster_state(cl), n->sim.facts.name, now, cfg->in_flight_seconds,
                             &view) != 0) {
             /* Listed after the state's last event: as a node without pods. */
@@ -405,20 +370,7 @@ int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const c
             view.n_pods = view.n_pods > 0 ? view.n_pods - 1 : 0;
             out->excluded++;
         }
-        verb_state_from_view(cfg, &view, &obj, &st);
-        n->sim.res = st.node;
-        n->sim.facts.pods = (int64_t)view.n_pods;
-        memcpy(n->sim.facts.requested, view.req_real, sizeof(view.req_real));
-        n->from_state = true;
-        n->worst = st.worst;
-        for (int r = 0; r < SCORE_NRES; r++) {
-            n->source[r] = st.used[r].source;
-            n->outcome[r] = st.used[r].outcome;
-        }
-        /* The window serve scores by (its aggregate is in st already). */
-        n->usage_samples = view.usage_samples;
-        memcpy(n->usage_aggregate, view.usage, sizeof(n->usage_aggregate));
-        memcpy(n->usage_newest, view.usage_newest, sizeof(n->usage_newest));
+        resolve_view(cfg, n, &view);
         out->charged += view.n_pods;
     }
     out->with_existing = true;
@@ -439,20 +391,13 @@ void whatif_nodes_destroy(struct whatif_nodes *n)
 int whatif_check_files(const char *tool, const char *first, const char *nodes, const char *existing,
                        const char *stdin_flags)
 {
-    if (existing != NULL && nodes == NULL) {
-        fprintf(stderr,
-                "cpu-extender %s: --existing needs --nodes (with a cluster, its pods are read "
-                "from it)\n",
-                tool);
-        return 2;
-    }
+    if (existing != NULL && nodes == NULL)
+        return whatif_fail(2, tool,
+                           "--existing needs --nodes (with a cluster, its pods are read from it)");
     if ((strcmp(first, "-") == 0) + (nodes && strcmp(nodes, "-") == 0) +
             (existing && strcmp(existing, "-") == 0) >
-        1) {
-        fprintf(stderr, "cpu-extender %s: only one of %s can read standard input (-)\n", tool,
-                stdin_flags);
-        return 2;
-    }
+        1)
+        return whatif_fail(2, tool, "only one of %s can read standard input (-)", stdin_flags);
     return 0;
 }
 
@@ -473,23 +418,19 @@ int whatif_flag(const char *tool, int argc, char **argv, int *i, const char *nam
     }
     if (strcmp(a, name) != 0 && (short_name == NULL || strcmp(a, short_name) != 0))
         return 0;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "cpu-extender %s: flag %s needs a value\n", tool, a);
-        return 2;
-    }
+    if (*i + 1 >= argc)
+        return whatif_fail(2, tool, "flag %s needs a value", a);
     *value = argv[++*i];
     return 1;
 }
 
 int whatif_check_used_source(const char *tool, const struct cfg *c, const char *why)
 {
-    for (int r = 0; r < SCORE_NRES; r++) {
-        if (c->used_source[r] != SCORE_USED_USAGE && c->used_source[r] != SCORE_USED_MAX)
-            continue;
-        fprintf(stderr, "cpu-extender %s: --%s-used-source %s: %s; use requests or annotation\n",
-                tool, score_resource_name(r), score_used_source_name(c->used_source[r]), why);
-        return 2;
-    }
+    for (int r = 0; r < SCORE_NRES; r++)
+        if (c->used_source[r] == SCORE_USED_USAGE || c->used_source[r] == SCORE_USED_MAX)
+            return whatif_fail(2, tool, "--%s-used-source %s: %s; use requests or annotation",
+                               score_resource_name(r), score_used_source_name(c->used_source[r]),
+                               why);
     return 0;
 }
 
@@ -499,10 +440,8 @@ int whatif_cluster_open(const struct cfg *c, const char *tool, const char *hint,
     char err[ERR_LEN];
     struct kube_target t;
 
-    if (kube_global_init() != 0) {
-        fprintf(stderr, "cpu-extender %s: libcurl initialisation failed\n", tool);
-        return 1;
-    }
+    if (kube_global_init() != 0)
+        return whatif_fail(1, tool, "libcurl initialisation failed");
     int rc = kube_discover(c->kubeconfig, environ, KUBE_INCLUSTER_DIR, &t, err);
     if (rc == -ENOENT)
         err_set(err,
@@ -514,9 +453,8 @@ int whatif_cluster_open(const struct cfg *c, const char *tool, const char *hint,
         kube_target_destroy(&t);
     }
     if (rc != 0) {
-        fprintf(stderr, "cpu-extender %s: %s\n", tool, err);
         kube_global_cleanup();
-        return 2;
+        return whatif_fail(2, tool, "%s", err);
     }
     return 0;
 }

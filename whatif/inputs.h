@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/table.h"
 #include "config/config.h"
 #include "placement/simulate.h"
 #include "scoring/used.h"
@@ -35,10 +36,11 @@ struct arena;
 
 /* One node. */
 struct whatif_node {
-    struct place_sim_node sim; /* facts (name, labels, taints, ...) and res (alloc, our used) */
-    const char *invalid;       /* why its data is unusable (a fixed text), NULL when usable */
-    const char *hostname;      /* its kubernetes.io/hostname label, NULL when it has none */
-    bool has_max_pods;         /* status.allocatable.pods was given */
+    struct table_entry by_name; /* first: in whatif_nodes.names, keyed by sim.facts.name */
+    struct place_sim_node sim;  /* facts (name, labels, taints, ...) and res (alloc, our used) */
+    const char *invalid;        /* why its data is unusable (a fixed text), NULL when usable */
+    const char *hostname;       /* its kubernetes.io/hostname label, NULL when it has none */
+    bool has_max_pods;          /* status.allocatable.pods was given */
     /* Where used came from: existing pods (a PodList or the cluster), with
      * each resource's source and outcome; else the used annotation. */
     bool from_state;
@@ -56,11 +58,11 @@ struct whatif_nodes {
     struct arena *a; /* holds every string and array */
     struct whatif_node *nodes;
     size_t n;
+    struct table names; /* the nodes by name (buckets in a), for the pods' nodeName */
     bool with_existing; /* used came from pods (--existing or the cluster) */
-    /* What --existing held: pods charged to a node, and those that were not
-     * (not bound, finished, bound to a node not in the list, or the pod
-     * left out by UID). */
-    size_t charged, unbound, terminal, elsewhere, excluded;
+    /* Pods charged to a node (--existing or the cluster), and the pod left
+     * out by UID. */
+    size_t charged, excluded;
 };
 
 /*
@@ -87,6 +89,12 @@ int whatif_nodes_from_cluster(const struct cfg *cfg, struct cluster *cl, const c
 
 /* Frees what @n holds (a zeroed one is fine). */
 void whatif_nodes_destroy(struct whatif_nodes *n);
+
+/* Says "cpu-extender @tool: " and the formatted @fmt as one line on
+ * stderr and returns @status: a command's failure and its exit status in
+ * one statement. */
+int whatif_fail(int status, const char *tool, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* How the file @path is named in messages: "-" is "standard input". */
 const char *whatif_file_name(const char *path);

@@ -22,37 +22,30 @@ static void delete_all(cJSON *obj, const char *key)
     }
 }
 
-/* The object member @key of @obj (the last of duplicates, as Go reads
- * it), made an empty object when absent or not an object. NULL when out of
- * memory. */
-static cJSON *object_at(cJSON *obj, const char *key)
+/* The object (@array: array) member @key of @obj (the last of duplicates,
+ * as Go reads it), made an empty one when absent or of another type. NULL
+ * when out of memory. */
+static cJSON *member_at(cJSON *obj, const char *key, bool array)
 {
-    cJSON *o = codec_json_member(obj, key);
-    if (cJSON_IsObject(o))
-        return o;
+    cJSON *m = codec_json_member(obj, key);
+    if (array ? cJSON_IsArray(m) : cJSON_IsObject(m))
+        return m;
     delete_all(obj, key);
-    return cJSON_AddObjectToObject(obj, key);
+    return array ? cJSON_AddArrayToObject(obj, key) : cJSON_AddObjectToObject(obj, key);
 }
 
 /* The requirement that pins to @pin: In [value] on the hostname label, or
  * on metadata.name. */
 static cJSON *pin_requirement(const struct whatif_pin *pin, bool field)
 {
-    cJSON *r = cJSON_CreateObject(), *values, *v;
-    if (r == NULL)
-        return NULL;
-    if (cJSON_AddStringToObject(r, "key", field ? "metadata.name" : HOSTNAME_LABEL) == NULL ||
-        cJSON_AddStringToObject(r, "operator", "In") == NULL ||
-        (values = cJSON_AddArrayToObject(r, "values")) == NULL)
-        goto out_free;
-    v = cJSON_CreateString(field ? pin->node : pin->hostname);
-    if (v == NULL || !cJSON_AddItemToArray(values, v)) {
-        cJSON_Delete(v);
-        goto out_free;
-    }
-    return r;
-
-out_free:
+    const char *value = field ? pin->node : pin->hostname;
+    cJSON *r = cJSON_CreateObject(), *values = cJSON_CreateStringArray(&value, 1);
+    if (r != NULL && values != NULL &&
+        cJSON_AddStringToObject(r, "key", field ? "metadata.name" : HOSTNAME_LABEL) != NULL &&
+        cJSON_AddStringToObject(r, "operator", "In") != NULL &&
+        cJSON_AddItemToObject(r, "values", values))
+        return r;
+    cJSON_Delete(values); /* not in r: adding it was the last step */
     cJSON_Delete(r);
     return NULL;
 }
@@ -73,11 +66,7 @@ static int pin_terms(cJSON *terms, const struct whatif_pin *pin, bool field)
     {
         if (!cJSON_IsObject(term))
             continue; /* the decoder refused such a pod before it was ranked */
-        cJSON *reqs = codec_json_member(term, list);
-        if (!cJSON_IsArray(reqs)) {
-            delete_all(term, list);
-            reqs = cJSON_AddArrayToObject(term, list);
-        }
+        cJSON *reqs = member_at(term, list, true);
         cJSON *r = reqs != NULL ? pin_requirement(pin, field) : NULL;
         if (r == NULL || !cJSON_AddItemToArray(reqs, r)) {
             cJSON_Delete(r);
@@ -111,7 +100,7 @@ static int pin(cJSON *pod, const struct whatif_pin *p)
         "deletionGracePeriodSeconds",
         "ownerReferences",
     };
-    cJSON *meta = object_at(pod, "metadata"), *spec = object_at(pod, "spec");
+    cJSON *meta = member_at(pod, "metadata", false), *spec = member_at(pod, "spec", false);
     if (meta == NULL || spec == NULL)
         return -ENOMEM;
     for (size_t i = 0; i < sizeof(server_set) / sizeof(server_set[0]); i++)
@@ -124,23 +113,17 @@ static int pin(cJSON *pod, const struct whatif_pin *p)
     delete_all(pod, "status");
     delete_all(spec, "nodeName");
     if (p->hostname != NULL) {
-        cJSON *sel = object_at(spec, "nodeSelector");
+        cJSON *sel = member_at(spec, "nodeSelector", false);
         if (sel == NULL)
             return -ENOMEM;
         delete_all(sel, HOSTNAME_LABEL);
         if (cJSON_AddStringToObject(sel, HOSTNAME_LABEL, p->hostname) == NULL)
             return -ENOMEM;
     } else {
-        cJSON *aff = object_at(spec, "affinity");
-        cJSON *na = aff != NULL ? object_at(aff, "nodeAffinity") : NULL;
-        cJSON *req = na != NULL ? object_at(na, REQUIRED) : NULL;
-        cJSON *terms = req != NULL ? codec_json_member(req, "nodeSelectorTerms") : NULL;
-        if (req == NULL)
-            return -ENOMEM;
-        if (!cJSON_IsArray(terms)) {
-            delete_all(req, "nodeSelectorTerms");
-            terms = cJSON_AddArrayToObject(req, "nodeSelectorTerms");
-        }
+        cJSON *aff = member_at(spec, "affinity", false);
+        cJSON *na = aff != NULL ? member_at(aff, "nodeAffinity", false) : NULL;
+        cJSON *req = na != NULL ? member_at(na, REQUIRED, false) : NULL;
+        cJSON *terms = req != NULL ? member_at(req, "nodeSelectorTerms", true) : NULL;
         if (terms == NULL || pin_terms(terms, p, true) != 0)
             return -ENOMEM;
     }
@@ -153,15 +136,23 @@ static int pin(cJSON *pod, const struct whatif_pin *p)
     return 0;
 }
 
+/* @pod_json as a tree of its own, malloc'd (editing it frees the members
+ * it drops); NULL when it is not a JSON object. */
+static cJSON *parse_object(const char *pod_json, size_t len)
+{
+    cJSON *pod = cJSON_ParseWithLength(pod_json, len);
+    if (cJSON_IsObject(pod))
+        return pod;
+    cJSON_Delete(pod);
+    return NULL;
+}
+
 int whatif_pinned_pod(const char *pod_json, size_t len, const struct whatif_pin *p, cJSON **out)
 {
-    /* A tree of its own, malloc'd: editing it frees the members it drops. */
-    cJSON *pod = cJSON_ParseWithLength(pod_json, len);
+    cJSON *pod = parse_object(pod_json, len);
     *out = NULL;
-    if (!cJSON_IsObject(pod)) {
-        cJSON_Delete(pod);
+    if (pod == NULL)
         return -EINVAL;
-    }
     int rc = pin(pod, p);
     if (rc != 0) {
         cJSON_Delete(pod);
@@ -173,14 +164,12 @@ int whatif_pinned_pod(const char *pod_json, size_t len, const struct whatif_pin 
 
 int whatif_pin_patch(const char *pod_json, size_t len, const struct whatif_pin *p, cJSON **out)
 {
-    cJSON *pod = cJSON_ParseWithLength(pod_json, len), *patch = NULL, *terms = NULL;
+    cJSON *pod = parse_object(pod_json, len), *patch = NULL, *terms = NULL;
     int rc = -ENOMEM;
 
     *out = NULL;
-    if (!cJSON_IsObject(pod)) {
-        cJSON_Delete(pod);
+    if (pod == NULL)
         return -EINVAL;
-    }
     terms = own_terms(pod);
     patch = cJSON_CreateObject();
     if (terms == NULL || patch == NULL || pin_terms(terms, p, p->hostname == NULL) != 0)
@@ -313,35 +302,20 @@ static void json_scalar(const cJSON *v, FILE *out)
     cJSON_free(text);
 }
 
-static void indent(int n, FILE *out)
-{
-    for (int i = 0; i < n; i++)
-        fputc(' ', out);
-}
-
-static bool is_nested(const cJSON *v)
-{
-    return (cJSON_IsObject(v) || cJSON_IsArray(v)) && v->child != NULL;
-}
-
+/* @v at indentation @at: an object or array with members over several
+ * lines, anything else (an empty one is {} or []) as cJSON prints it. */
 static void json_value(const cJSON *v, int at, FILE *out)
 {
     const cJSON *m;
-    if (!is_nested(v)) {
-        if (cJSON_IsObject(v))
-            fputs("{}", out);
-        else if (cJSON_IsArray(v))
-            fputs("[]", out);
-        else
-            json_scalar(v, out);
+    bool obj = cJSON_IsObject(v);
+    if ((!obj && !cJSON_IsArray(v)) || v->child == NULL) {
+        json_scalar(v, out);
         return;
     }
-    bool obj = cJSON_IsObject(v);
     fputc(obj ? '{' : '[', out);
     cJSON_ArrayForEach(m, v)
     {
-        fputc('\n', out);
-        indent(at + 2, out);
+        fprintf(out, "\n%*s", at + 2, "");
         if (obj) {
             cJSON *key = cJSON_CreateStringReference(m->string);
             json_scalar(key, out);
@@ -352,9 +326,7 @@ static void json_value(const cJSON *v, int at, FILE *out)
         if (m->next != NULL)
             fputc(',', out);
     }
-    fputc('\n', out);
-    indent(at, out);
-    fputc(obj ? '}' : ']', out);
+    fprintf(out, "\n%*s%c", at, "", obj ? '}' : ']');
 }
 
 int whatif_write_json(const cJSON *v, FILE *out)

@@ -80,6 +80,21 @@ static int string_value(struct facts_walk *w, const char *path, const char **out
     return 0;
 }
 
+/* @arr (@n elements of @size bytes, room for *@cap) with room for one
+ * more: itself, or a copy twice as large in the arena (@first at first);
+ * NULL when out of memory. */
+static void *grow(struct facts_walk *w, void *arr, size_t n, size_t *cap, size_t first, size_t size)
+{
+    if (n < *cap)
+        return arr;
+    size_t more = *cap ? *cap * 2 : first;
+    void *grown = arena_alloc(w->a, more * size);
+    if (grown != NULL && n > 0)
+        memcpy(grown, arr, n * size);
+    *cap = grown != NULL ? more : *cap;
+    return grown;
+}
+
 static int put_label(struct facts_walk *w, const char *key, const char *value)
 {
     struct whatif_node_facts *f = w->out;
@@ -89,16 +104,9 @@ static int put_label(struct facts_walk *w, const char *key, const char *value)
             return 0;
         }
     }
-    if (f->n_labels == w->label_cap) {
-        size_t more = w->label_cap ? w->label_cap * 2 : 16;
-        struct place_label *grown = arena_alloc(w->a, more * sizeof(*grown));
-        if (grown == NULL)
-            return nomem(w);
-        if (f->n_labels > 0)
-            memcpy(grown, f->labels, f->n_labels * sizeof(*grown));
-        f->labels = grown;
-        w->label_cap = more;
-    }
+    if ((f->labels = grow(w, f->labels, f->n_labels, &w->label_cap, 16, sizeof(*f->labels))) ==
+        NULL)
+        return nomem(w);
     f->labels[f->n_labels++] = (struct place_label){key, value};
     return 0;
 }
@@ -116,20 +124,6 @@ static int label(struct facts_walk *w, struct codec_str key, void *ctx)
     return rc == 0 ? put_label(w, k, v) : rc;
 }
 
-static int labels(struct facts_walk *w)
-{
-    char c = codec_scan_peek(w->s);
-    if (c == 'n') {
-        w->out->n_labels = 0; /* null clears a map */
-        return skip(w);
-    }
-    if (c != '{')
-        return err_fail(w->err, -EINVAL, "metadata.labels: want an object");
-    if (codec_scan_object(w->s) != 0)
-        return scan_fault(w);
-    return each_member(w, label, NULL);
-}
-
 /* Enters the object at the scan point for a struct field @path: 1 when it
  * is one (walk its members), 0 when null (nothing to read), else -EINVAL. */
 static int struct_field(struct facts_walk *w, const char *path)
@@ -142,16 +136,23 @@ static int struct_field(struct facts_walk *w, const char *path)
     return codec_scan_object(w->s) != 0 ? scan_fault(w) : 1;
 }
 
+/* The object at the scan point (@path), each of its members read by @fn;
+ * null is nothing to read. */
+static int object_field(struct facts_walk *w, const char *path,
+                        int (*fn)(struct facts_walk *w, struct codec_str key, void *ctx))
+{
+    int rc = struct_field(w, path);
+    return rc <= 0 ? rc : each_member(w, fn, NULL);
+}
+
 static int metadata_member(struct facts_walk *w, struct codec_str key, void *ctx)
 {
     (void)ctx;
-    return codec_str_is(key, "labels", true) ? labels(w) : skip(w);
-}
-
-static int metadata(struct facts_walk *w)
-{
-    int rc = struct_field(w, "metadata");
-    return rc <= 0 ? rc : each_member(w, metadata_member, NULL);
+    if (!codec_str_is(key, "labels", true))
+        return skip(w);
+    if (codec_scan_peek(w->s) == 'n')
+        w->out->n_labels = 0; /* null clears a map */
+    return object_field(w, "metadata.labels", label);
 }
 
 /* One taint as it is read: where, and its effect's text until checked. */
@@ -180,10 +181,8 @@ static int taint(struct facts_walk *w, size_t i, struct place_taint *t)
     char path[64];
     snprintf(path, sizeof(path), "spec.taints[%zu]", i);
     int rc = struct_field(w, path);
-    if (rc == 0) {
-        err_set(w->err, "%s: want an object", path); /* a null taint has no effect */
-        return -EINVAL;
-    }
+    if (rc == 0) /* a null taint has no effect */
+        return err_fail(w->err, -EINVAL, "%s: want an object", path);
     if (rc < 0)
         return rc;
     t->key = t->value = "";
@@ -216,17 +215,8 @@ static int taints(struct facts_walk *w)
             return scan_fault(w);
         if (!more)
             return 0;
-        if (f->n_taints == cap) {
-            size_t n = cap ? cap * 2 : 4;
-            struct place_taint *grown = arena_alloc(w->a, n * sizeof(*grown));
-            if (grown == NULL)
-                return nomem(w);
-            if (f->n_taints > 0)
-                memcpy(grown, f->taints, f->n_taints * sizeof(*grown));
-            f->taints = grown;
-            cap = n;
-        }
-        int rc = taint(w, f->n_taints, &f->taints[f->n_taints]);
+        f->taints = grow(w, f->taints, f->n_taints, &cap, 4, sizeof(*f->taints));
+        int rc = f->taints != NULL ? taint(w, f->n_taints, &f->taints[f->n_taints]) : nomem(w);
         if (rc != 0)
             return rc;
         f->n_taints++;
@@ -252,21 +242,15 @@ static int spec_member(struct facts_walk *w, struct codec_str key, void *ctx)
     return skip(w);
 }
 
-static int spec(struct facts_walk *w)
-{
-    int rc = struct_field(w, "spec");
-    return rc <= 0 ? rc : each_member(w, spec_member, NULL);
-}
-
 static int node_member(struct facts_walk *w, struct codec_str key, void *ctx)
 {
     (void)ctx;
     if (codec_str_is(key, "kind", true))
         return string_value(w, "kind", &w->out->kind, NULL);
     if (codec_str_is(key, "metadata", true))
-        return metadata(w);
+        return object_field(w, "metadata", metadata_member);
     if (codec_str_is(key, "spec", true))
-        return spec(w);
+        return object_field(w, "spec", spec_member);
     return skip(w);
 }
 
@@ -301,19 +285,16 @@ int whatif_nodelist_kind(struct arena *a, const struct codec_args *args, const c
     for (size_t i = 0; i < args->n_list_members; i++) {
         const struct codec_member *m = &args->list_members[i];
         struct codec_scan s;
-        struct codec_str key, value;
+        struct codec_str key;
+        struct facts_walk w = {.a = a, .s = &s, .err = err};
         /* The key span holds its quotes: read it as the string it is. */
         codec_scan_init(&s, m->key.p, m->key.len);
         if (codec_scan_string(&s, &key) != 0 || !codec_str_is(key, "kind", true))
             continue;
         codec_scan_init(&s, m->value.p, m->value.len);
-        char c = codec_scan_peek(&s);
-        if (c == 'n')
-            continue; /* null leaves the string as it was */
-        if (c != '"' || codec_scan_string(&s, &value) != 0)
-            return err_fail(err, -EINVAL, "kind: want a string");
-        if ((*kind = codec_str_copy(a, value)) == NULL)
-            return err_fail(err, -ENOMEM, "out of memory");
+        int rc = string_value(&w, "kind", kind, NULL); /* null leaves it as it was */
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }

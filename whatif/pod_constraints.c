@@ -84,69 +84,89 @@ static int node_selector(struct pc_walk *w, const cJSON *spec, struct place_pod_
     return 0;
 }
 
-static int requirements(struct pc_walk *w, const cJSON *term, const char *key, const char *path,
-                        const struct place_requirement **out, size_t *n_out)
+/* The array @key of @obj, whose elements must be objects: each read by @fn
+ * (its path "@path.@key[i]" for messages) into the next of @n_out elements
+ * of @size bytes, an array in the arena put in *@out (left alone for none). */
+static int objects(struct pc_walk *w, const cJSON *obj, const char *key, const char *path,
+                   size_t size, void *out, size_t *n_out,
+                   int (*fn)(struct pc_walk *w, const cJSON *item, const char *at, void *elem))
 {
-    const cJSON *list, *r;
-    char at[256];
+    const cJSON *list, *item;
+    char at[320];
     size_t i = 0;
 
-    *out = NULL;
-    *n_out = 0;
-    if (array_field(w, term, key, path, &list) != 0)
+    if (array_field(w, obj, key, path, &list) != 0)
         return -EINVAL;
     size_t n = list != NULL ? (size_t)cJSON_GetArraySize(list) : 0;
     if (n == 0)
         return 0;
-    struct place_requirement *reqs = arena_calloc(w->a, n, sizeof(*reqs));
-    if (reqs == NULL)
+    char *elems = arena_calloc(w->a, n, size);
+    if (elems == NULL)
         return nomem(w);
-    cJSON_ArrayForEach(r, list)
+    cJSON_ArrayForEach(item, list)
     {
-        const char *op;
-        const cJSON *values, *v;
         snprintf(at, sizeof(at), "%s.%s[%zu]", path, key, i);
-        if (!cJSON_IsObject(r))
+        if (!cJSON_IsObject(item))
             return want(w, at, "an object");
-        int rc = string_field(w, r, "key", at, &reqs[i].key);
-        if (rc == 0)
-            rc = string_field(w, r, "operator", at, &op);
-        if (rc == 0)
-            rc = array_field(w, r, "values", at, &values);
+        int rc = fn(w, item, at, elems + i++ * size);
         if (rc != 0)
             return rc;
-        if (place_selector_op_parse(op, &reqs[i].op) != 0)
-            return err_fail(w->err, -EINVAL,
-                            "%s.operator: want In, NotIn, Exists, DoesNotExist, Gt or Lt, not "
-                            "\"%.100s\"",
-                            at, op);
-        size_t nv = values != NULL ? (size_t)cJSON_GetArraySize(values) : 0, j = 0;
-        const char **vals = arena_calloc(w->a, nv + 1, sizeof(*vals));
-        if (vals == NULL)
-            return nomem(w);
-        cJSON_ArrayForEach(v, values)
-        {
-            if (!cJSON_IsString(v))
-                return err_fail(w->err, -EINVAL, "%s.values[%zu]: want a string", at, j);
-            vals[j] = arena_strndup(w->a, v->valuestring, strlen(v->valuestring));
-            if (vals[j++] == NULL)
-                return nomem(w);
-        }
-        reqs[i].values = vals;
-        reqs[i].n_values = nv;
-        i++;
     }
-    *out = reqs;
+    memcpy(out, &elems, sizeof(elems)); /* *out is a pointer to the caller's type */
     *n_out = n;
     return 0;
+}
+
+static int requirement(struct pc_walk *w, const cJSON *r, const char *at, void *elem)
+{
+    struct place_requirement *req = elem;
+    const char *op;
+    const cJSON *values, *v;
+    size_t j = 0;
+
+    int rc = string_field(w, r, "key", at, &req->key);
+    if (rc == 0)
+        rc = string_field(w, r, "operator", at, &op);
+    if (rc == 0)
+        rc = array_field(w, r, "values", at, &values);
+    if (rc != 0)
+        return rc;
+    if (place_selector_op_parse(op, &req->op) != 0)
+        return err_fail(w->err, -EINVAL,
+                        "%s.operator: want In, NotIn, Exists, DoesNotExist, Gt or Lt, not "
+                        "\"%.100s\"",
+                        at, op);
+    size_t nv = values != NULL ? (size_t)cJSON_GetArraySize(values) : 0;
+    const char **vals = arena_calloc(w->a, nv + 1, sizeof(*vals));
+    if (vals == NULL)
+        return nomem(w);
+    cJSON_ArrayForEach(v, values)
+    {
+        if (!cJSON_IsString(v))
+            return err_fail(w->err, -EINVAL, "%s.values[%zu]: want a string", at, j);
+        vals[j] = arena_strndup(w->a, v->valuestring, strlen(v->valuestring));
+        if (vals[j++] == NULL)
+            return nomem(w);
+    }
+    req->values = vals;
+    req->n_values = nv;
+    return 0;
+}
+
+static int term(struct pc_walk *w, const cJSON *t, const char *at, void *elem)
+{
+    struct place_selector_term *term = elem;
+    int rc = objects(w, t, "matchExpressions", at, sizeof(struct place_requirement),
+                     &term->match_expressions, &term->n_match_expressions, requirement);
+    return rc != 0 ? rc
+                   : objects(w, t, "matchFields", at, sizeof(struct place_requirement),
+                             &term->match_fields, &term->n_match_fields, requirement);
 }
 
 static int affinity(struct pc_walk *w, const cJSON *spec, struct place_pod_constraints *out)
 {
     static const char *const path = "Pod.spec.affinity.nodeAffinity." REQUIRED;
-    const cJSON *aff = codec_json_field(spec, "affinity"), *na, *req, *terms, *t;
-    char at[320];
-    size_t i = 0;
+    const cJSON *aff = codec_json_field(spec, "affinity"), *na, *req;
 
     if (aff == NULL)
         return 0;
@@ -161,74 +181,33 @@ static int affinity(struct pc_walk *w, const cJSON *spec, struct place_pod_const
     if (!cJSON_IsObject(req))
         return want(w, path, "an object");
     out->has_required_affinity = true;
-    if (array_field(w, req, "nodeSelectorTerms", path, &terms) != 0)
-        return -EINVAL;
-    size_t n = terms != NULL ? (size_t)cJSON_GetArraySize(terms) : 0;
-    if (n == 0)
-        return 0; /* no term: no node matches (the API server refuses it) */
-    struct place_selector_term *out_terms = arena_calloc(w->a, n, sizeof(*out_terms));
-    if (out_terms == NULL)
-        return nomem(w);
-    cJSON_ArrayForEach(t, terms)
-    {
-        snprintf(at, sizeof(at), "%s.nodeSelectorTerms[%zu]", path, i);
-        if (!cJSON_IsObject(t))
-            return want(w, at, "an object");
-        int rc = requirements(w, t, "matchExpressions", at, &out_terms[i].match_expressions,
-                              &out_terms[i].n_match_expressions);
-        if (rc == 0)
-            rc = requirements(w, t, "matchFields", at, &out_terms[i].match_fields,
-                              &out_terms[i].n_match_fields);
-        if (rc != 0)
-            return rc;
-        i++;
-    }
-    out->affinity_terms = out_terms;
-    out->n_affinity_terms = n;
-    return 0;
+    /* no term: no node matches (the API server refuses it) */
+    return objects(w, req, "nodeSelectorTerms", path, sizeof(struct place_selector_term),
+                   &out->affinity_terms, &out->n_affinity_terms, term);
 }
 
-static int tolerations(struct pc_walk *w, const cJSON *spec, struct place_pod_constraints *out)
+static int toleration(struct pc_walk *w, const cJSON *t, const char *at, void *elem)
 {
-    const cJSON *list, *t;
-    char at[64];
-    size_t i = 0;
+    struct place_toleration *tol = elem;
+    const char *op, *effect;
 
-    if (array_field(w, spec, "tolerations", "Pod.spec", &list) != 0)
-        return -EINVAL;
-    size_t n = list != NULL ? (size_t)cJSON_GetArraySize(list) : 0;
-    if (n == 0)
-        return 0;
-    struct place_toleration *tol = arena_calloc(w->a, n, sizeof(*tol));
-    if (tol == NULL)
-        return nomem(w);
-    cJSON_ArrayForEach(t, list)
-    {
-        const char *op, *effect;
-        snprintf(at, sizeof(at), "Pod.spec.tolerations[%zu]", i);
-        if (!cJSON_IsObject(t))
-            return want(w, at, "an object");
-        int rc = string_field(w, t, "key", at, &tol[i].key);
-        if (rc == 0)
-            rc = string_field(w, t, "operator", at, &op);
-        if (rc == 0)
-            rc = string_field(w, t, "value", at, &tol[i].value);
-        if (rc == 0)
-            rc = string_field(w, t, "effect", at, &effect);
-        if (rc != 0)
-            return rc;
-        if (place_toleration_op_parse(op, &tol[i].op) != 0)
-            return err_fail(w->err, -EINVAL, "%s.operator: want Equal or Exists, not \"%.100s\"",
-                            at, op);
-        if (place_taint_effect_parse(effect, true, &tol[i].effect) != 0)
-            return err_fail(w->err, -EINVAL,
-                            "%s.effect: want NoSchedule, PreferNoSchedule, NoExecute or empty, not "
-                            "\"%.100s\"",
-                            at, effect);
-        i++;
-    }
-    out->tolerations = tol;
-    out->n_tolerations = n;
+    int rc = string_field(w, t, "key", at, &tol->key);
+    if (rc == 0)
+        rc = string_field(w, t, "operator", at, &op);
+    if (rc == 0)
+        rc = string_field(w, t, "value", at, &tol->value);
+    if (rc == 0)
+        rc = string_field(w, t, "effect", at, &effect);
+    if (rc != 0)
+        return rc;
+    if (place_toleration_op_parse(op, &tol->op) != 0)
+        return err_fail(w->err, -EINVAL, "%s.operator: want Equal or Exists, not \"%.100s\"", at,
+                        op);
+    if (place_taint_effect_parse(effect, true, &tol->effect) != 0)
+        return err_fail(w->err, -EINVAL,
+                        "%s.effect: want NoSchedule, PreferNoSchedule, NoExecute or empty, not "
+                        "\"%.100s\"",
+                        at, effect);
     return 0;
 }
 
@@ -248,10 +227,10 @@ int whatif_pod_constraints_decode(struct arena *a, const cJSON *pod,
     if (!cJSON_IsObject(spec))
         return want(&w, "Pod.spec", "an object");
     if ((rc = string_field(&w, spec, "nodeName", "Pod.spec", &out->node_name)) != 0 ||
-        (rc = node_selector(&w, spec, out)) != 0 || (rc = affinity(&w, spec, out)) != 0 ||
-        (rc = tolerations(&w, spec, out)) != 0)
+        (rc = node_selector(&w, spec, out)) != 0 || (rc = affinity(&w, spec, out)) != 0)
         return rc;
-    return 0;
+    return objects(&w, spec, "tolerations", "Pod.spec", sizeof(struct place_toleration),
+                   &out->tolerations, &out->n_tolerations, toleration);
 }
 
 void whatif_pod_controller(const cJSON *pod, struct whatif_pod_owner *out)

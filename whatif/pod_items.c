@@ -104,20 +104,15 @@ static int document(struct codec_scan *s, uint32_t doc, struct item_list *l, cha
             has_kind = true;
             continue;
         }
-        if (!codec_str_is(key, "items", true) || (c != '[' && c != 'n')) {
-            if (codec_scan_skip(s) != 0)
-                return -EINVAL;
-            continue;
+        bool is_items = codec_str_is(key, "items", true) && (c == '[' || c == 'n');
+        if (is_items) {
+            /* A repeated items replaces the one before, as Go reads a slice. */
+            l->n = first;
+            has_items = true;
         }
-        /* A repeated items replaces the one before, as Go reads a slice. */
-        l->n = first;
-        has_items = true;
-        if (c == 'n') {
-            if (codec_scan_skip(s) != 0)
-                return -EINVAL;
-            continue;
-        }
-        int rc = items(s, doc, l, err);
+        int rc = is_items && c == '['      ? items(s, doc, l, err)
+                 : codec_scan_skip(s) != 0 ? -EINVAL
+                                           : 0;
         if (rc != 0)
             return rc;
     }
@@ -183,26 +178,21 @@ int whatif_pod_kind_check(const cJSON *pod, char *err)
     if (kind == NULL || (cJSON_IsString(kind) && strcmp(kind->valuestring, "Pod") == 0))
         return 0;
     if (!cJSON_IsString(kind))
-        err_set(err, "kind: want a string");
-    else
-        err_set(err, "a %.100s, not a Pod", kind->valuestring);
-    return -EINVAL;
+        return err_fail(err, -EINVAL, "kind: want a string");
+    return err_fail(err, -EINVAL, "a %.100s, not a Pod", kind->valuestring);
 }
 
 int whatif_pod_one_check(const cJSON *pod, char *err)
 {
     const cJSON *kind = codec_json_field(pod, "kind");
-    const char *k = cJSON_IsString(kind) ? kind->valuestring : "";
-    if (strcmp(k, "PodList") == 0 || strcmp(k, "List") == 0 ||
-        (kind == NULL && codec_json_field(pod, "items") != NULL))
-        return err_fail(err, -EINVAL,
-                        "a %s, not a Pod: give one pod (kubectl get pod NAME -o json)",
-                        k[0] != '\0' ? k : "list");
     if (kind != NULL && !cJSON_IsString(kind))
         return err_fail(err, -EINVAL, "kind: want a string");
-    if (kind != NULL && strcmp(k, "Pod") != 0)
+    /* A list (a PodList, a List, or items without a kind) or another kind */
+    if (kind == NULL ? codec_json_field(pod, "items") != NULL
+                     : strcmp(kind->valuestring, "Pod") != 0)
         return err_fail(err, -EINVAL,
-                        "a %.100s, not a Pod: give one pod (kubectl get pod NAME -o json)", k);
+                        "a %.100s, not a Pod: give one pod (kubectl get pod NAME -o json)",
+                        kind != NULL ? kind->valuestring : "list");
     if (kind != NULL)
         return 0;
     /* Without a kind, only a pod's spec makes it a pod: an ExtenderArgs
@@ -240,15 +230,13 @@ int whatif_pod_item_decode(struct arena *tmp, const struct whatif_item *it, uint
     const cJSON *ns = codec_json_field(meta, "namespace"), *n = codec_json_field(meta, "name");
     /* A pod without a namespace is in "default"; another kind (a Node)
      * may have none at all, and is named as it is. */
-    const cJSON *kind = codec_json_field(t, "kind");
-    bool is_pod = kind == NULL || (cJSON_IsString(kind) && strcmp(kind->valuestring, "Pod") == 0);
+    rc = whatif_pod_kind_check(t, err);
     bool has_ns = cJSON_IsString(ns) && ns->valuestring[0] != '\0';
-    if (cJSON_IsString(n) && (has_ns || is_pod))
+    if (cJSON_IsString(n) && (has_ns || rc == 0))
         snprintf(who, sizeof(who), " (%.253s/%.253s)", has_ns ? ns->valuestring : "default",
                  n->valuestring);
     else if (cJSON_IsString(n))
         snprintf(who, sizeof(who), " (%.253s)", n->valuestring);
-    rc = whatif_pod_kind_check(t, err);
     if (rc == 0)
         rc = codec_pod_decode(tmp, t, pod, err);
     if (rc == 0 && score_pod_request(&pod->spec, req) != 0)

@@ -53,26 +53,19 @@ static int read_pod(struct arena *a, const char *path, struct ranked_pod *p, cha
     int rc = file_read(path, WHATIF_INPUT_MAX, &p->text, &p->len, err);
     if (rc != 0)
         return rc == -EFBIG ? -EINVAL : rc;
-    if ((rc = codec_json_parse(a, p->text, p->len, "a Pod", &json, err)) != 0)
-        goto out_name;
-    if ((rc = whatif_pod_one_check(json, err)) != 0)
-        goto out_name;
-    if ((rc = codec_pod_decode(a, json, &p->pod, err)) != 0)
-        goto out_name;
-    if (score_pod_request(&p->pod.spec, &p->request) != 0) {
+    if ((rc = codec_json_parse(a, p->text, p->len, "a Pod", &json, err)) == 0 &&
+        (rc = whatif_pod_one_check(json, err)) == 0 &&
+        (rc = codec_pod_decode(a, json, &p->pod, err)) == 0 &&
+        score_pod_request(&p->pod.spec, &p->request) != 0)
         rc = err_fail(err, -EINVAL, "Pod: total request does not fit in int64");
-        goto out_name;
+    if (rc == 0 && (rc = whatif_pod_constraints_decode(a, json, &p->constraints, err)) == 0) {
+        /* The question is where a new copy of the pod would go: the node a
+         * running pod is bound to does not bind the copy (the manifest
+         * drops spec.nodeName too). */
+        p->constraints.node_name = "";
+        whatif_pod_controller(json, &p->owner);
+        return 0;
     }
-    if ((rc = whatif_pod_constraints_decode(a, json, &p->constraints, err)) != 0)
-        goto out_name;
-    /* The question is where a new copy of the pod would go: the node a
-     * running pod is bound to does not bind the copy (the manifest drops
-     * spec.nodeName too). */
-    p->constraints.node_name = "";
-    whatif_pod_controller(json, &p->owner);
-    return 0;
-
-out_name:
     err_prefix(err, "%s: ", whatif_file_name(path));
     return rc;
 }
@@ -241,7 +234,6 @@ static void fit_error(const struct whatif_rank_row *rows, size_t n, char *buf, s
 static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
                         const struct whatif_node *best, bool quiet, FILE *out)
 {
-    FILE *note = stderr;
     const struct whatif_pin pin = {.node = best->sim.facts.name, .hostname = best->hostname};
     bool patch = p->owner.kind[0] != '\0';
 
@@ -250,7 +242,7 @@ static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
         return 0;
     }
     if (patch) {
-        fprintf(note,
+        fprintf(stderr,
                 "warning: pod %s/%s is controlled by %s %s: deleting it makes the controller "
                 "create a new pod from its template, which this pin would not reach. Pin the "
                 "template instead%s: apply the patch below to it (kubectl patch KIND NAME "
@@ -273,12 +265,12 @@ static int print_result(const struct rank_args *ra, const struct ranked_pod *p,
             snprintf(which, sizeof(which), " (it exists, phase %.32s)", p->pod.phase);
         else if (p->pod.uid[0] != '\0')
             snprintf(which, sizeof(which), " (it exists)");
-        fprintf(note,
+        fprintf(stderr,
                 "A pod's node selection cannot be changed: delete the pod%s, then apply the "
                 "manifest below (%s).\n",
                 which, how);
     }
-    fflush(note);
+    fflush(stderr);
     return whatif_print_pin(p->text, p->len, &pin, patch, ra->output == OUT_JSON, out);
 }
 
@@ -327,12 +319,9 @@ static int report(const struct cfg *cfg, const struct rank_args *ra, const struc
                 r.tie ? "; tied with the next, chosen by name order (kube-scheduler picks at "
                         "random among equal totals)"
                       : "");
-    int status = 0;
-    if (ra->output != OUT_TABLE && print_result(ra, p, best, quiet, stdout) != 0) {
-        fprintf(stderr, "cpu-extender rank: cannot write the result\n");
-        status = 1;
-    }
-    return status;
+    if (ra->output != OUT_TABLE && print_result(ra, p, best, quiet, stdout) != 0)
+        return whatif_fail(1, "rank", "cannot write the result");
+    return 0;
 }
 
 /* Ranks and prints; returns the exit status. */
@@ -346,10 +335,8 @@ static int rank(const struct cfg *cfg, const struct rank_args *ra, struct cluste
     int status = 2, rc;
     bool runtime = false;
 
-    if (a == NULL) {
-        fprintf(stderr, "cpu-extender rank: out of memory\n");
-        return 1;
-    }
+    if (a == NULL)
+        return whatif_fail(1, "rank", "out of memory");
     if ((rc = read_pod(a, ra->pod, &p, err)) != 0)
         goto out_fail;
     if (cl != NULL)
@@ -377,8 +364,7 @@ static int rank(const struct cfg *cfg, const struct rank_args *ra, struct cluste
     goto out_free;
 
 out_fail:
-    fprintf(stderr, "cpu-extender rank: %s\n", err);
-    status = runtime || rc == -ENOMEM ? 1 : 2;
+    status = whatif_fail(runtime || rc == -ENOMEM ? 1 : 2, "rank", "%s", err);
 out_free:
     free(rows);
     whatif_nodes_destroy(&nodes);
@@ -420,10 +406,8 @@ int whatif_rank_main(int argc, char **argv)
             ra.output_given = true;
             while (ra.output <= OUT_NAME && strcmp(o, outputs[ra.output]) != 0)
                 ra.output++;
-            if (ra.output > OUT_NAME) {
-                fprintf(stderr, "cpu-extender rank: -o %s: want yaml, json, table or name\n", o);
-                return 2;
-            }
+            if (ra.output > OUT_NAME)
+                return whatif_fail(2, "rank", "-o %s: want yaml, json, table or name", o);
         }
         if (found == 2)
             return 2;

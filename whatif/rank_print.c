@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/cluster/usage.h"
 #include "server/ops/explain.h"
 
 enum col {
@@ -22,7 +23,7 @@ struct cells {
     char how[PLACE_REASON_LEN + 320];
 };
 
-static const char *const headers[COL_COUNT] = {
+static const char headers[COL_COUNT][160] = {
     "NODE",
     "VERDICT",
     "CPU: ALLOC USED(FROM) POD -> TERM",
@@ -178,11 +179,7 @@ void whatif_rank_print(FILE *out, const struct cfg *cfg, const struct whatif_ran
     /* The source each resource actually had, node by node, when usage was
      * asked or some node did not get the source asked: a stale usage falls
      * back (stalePolicy requests) without the cells saying why. */
-    bool usage = false;
-    for (int k = 0; k < SCORE_NRES; k++)
-        usage = usage || cfg->used_source[k] == SCORE_USED_USAGE ||
-                cfg->used_source[k] == SCORE_USED_MAX;
-    if (whatif_used_summary(cfg, ns, used, sizeof(used)) || usage)
+    if (whatif_used_summary(cfg, ns, used, sizeof(used)) || cluster_usage_needed(cfg))
         fprintf(out, "used: %s\n\n", used);
 
     struct cells *cells = calloc(r->n + 1, sizeof(*cells));
@@ -198,10 +195,7 @@ void whatif_rank_print(FILE *out, const struct cfg *cfg, const struct whatif_ran
             if (strlen(cells[i].c[k]) > width[k])
                 width[k] = strlen(cells[i].c[k]);
     }
-    char head[COL_COUNT][160];
-    for (int k = 0; k < COL_COUNT; k++)
-        snprintf(head[k], sizeof(head[k]), "%s", headers[k]);
-    print_row(out, (const char(*)[160])head, width);
+    print_row(out, headers, width);
     for (size_t i = 0; i < r->n; i++) {
         print_row(out, (const char(*)[160])cells[i].c, width);
         fprintf(out, "%*s  %s\n", (int)width[COL_NODE], "", cells[i].how);

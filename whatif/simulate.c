@@ -12,6 +12,7 @@
 #include "kube/client.h"
 #include "config/load.h"
 #include "placement/sim_run.h"
+#include "server/cluster/usage.h"
 #include "whatif/inputs.h"
 #include "whatif/simulate_print.h"
 
@@ -53,15 +54,11 @@ static int write_file(const char *path, int (*fn)(FILE *, const struct whatif_si
                       const struct whatif_sim_report *r)
 {
     FILE *f = fopen(path, "w");
-    if (f == NULL) {
-        fprintf(stderr, "cpu-extender simulate: %s: %s\n", path, strerror(errno));
-        return -EIO;
-    }
+    if (f == NULL)
+        return whatif_fail(-EIO, "simulate", "%s: %s", path, strerror(errno));
     int rc = fn(f, r);
-    if (fclose(f) != 0 || rc != 0) {
-        fprintf(stderr, "cpu-extender simulate: %s: cannot write it\n", path);
-        return -EIO;
-    }
+    if (fclose(f) != 0 || rc != 0)
+        return whatif_fail(-EIO, "simulate", "%s: cannot write it", path);
     return 0;
 }
 
@@ -112,11 +109,9 @@ static int read_inputs(const struct cfg *cfg, const struct sim_args *sa, struct 
         return rc;
     }
     w->t_nodes = clock_since(&w->t0);
-    bool on_usage = false;
-    for (int r = 0; r < SCORE_NRES; r++)
-        on_usage = on_usage || cfg->used_source[r] == SCORE_USED_USAGE;
-    if ((rc = whatif_pods_from_file(a, sa->pods, on_usage ? cfg : NULL, &w->pods, &w->n_pods,
-                                    err)) != 0)
+    /* usage only: max was refused */
+    if ((rc = whatif_pods_from_file(a, sa->pods, cluster_usage_needed(cfg) ? cfg : NULL, &w->pods,
+                                    &w->n_pods, err)) != 0)
         return rc;
     w->t_pods = clock_since(&w->t0);
     return 0;
@@ -130,11 +125,9 @@ static int check_nodes(const struct whatif_nodes *nodes, char *err)
     for (size_t i = 0; i < nodes->n; i++) {
         const struct whatif_node *n = &nodes->nodes[i];
         if (n->invalid != NULL || n->worst == SCORE_USED_STALE_FULL ||
-            n->worst == SCORE_USED_STALE_PASS) {
-            err_set(err, "cluster: node %s: %s", n->sim.facts.name,
-                    n->invalid != NULL ? n->invalid : "its used data is stale");
-            return -EINVAL;
-        }
+            n->worst == SCORE_USED_STALE_PASS)
+            return err_fail(err, -EINVAL, "cluster: node %s: %s", n->sim.facts.name,
+                            n->invalid != NULL ? n->invalid : "its used data is stale");
         if (!n->has_max_pods)
             fprintf(stderr,
                     "cpu-extender simulate: warning: node %s has no status.allocatable.pods: "
@@ -170,10 +163,8 @@ static int run_strategies(const struct cfg *cfg, const struct sim_args *sa, stru
     int rc;
     w->sn = calloc(w->nodes.n + 1, sizeof(*w->sn));
     w->sp = calloc(w->n_pods + 1, sizeof(*w->sp));
-    if (w->sn == NULL || w->sp == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (w->sn == NULL || w->sp == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     for (size_t i = 0; i < w->nodes.n; i++)
         w->sn[i] = w->nodes.nodes[i].sim;
     for (size_t i = 0; i < w->n_pods; i++)
@@ -185,15 +176,12 @@ static int run_strategies(const struct cfg *cfg, const struct sim_args *sa, stru
         .n_pods = w->n_pods,
         .params = cfg->score,
     };
-    if ((rc = place_sim_new(&in, &w->sim)) != 0) {
-        err_set(err, rc == -ENOMEM ? "out of memory" : "more nodes or pods than it can take");
-        return rc;
-    }
+    if ((rc = place_sim_new(&in, &w->sim)) != 0)
+        return err_fail(err, rc, "%s",
+                        rc == -ENOMEM ? "out of memory" : "more nodes or pods than it can take");
     rc = place_sim_run_all(w->sim, sa->strategies, sa->n_strategies, SIM_THREADS, w->results);
-    if (rc != 0) {
-        err_set(err, "%s", rc == -ENOMEM ? "out of memory" : "cannot start a thread");
-        return rc;
-    }
+    if (rc != 0)
+        return err_fail(err, rc, "%s", rc == -ENOMEM ? "out of memory" : "cannot start a thread");
     w->have_results = true;
     w->t_run = clock_since(&w->t0);
     return 0;
@@ -249,10 +237,8 @@ static int simulate(const struct cfg *cfg, const struct sim_args *sa, struct clu
     bool runtime = false;
     int status, rc;
 
-    if (a == NULL) {
-        fprintf(stderr, "cpu-extender simulate: out of memory\n");
-        return 1;
-    }
+    if (a == NULL)
+        return whatif_fail(1, "simulate", "out of memory");
     if ((rc = read_inputs(cfg, sa, cl, a, &w, &runtime, err)) == 0) {
         warn_pods_bound(w.pods, w.n_pods);
         if ((rc = check_nodes(&w.nodes, err)) != 0)
@@ -260,12 +246,10 @@ static int simulate(const struct cfg *cfg, const struct sim_args *sa, struct clu
     }
     if (rc == 0)
         rc = run_strategies(cfg, sa, &w, err);
-    if (rc == 0) {
+    if (rc == 0)
         status = report(cfg, sa, cl, &w);
-    } else {
-        fprintf(stderr, "cpu-extender simulate: %s\n", err);
-        status = runtime || rc == -ENOMEM ? 1 : 2;
-    }
+    else
+        status = whatif_fail(runtime || rc == -ENOMEM ? 1 : 2, "simulate", "%s", err);
     work_destroy(&w, sa->n_strategies);
     arena_release(a);
     return status;
@@ -292,13 +276,9 @@ static int parse_args(int argc, char **argv, struct sim_args *sa, char **rest, i
         /* The simulation's own flag: one strategy or all of them. */
         if (found == 0 &&
             (found = whatif_flag("simulate", argc, argv, &i, "--strategy", NULL, &v)) == 1 &&
-            parse_strategy(v, sa) != 0) {
-            fprintf(stderr,
-                    "cpu-extender simulate: --strategy %s: want spread, pack, balanced, target "
-                    "or all\n",
-                    v);
-            return 2;
-        }
+            parse_strategy(v, sa) != 0)
+            return whatif_fail(2, "simulate",
+                               "--strategy %s: want spread, pack, balanced, target or all", v);
         if (found == 2)
             return 2;
         if (found == 1)
@@ -339,16 +319,13 @@ int whatif_simulate_main(int argc, char **argv)
                                        "node files carry no usage (metrics.k8s.io): simulate "
                                        "against the cluster (without --nodes) for usage")) != 0)
         return rc;
-    for (int r = 0; r < SCORE_NRES; r++) {
-        if (c.used_source[r] == SCORE_USED_MAX) {
-            fprintf(stderr,
-                    "cpu-extender simulate: --%s-used-source max: a simulation cannot project "
-                    "the larger of requests and usage; use usage (against a cluster), requests "
-                    "or annotation\n",
-                    score_resource_name((enum score_resource)r));
-            return 2;
-        }
-    }
+    for (int r = 0; r < SCORE_NRES; r++)
+        if (c.used_source[r] == SCORE_USED_MAX)
+            return whatif_fail(2, "simulate",
+                               "--%s-used-source max: a simulation cannot project the larger of "
+                               "requests and usage; use usage (against a cluster), requests or "
+                               "annotation",
+                               score_resource_name((enum score_resource)r));
     log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
     if (sa.nodes == NULL &&
         (rc = whatif_cluster_open(&c, "simulate", "--nodes FILE (and --existing FILE)", &cl)) != 0)
