@@ -189,12 +189,13 @@ static int score_fitting(const struct cfg *cfg, struct whatif_rank_row *rows, si
         if (rows[i].fits)
             ex[k++] = rows[i].explain;
     score_finish(&cfg->score, ex, k);
+    /* A forced-zero row was normalized with the others (value 0), as serve
+     * does, so it takes its place in ex too. */
     k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (rows[i].fits)
-            rows[i].explain.score = rows[i].forced_zero ? 0 : ex[k++].score;
-        else
-            rows[i].explain.score = 0;
+    for (size_t i = 0; i < n; i++) {
+        int score = rows[i].fits ? ex[k++].score : 0;
+        rows[i].explain.score = rows[i].forced_zero ? 0 : score;
+    }
     free(ex);
     return 0;
 }

@@ -917,6 +917,47 @@ START_TEST(cluster_rank_says_which_used_source_it_used)
 }
 END_TEST
 
+/* rank under stalePolicy pass scores every node as serve does: a stale
+ * node before the others counts in the normalization with value 0 and
+ * scores 0, and each node after it keeps its own score (rank once gave
+ * each the score of the node before it). n1 has no sample; n2 uses 1 CPU
+ * and n3 500m of their 4. */
+START_TEST(cluster_rank_stale_pass_keeps_each_nodes_score)
+{
+    struct world w;
+    char pod_path[128], out_path[128], cmd[1024];
+    size_t len;
+    prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
+    metrics_age(&w, 5);
+    ck_assert_int_eq(fake_set_node_metrics(w.fake, "n2", "1000m", "1Gi"), 0);
+    ck_assert_int_eq(fake_set_node_metrics(w.fake, "n3", "500m", "1Gi"), 0);
+    snprintf(pod_path, sizeof(pod_path), "%s/spod-%d.json", pki.dir, getpid());
+    snprintf(out_path, sizeof(out_path), "%s/srank-out-%d", pki.dir, getpid());
+    FILE *f = fopen(pod_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\","
+          "\"namespace\":\"default\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
+          "{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]}}",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd),
+             "env -u KUBECONFIG HOME=/nonexistent %s rank --kubeconfig %s --pod %s "
+             "--cpu-used-source usage --metrics-interval-seconds 1 --stale-policy pass -o table "
+             ">%s 2>&1",
+             server_binary(), w.kubeconfig, pod_path, out_path);
+    ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+    char *table = file_slurp(out_path, &len);
+    ck_assert_msg(strstr(table, "score 9 = (88 + 5) / 10") != NULL, "%s", table);     /* n3 */
+    ck_assert_msg(strstr(table, "score 8 = (75 + 5) / 10") != NULL, "%s", table);     /* n2 */
+    ck_assert_msg(strstr(table, "score 0: used data is stale") != NULL, "%s", table); /* n1 */
+    ck_assert_msg(strstr(table, "best node: n3 (score 9, value 88)") != NULL, "%s", table);
+    free(table);
+    unlink(pod_path);
+    unlink(out_path);
+    fake_stop(w.fake);
+}
+END_TEST
+
 /* simulate against a live cluster on usage: each pod it places adds its
  * in-flight estimate to the node's usage, as serve counts a pod placed but
  * not yet in the samples. Usage n1 3500m, n2 2000m, n3 500m (4 CPU each);
@@ -1691,6 +1732,7 @@ Suite *cluster_suite(void)
     tcase_add_test(est, cluster_in_flight_estimate_per_mode);
     tcase_add_test(est, cluster_debug_shows_the_usage_window);
     tcase_add_test(est, cluster_rank_says_which_used_source_it_used);
+    tcase_add_test(est, cluster_rank_stale_pass_keeps_each_nodes_score);
     tcase_add_test(est, cluster_simulate_on_usage_adds_the_in_flight_estimate);
     suite_add_tcase(s, est);
     return s;
