@@ -71,8 +71,8 @@ static int check_server(const char *server, char *out, size_t cap)
 
 static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, char *err)
 {
-    const char *f = c->file;
-    const char *n = c->name;
+    const char *f = c->e.file;
+    const char *n = c->e.name;
 
     if (c->unsupported != NULL)
         return err_fail(err, -EINVAL, "kubeconfig %s: clusters[%s].cluster.%s: not supported", f, n,
@@ -125,7 +125,7 @@ static int exec_config_new(const struct kc_user *u, const struct kc_exec *e,
     if (x == NULL)
         return -ENOMEM;
     *out = x;
-    if (asprintf(&x->where, "kubeconfig %s: users[%s].user.exec", u->file, u->name) == -1) {
+    if (asprintf(&x->where, "kubeconfig %s: users[%s].user.exec", u->e.file, u->e.name) == -1) {
         x->where = NULL;
         return -ENOMEM;
     }
@@ -162,7 +162,7 @@ static int resolve_exec(const struct kc_user *u, bool use, struct kube_target *t
     const char *mode = e->interactive_mode != NULL ? e->interactive_mode : "";
     char w[ERR_LEN / 2];
 
-    snprintf(w, sizeof(w), "kubeconfig %s: users[%s].user.exec", u->file, u->name);
+    snprintf(w, sizeof(w), "kubeconfig %s: users[%s].user.exec", u->e.file, u->e.name);
     if (e->command == NULL || e->command[0] == '\0')
         return err_fail(err, -EINVAL, "%s.command: missing", w);
     if (v[0] == '\0')
@@ -199,14 +199,14 @@ static int resolve_exec(const struct kc_user *u, bool use, struct kube_target *t
         return 0;
     int rc = exec_config_new(u, e, &t->exec);
     if (rc != 0)
-        err_set(err, "kubeconfig %s: out of memory", u->file);
+        err_set(err, "kubeconfig %s: out of memory", u->e.file);
     return rc;
 }
 
 static int resolve_user(const struct kc_user *u, struct kube_target *t, char *err)
 {
-    const char *f = u->file;
-    const char *n = u->name;
+    const char *f = u->e.file;
+    const char *n = u->e.name;
     int rc;
 
     if (u->unsupported != NULL)
@@ -268,41 +268,30 @@ out_nomem:
 static int kc_resolve(const struct kc_config *m, const char *src, const char *context,
                       struct kube_target *t, char *err)
 {
-    const struct kc_context *x = NULL;
-    const struct kc_cluster *c = NULL;
     const struct kc_user *u = NULL;
     int rc;
 
     const char *name = context != NULL && context[0] != '\0' ? context : m->current_context;
     if (name == NULL)
         return err_fail(err, -EINVAL, "kubeconfig %s: current-context is not set", src);
-    for (size_t i = 0; i < m->n_contexts && x == NULL; i++)
-        if (strcmp(m->contexts[i].name, name) == 0)
-            x = &m->contexts[i];
+    const struct kc_context *x = (const void *)kube_kc_find(m, KC_CONTEXT, name);
     if (x == NULL)
         return err_fail(err, -EINVAL, "kubeconfig %s: context \"%s\" not found", src, name);
     if (x->cluster == NULL || x->cluster[0] == '\0')
         return err_fail(err, -EINVAL, "kubeconfig %s: contexts[%s].context.cluster: missing",
-                        x->file, x->name);
-    for (size_t i = 0; i < m->n_clusters && c == NULL; i++)
-        if (strcmp(m->clusters[i].name, x->cluster) == 0)
-            c = &m->clusters[i];
+                        x->e.file, x->e.name);
+    const struct kc_cluster *c = (const void *)kube_kc_find(m, KC_CLUSTER, x->cluster);
     if (c == NULL)
         return err_fail(err, -EINVAL, "kubeconfig %s: cluster \"%s\" (of context \"%s\") not found",
-                        src, x->cluster, x->name);
+                        src, x->cluster, x->e.name);
     /* No user is anonymous access, as in client-go. */
-    if (x->user != NULL && x->user[0] != '\0') {
-        for (size_t i = 0; i < m->n_users && u == NULL; i++)
-            if (strcmp(m->users[i].name, x->user) == 0)
-                u = &m->users[i];
-        if (u == NULL)
-            return err_fail(err, -EINVAL,
-                            "kubeconfig %s: user \"%s\" (of context \"%s\") not found", src,
-                            x->user, x->name);
-    }
+    if (x->user != NULL && x->user[0] != '\0' &&
+        (u = (const void *)kube_kc_find(m, KC_USER, x->user)) == NULL)
+        return err_fail(err, -EINVAL, "kubeconfig %s: user \"%s\" (of context \"%s\") not found",
+                        src, x->user, x->e.name);
 
     memset(t, 0, sizeof(*t));
-    snprintf(t->source, sizeof(t->source), "kubeconfig %.3900s (context %.64s)", src, x->name);
+    snprintf(t->source, sizeof(t->source), "kubeconfig %.3900s (context %.64s)", src, x->e.name);
     rc = resolve_cluster(c, t, err);
     if (rc == 0 && u != NULL)
         rc = resolve_user(u, t, err);
@@ -399,8 +388,8 @@ int kube_load_kubeconfig(const char *path, const char *context, struct kube_targ
     }
     if (rc == 0 && loaded == 0)
         rc = err_fail(err, -ENOENT, "kubeconfig %s: no such file", path);
-    if (rc == 0 && m.n_clusters == 0 && m.n_users == 0 && m.n_contexts == 0 &&
-        m.current_context == NULL) {
+    if (rc == 0 && m.lists[KC_CLUSTER].n == 0 && m.lists[KC_USER].n == 0 &&
+        m.lists[KC_CONTEXT].n == 0 && m.current_context == NULL) {
         rc = err_fail(err, -ENOENT, "kubeconfig %s: defines no cluster, user or context", path);
     }
     if (rc == 0)
