@@ -373,13 +373,6 @@ int kube_stream_bounded(struct kube_client *c, const char *path, int idle_second
     return perform(c, "GET", path, NULL, 0, 0, b, idle_seconds, &x, out, err);
 }
 
-int kube_stream(struct kube_client *c, const char *path, int idle_seconds, const atomic_bool *stop,
-                kube_line_fn fn, void *ctx, struct kube_response *out, char *err)
-{
-    const struct kube_bounds b = {.stop = stop};
-    return kube_stream_bounded(c, path, idle_seconds, &b, fn, ctx, out, err);
-}
-
 void kube_client_cancel(struct kube_client *c)
 {
     if (c != NULL)

@@ -47,7 +47,7 @@
 #define INF_PAGE_MAX     (8u << 20)
 #define INF_PAGE_FRAMING (64u << 10) /* kind, metadata, continue token */
 
-/* What a watch line callback tells the watch loop (via kube_stream). */
+/* What a watch line callback tells the watch loop (via kube_stream_bounded). */
 enum inf_watch_end {
     INF_WATCH_GONE = 1, /* 410: the resourceVersion is too old, list again */
     INF_WATCH_BROKEN,   /* malformed or ERROR event: reconnect from the last good RV */
