@@ -33,7 +33,7 @@ struct kube_client {
     struct kube_target t; /* deep copy */
     char user_agent[128];
     struct kube_token token; /* of t.token_file or t.token */
-    struct kube_exec *exec;  /* of t.exec (which is not copied), NULL for none */
+    struct kube_exec *exec;  /* of the target's exec (shared; t.exec is NULL), NULL for none */
     atomic_bool cancelled;   /* kube_client_cancel: every request ends */
 };
 
