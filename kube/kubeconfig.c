@@ -106,40 +106,31 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, ch
 
 /* ---- exec credential plugins ---- */
 
-static char *dup_sane(const char *s)
-{
-    char *d = strdup(s);
-    /* An install hint goes into a one-line message: no escapes or breaks
-     * (client-go strips ANSI escape codes from it for the same reason). */
-    for (char *c = d; c != NULL && *c != '\0'; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = ' ';
-    return d;
-}
-
 /* The checked stanza @e of user @u as a struct kube_exec_config. */
 static int exec_config_new(const struct kc_user *u, const struct kc_exec *e,
                            struct kube_exec_config **out)
 {
-    struct kube_exec_config *x = calloc(1, sizeof(*x));
+    bool hint = e->install_hint != NULL && e->install_hint[0] != '\0';
+    struct kube_exec_config *x = *out = calloc(1, sizeof(*x));
     if (x == NULL)
         return -ENOMEM;
-    *out = x;
-    if (asprintf(&x->where, "kubeconfig %s: users[%s].user.exec", u->e.file, u->e.name) == -1) {
+    if (asprintf(&x->where, "kubeconfig %s: users[%s].user.exec", u->e.file, u->e.name) == -1)
         x->where = NULL;
-        return -ENOMEM;
-    }
     x->command = strdup(e->command);
     x->api_version = strdup(e->api_version);
-    x->install_hint =
-        e->install_hint != NULL && e->install_hint[0] != '\0' ? dup_sane(e->install_hint) : NULL;
+    x->install_hint = hint ? strdup(e->install_hint) : NULL;
     x->provide_cluster_info = e->provide_cluster_info;
     x->timeout_ms = KUBE_EXEC_TIMEOUT_MS;
     x->args = calloc(e->n_args + 1, sizeof(*x->args));
     x->env = calloc(e->n_env + 1, sizeof(*x->env));
-    if (x->command == NULL || x->api_version == NULL || x->args == NULL || x->env == NULL ||
-        (e->install_hint != NULL && e->install_hint[0] != '\0' && x->install_hint == NULL))
+    if (x->where == NULL || x->command == NULL || x->api_version == NULL || x->args == NULL ||
+        x->env == NULL || (hint && x->install_hint == NULL))
         return -ENOMEM;
+    /* An install hint goes into a one-line message: no escapes or breaks
+     * (client-go strips ANSI escape codes from it for the same reason). */
+    for (char *c = x->install_hint; c != NULL && *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
     for (; x->n_args < e->n_args; x->n_args++)
         if ((x->args[x->n_args] = strdup(e->args[x->n_args])) == NULL)
             return -ENOMEM;
