@@ -266,10 +266,8 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
         goto out_free;
     snprintf(url, ulen, "%s%s", c->t.server, path);
     x->easy = e;
-    bool ok = kube_xfer_set_tls(e, &c->t) &&
+    bool ok = kube_xfer_set_tls(e, &c->t, ec.cert_pem, ec.key_pem) &&
               set_transfer(e, c, url, headers, errbuf, x, timeout_ms, idle);
-    if (ec.cert_pem != NULL)
-        ok = ok && kube_xfer_set_client_pem(e, ec.cert_pem, ec.key_pem);
     if (body != NULL) {
         ok = ok && curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)blen) == CURLE_OK;
         ok = ok && curl_easy_setopt(e, CURLOPT_POSTFIELDS, body) == CURLE_OK;

@@ -185,7 +185,7 @@ static bool set_pem(CURL *e, CURLoption blob, CURLoption path, CURLoption type, 
                                          : curl_easy_setopt(e, type, "PEM")) == CURLE_OK;
 }
 
-bool kube_xfer_set_tls(CURL *e, const struct kube_target *t)
+bool kube_xfer_set_tls(CURL *e, const struct kube_target *t, char *cert_pem, char *key_pem)
 {
     bool ok = true;
     bool https = strncmp(t->server, "https://", 8) == 0;
@@ -204,14 +204,8 @@ bool kube_xfer_set_tls(CURL *e, const struct kube_target *t)
      * public CA issued must not pass for the API server. */
     ok = ok &&
          set_pem(e, CURLOPT_CAINFO_BLOB, CURLOPT_CAINFO, CURLOPT_CAPATH, t->ca_pem, t->ca_file);
-    ok = ok && set_pem(e, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE, t->cert_pem,
-                       t->cert_file);
-    return ok && set_pem(e, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, CURLOPT_SSLKEYTYPE, t->key_pem,
-                         t->key_file);
-}
-
-bool kube_xfer_set_client_pem(CURL *e, char *cert_pem, char *key_pem)
-{
-    return set_pem(e, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE, cert_pem, "") &&
-           set_pem(e, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, CURLOPT_SSLKEYTYPE, key_pem, "");
+    ok = ok && set_pem(e, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE,
+                       cert_pem != NULL ? cert_pem : t->cert_pem, t->cert_file);
+    return ok && set_pem(e, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, CURLOPT_SSLKEYTYPE,
+                         key_pem != NULL ? key_pem : t->key_pem, t->key_file);
 }
