@@ -66,19 +66,15 @@ int kube_client_new(const struct kube_target *t, struct kube_client **out, char 
                         t->server);
     struct kube_client *c = calloc(1, sizeof(*c));
     if (c == NULL)
-        goto out_nomem;
+        return err_fail(err, -ENOMEM, "kube client: out of memory");
     c->t = *t;
     c->t.ca_pem = c->t.token = c->t.cert_pem = c->t.key_pem = NULL;
     c->t.exec = NULL;
+    int rc = -ENOMEM;
     if (dup_str(&c->t.ca_pem, t->ca_pem) != 0 || dup_str(&c->t.token, t->token) != 0 ||
-        dup_str(&c->t.cert_pem, t->cert_pem) != 0 || dup_str(&c->t.key_pem, t->key_pem) != 0)
+        dup_str(&c->t.cert_pem, t->cert_pem) != 0 || dup_str(&c->t.key_pem, t->key_pem) != 0 ||
+        (rc = kube_token_init(&c->token, c->t.token_file, c->t.token)) != 0)
         goto out_free_client;
-    int rc = -kube_token_init(&c->token, c->t.token_file, c->t.token);
-    if (rc != 0) {
-        kube_target_destroy(&c->t);
-        free(c);
-        return err_fail(err, -rc, "kube client: %s", strerror(rc));
-    }
     if (t->exec != NULL) {
         rc = kube_exec_new(t, &c->exec, err);
         if (rc != 0) {
@@ -93,8 +89,7 @@ int kube_client_new(const struct kube_target *t, struct kube_client **out, char 
 out_free_client:
     kube_target_destroy(&c->t);
     free(c);
-out_nomem:
-    return err_fail(err, -ENOMEM, "kube client: out of memory");
+    return err_fail(err, rc, "kube client: %s", rc == -ENOMEM ? "out of memory" : strerror(-rc));
 }
 
 void kube_client_free(struct kube_client *c)
@@ -176,13 +171,9 @@ static int result_of(CURLcode cc, const struct kube_xfer *x, const char *method,
         return 0;
     if (cc == CURLE_WRITE_ERROR && x->fn_rc != 0)
         return x->fn_rc;
-    if ((cc == CURLE_WRITE_ERROR && x->too_big) || cc == CURLE_FILESIZE_EXCEEDED) {
-        if (x->stream)
-            err_set(err, "%s %s%s: line over %zu bytes", method, server, path, x->line_max);
-        else
-            err_set(err, "%s %s%s: body over %zu bytes", method, server, path, x->body_max);
-        return -E2BIG;
-    }
+    if ((cc == CURLE_WRITE_ERROR && x->too_big) || cc == CURLE_FILESIZE_EXCEEDED)
+        return err_fail(err, -E2BIG, "%s %s%s: %s over %zu bytes", method, server, path,
+                        x->stream ? "line" : "body", x->stream ? x->line_max : x->body_max);
     if (cc == CURLE_WRITE_ERROR && x->no_memory)
         return err_fail(err, -ENOMEM, "%s %s%s: out of memory", method, server, path);
     if (cc == CURLE_ABORTED_BY_CALLBACK && x->stopped)

@@ -39,11 +39,8 @@ static size_t deliver_lines(struct kube_xfer *x, size_t n)
             return 0;
         }
         *nl = '\0';
-        int rc = x->fn(x->ctx, x->buf + start, end - start);
-        if (rc != 0) {
-            x->fn_rc = rc;
+        if ((x->fn_rc = x->fn(x->ctx, x->buf + start, end - start)) != 0)
             return 0;
-        }
         start = end + 1;
         x->scan = start;
     }
@@ -75,12 +72,8 @@ size_t kube_xfer_on_header(char *data, size_t size, size_t nmemb, void *userp)
     if (status < 200 || status > 299)
         return n;
     x->opened = true;
-    int rc = x->fn(x->ctx, NULL, 0);
-    if (rc != 0) {
-        x->fn_rc = rc;
-        return 0;
-    }
-    return n;
+    x->fn_rc = x->fn(x->ctx, NULL, 0);
+    return x->fn_rc != 0 ? 0 : n;
 }
 
 size_t kube_xfer_on_write(char *data, size_t size, size_t nmemb, void *userp)
