@@ -72,8 +72,10 @@ int kube_client_new(const struct kube_target *t, struct kube_client **out, char 
     c->t.exec = NULL;
     int rc = -ENOMEM;
     if (dup_str(&c->t.ca_pem, t->ca_pem) != 0 || dup_str(&c->t.token, t->token) != 0 ||
-        dup_str(&c->t.cert_pem, t->cert_pem) != 0 || dup_str(&c->t.key_pem, t->key_pem) != 0 ||
-        (rc = kube_token_init(&c->token, c->t.token_file, c->t.token)) != 0)
+        dup_str(&c->t.cert_pem, t->cert_pem) != 0 || dup_str(&c->t.key_pem, t->key_pem) != 0)
+        goto out_free_client;
+    rc = kube_token_init(&c->token, c->t.token_file, c->t.token);
+    if (rc != 0)
         goto out_free_client;
     if (t->exec != NULL) {
         rc = kube_exec_new(t, &c->exec, err);
