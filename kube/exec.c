@@ -425,14 +425,13 @@ int kube_exec_get(struct kube_exec *x, uint64_t refused, uint64_t deadline,
     pthread_mutex_lock(&x->lock);
     x->running = false;
     x->last_rc = rc;
-    if (rc != 0)
-        memcpy(x->last_err, err, ERR_LEN);
     if (rc == 0) {
         cred_wipe(&x->cur);
         x->cur = fresh;
         x->cur.generation = run;
         rc = copy_out(x, out, err);
     } else {
+        memcpy(x->last_err, err, ERR_LEN);
         rc = after_failure(x, refused, out, err);
     }
     pthread_cond_broadcast(&x->finished);
