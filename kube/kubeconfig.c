@@ -23,11 +23,11 @@
 
 /* ---- resolution ---- */
 
-/* Copies @path (NULL: none), which must name a regular file, into @dst
- * (@cap bytes); errors name the field: "clusters[NAME].cluster.FIELD" for
- * @kind "cluster". */
+/* Copies @path (NULL: none), which must name a regular file, into @dst;
+ * errors name the field: "clusters[NAME].cluster.FIELD" for @kind
+ * "cluster". */
 static int file_field(const char *file, const char *kind, const char *name, const char *field,
-                      const char *path, char *dst, size_t cap, char *err)
+                      const char *path, char dst[KUBE_PATH_LEN], char *err)
 {
     char why[ERR_LEN / 2];
     struct stat st;
@@ -38,7 +38,7 @@ static int file_field(const char *file, const char *kind, const char *name, cons
         snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
     else if (!S_ISREG(st.st_mode))
         snprintf(why, sizeof(why), "%s: not a regular file", path);
-    else if (strlen(path) >= cap)
+    else if (strlen(path) >= KUBE_PATH_LEN)
         snprintf(why, sizeof(why), "path too long");
     else {
         memcpy(dst, path, strlen(path) + 1);
@@ -94,8 +94,7 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, ch
                         "kubeconfig %s: clusters[%s].cluster: insecure-skip-tls-verify with a "
                         "certificate authority is not allowed",
                         f, n);
-    int rc = file_field(f, "cluster", n, "certificate-authority", c->ca_file, t->ca_file,
-                        sizeof(t->ca_file), err);
+    int rc = file_field(f, "cluster", n, "certificate-authority", c->ca_file, t->ca_file, err);
     if (rc != 0)
         return rc;
     if (c->ca_pem != NULL && (t->ca_pem = strdup(c->ca_pem)) == NULL)
@@ -221,8 +220,7 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
     /* client-go: a tokenFile is read (and re-read) when no token is set;
      * with both, the file still refreshes the token. Keep just the file. */
     if (u->token_file != NULL) {
-        rc = file_field(f, "user", n, "tokenFile", u->token_file, t->token_file,
-                        sizeof(t->token_file), err);
+        rc = file_field(f, "user", n, "tokenFile", u->token_file, t->token_file, err);
         if (rc != 0)
             return rc;
     } else if (u->token != NULL && u->token[0] != '\0') {
@@ -233,11 +231,9 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
         if ((t->token = strdup(u->token)) == NULL)
             goto out_nomem;
     }
-    rc = file_field(f, "user", n, "client-certificate", u->cert_file, t->cert_file,
-                    sizeof(t->cert_file), err);
+    rc = file_field(f, "user", n, "client-certificate", u->cert_file, t->cert_file, err);
     if (rc == 0)
-        rc = file_field(f, "user", n, "client-key", u->key_file, t->key_file, sizeof(t->key_file),
-                        err);
+        rc = file_field(f, "user", n, "client-key", u->key_file, t->key_file, err);
     if (rc != 0)
         return rc;
     if ((u->cert_pem != NULL && (t->cert_pem = strdup(u->cert_pem)) == NULL) ||
