@@ -104,32 +104,23 @@ static int make_info(struct kube_exec *x, const struct kube_target *t, char *err
 {
     cJSON *j = cJSON_CreateObject();
     cJSON *spec = NULL;
+    char *text = NULL;
     int rc = -ENOMEM;
 
-    if (j == NULL || cJSON_AddStringToObject(j, "kind", "ExecCredential") == NULL ||
-        cJSON_AddStringToObject(j, "apiVersion", x->cfg->api_version) == NULL ||
-        (spec = cJSON_AddObjectToObject(j, "spec")) == NULL)
-        goto out_delete;
-    if (x->cfg->provide_cluster_info) {
-        rc = add_cluster(spec, t, err);
-        if (rc != 0)
-            goto out_delete;
-    }
-    rc = -ENOMEM;
-    if (cJSON_AddFalseToObject(spec, "interactive") == NULL)
-        goto out_delete;
-    char *text = cJSON_PrintUnformatted(j);
-    if (text == NULL)
-        goto out_delete;
-    if (asprintf(&x->info, "%s=%s", EXEC_INFO_ENV, text) == -1)
-        x->info = NULL;
-    else
-        rc = 0;
+    if (j != NULL && cJSON_AddStringToObject(j, "kind", "ExecCredential") != NULL &&
+        cJSON_AddStringToObject(j, "apiVersion", x->cfg->api_version) != NULL &&
+        (spec = cJSON_AddObjectToObject(j, "spec")) != NULL)
+        rc = x->cfg->provide_cluster_info ? add_cluster(spec, t, err) : 0;
+    if (rc == 0 && (cJSON_AddFalseToObject(spec, "interactive") == NULL ||
+                    (text = cJSON_PrintUnformatted(j)) == NULL ||
+                    asprintf(&x->info, "%s=%s", EXEC_INFO_ENV, text) == -1))
+        rc = -ENOMEM;
     free(text);
-out_delete:
     cJSON_Delete(j);
-    if (rc == -ENOMEM)
+    if (rc == -ENOMEM) {
+        x->info = NULL; /* asprintf leaves it undefined when it fails */
         err_set(err, "%s: out of memory", t->exec->where);
+    }
     return rc;
 }
 
