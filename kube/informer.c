@@ -171,34 +171,30 @@ static int list_page(struct kube_informer *inf, struct kube_response *r, char *c
     cJSON *root = cJSON_ParseWithLength(r->body, r->len);
     free(r->body);
     r->body = NULL;
-    if (!cJSON_IsObject(root)) {
-        snprintf(why, n, "list %s: answer is not a JSON object", inf->name);
-        goto out_delete;
-    }
+    /* A tree that is not an object has no members: all are NULL then. */
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(root, "items");
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(root, "metadata");
-    if ((!cJSON_IsArray(items) && !cJSON_IsNull(items) && items != NULL) || !cJSON_IsObject(meta)) {
-        snprintf(why, n, "list %s: answer has no items or metadata", inf->name);
-        goto out_delete;
-    }
     char rv[INF_RV_LEN];
-    if (copy_member(meta, "resourceVersion", rv, sizeof(rv)) != 0 || rv[0] == '\0' ||
-        copy_member(meta, "continue", cont, INF_CONTINUE_MAX) != 0) {
+    if (!cJSON_IsObject(root)) {
+        snprintf(why, n, "list %s: answer is not a JSON object", inf->name);
+    } else if ((!cJSON_IsArray(items) && !cJSON_IsNull(items) && items != NULL) ||
+               !cJSON_IsObject(meta)) {
+        snprintf(why, n, "list %s: answer has no items or metadata", inf->name);
+    } else if (copy_member(meta, "resourceVersion", rv, sizeof(rv)) != 0 || rv[0] == '\0' ||
+               copy_member(meta, "continue", cont, INF_CONTINUE_MAX) != 0) {
         snprintf(why, n, "list %s: bad metadata.resourceVersion or metadata.continue", inf->name);
-        goto out_delete;
+    } else {
+        const cJSON *item;
+        cJSON_ArrayForEach(item, items)
+        {
+            if (!cJSON_IsObject(item))
+                continue;
+            inf->ops.on_object(inf->ctx, KUBE_ADDED, item);
+            (*count)++;
+        }
+        memcpy(inf->rv, rv, sizeof(rv));
+        rc = 0;
     }
-    const cJSON *item;
-    cJSON_ArrayForEach(item, items)
-    {
-        if (!cJSON_IsObject(item))
-            continue;
-        inf->ops.on_object(inf->ctx, KUBE_ADDED, item);
-        (*count)++;
-    }
-    memcpy(inf->rv, rv, sizeof(rv));
-    rc = 0;
-
-out_delete:
     cJSON_Delete(root);
     return rc;
 }
@@ -283,7 +279,6 @@ static int on_line(void *vctx, char *line, size_t len)
     struct inf_watch *w = vctx;
     struct kube_informer *inf = w->inf;
     char rv[INF_RV_LEN];
-    enum kube_event ev = KUBE_ADDED;
     int rc = INF_WATCH_BROKEN;
 
     if (line == NULL) {
@@ -315,14 +310,13 @@ static int on_line(void *vctx, char *line, size_t len)
                  cJSON_IsString(msg) ? msg->valuestring : "");
         goto out_delete;
     }
-    bool bookmark = strcmp(t, "BOOKMARK") == 0;
-    if (strcmp(t, "ADDED") == 0)
-        ev = KUBE_ADDED;
-    else if (strcmp(t, "MODIFIED") == 0)
-        ev = KUBE_MODIFIED;
-    else if (strcmp(t, "DELETED") == 0)
-        ev = KUBE_DELETED;
-    else if (!bookmark) {
+    /* In enum kube_event's order; then the bookmark, which is no event. */
+    static const char *const types[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK"};
+    size_t ev = 0;
+    while (ev < 4 && strcmp(t, types[ev]) != 0)
+        ev++;
+    bool bookmark = ev == 3;
+    if (ev == 4) {
         snprintf(w->why, sizeof(w->why), "watch %s: unknown event type \"%.32s\"", inf->name, t);
         goto out_delete;
     }
@@ -332,7 +326,7 @@ static int on_line(void *vctx, char *line, size_t len)
         goto out_delete;
     }
     if (!bookmark)
-        inf->ops.on_object(inf->ctx, ev, obj);
+        inf->ops.on_object(inf->ctx, (enum kube_event)ev, obj);
     /* The next watch resumes after this event. */
     if (rv[0] != '\0')
         memcpy(inf->rv, rv, sizeof(rv));
