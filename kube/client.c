@@ -33,7 +33,7 @@ struct kube_client {
     struct kube_target t; /* deep copy */
     char user_agent[128];
     struct kube_token token; /* of t.token_file or t.token */
-    struct kube_exec *exec;  /* of t.exec (which is not copied), NULL for none */
+    struct kube_exec *exec;  /* of the target's exec (shared; t.exec is NULL), NULL for none */
     atomic_bool cancelled;   /* kube_client_cancel: every request ends */
 };
 
@@ -66,19 +66,17 @@ int kube_client_new(const struct kube_target *t, struct kube_client **out, char 
                         t->server);
     struct kube_client *c = calloc(1, sizeof(*c));
     if (c == NULL)
-        goto out_nomem;
+        return err_fail(err, -ENOMEM, "kube client: out of memory");
     c->t = *t;
     c->t.ca_pem = c->t.token = c->t.cert_pem = c->t.key_pem = NULL;
     c->t.exec = NULL;
+    int rc = -ENOMEM;
     if (dup_str(&c->t.ca_pem, t->ca_pem) != 0 || dup_str(&c->t.token, t->token) != 0 ||
         dup_str(&c->t.cert_pem, t->cert_pem) != 0 || dup_str(&c->t.key_pem, t->key_pem) != 0)
         goto out_free_client;
-    int rc = -kube_token_init(&c->token, c->t.token_file, c->t.token);
-    if (rc != 0) {
-        kube_target_destroy(&c->t);
-        free(c);
-        return err_fail(err, -rc, "kube client: %s", strerror(rc));
-    }
+    rc = kube_token_init(&c->token, c->t.token_file, c->t.token);
+    if (rc != 0)
+        goto out_free_client;
     if (t->exec != NULL) {
         rc = kube_exec_new(t, &c->exec, err);
         if (rc != 0) {
@@ -93,8 +91,7 @@ int kube_client_new(const struct kube_target *t, struct kube_client **out, char 
 out_free_client:
     kube_target_destroy(&c->t);
     free(c);
-out_nomem:
-    return err_fail(err, -ENOMEM, "kube client: out of memory");
+    return err_fail(err, rc, "kube client: %s", rc == -ENOMEM ? "out of memory" : strerror(-rc));
 }
 
 void kube_client_free(struct kube_client *c)
@@ -176,13 +173,9 @@ static int result_of(CURLcode cc, const struct kube_xfer *x, const char *method,
         return 0;
     if (cc == CURLE_WRITE_ERROR && x->fn_rc != 0)
         return x->fn_rc;
-    if ((cc == CURLE_WRITE_ERROR && x->too_big) || cc == CURLE_FILESIZE_EXCEEDED) {
-        if (x->stream)
-            err_set(err, "%s %s%s: line over %zu bytes", method, server, path, x->line_max);
-        else
-            err_set(err, "%s %s%s: body over %zu bytes", method, server, path, x->body_max);
-        return -E2BIG;
-    }
+    if ((cc == CURLE_WRITE_ERROR && x->too_big) || cc == CURLE_FILESIZE_EXCEEDED)
+        return err_fail(err, -E2BIG, "%s %s%s: %s over %zu bytes", method, server, path,
+                        x->stream ? "line" : "body", x->stream ? x->line_max : x->body_max);
     if (cc == CURLE_WRITE_ERROR && x->no_memory)
         return err_fail(err, -ENOMEM, "%s %s%s: out of memory", method, server, path);
     if (cc == CURLE_ABORTED_BY_CALLBACK && x->stopped)
@@ -266,10 +259,8 @@ static int perform_once(struct kube_client *c, const char *method, const char *p
         goto out_free;
     snprintf(url, ulen, "%s%s", c->t.server, path);
     x->easy = e;
-    bool ok = kube_xfer_set_tls(e, &c->t) &&
+    bool ok = kube_xfer_set_tls(e, &c->t, ec.cert_pem, ec.key_pem) &&
               set_transfer(e, c, url, headers, errbuf, x, timeout_ms, idle);
-    if (ec.cert_pem != NULL)
-        ok = ok && kube_xfer_set_client_pem(e, ec.cert_pem, ec.key_pem);
     if (body != NULL) {
         ok = ok && curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)blen) == CURLE_OK;
         ok = ok && curl_easy_setopt(e, CURLOPT_POSTFIELDS, body) == CURLE_OK;
@@ -371,13 +362,6 @@ int kube_stream_bounded(struct kube_client *c, const char *path, int idle_second
 {
     struct kube_xfer x = {.stream = true, .fn = fn, .ctx = ctx};
     return perform(c, "GET", path, NULL, 0, 0, b, idle_seconds, &x, out, err);
-}
-
-int kube_stream(struct kube_client *c, const char *path, int idle_seconds, const atomic_bool *stop,
-                kube_line_fn fn, void *ctx, struct kube_response *out, char *err)
-{
-    const struct kube_bounds b = {.stop = stop};
-    return kube_stream_bounded(c, path, idle_seconds, &b, fn, ctx, out, err);
 }
 
 void kube_client_cancel(struct kube_client *c)

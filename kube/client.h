@@ -108,26 +108,21 @@ void kube_client_cancel(struct kube_client *c);
  * NUL-terminated, @len bytes, owned by the caller of the callback), and
  * once before them with @line NULL and @len 0 when a 2xx response's
  * headers are in (the stream is open, even if no line ever comes). A
- * non-zero return stops the stream and becomes kube_stream's result. */
+ * non-zero return stops the stream and becomes kube_stream_bounded's result. */
 typedef int (*kube_line_fn)(void *ctx, char *line, size_t len);
 
 /*
  * GET @path and hand every newline-terminated line of the body to @fn as it
- * arrives (a watch). Returns when the server ends the body (0), when @fn
- * returns non-zero (that value), when *@stop becomes true (-ECANCELED,
- * noticed within a second), when no byte arrives for @idle_seconds
- * (-ETIMEDOUT), on a line over KUBE_LINE_MAX (-E2BIG), or on a transport
- * error (as kube_get). A 2xx status returns 0 with the status in @out and
- * a NULL body; a non-2xx status returns 0 with the status and up to 64 KiB
- * of body in @out and no line delivered (a 401 with a token file is first
- * retried once, as in kube_get). A partial last line is dropped.
- * Thread-safe.
+ * arrives (a watch), under @b (NULL: none). Returns when the server ends
+ * the body (0), when @fn returns non-zero (that value), when *b->stop
+ * becomes true (-ECANCELED, noticed within a second), when no byte arrives
+ * for @idle_seconds (-ETIMEDOUT), on a line over KUBE_LINE_MAX (-E2BIG), or
+ * on a transport error (as kube_get). A 2xx status returns 0 with the
+ * status in @out and a NULL body; a non-2xx status returns 0 with the
+ * status and up to 64 KiB of body in @out and no line delivered (a 401
+ * with a token file is first retried once, as in kube_get). A partial last
+ * line is dropped. Thread-safe.
  */
-int kube_stream(struct kube_client *c, const char *path, int idle_seconds, const atomic_bool *stop,
-                kube_line_fn fn, void *ctx, struct kube_response *out, char *err);
-
-/* kube_stream under @b (NULL: none; b->stop, when set, in place of a
- * separate stop flag). */
 int kube_stream_bounded(struct kube_client *c, const char *path, int idle_seconds,
                         const struct kube_bounds *b, kube_line_fn fn, void *ctx,
                         struct kube_response *out, char *err);

@@ -36,7 +36,7 @@ struct cred {
 };
 
 struct kube_exec {
-    struct kube_exec_config *cfg; /* a deep copy */
+    struct kube_exec_config *cfg; /* shared with the target it came from */
     char **argv;                  /* command, args, NULL; borrowed from cfg */
     char *info;                   /* "KUBERNETES_EXEC_INFO=..." */
     pthread_mutex_t lock;
@@ -64,38 +64,6 @@ void kube_exec_cred_wipe(struct kube_exec_cred *c)
 }
 
 /* ---- setting up ---- */
-
-/* Copies @n strings; *@n_dst counts those copied, for the free. */
-static int dup_list(char ***dst, size_t *n_dst, char *const *src, size_t n)
-{
-    *dst = calloc(n + 1, sizeof(**dst));
-    if (*dst == NULL)
-        return -ENOMEM;
-    for (*n_dst = 0; *n_dst < n; (*n_dst)++)
-        if (((*dst)[*n_dst] = strdup(src[*n_dst])) == NULL)
-            return -ENOMEM;
-    return 0;
-}
-
-/* A deep copy of @s into *@out. */
-static int copy_config(struct kube_exec_config **out, const struct kube_exec_config *s)
-{
-    struct kube_exec_config *d = calloc(1, sizeof(*d));
-    *out = d;
-    if (d == NULL)
-        return -ENOMEM;
-    d->provide_cluster_info = s->provide_cluster_info;
-    d->timeout_ms = s->timeout_ms > 0 ? s->timeout_ms : KUBE_EXEC_TIMEOUT_MS;
-    d->where = strdup(s->where);
-    d->command = strdup(s->command);
-    d->api_version = strdup(s->api_version);
-    d->install_hint = s->install_hint != NULL ? strdup(s->install_hint) : NULL;
-    if (d->where == NULL || d->command == NULL || d->api_version == NULL ||
-        (s->install_hint != NULL && d->install_hint == NULL))
-        return -ENOMEM;
-    int rc = dup_list(&d->args, &d->n_args, s->args, s->n_args);
-    return rc != 0 ? rc : dup_list(&d->env, &d->n_env, s->env, s->n_env);
-}
 
 /* spec.cluster (clientauthentication Cluster, as rest.ConfigToExecCluster
  * fills it): the server, the CA as data (a CA file is read), and
@@ -136,32 +104,23 @@ static int make_info(struct kube_exec *x, const struct kube_target *t, char *err
 {
     cJSON *j = cJSON_CreateObject();
     cJSON *spec = NULL;
+    char *text = NULL;
     int rc = -ENOMEM;
 
-    if (j == NULL || cJSON_AddStringToObject(j, "kind", "ExecCredential") == NULL ||
-        cJSON_AddStringToObject(j, "apiVersion", x->cfg->api_version) == NULL ||
-        (spec = cJSON_AddObjectToObject(j, "spec")) == NULL)
-        goto out_delete;
-    if (x->cfg->provide_cluster_info) {
-        rc = add_cluster(spec, t, err);
-        if (rc != 0)
-            goto out_delete;
-    }
-    rc = -ENOMEM;
-    if (cJSON_AddFalseToObject(spec, "interactive") == NULL)
-        goto out_delete;
-    char *text = cJSON_PrintUnformatted(j);
-    if (text == NULL)
-        goto out_delete;
-    if (asprintf(&x->info, "%s=%s", EXEC_INFO_ENV, text) == -1)
-        x->info = NULL;
-    else
-        rc = 0;
+    if (j != NULL && cJSON_AddStringToObject(j, "kind", "ExecCredential") != NULL &&
+        cJSON_AddStringToObject(j, "apiVersion", x->cfg->api_version) != NULL &&
+        (spec = cJSON_AddObjectToObject(j, "spec")) != NULL)
+        rc = x->cfg->provide_cluster_info ? add_cluster(spec, t, err) : 0;
+    if (rc == 0 && (cJSON_AddFalseToObject(spec, "interactive") == NULL ||
+                    (text = cJSON_PrintUnformatted(j)) == NULL ||
+                    asprintf(&x->info, "%s=%s", EXEC_INFO_ENV, text) == -1))
+        rc = -ENOMEM;
     free(text);
-out_delete:
     cJSON_Delete(j);
-    if (rc == -ENOMEM)
+    if (rc == -ENOMEM) {
+        x->info = NULL; /* asprintf leaves it undefined when it fails */
         err_set(err, "%s: out of memory", t->exec->where);
+    }
     return rc;
 }
 
@@ -171,21 +130,16 @@ int kube_exec_new(const struct kube_target *t, struct kube_exec **out, char *err
     struct kube_exec *x = calloc(1, sizeof(*x));
     if (x == NULL)
         return err_fail(err, -ENOMEM, "%s: out of memory", t->exec->where);
-    int rc = copy_config(&x->cfg, t->exec);
-    if (rc == 0) {
-        x->argv = calloc(x->cfg->n_args + 2, sizeof(*x->argv));
-        rc = x->argv != NULL ? 0 : -ENOMEM;
-    }
-    if (rc != 0) {
-        err_set(err, "%s: out of memory", t->exec->where);
+    x->cfg = t->exec;
+    atomic_fetch_add(&x->cfg->shares, 1);
+    x->argv = calloc(x->cfg->n_args + 2, sizeof(*x->argv));
+    int rc = x->argv == NULL ? err_fail(err, -ENOMEM, "%s: out of memory", t->exec->where)
+                             : make_info(x, t, err);
+    if (rc != 0)
         goto out_free;
-    }
     x->argv[0] = x->cfg->command;
     for (size_t i = 0; i < x->cfg->n_args; i++)
         x->argv[i + 1] = x->cfg->args[i];
-    rc = make_info(x, t, err);
-    if (rc != 0)
-        goto out_free;
     rc = -pthread_mutex_init(&x->lock, NULL);
     if (rc == 0 && (rc = clock_cond_init(&x->finished)) != 0)
         pthread_mutex_destroy(&x->lock);
@@ -462,14 +416,13 @@ int kube_exec_get(struct kube_exec *x, uint64_t refused, uint64_t deadline,
     pthread_mutex_lock(&x->lock);
     x->running = false;
     x->last_rc = rc;
-    if (rc != 0)
-        memcpy(x->last_err, err, ERR_LEN);
     if (rc == 0) {
         cred_wipe(&x->cur);
         x->cur = fresh;
         x->cur.generation = run;
         rc = copy_out(x, out, err);
     } else {
+        memcpy(x->last_err, err, ERR_LEN);
         rc = after_failure(x, refused, out, err);
     }
     pthread_cond_broadcast(&x->finished);

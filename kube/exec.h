@@ -36,7 +36,7 @@
 struct kube_exec;
 
 /*
- * Prepares the plugin of @t->exec (copied, with the cluster's server, CA
+ * Prepares the plugin of @t->exec (shared, with the cluster's server, CA
  * and insecure-skip-tls-verify for spec.cluster; a CA file is read now, as
  * client-go does). Runs nothing yet. Returns 0, or -EINVAL (unreadable
  * CA file) / -ENOMEM with @err (ERR_LEN).

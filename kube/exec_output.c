@@ -154,35 +154,25 @@ int kube_exec_read_output(const char *w, const char *api_version, const char *ou
     int rc = -EACCES;
 
     memset(c, 0, sizeof(*c));
-    if (!cJSON_IsObject(j)) {
-        err_set(err, "%s: decoding stdout: not a JSON object (an ExecCredential)", w);
-        goto out_delete;
-    }
+    /* A tree that is not an object has no members: all are NULL then. */
     const char *version = field(j, "apiVersion", &bad);
     const char *kind = field(j, "kind", &bad);
-    if (version == NULL || strcmp(version, api_version) != 0) {
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
+    if (!cJSON_IsObject(j))
+        err_set(err, "%s: decoding stdout: not a JSON object (an ExecCredential)", w);
+    else if (version == NULL || strcmp(version, api_version) != 0)
         err_set(err,
                 "%s: exec plugin is configured to use API version %s, plugin returned version "
                 "%s%.64s%s",
                 w, api_version, version != NULL ? "\"" : "none", version != NULL ? version : "",
                 version != NULL ? "\"" : "");
-        goto out_delete;
-    }
-    if (kind == NULL || strcmp(kind, "ExecCredential") != 0) {
+    else if (kind == NULL || strcmp(kind, "ExecCredential") != 0)
         err_set(err, "%s: decoding stdout: kind %s%.64s%s, not ExecCredential", w,
                 kind != NULL ? "\"" : "none", kind != NULL ? kind : "", kind != NULL ? "\"" : "");
-        goto out_delete;
-    }
-    const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
-    if (!cJSON_IsObject(status)) {
+    else if (!cJSON_IsObject(status))
         err_set(err, "%s: exec plugin didn't return a status field", w);
-        goto out_delete;
-    }
-    rc = take_status(w, status, now, c, err);
-    if (rc != 0)
+    else if ((rc = take_status(w, status, now, c, err)) != 0)
         memset(c, 0, sizeof(*c)); /* nothing allocated yet: only the expiry */
-
-out_delete:
     wipe_json(j);
     return rc;
 }

@@ -47,7 +47,7 @@
 #define INF_PAGE_MAX     (8u << 20)
 #define INF_PAGE_FRAMING (64u << 10) /* kind, metadata, continue token */
 
-/* What a watch line callback tells the watch loop (via kube_stream). */
+/* What a watch line callback tells the watch loop (via kube_stream_bounded). */
 enum inf_watch_end {
     INF_WATCH_GONE = 1, /* 410: the resourceVersion is too old, list again */
     INF_WATCH_BROKEN,   /* malformed or ERROR event: reconnect from the last good RV */
@@ -171,34 +171,30 @@ static int list_page(struct kube_informer *inf, struct kube_response *r, char *c
     cJSON *root = cJSON_ParseWithLength(r->body, r->len);
     free(r->body);
     r->body = NULL;
-    if (!cJSON_IsObject(root)) {
-        snprintf(why, n, "list %s: answer is not a JSON object", inf->name);
-        goto out_delete;
-    }
+    /* A tree that is not an object has no members: all are NULL then. */
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(root, "items");
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(root, "metadata");
-    if ((!cJSON_IsArray(items) && !cJSON_IsNull(items) && items != NULL) || !cJSON_IsObject(meta)) {
-        snprintf(why, n, "list %s: answer has no items or metadata", inf->name);
-        goto out_delete;
-    }
     char rv[INF_RV_LEN];
-    if (copy_member(meta, "resourceVersion", rv, sizeof(rv)) != 0 || rv[0] == '\0' ||
-        copy_member(meta, "continue", cont, INF_CONTINUE_MAX) != 0) {
+    if (!cJSON_IsObject(root)) {
+        snprintf(why, n, "list %s: answer is not a JSON object", inf->name);
+    } else if ((!cJSON_IsArray(items) && !cJSON_IsNull(items) && items != NULL) ||
+               !cJSON_IsObject(meta)) {
+        snprintf(why, n, "list %s: answer has no items or metadata", inf->name);
+    } else if (copy_member(meta, "resourceVersion", rv, sizeof(rv)) != 0 || rv[0] == '\0' ||
+               copy_member(meta, "continue", cont, INF_CONTINUE_MAX) != 0) {
         snprintf(why, n, "list %s: bad metadata.resourceVersion or metadata.continue", inf->name);
-        goto out_delete;
+    } else {
+        const cJSON *item;
+        cJSON_ArrayForEach(item, items)
+        {
+            if (!cJSON_IsObject(item))
+                continue;
+            inf->ops.on_object(inf->ctx, KUBE_ADDED, item);
+            (*count)++;
+        }
+        memcpy(inf->rv, rv, sizeof(rv));
+        rc = 0;
     }
-    const cJSON *item;
-    cJSON_ArrayForEach(item, items)
-    {
-        if (!cJSON_IsObject(item))
-            continue;
-        inf->ops.on_object(inf->ctx, KUBE_ADDED, item);
-        (*count)++;
-    }
-    memcpy(inf->rv, rv, sizeof(rv));
-    rc = 0;
-
-out_delete:
     cJSON_Delete(root);
     return rc;
 }
@@ -283,7 +279,6 @@ static int on_line(void *vctx, char *line, size_t len)
     struct inf_watch *w = vctx;
     struct kube_informer *inf = w->inf;
     char rv[INF_RV_LEN];
-    enum kube_event ev = KUBE_ADDED;
     int rc = INF_WATCH_BROKEN;
 
     if (line == NULL) {
@@ -315,14 +310,13 @@ static int on_line(void *vctx, char *line, size_t len)
                  cJSON_IsString(msg) ? msg->valuestring : "");
         goto out_delete;
     }
-    bool bookmark = strcmp(t, "BOOKMARK") == 0;
-    if (strcmp(t, "ADDED") == 0)
-        ev = KUBE_ADDED;
-    else if (strcmp(t, "MODIFIED") == 0)
-        ev = KUBE_MODIFIED;
-    else if (strcmp(t, "DELETED") == 0)
-        ev = KUBE_DELETED;
-    else if (!bookmark) {
+    /* In enum kube_event's order; then the bookmark, which is no event. */
+    static const char *const types[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK"};
+    size_t ev = 0;
+    while (ev < 4 && strcmp(t, types[ev]) != 0)
+        ev++;
+    bool bookmark = ev == 3;
+    if (ev == 4) {
         snprintf(w->why, sizeof(w->why), "watch %s: unknown event type \"%.32s\"", inf->name, t);
         goto out_delete;
     }
@@ -332,7 +326,7 @@ static int on_line(void *vctx, char *line, size_t len)
         goto out_delete;
     }
     if (!bookmark)
-        inf->ops.on_object(inf->ctx, ev, obj);
+        inf->ops.on_object(inf->ctx, (enum kube_event)ev, obj);
     /* The next watch resumes after this event. */
     if (rv[0] != '\0')
         memcpy(inf->rv, rv, sizeof(rv));
@@ -365,22 +359,15 @@ static int watch_once(struct kube_informer *inf, struct inf_watch *w)
                                   .stop = &inf->stop};
     int rc = kube_stream_bounded(inf->c, url, inf->p.watch_seconds + INF_IDLE_EXTRA, &b, on_line, w,
                                  &r, err);
-    if (rc == INF_WATCH_GONE || rc == INF_WATCH_BROKEN || rc == -ECANCELED)
-        return rc;
-    if (rc != 0) {
+    if (rc != 0 && rc != INF_WATCH_GONE && rc != INF_WATCH_BROKEN && rc != -ECANCELED)
         snprintf(w->why, sizeof(w->why), "watch %s: %s", inf->name, err);
-        return rc;
-    }
-    if (r.status == 410) {
-        free(r.body);
-        return INF_WATCH_GONE;
-    }
-    if (r.status < 200 || r.status > 299) {
+    if (rc != 0 || (r.status >= 200 && r.status <= 299))
+        return rc; /* a 2xx stream's body went to on_line */
+    rc = r.status == 410 ? INF_WATCH_GONE : -EIO;
+    if (rc == -EIO)
         status_why(w->why, sizeof(w->why), "watch", inf, &r);
-        free(r.body);
-        return -EIO;
-    }
-    return 0;
+    free(r.body);
+    return rc;
 }
 
 static void *run(void *arg)

@@ -23,11 +23,11 @@
 
 /* ---- resolution ---- */
 
-/* Copies @path (NULL: none), which must name a regular file, into @dst
- * (@cap bytes); errors name the field: "clusters[NAME].cluster.FIELD" for
- * @kind "cluster". */
+/* Copies @path (NULL: none), which must name a regular file, into @dst;
+ * errors name the field: "clusters[NAME].cluster.FIELD" for @kind
+ * "cluster". */
 static int file_field(const char *file, const char *kind, const char *name, const char *field,
-                      const char *path, char *dst, size_t cap, char *err)
+                      const char *path, char dst[KUBE_PATH_LEN], char *err)
 {
     char why[ERR_LEN / 2];
     struct stat st;
@@ -38,7 +38,7 @@ static int file_field(const char *file, const char *kind, const char *name, cons
         snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
     else if (!S_ISREG(st.st_mode))
         snprintf(why, sizeof(why), "%s: not a regular file", path);
-    else if (strlen(path) >= cap)
+    else if (strlen(path) >= KUBE_PATH_LEN)
         snprintf(why, sizeof(why), "path too long");
     else {
         memcpy(dst, path, strlen(path) + 1);
@@ -71,8 +71,8 @@ static int check_server(const char *server, char *out, size_t cap)
 
 static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, char *err)
 {
-    const char *f = c->file;
-    const char *n = c->name;
+    const char *f = c->e.file;
+    const char *n = c->e.name;
 
     if (c->unsupported != NULL)
         return err_fail(err, -EINVAL, "kubeconfig %s: clusters[%s].cluster.%s: not supported", f, n,
@@ -94,8 +94,7 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, ch
                         "kubeconfig %s: clusters[%s].cluster: insecure-skip-tls-verify with a "
                         "certificate authority is not allowed",
                         f, n);
-    int rc = file_field(f, "cluster", n, "certificate-authority", c->ca_file, t->ca_file,
-                        sizeof(t->ca_file), err);
+    int rc = file_field(f, "cluster", n, "certificate-authority", c->ca_file, t->ca_file, err);
     if (rc != 0)
         return rc;
     if (c->ca_pem != NULL && (t->ca_pem = strdup(c->ca_pem)) == NULL)
@@ -106,40 +105,31 @@ static int resolve_cluster(const struct kc_cluster *c, struct kube_target *t, ch
 
 /* ---- exec credential plugins ---- */
 
-static char *dup_sane(const char *s)
-{
-    char *d = strdup(s);
-    /* An install hint goes into a one-line message: no escapes or breaks
-     * (client-go strips ANSI escape codes from it for the same reason). */
-    for (char *c = d; c != NULL && *c != '\0'; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = ' ';
-    return d;
-}
-
 /* The checked stanza @e of user @u as a struct kube_exec_config. */
 static int exec_config_new(const struct kc_user *u, const struct kc_exec *e,
                            struct kube_exec_config **out)
 {
-    struct kube_exec_config *x = calloc(1, sizeof(*x));
+    bool hint = e->install_hint != NULL && e->install_hint[0] != '\0';
+    struct kube_exec_config *x = *out = calloc(1, sizeof(*x));
     if (x == NULL)
         return -ENOMEM;
-    *out = x;
-    if (asprintf(&x->where, "kubeconfig %s: users[%s].user.exec", u->file, u->name) == -1) {
+    if (asprintf(&x->where, "kubeconfig %s: users[%s].user.exec", u->e.file, u->e.name) == -1)
         x->where = NULL;
-        return -ENOMEM;
-    }
     x->command = strdup(e->command);
     x->api_version = strdup(e->api_version);
-    x->install_hint =
-        e->install_hint != NULL && e->install_hint[0] != '\0' ? dup_sane(e->install_hint) : NULL;
+    x->install_hint = hint ? strdup(e->install_hint) : NULL;
     x->provide_cluster_info = e->provide_cluster_info;
     x->timeout_ms = KUBE_EXEC_TIMEOUT_MS;
     x->args = calloc(e->n_args + 1, sizeof(*x->args));
     x->env = calloc(e->n_env + 1, sizeof(*x->env));
-    if (x->command == NULL || x->api_version == NULL || x->args == NULL || x->env == NULL ||
-        (e->install_hint != NULL && e->install_hint[0] != '\0' && x->install_hint == NULL))
+    if (x->where == NULL || x->command == NULL || x->api_version == NULL || x->args == NULL ||
+        x->env == NULL || (hint && x->install_hint == NULL))
         return -ENOMEM;
+    /* An install hint goes into a one-line message: no escapes or breaks
+     * (client-go strips ANSI escape codes from it for the same reason). */
+    for (char *c = x->install_hint; c != NULL && *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
     for (; x->n_args < e->n_args; x->n_args++)
         if ((x->args[x->n_args] = strdup(e->args[x->n_args])) == NULL)
             return -ENOMEM;
@@ -162,7 +152,7 @@ static int resolve_exec(const struct kc_user *u, bool use, struct kube_target *t
     const char *mode = e->interactive_mode != NULL ? e->interactive_mode : "";
     char w[ERR_LEN / 2];
 
-    snprintf(w, sizeof(w), "kubeconfig %s: users[%s].user.exec", u->file, u->name);
+    snprintf(w, sizeof(w), "kubeconfig %s: users[%s].user.exec", u->e.file, u->e.name);
     if (e->command == NULL || e->command[0] == '\0')
         return err_fail(err, -EINVAL, "%s.command: missing", w);
     if (v[0] == '\0')
@@ -199,14 +189,14 @@ static int resolve_exec(const struct kc_user *u, bool use, struct kube_target *t
         return 0;
     int rc = exec_config_new(u, e, &t->exec);
     if (rc != 0)
-        err_set(err, "kubeconfig %s: out of memory", u->file);
+        err_set(err, "kubeconfig %s: out of memory", u->e.file);
     return rc;
 }
 
 static int resolve_user(const struct kc_user *u, struct kube_target *t, char *err)
 {
-    const char *f = u->file;
-    const char *n = u->name;
+    const char *f = u->e.file;
+    const char *n = u->e.name;
     int rc;
 
     if (u->unsupported != NULL)
@@ -230,8 +220,7 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
     /* client-go: a tokenFile is read (and re-read) when no token is set;
      * with both, the file still refreshes the token. Keep just the file. */
     if (u->token_file != NULL) {
-        rc = file_field(f, "user", n, "tokenFile", u->token_file, t->token_file,
-                        sizeof(t->token_file), err);
+        rc = file_field(f, "user", n, "tokenFile", u->token_file, t->token_file, err);
         if (rc != 0)
             return rc;
     } else if (u->token != NULL && u->token[0] != '\0') {
@@ -242,11 +231,9 @@ static int resolve_user(const struct kc_user *u, struct kube_target *t, char *er
         if ((t->token = strdup(u->token)) == NULL)
             goto out_nomem;
     }
-    rc = file_field(f, "user", n, "client-certificate", u->cert_file, t->cert_file,
-                    sizeof(t->cert_file), err);
+    rc = file_field(f, "user", n, "client-certificate", u->cert_file, t->cert_file, err);
     if (rc == 0)
-        rc = file_field(f, "user", n, "client-key", u->key_file, t->key_file, sizeof(t->key_file),
-                        err);
+        rc = file_field(f, "user", n, "client-key", u->key_file, t->key_file, err);
     if (rc != 0)
         return rc;
     if ((u->cert_pem != NULL && (t->cert_pem = strdup(u->cert_pem)) == NULL) ||
@@ -268,41 +255,30 @@ out_nomem:
 static int kc_resolve(const struct kc_config *m, const char *src, const char *context,
                       struct kube_target *t, char *err)
 {
-    const struct kc_context *x = NULL;
-    const struct kc_cluster *c = NULL;
     const struct kc_user *u = NULL;
     int rc;
 
     const char *name = context != NULL && context[0] != '\0' ? context : m->current_context;
     if (name == NULL)
         return err_fail(err, -EINVAL, "kubeconfig %s: current-context is not set", src);
-    for (size_t i = 0; i < m->n_contexts && x == NULL; i++)
-        if (strcmp(m->contexts[i].name, name) == 0)
-            x = &m->contexts[i];
+    const struct kc_context *x = (const void *)kube_kc_find(m, KC_CONTEXT, name);
     if (x == NULL)
         return err_fail(err, -EINVAL, "kubeconfig %s: context \"%s\" not found", src, name);
     if (x->cluster == NULL || x->cluster[0] == '\0')
         return err_fail(err, -EINVAL, "kubeconfig %s: contexts[%s].context.cluster: missing",
-                        x->file, x->name);
-    for (size_t i = 0; i < m->n_clusters && c == NULL; i++)
-        if (strcmp(m->clusters[i].name, x->cluster) == 0)
-            c = &m->clusters[i];
+                        x->e.file, x->e.name);
+    const struct kc_cluster *c = (const void *)kube_kc_find(m, KC_CLUSTER, x->cluster);
     if (c == NULL)
         return err_fail(err, -EINVAL, "kubeconfig %s: cluster \"%s\" (of context \"%s\") not found",
-                        src, x->cluster, x->name);
+                        src, x->cluster, x->e.name);
     /* No user is anonymous access, as in client-go. */
-    if (x->user != NULL && x->user[0] != '\0') {
-        for (size_t i = 0; i < m->n_users && u == NULL; i++)
-            if (strcmp(m->users[i].name, x->user) == 0)
-                u = &m->users[i];
-        if (u == NULL)
-            return err_fail(err, -EINVAL,
-                            "kubeconfig %s: user \"%s\" (of context \"%s\") not found", src,
-                            x->user, x->name);
-    }
+    if (x->user != NULL && x->user[0] != '\0' &&
+        (u = (const void *)kube_kc_find(m, KC_USER, x->user)) == NULL)
+        return err_fail(err, -EINVAL, "kubeconfig %s: user \"%s\" (of context \"%s\") not found",
+                        src, x->user, x->e.name);
 
     memset(t, 0, sizeof(*t));
-    snprintf(t->source, sizeof(t->source), "kubeconfig %.3900s (context %.64s)", src, x->name);
+    snprintf(t->source, sizeof(t->source), "kubeconfig %.3900s (context %.64s)", src, x->e.name);
     rc = resolve_cluster(c, t, err);
     if (rc == 0 && u != NULL)
         rc = resolve_user(u, t, err);
@@ -399,8 +375,8 @@ int kube_load_kubeconfig(const char *path, const char *context, struct kube_targ
     }
     if (rc == 0 && loaded == 0)
         rc = err_fail(err, -ENOENT, "kubeconfig %s: no such file", path);
-    if (rc == 0 && m.n_clusters == 0 && m.n_users == 0 && m.n_contexts == 0 &&
-        m.current_context == NULL) {
+    if (rc == 0 && m.lists[KC_CLUSTER].n == 0 && m.lists[KC_USER].n == 0 &&
+        m.lists[KC_CONTEXT].n == 0 && m.current_context == NULL) {
         rc = err_fail(err, -ENOENT, "kubeconfig %s: defines no cluster, user or context", path);
     }
     if (rc == 0)

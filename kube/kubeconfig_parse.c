@@ -24,150 +24,170 @@ static void free_env(struct kc_exec *e)
     e->n_env = 0;
 }
 
+/* A plain field of an entry's body: its key, its reader and where it goes. */
+struct kc_field {
+    const char *key;
+    kc_read_fn read;
+    size_t off; /* of the char * or bool in the entry */
+};
+
+static const struct kc_field cluster_fields[] = {
+    {"server", kube_kc_str, offsetof(struct kc_cluster, server)},
+    {"certificate-authority", kube_kc_path, offsetof(struct kc_cluster, ca_file)},
+    {"certificate-authority-data", kube_kc_pem, offsetof(struct kc_cluster, ca_pem)},
+    {"insecure-skip-tls-verify", kube_kc_bool, offsetof(struct kc_cluster, insecure)},
+    {NULL, NULL, 0},
+};
+
+static const struct kc_field user_fields[] = {
+    {"token", kube_kc_str, offsetof(struct kc_user, token)},
+    {"tokenFile", kube_kc_path, offsetof(struct kc_user, token_file)},
+    {"client-certificate", kube_kc_path, offsetof(struct kc_user, cert_file)},
+    {"client-certificate-data", kube_kc_pem, offsetof(struct kc_user, cert_pem)},
+    {"client-key", kube_kc_path, offsetof(struct kc_user, key_file)},
+    {"client-key-data", kube_kc_pem, offsetof(struct kc_user, key_pem)},
+    {NULL, NULL, 0},
+};
+
+static const struct kc_field context_fields[] = {
+    {"cluster", kube_kc_str, offsetof(struct kc_context, cluster)},
+    {"user", kube_kc_str, offsetof(struct kc_context, user)},
+    {NULL, NULL, 0},
+};
+
+static const struct kc_field exec_fields[] = {
+    {"apiVersion", kube_kc_str, offsetof(struct kc_exec, api_version)},
+    {"installHint", kube_kc_str, offsetof(struct kc_exec, install_hint)},
+    {"interactiveMode", kube_kc_str, offsetof(struct kc_exec, interactive_mode)},
+    {"provideClusterInfo", kube_kc_bool, offsetof(struct kc_exec, provide_cluster_info)},
+    {NULL, NULL, 0},
+};
+
+/* Frees (wiping: some are secrets) the strings of @obj that @f names. */
+static void free_fields(const struct kc_field *f, void *obj)
+{
+    for (; f->key != NULL; f++)
+        if (f->read != kube_kc_bool)
+            kube_free_secret(*(char **)((char *)obj + f->off));
+}
+
 static void free_exec(struct kc_exec *e)
 {
     if (e == NULL)
         return;
+    free_fields(exec_fields, e);
     free(e->command);
     for (size_t i = 0; i < e->n_args; i++)
         free(e->args[i]);
     free(e->args);
     free_env(e);
-    free(e->api_version);
-    free(e->install_hint);
-    free(e->interactive_mode);
     free(e);
-}
-
-void kube_kc_free(struct kc_config *m)
-{
-    for (size_t i = 0; i < m->n_clusters; i++) {
-        struct kc_cluster *c = &m->clusters[i];
-        free(c->name);
-        free(c->server);
-        free(c->ca_file);
-        free(c->ca_pem);
-    }
-    free(m->clusters);
-    for (size_t i = 0; i < m->n_users; i++) {
-        struct kc_user *u = &m->users[i];
-        free(u->name);
-        kube_free_secret(u->token);
-        free(u->token_file);
-        free(u->cert_file);
-        free(u->cert_pem);
-        free(u->key_file);
-        kube_free_secret(u->key_pem);
-        free_exec(u->exec);
-    }
-    free(m->users);
-    for (size_t i = 0; i < m->n_contexts; i++) {
-        free(m->contexts[i].name);
-        free(m->contexts[i].cluster);
-        free(m->contexts[i].user);
-    }
-    free(m->contexts);
-    free(m->current_context);
-    for (size_t i = 0; i < m->n_files; i++)
-        free(m->files[i]);
-    free(m->files);
-    memset(m, 0, sizeof(*m));
-}
-
-/* A new zeroed element at the end of the array *@arr of @size-byte
- * elements (@n used, room for @cap), grown as needed; NULL when out of
- * memory. */
-static void *append(void **arr, size_t *n, size_t *cap, size_t size)
-{
-    if (*n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 8;
-        void *a = realloc(*arr, ncap * size);
-        if (a == NULL)
-            return NULL;
-        *arr = a;
-        *cap = ncap;
-    }
-    void *item = (char *)*arr + (*n)++ * size;
-    memset(item, 0, size);
-    return item;
 }
 
 /* ---- entries ---- */
 
-static int parse_cluster(const struct kc_parse *p, const yaml_node_t *body, const char *where,
-                         struct kc_cluster *c)
+/* Reads @v, the value of key @k, into the field of @obj that @f names:
+ * 1 when no field is named @k, else 0 or the reader's error. */
+static int read_field(const struct kc_parse *p, const struct kc_field *f, const yaml_node_t *k,
+                      const yaml_node_t *v, const char *where, void *obj)
+{
+    for (; f->key != NULL; f++)
+        if (cfg_yaml_is_key(k, f->key))
+            return f->read(p, v, where, f->key, (char *)obj + f->off);
+    return 1;
+}
+
+/* A key that no table names: read by the kind's own function. */
+typedef int (*kc_other_fn)(const struct kc_parse *p, const yaml_node_t *k, const yaml_node_t *v,
+                           const char *where, void *obj);
+
+/* Reads the keys of the mapping @body into @obj: those @fields names, and
+ * the others through @other (NULL: ignored). */
+static int read_body(const struct kc_parse *p, const yaml_node_t *body, const char *where,
+                     const struct kc_field *fields, void *obj, kc_other_fn other)
 {
     int rc = 0;
     for (const yaml_node_pair_t *pr = body->data.mapping.pairs.start;
          rc == 0 && pr < body->data.mapping.pairs.top; pr++) {
         const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key),
                           *v = yaml_document_get_node(p->doc, pr->value);
-        if (cfg_yaml_is_key(k, "server"))
-            rc = kube_kc_str(p, v, where, "server", &c->server);
-        else if (cfg_yaml_is_key(k, "certificate-authority"))
-            rc = kube_kc_path(p, v, where, "certificate-authority", &c->ca_file);
-        else if (cfg_yaml_is_key(k, "certificate-authority-data"))
-            rc = kube_kc_pem(p, v, where, "certificate-authority-data", &c->ca_pem);
-        else if (cfg_yaml_is_key(k, "insecure-skip-tls-verify"))
-            rc = kube_kc_bool(p, v, where, "insecure-skip-tls-verify", &c->insecure);
-        else if (cfg_yaml_is_key(k, "tls-server-name") && !kube_kc_is_null(v))
-            c->unsupported = "tls-server-name";
-        else if (cfg_yaml_is_key(k, "proxy-url") && !kube_kc_is_null(v))
-            c->unsupported = "proxy-url";
+        rc = read_field(p, fields, k, v, where, obj);
+        if (rc == 1)
+            rc = other != NULL ? other(p, k, v, where, obj) : 0;
     }
     return rc;
 }
 
-/* A list of strings (exec args) into *@out, replacing it. */
-static int str_list(const struct kc_parse *p, const yaml_node_t *seq, const char *where,
-                    const char *key, char ***out, size_t *n_out)
+static int cluster_other(const struct kc_parse *p, const yaml_node_t *k, const yaml_node_t *v,
+                         const char *where, void *obj)
 {
-    for (size_t i = 0; i < *n_out; i++)
-        free((*out)[i]);
-    free(*out);
-    *out = NULL;
-    *n_out = 0;
+    struct kc_cluster *c = obj;
+    (void)p;
+    (void)where;
+    if (cfg_yaml_is_key(k, "tls-server-name") && !kube_kc_is_null(v))
+        c->unsupported = "tls-server-name";
+    else if (cfg_yaml_is_key(k, "proxy-url") && !kube_kc_is_null(v))
+        c->unsupported = "proxy-url";
+    return 0;
+}
+
+/* The length of the list @seq, named @name in messages, into *@n (0 for
+ * null); more than @max entries are refused. */
+static int list_len(const struct kc_parse *p, const yaml_node_t *seq, const char *name, size_t max,
+                    size_t *n)
+{
+    *n = 0;
     if (kube_kc_is_null(seq))
         return 0;
     if (seq->type != YAML_SEQUENCE_NODE)
-        return kube_kc_fail(p, -EINVAL, "%s.%s: want a list", where, key);
-    size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
-    if (n > KC_MAX_EXEC_ITEMS)
-        return kube_kc_fail(p, -EINVAL, "%s.%s: more than %d entries", where, key,
-                            KC_MAX_EXEC_ITEMS);
-    if (n == 0)
-        return 0;
-    *out = calloc(n, sizeof(**out));
-    if (*out == NULL)
+        return kube_kc_fail(p, -EINVAL, "%s: want a list", name);
+    *n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+    if (*n > max)
+        return kube_kc_fail(p, -EINVAL, "%s: more than %zu entries", name, max);
+    return 0;
+}
+
+/* exec.args: a list of strings into @e, replacing it. */
+static int args_list(const struct kc_parse *p, const yaml_node_t *seq, const char *where,
+                     struct kc_exec *e)
+{
+    char name[KC_WHERE_LEN + 16];
+    size_t n;
+
+    for (size_t i = 0; i < e->n_args; i++)
+        free(e->args[i]);
+    free(e->args);
+    e->args = NULL;
+    e->n_args = 0;
+    snprintf(name, sizeof(name), "%s.args", where);
+    int rc = list_len(p, seq, name, KC_MAX_EXEC_ITEMS, &n);
+    if (rc != 0 || n == 0)
+        return rc;
+    if ((e->args = calloc(n, sizeof(*e->args))) == NULL)
         return kube_kc_fail(p, -ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; rc == 0 && i < n; i++, e->n_args++) {
         char item[48];
-        snprintf(item, sizeof(item), "%.16s[%zu]", key, i);
+        snprintf(item, sizeof(item), "args[%zu]", i);
         const yaml_node_t *v = yaml_document_get_node(p->doc, seq->data.sequence.items.start[i]);
         /* A null item is "" to Go's YAML-to-JSON decoding. */
-        int rc = kube_kc_is_null(v) ? 0 : kube_kc_str(p, v, where, item, &(*out)[i]);
-        (*n_out)++;
-        if (rc == 0 && (*out)[i] == NULL && ((*out)[i] = strdup("")) == NULL)
+        rc = kube_kc_is_null(v) ? 0 : kube_kc_str(p, v, where, item, &e->args[i]);
+        if (rc == 0 && e->args[i] == NULL && (e->args[i] = strdup("")) == NULL)
             rc = kube_kc_fail(p, -ENOMEM, "out of memory");
-        if (rc != 0)
-            return rc;
     }
-    return 0;
+    return rc;
 }
 
 /* exec.env: a list of {name, value} into @e. */
 static int env_list(const struct kc_parse *p, const yaml_node_t *seq, const char *where,
                     struct kc_exec *e)
 {
-    if (kube_kc_is_null(seq)) {
-        free_env(e);
-        return 0;
-    }
-    if (seq->type != YAML_SEQUENCE_NODE)
-        return kube_kc_fail(p, -EINVAL, "%s.env: want a list", where);
-    size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
-    if (n > KC_MAX_EXEC_ITEMS)
-        return kube_kc_fail(p, -EINVAL, "%s.env: more than %d entries", where, KC_MAX_EXEC_ITEMS);
+    char name[KC_WHERE_LEN + 16];
+    size_t n;
+
+    snprintf(name, sizeof(name), "%s.env", where);
+    int rc = list_len(p, seq, name, KC_MAX_EXEC_ITEMS, &n);
+    if (rc != 0)
+        return rc;
     free_env(e); /* a repeated key: the last one wins */
     if (n == 0)
         return 0;
@@ -175,32 +195,45 @@ static int env_list(const struct kc_parse *p, const yaml_node_t *seq, const char
     e->env_value = calloc(n, sizeof(*e->env_value));
     if (e->env_name == NULL || e->env_value == NULL)
         return kube_kc_fail(p, -ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; rc == 0 && i < n; i++) {
         char item[KC_WHERE_LEN + 40];
         snprintf(item, sizeof(item), "%.*s.env[%zu]", KC_WHERE_LEN, where, i);
         const yaml_node_t *v = yaml_document_get_node(p->doc, seq->data.sequence.items.start[i]);
         e->n_env++;
         if (v == NULL || v->type != YAML_MAPPING_NODE)
             return kube_kc_fail(p, -EINVAL, "%s: want a mapping with name and value", item);
-        int rc = kube_kc_str(p, cfg_yaml_get(p->doc, v, "name"), item, "name", &e->env_name[i]);
+        rc = kube_kc_str(p, cfg_yaml_get(p->doc, v, "name"), item, "name", &e->env_name[i]);
         if (rc == 0)
             rc = kube_kc_str(p, cfg_yaml_get(p->doc, v, "value"), item, "value", &e->env_value[i]);
-        if (rc != 0)
-            return rc;
     }
-    return 0;
+    return rc;
+}
+
+static int exec_other(const struct kc_parse *p, const yaml_node_t *k, const yaml_node_t *v,
+                      const char *where, void *obj)
+{
+    struct kc_exec *e = obj;
+    /* A command with a '/' that is relative resolves against the file's
+     * directory, as client-go's ResolveLocalPaths does; one without is
+     * looked up in PATH when it runs. */
+    if (cfg_yaml_is_key(k, "command")) {
+        int rc = kube_kc_str(p, v, where, "command", &e->command);
+        return rc == 0 && e->command != NULL && strchr(e->command, '/') != NULL
+                   ? kube_kc_abs(p, &e->command)
+                   : rc;
+    }
+    if (cfg_yaml_is_key(k, "args"))
+        return args_list(p, v, where, e);
+    return cfg_yaml_is_key(k, "env") ? env_list(p, v, where, e) : 0;
 }
 
 /* users[].user.exec: recorded as written (what it means is checked by
  * kubeconfig.c when the user is chosen, as client-go validates only the
- * context in use). A command with a '/' that is relative resolves against
- * the file's directory, as client-go's ResolveLocalPaths does; one
- * without is looked up in PATH when it runs. */
+ * context in use). */
 static int parse_exec(const struct kc_parse *p, const yaml_node_t *body, const char *user_where,
                       struct kc_user *u)
 {
     char where[KC_WHERE_LEN + 8];
-    int rc = 0;
 
     snprintf(where, sizeof(where), "%s.exec", user_where);
     if (body->type != YAML_MAPPING_NODE)
@@ -209,112 +242,92 @@ static int parse_exec(const struct kc_parse *p, const yaml_node_t *body, const c
     u->exec = calloc(1, sizeof(*u->exec));
     if (u->exec == NULL)
         return kube_kc_fail(p, -ENOMEM, "out of memory");
-    struct kc_exec *e = u->exec;
-    for (const yaml_node_pair_t *pr = body->data.mapping.pairs.start;
-         rc == 0 && pr < body->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key),
-                          *v = yaml_document_get_node(p->doc, pr->value);
-        if (cfg_yaml_is_key(k, "command")) {
-            rc = kube_kc_str(p, v, where, "command", &e->command);
-            if (rc == 0 && e->command != NULL && strchr(e->command, '/') != NULL)
-                rc = kube_kc_abs(p, &e->command);
-        } else if (cfg_yaml_is_key(k, "args")) {
-            rc = str_list(p, v, where, "args", &e->args, &e->n_args);
-        } else if (cfg_yaml_is_key(k, "env")) {
-            rc = env_list(p, v, where, e);
-        } else if (cfg_yaml_is_key(k, "apiVersion")) {
-            rc = kube_kc_str(p, v, where, "apiVersion", &e->api_version);
-        } else if (cfg_yaml_is_key(k, "installHint")) {
-            rc = kube_kc_str(p, v, where, "installHint", &e->install_hint);
-        } else if (cfg_yaml_is_key(k, "interactiveMode")) {
-            rc = kube_kc_str(p, v, where, "interactiveMode", &e->interactive_mode);
-        } else if (cfg_yaml_is_key(k, "provideClusterInfo")) {
-            rc = kube_kc_bool(p, v, where, "provideClusterInfo", &e->provide_cluster_info);
-        }
-    }
-    return rc;
+    return read_body(p, body, where, exec_fields, u->exec, exec_other);
 }
 
-static int parse_user(const struct kc_parse *p, const yaml_node_t *body, const char *where,
-                      struct kc_user *u)
+static int user_other(const struct kc_parse *p, const yaml_node_t *k, const yaml_node_t *v,
+                      const char *where, void *obj)
 {
-    int rc = 0;
-    for (const yaml_node_pair_t *pr = body->data.mapping.pairs.start;
-         rc == 0 && pr < body->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key),
-                          *v = yaml_document_get_node(p->doc, pr->value);
-        if (cfg_yaml_is_key(k, "token"))
-            rc = kube_kc_str(p, v, where, "token", &u->token);
-        else if (cfg_yaml_is_key(k, "tokenFile"))
-            rc = kube_kc_path(p, v, where, "tokenFile", &u->token_file);
-        else if (cfg_yaml_is_key(k, "client-certificate"))
-            rc = kube_kc_path(p, v, where, "client-certificate", &u->cert_file);
-        else if (cfg_yaml_is_key(k, "client-certificate-data"))
-            rc = kube_kc_pem(p, v, where, "client-certificate-data", &u->cert_pem);
-        else if (cfg_yaml_is_key(k, "client-key"))
-            rc = kube_kc_path(p, v, where, "client-key", &u->key_file);
-        else if (cfg_yaml_is_key(k, "client-key-data"))
-            rc = kube_kc_pem(p, v, where, "client-key-data", &u->key_pem);
-        else if (kube_kc_is_null(v))
-            continue;
-        else if (cfg_yaml_is_key(k, "exec"))
-            rc = parse_exec(p, v, where, u);
-        else if (cfg_yaml_is_key(k, "auth-provider")) {
-            u->unsupported = "auth-provider";
-            u->why = "auth providers are not supported";
-        } else if (cfg_yaml_is_key(k, "username") || cfg_yaml_is_key(k, "password")) {
-            u->unsupported = cfg_yaml_is_key(k, "username") ? "username" : "password";
-            u->why = "basic authentication is not supported";
-        } else if (cfg_yaml_is_key(k, "as") || cfg_yaml_is_key(k, "as-uid") ||
-                   cfg_yaml_is_key(k, "as-groups") || cfg_yaml_is_key(k, "as-user-extra")) {
-            u->unsupported = "as";
-            u->why = "impersonation is not supported";
-        }
-    }
-    return rc;
-}
-
-static int parse_context(const struct kc_parse *p, const yaml_node_t *body, const char *where,
-                         struct kc_context *c)
-{
-    int rc = 0;
-    for (const yaml_node_pair_t *pr = body->data.mapping.pairs.start;
-         rc == 0 && pr < body->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key),
-                          *v = yaml_document_get_node(p->doc, pr->value);
-        if (cfg_yaml_is_key(k, "cluster"))
-            rc = kube_kc_str(p, v, where, "cluster", &c->cluster);
-        else if (cfg_yaml_is_key(k, "user"))
-            rc = kube_kc_str(p, v, where, "user", &c->user);
-    }
-    return rc;
-}
-
-enum kc_kind {
-    KC_CLUSTER = 0,
-    KC_USER,
-    KC_CONTEXT,
-};
-
-static const char *const kind_list[] = {"clusters", "users", "contexts"};
-static const char *const kind_body[] = {"cluster", "user", "context"};
-
-/* Whether @name is already defined: 1, or 2 when by the file being parsed. */
-static int defined(const struct kc_parse *p, enum kc_kind kind, const char *name)
-{
-    const struct kc_config *m = p->m;
-    size_t n = kind == KC_CLUSTER ? m->n_clusters : kind == KC_USER ? m->n_users : m->n_contexts;
-    for (size_t i = 0; i < n; i++) {
-        const char *en = kind == KC_CLUSTER ? m->clusters[i].name
-                         : kind == KC_USER  ? m->users[i].name
-                                            : m->contexts[i].name;
-        const char *ef = kind == KC_CLUSTER ? m->clusters[i].file
-                         : kind == KC_USER  ? m->users[i].file
-                                            : m->contexts[i].file;
-        if (strcmp(en, name) == 0)
-            return ef == p->file ? 2 : 1;
+    struct kc_user *u = obj;
+    if (kube_kc_is_null(v))
+        return 0;
+    if (cfg_yaml_is_key(k, "exec"))
+        return parse_exec(p, v, where, u);
+    if (cfg_yaml_is_key(k, "auth-provider")) {
+        u->unsupported = "auth-provider";
+        u->why = "auth providers are not supported";
+    } else if (cfg_yaml_is_key(k, "username") || cfg_yaml_is_key(k, "password")) {
+        u->unsupported = cfg_yaml_is_key(k, "username") ? "username" : "password";
+        u->why = "basic authentication is not supported";
+    } else if (cfg_yaml_is_key(k, "as") || cfg_yaml_is_key(k, "as-uid") ||
+               cfg_yaml_is_key(k, "as-groups") || cfg_yaml_is_key(k, "as-user-extra")) {
+        u->unsupported = "as";
+        u->why = "impersonation is not supported";
     }
     return 0;
+}
+
+/* Each list of kc_config.lists: its key, its entries' body key and type. */
+static const struct {
+    const char *list, *body;
+    size_t size;
+    const struct kc_field *fields;
+    kc_other_fn other; /* NULL: other keys are ignored */
+} kinds[KC_KINDS] = {
+    {"clusters", "cluster", sizeof(struct kc_cluster), cluster_fields, cluster_other},
+    {"users", "user", sizeof(struct kc_user), user_fields, user_other},
+    {"contexts", "context", sizeof(struct kc_context), context_fields, NULL},
+};
+
+static struct kc_entry *entry_at(const struct kc_list *l, enum kc_kind kind, size_t i)
+{
+    return (struct kc_entry *)((char *)l->items + i * kinds[kind].size);
+}
+
+const struct kc_entry *kube_kc_find(const struct kc_config *m, enum kc_kind kind, const char *name)
+{
+    for (size_t i = 0; i < m->lists[kind].n; i++) {
+        const struct kc_entry *e = entry_at(&m->lists[kind], kind, i);
+        if (strcmp(e->name, name) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+void kube_kc_free(struct kc_config *m)
+{
+    for (enum kc_kind k = 0; k < KC_KINDS; k++) {
+        for (size_t i = 0; i < m->lists[k].n; i++) {
+            struct kc_entry *e = entry_at(&m->lists[k], k, i);
+            free(e->name);
+            free_fields(kinds[k].fields, e);
+            if (k == KC_USER)
+                free_exec(((struct kc_user *)e)->exec);
+        }
+        free(m->lists[k].items);
+    }
+    free(m->current_context);
+    for (size_t i = 0; i < m->n_files; i++)
+        free(m->files[i]);
+    free(m->files);
+    memset(m, 0, sizeof(*m));
+}
+
+/* A new zeroed entry of @size bytes at the end of @l, grown as needed;
+ * NULL when out of memory. */
+static void *append(struct kc_list *l, size_t size)
+{
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 8;
+        void *a = realloc(l->items, ncap * size);
+        if (a == NULL)
+            return NULL;
+        l->items = a;
+        l->cap = ncap;
+    }
+    void *item = (char *)l->items + l->n++ * size;
+    memset(item, 0, size);
+    return item;
 }
 
 /* Parses one entry of a clusters/users/contexts list into the config,
@@ -322,96 +335,49 @@ static int defined(const struct kc_parse *p, enum kc_kind kind, const char *name
 static int parse_entry(const struct kc_parse *p, enum kc_kind kind, size_t index,
                        const yaml_node_t *item)
 {
-    struct kc_config *m = p->m;
-    const char *list = kind_list[kind];
+    const char *list = kinds[kind].list;
     char where[KC_WHERE_LEN];
     char *name = NULL;
-    int rc;
 
     if (item == NULL || item->type != YAML_MAPPING_NODE)
         return kube_kc_fail(p, -EINVAL, "%s[%zu]: want a mapping", list, index);
     snprintf(where, sizeof(where), "%s[%zu]", list, index);
-    rc = kube_kc_str(p, cfg_yaml_get(p->doc, item, "name"), where, "name", &name);
+    int rc = kube_kc_str(p, cfg_yaml_get(p->doc, item, "name"), where, "name", &name);
     if (rc != 0)
         return rc;
     if (name == NULL || name[0] == '\0') {
         free(name);
         return kube_kc_fail(p, -EINVAL, "%s[%zu].name: missing", list, index);
     }
-    snprintf(where, sizeof(where), "%s[%.64s].%s", list, name, kind_body[kind]);
-    const yaml_node_t *body = cfg_yaml_get(p->doc, item, kind_body[kind]);
-    if (!kube_kc_is_null(body) && body->type != YAML_MAPPING_NODE) {
+    snprintf(where, sizeof(where), "%s[%.64s].%s", list, name, kinds[kind].body);
+    const yaml_node_t *body = cfg_yaml_get(p->doc, item, kinds[kind].body);
+    const struct kc_entry *seen = kube_kc_find(p->m, kind, name);
+    struct kc_entry *e = NULL;
+    if (!kube_kc_is_null(body) && body->type != YAML_MAPPING_NODE)
         rc = kube_kc_fail(p, -EINVAL, "%s: want a mapping", where);
-        goto out_free_name;
-    }
-    int seen = defined(p, kind, name);
-    if (seen == 2) {
+    else if (seen != NULL && seen->file == p->file)
         rc = kube_kc_fail(p, -EINVAL, "%s[%.64s]: defined twice", list, name);
-        goto out_free_name;
+    else if (seen == NULL && (e = append(&p->m->lists[kind], kinds[kind].size)) == NULL)
+        rc = kube_kc_fail(p, -ENOMEM, "out of memory");
+    if (e == NULL) {
+        free(name);
+        return rc;
     }
-    if (seen == 1)
-        goto out_free_name;
-
-    rc = -ENOMEM;
-    switch (kind) {
-    case KC_CLUSTER: {
-        struct kc_cluster *c =
-            append((void **)&m->clusters, &m->n_clusters, &m->cap_clusters, sizeof(*c));
-        if (c == NULL)
-            break;
-        c->name = name;
-        c->file = p->file;
-        name = NULL;
-        rc = kube_kc_is_null(body) ? 0 : parse_cluster(p, body, where, c);
-        break;
-    }
-    case KC_USER: {
-        struct kc_user *u = append((void **)&m->users, &m->n_users, &m->cap_users, sizeof(*u));
-        if (u == NULL)
-            break;
-        u->name = name;
-        u->file = p->file;
-        name = NULL;
-        rc = kube_kc_is_null(body) ? 0 : parse_user(p, body, where, u);
-        break;
-    }
-    case KC_CONTEXT: {
-        struct kc_context *x =
-            append((void **)&m->contexts, &m->n_contexts, &m->cap_contexts, sizeof(*x));
-        if (x == NULL)
-            break;
-        x->name = name;
-        x->file = p->file;
-        name = NULL;
-        rc = kube_kc_is_null(body) ? 0 : parse_context(p, body, where, x);
-        break;
-    }
-    }
-    if (rc == -ENOMEM && p->err[0] == '\0')
-        kube_kc_fail(p, rc, "out of memory");
-
-out_free_name:
-    free(name);
-    return rc;
+    e->name = name;
+    e->file = p->file;
+    return kube_kc_is_null(body)
+               ? 0
+               : read_body(p, body, where, kinds[kind].fields, e, kinds[kind].other);
 }
 
 static int parse_list(const struct kc_parse *p, enum kc_kind kind, const yaml_node_t *seq)
 {
-    if (kube_kc_is_null(seq))
-        return 0;
-    if (seq->type != YAML_SEQUENCE_NODE)
-        return kube_kc_fail(p, -EINVAL, "%s: want a list", kind_list[kind]);
-    size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
-    if (n > KC_MAX_ENTRIES)
-        return kube_kc_fail(p, -EINVAL, "%s: more than %d entries", kind_list[kind],
-                            KC_MAX_ENTRIES);
-    for (size_t i = 0; i < n; i++) {
-        int rc = parse_entry(p, kind, i,
-                             yaml_document_get_node(p->doc, seq->data.sequence.items.start[i]));
-        if (rc != 0)
-            return rc;
-    }
-    return 0;
+    size_t n;
+    int rc = list_len(p, seq, kinds[kind].list, KC_MAX_ENTRIES, &n);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = parse_entry(p, kind, i,
+                         yaml_document_get_node(p->doc, seq->data.sequence.items.start[i]));
+    return rc;
 }
 
 int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char *name,
@@ -473,11 +439,8 @@ int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char 
         current = NULL;
     }
     free(current);
-    rc = parse_list(&p, KC_CLUSTER, cfg_yaml_get(p.doc, root, "clusters"));
-    if (rc == 0)
-        rc = parse_list(&p, KC_USER, cfg_yaml_get(p.doc, root, "users"));
-    if (rc == 0)
-        rc = parse_list(&p, KC_CONTEXT, cfg_yaml_get(p.doc, root, "contexts"));
+    for (enum kc_kind k = 0; rc == 0 && k < KC_KINDS; k++)
+        rc = parse_list(&p, k, cfg_yaml_get(p.doc, root, kinds[k].list));
 
 out_delete_doc:
     yaml_document_delete(&doc);

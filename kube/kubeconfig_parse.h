@@ -16,9 +16,14 @@
 #define KC_MAX_ENTRIES      10000       /* per list: names are compared pairwise */
 #define KC_MAX_EXEC_ITEMS   1024        /* exec args, exec env entries */
 
-struct kc_cluster {
+/* What every entry of a clusters, users or contexts list begins with. */
+struct kc_entry {
     char *name;
     const char *file; /* borrowed from kc_config.files */
+};
+
+struct kc_cluster {
+    struct kc_entry e;
     char *server;
     char *ca_file;
     char *ca_pem;
@@ -40,8 +45,7 @@ struct kc_exec {
 };
 
 struct kc_user {
-    char *name;
-    const char *file;
+    struct kc_entry e;
     char *token;
     char *token_file;
     char *cert_file;
@@ -54,24 +58,35 @@ struct kc_user {
 };
 
 struct kc_context {
-    char *name;
-    const char *file;
+    struct kc_entry e;
     char *cluster;
     char *user;
 };
 
+/* The named lists of a kubeconfig, in the order kc_config.lists holds them. */
+enum kc_kind {
+    KC_CLUSTER = 0,
+    KC_USER,
+    KC_CONTEXT,
+    KC_KINDS,
+};
+
+/* One list: struct kc_cluster, kc_user or kc_context entries by its kind. */
+struct kc_list {
+    void *items;
+    size_t n, cap;
+};
+
 /* The merged contents of every file read. */
 struct kc_config {
-    struct kc_cluster *clusters;
-    size_t n_clusters, cap_clusters;
-    struct kc_user *users;
-    size_t n_users, cap_users;
-    struct kc_context *contexts;
-    size_t n_contexts, cap_contexts;
+    struct kc_list lists[KC_KINDS];
     char *current_context;
     char **files;
     size_t n_files;
 };
+
+/* The entry of list @kind of @m named @name, NULL when none is. */
+const struct kc_entry *kube_kc_find(const struct kc_config *m, enum kc_kind kind, const char *name);
 
 /* Frees what @m holds (wiping tokens and keys) and zeroes it. */
 void kube_kc_free(struct kc_config *m);

@@ -40,8 +40,9 @@ bool kube_kc_is_null(const yaml_node_t *n)
 }
 
 int kube_kc_str(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
-                char **out)
+                void *vout)
 {
+    char **out = vout;
     if (kube_kc_is_null(n)) {
         free(*out);
         *out = NULL;
@@ -77,8 +78,9 @@ int kube_kc_abs(const struct kc_parse *p, char **out)
 }
 
 int kube_kc_path(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
-                 char **out)
+                 void *vout)
 {
+    char **out = vout;
     int rc = kube_kc_str(p, n, where, key, out);
     if (rc != 0 || *out == NULL)
         return rc;
@@ -91,8 +93,9 @@ int kube_kc_path(const struct kc_parse *p, const yaml_node_t *n, const char *whe
 }
 
 int kube_kc_pem(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
-                char **out)
+                void *vout)
 {
+    char **out = vout;
     char *text = NULL, *pem = NULL;
     size_t len;
     int rc = kube_kc_str(p, n, where, key, &text);
@@ -121,8 +124,9 @@ int kube_kc_pem(const struct kc_parse *p, const yaml_node_t *n, const char *wher
 }
 
 int kube_kc_bool(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
-                 bool *out)
+                 void *vout)
 {
+    bool *out = vout;
     const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
     const char *const no[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
 

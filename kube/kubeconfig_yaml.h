@@ -32,10 +32,15 @@ int kube_kc_fail(const struct kc_parse *p, int rc, const char *fmt, ...)
 /* A plain null, ~ or empty scalar, or no node at all: YAML's null. */
 bool kube_kc_is_null(const yaml_node_t *n);
 
+/* Every reader of a value: @n, the value of @key in @where, into *@out, a
+ * char * (a bool for kube_kc_bool); one type, so that tables name them. */
+typedef int (*kc_read_fn)(const struct kc_parse *p, const yaml_node_t *n, const char *where,
+                          const char *key, void *out);
+
 /* Copies scalar @n into *@out (replacing it), NULL for YAML null. Returns 0,
  * -EINVAL (not a scalar, a NUL byte) or -ENOMEM. */
 int kube_kc_str(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
-                char **out);
+                void *out);
 
 /* Makes the relative path *@out (not NULL) absolute against p->dir,
  * replacing it. Returns 0 or -ENOMEM. */
@@ -44,15 +49,15 @@ int kube_kc_abs(const struct kc_parse *p, char **out);
 /* A file reference: as kube_kc_str, "" being none, relative paths made
  * absolute against the file's directory. */
 int kube_kc_path(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
-                 char **out);
+                 void *out);
 
 /* A base64 PEM field: decoded, and refused (-EINVAL) unless it is PEM text. */
 int kube_kc_pem(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
-                char **out);
+                void *out);
 
 /* A boolean as YAML 1.1 spells it (true/yes/on, false/no/off; null is
  * false). Returns 0 or -EINVAL. */
 int kube_kc_bool(const struct kc_parse *p, const yaml_node_t *n, const char *where, const char *key,
-                 bool *out);
+                 void *out);
 
 #endif

@@ -238,8 +238,9 @@ static void end_run(struct spawn_run *run, int *status)
     pthread_mutex_unlock(&runs_lock);
 }
 
-/* Collects the output of the run until both pipes end, or its program has
- * exited and nothing more is there to read, or the deadline. */
+/* Collects the output of the run until both pipes end and its program
+ * has exited, or it has exited and nothing more is there to read, or the
+ * deadline. */
 static int collect(struct spawn_run *run, int out_fd, int err_fd, int timeout_ms, size_t max,
                    struct kube_spawn_out *res)
 {
@@ -249,13 +250,17 @@ static int collect(struct spawn_run *run, int out_fd, int err_fd, int timeout_ms
     bool exited = false;
     int rc = 0, status = 0;
 
-    while (rc == 0 && (fds[0].fd != -1 || fds[1].fd != -1)) {
+    while (rc == 0 && !(exited && fds[0].fd == -1 && fds[1].fd == -1)) {
         double left_ms = timeout_ms - clock_since(&t0) * 1000.0;
         if (left_ms <= 0) {
             res->timed_out = true;
             break;
         }
-        int wait_ms = exited ? 0 : left_ms < SPAWN_TICK_MS ? (int)left_ms + 1 : SPAWN_TICK_MS;
+        /* Both pipes ended: the program is exiting, or goes on without
+         * them; either way it has until the deadline to end by itself, and
+         * poll (which passes over fds of -1) only waits. */
+        int tick = fds[0].fd == -1 && fds[1].fd == -1 ? SPAWN_POLL_MS : SPAWN_TICK_MS;
+        int wait_ms = exited ? 0 : left_ms < tick ? (int)left_ms + 1 : tick;
         int n = poll(fds, 2, wait_ms);
         if (n == -1 && errno != EINTR) {
             rc = -errno;
@@ -278,17 +283,6 @@ static int collect(struct spawn_run *run, int out_fd, int err_fd, int timeout_ms
             break;
         if (!exited)
             exited = has_exited(run->pid);
-    }
-    /* Both pipes ended: the program is exiting, or goes on without them.
-     * Either way it has until the deadline to end by itself. */
-    while (rc == 0 && !res->timed_out && !res->out_too_big && !exited) {
-        if (clock_since(&t0) * 1000.0 >= timeout_ms) {
-            res->timed_out = true;
-            break;
-        }
-        exited = has_exited(run->pid);
-        if (!exited)
-            poll(NULL, 0, SPAWN_POLL_MS);
     }
     end_run(run, &status);
     res->status = status;

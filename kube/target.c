@@ -22,7 +22,7 @@ void kube_target_destroy(struct kube_target *t)
 
 void kube_exec_config_free(struct kube_exec_config *e)
 {
-    if (e == NULL)
+    if (e == NULL || atomic_fetch_sub(&e->shares, 1) > 0)
         return;
     free(e->where);
     free(e->command);

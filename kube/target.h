@@ -6,6 +6,7 @@
 #ifndef KUBE_TARGET_H
 #define KUBE_TARGET_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -13,7 +14,8 @@
 #define KUBE_INCLUSTER_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 
 /* The credential plugin of a kubeconfig user (users[].user.exec), checked
- * and resolved; kube/exec.h runs it. All strings are malloc'd. */
+ * and resolved; kube/exec.h runs it. All strings are malloc'd. Not changed
+ * once a plugin runs it, so kube/exec.c shares it rather than copying it. */
 struct kube_exec_config {
     char *where;   /* for messages: "kubeconfig /x: users[eks].user.exec" */
     char *command; /* with a '/': a path (relative ones already made absolute
@@ -25,7 +27,8 @@ struct kube_exec_config {
     char *api_version;  /* client.authentication.k8s.io/v1 or /v1beta1 */
     char *install_hint; /* shown when the command is not found; NULL for none */
     bool provide_cluster_info;
-    int timeout_ms; /* a run is killed after this; KUBE_EXEC_TIMEOUT_MS (kube/exec.h) */
+    int timeout_ms;    /* a run is killed after this; KUBE_EXEC_TIMEOUT_MS (kube/exec.h) */
+    atomic_int shares; /* holders besides the first; kube_exec_config_free drops one */
 };
 
 /* Data fields (PEM, tokens) are malloc'd and owned by the target. */
@@ -50,7 +53,8 @@ void kube_target_destroy(struct kube_target *t);
 /* Wipes the string @s (a token, a key), then frees it; NULL is fine. */
 void kube_free_secret(char *s);
 
-/* Frees @e and everything it holds (NULL is fine). */
+/* Frees @e and everything it holds (NULL is fine), or, while it is shared,
+ * drops this holder's share. */
 void kube_exec_config_free(struct kube_exec_config *e);
 
 #endif

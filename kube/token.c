@@ -46,20 +46,12 @@ static int read_token(const char *path, char **out, char *err)
         start++;
     while (end > start && is_space(buf[end - 1]))
         end--;
-    rc = -EACCES;
-    if (end == start) {
-        err_set(err, "token file %s: empty", path);
-        goto out_free;
-    }
-    if (!kube_token_is_valid(buf + start, end - start)) {
-        err_set(err, "token file %s: spaces or control characters", path);
-        goto out_free;
-    }
-    *out = strndup(buf + start, end - start);
-    rc = *out != NULL ? 0 : -ENOMEM;
-    if (rc != 0)
-        err_set(err, "token file %s: out of memory", path);
-out_free:
+    if (end == start)
+        rc = err_fail(err, -EACCES, "token file %s: empty", path);
+    else if (!kube_token_is_valid(buf + start, end - start))
+        rc = err_fail(err, -EACCES, "token file %s: spaces or control characters", path);
+    else if ((*out = strndup(buf + start, end - start)) == NULL)
+        rc = err_fail(err, -ENOMEM, "token file %s: out of memory", path);
     file_free_secret(buf, len);
     return rc;
 }

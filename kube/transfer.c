@@ -39,11 +39,8 @@ static size_t deliver_lines(struct kube_xfer *x, size_t n)
             return 0;
         }
         *nl = '\0';
-        int rc = x->fn(x->ctx, x->buf + start, end - start);
-        if (rc != 0) {
-            x->fn_rc = rc;
+        if ((x->fn_rc = x->fn(x->ctx, x->buf + start, end - start)) != 0)
             return 0;
-        }
         start = end + 1;
         x->scan = start;
     }
@@ -75,12 +72,8 @@ size_t kube_xfer_on_header(char *data, size_t size, size_t nmemb, void *userp)
     if (status < 200 || status > 299)
         return n;
     x->opened = true;
-    int rc = x->fn(x->ctx, NULL, 0);
-    if (rc != 0) {
-        x->fn_rc = rc;
-        return 0;
-    }
-    return n;
+    x->fn_rc = x->fn(x->ctx, NULL, 0);
+    return x->fn_rc != 0 ? 0 : n;
 }
 
 size_t kube_xfer_on_write(char *data, size_t size, size_t nmemb, void *userp)
@@ -185,7 +178,7 @@ static bool set_pem(CURL *e, CURLoption blob, CURLoption path, CURLoption type, 
                                          : curl_easy_setopt(e, type, "PEM")) == CURLE_OK;
 }
 
-bool kube_xfer_set_tls(CURL *e, const struct kube_target *t)
+bool kube_xfer_set_tls(CURL *e, const struct kube_target *t, char *cert_pem, char *key_pem)
 {
     bool ok = true;
     bool https = strncmp(t->server, "https://", 8) == 0;
@@ -204,14 +197,8 @@ bool kube_xfer_set_tls(CURL *e, const struct kube_target *t)
      * public CA issued must not pass for the API server. */
     ok = ok &&
          set_pem(e, CURLOPT_CAINFO_BLOB, CURLOPT_CAINFO, CURLOPT_CAPATH, t->ca_pem, t->ca_file);
-    ok = ok && set_pem(e, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE, t->cert_pem,
-                       t->cert_file);
-    return ok && set_pem(e, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, CURLOPT_SSLKEYTYPE, t->key_pem,
-                         t->key_file);
-}
-
-bool kube_xfer_set_client_pem(CURL *e, char *cert_pem, char *key_pem)
-{
-    return set_pem(e, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE, cert_pem, "") &&
-           set_pem(e, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, CURLOPT_SSLKEYTYPE, key_pem, "");
+    ok = ok && set_pem(e, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE,
+                       cert_pem != NULL ? cert_pem : t->cert_pem, t->cert_file);
+    return ok && set_pem(e, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, CURLOPT_SSLKEYTYPE,
+                         key_pem != NULL ? key_pem : t->key_pem, t->key_file);
 }

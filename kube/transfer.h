@@ -59,13 +59,10 @@ int kube_xfer_on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, cur
 /* A transport failure as a negative errno. */
 int kube_xfer_errno(CURLcode cc);
 
-/* Sets the TLS and credential options of every request to @t on @e;
- * false when libcurl refused one. */
-bool kube_xfer_set_tls(CURL *e, const struct kube_target *t);
-
-/* Sets a client certificate and key given as PEM text on @e, replacing
- * what kube_xfer_set_tls set (an exec plugin's); libcurl copies them, and
- * writes through neither. False when libcurl refused one. */
-bool kube_xfer_set_client_pem(CURL *e, char *cert_pem, char *key_pem);
+/* Sets the TLS and credential options of every request to @t on @e, with
+ * the client certificate and key @cert_pem and @key_pem (an exec
+ * plugin's, NULL for none) in place of the target's; libcurl copies them,
+ * and writes through none. False when libcurl refused one. */
+bool kube_xfer_set_tls(CURL *e, const struct kube_target *t, char *cert_pem, char *key_pem);
 
 #endif

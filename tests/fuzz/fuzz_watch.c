@@ -6,10 +6,10 @@
  * extender's informers use.
  *
  * Input: a selector byte, then newline-terminated lines; each complete
- * line goes to on_line as kube_stream hands it over (without the '\n',
+ * line goes to on_line as kube_stream_bounded hands it over (without the '\n',
  * NUL-terminated, in an exactly sized malloc'd copy), after the NULL line
  * that says each watch is open; a last line without '\n' is dropped, as
- * kube_stream drops it. The selector:
+ * kube_stream_bounded drops it. The selector:
  *   'N' / 'n'  a node watch;
  *   'M' / 'm'  both: a line starting with 'N' goes (without it) to the node
  *              informer, every other line to the pod informer;
@@ -679,7 +679,7 @@ static void watch_line(struct feed *f, char *line, size_t len)
 
     memcpy(before, inf->rv, sizeof(before));
     if (!f->open) {
-        /* kube_stream's NULL line: the 2xx answer to a new watch is in. */
+        /* kube_stream_bounded's NULL line: the 2xx answer to a new watch is in. */
         if (on_line(&f->w, NULL, 0) != 0 || inf->health != 1 || f->w.events != 0 ||
             strcmp(inf->rv, before) != 0)
             fail("an opened watch is not healthy or changed the watch", "");

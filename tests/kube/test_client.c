@@ -331,6 +331,14 @@ struct seen {
     int opened;     /* NULL lines: the stream said it was open */
 };
 
+/* A stream stopped by *@stop alone. */
+static int stream(struct kube_client *c, const char *path, int idle, const atomic_bool *stop,
+                  kube_line_fn fn, void *ctx, struct kube_response *out, char *err)
+{
+    const struct kube_bounds b = {.stop = stop};
+    return kube_stream_bounded(c, path, idle, &b, fn, ctx, out, err);
+}
+
 static int on_line(void *ctx, char *line, size_t len)
 {
     struct seen *s = ctx;
@@ -357,9 +365,9 @@ START_TEST(client_stream_delivers_whole_lines)
     atomic_bool stop = false;
     struct seen s = {.all_x = true};
     struct kube_client *c = default_client();
-    ck_assert_msg(
-        kube_stream(c, "/fake/stream?line=5&count=3&tail=2", 5, &stop, on_line, &s, &r, err) == 0,
-        "%s", err);
+    ck_assert_msg(stream(c, "/fake/stream?line=5&count=3&tail=2", 5, &stop, on_line, &s, &r, err) ==
+                      0,
+                  "%s", err);
     ck_assert_int_eq(r.status, 200);
     ck_assert_ptr_null(r.body);
     ck_assert_int_eq(s.lines, 3); /* the partial last line is dropped */
@@ -370,16 +378,15 @@ START_TEST(client_stream_delivers_whole_lines)
     /* empty lines are lines too, with no terminator */
     memset(&s, 0, sizeof(s));
     s.all_x = true;
-    ck_assert_int_eq(kube_stream(c, "/fake/stream?line=0&count=4", 5, &stop, on_line, &s, &r, err),
-                     0);
+    ck_assert_int_eq(stream(c, "/fake/stream?line=0&count=4", 5, &stop, on_line, &s, &r, err), 0);
     ck_assert_int_eq(s.lines, 4);
 
     /* a non-zero return of the callback ends the stream with that value */
     memset(&s, 0, sizeof(s));
     s.all_x = true;
     s.stop_after = 2;
-    ck_assert_int_eq(
-        kube_stream(c, "/fake/stream?line=5&count=100", 5, &stop, on_line, &s, &r, err), 42);
+    ck_assert_int_eq(stream(c, "/fake/stream?line=5&count=100", 5, &stop, on_line, &s, &r, err),
+                     42);
     ck_assert_int_eq(s.lines, 2);
 
     /* watch events as lines */
@@ -390,7 +397,7 @@ START_TEST(client_stream_delivers_whole_lines)
     snprintf(path, sizeof(path), "/api/v1/pods?watch=1&resourceVersion=%llu&timeoutSeconds=1",
              (unsigned long long)rv);
     memset(&s, 0, sizeof(s));
-    ck_assert_int_eq(kube_stream(c, path, 5, &stop, on_line, &s, &r, err), 0);
+    ck_assert_int_eq(stream(c, path, 5, &stop, on_line, &s, &r, err), 0);
     ck_assert_int_eq(s.lines, 1);
     ck_assert_ptr_nonnull(strstr(s.first, "\"type\":\"ADDED\""));
     ck_assert_ptr_nonnull(strstr(s.first, "\"name\":\"b\""));
@@ -406,7 +413,7 @@ START_TEST(client_stream_error_status_returns_the_body)
     struct seen s = {0};
     struct kube_client *c = default_client();
     fake_set_token(fake, "other");
-    ck_assert_int_eq(kube_stream(c, "/api/v1/pods?watch=1", 5, &stop, on_line, &s, &r, err), 0);
+    ck_assert_int_eq(stream(c, "/api/v1/pods?watch=1", 5, &stop, on_line, &s, &r, err), 0);
     ck_assert_int_eq(r.status, 401);
     ck_assert_int_eq(s.lines, 0);
     ck_assert_int_eq(s.opened, 0); /* an error status never opens the stream */
@@ -441,7 +448,7 @@ START_TEST(client_stream_stop_flag_is_honoured_within_a_second)
     pthread_t t;
     struct kube_client *c = default_client();
     ck_assert_int_eq(pthread_create(&t, NULL, set_stop, &st), 0);
-    int rc = kube_stream(c, "/api/v1/pods?watch=1", 30, &stop, on_line, &s, &r, err);
+    int rc = stream(c, "/api/v1/pods?watch=1", 30, &stop, on_line, &s, &r, err);
     double done = now_s();
     pthread_join(t, NULL);
     ck_assert_int_eq(rc, -ECANCELED);
@@ -468,8 +475,7 @@ START_TEST(client_stream_idle_timeout)
     struct seen s = {0};
     struct kube_client *c = default_client();
     double t0 = now_s();
-    ck_assert_int_eq(kube_stream(c, "/api/v1/pods?watch=1", 1, &stop, on_line, &s, &r, err),
-                     -ETIMEDOUT);
+    ck_assert_int_eq(stream(c, "/api/v1/pods?watch=1", 1, &stop, on_line, &s, &r, err), -ETIMEDOUT);
     ck_assert_msg(now_s() - t0 < 4, "took %.1f s", now_s() - t0);
     kube_client_free(c);
 }
@@ -484,20 +490,20 @@ START_TEST(client_stream_line_over_the_limit_is_e2big)
     struct kube_client *c = default_client();
 
     snprintf(path, sizeof(path), "/fake/stream?line=%u&count=1", KUBE_LINE_MAX);
-    ck_assert_msg(kube_stream(c, path, 10, &stop, on_line, &s, &r, err) == 0, "%s", err);
+    ck_assert_msg(stream(c, path, 10, &stop, on_line, &s, &r, err) == 0, "%s", err);
     ck_assert_int_eq(s.lines, 1); /* the longest allowed */
     ck_assert_uint_eq(s.total, KUBE_LINE_MAX);
 
     memset(&s, 0, sizeof(s));
     snprintf(path, sizeof(path), "/fake/stream?line=%u&count=1", KUBE_LINE_MAX + 1);
-    ck_assert_int_eq(kube_stream(c, path, 10, &stop, on_line, &s, &r, err), -E2BIG);
+    ck_assert_int_eq(stream(c, path, 10, &stop, on_line, &s, &r, err), -E2BIG);
     ck_assert_int_eq(s.lines, 0);
     ck_assert_ptr_nonnull(strstr(err, "line"));
 
     /* no newline at all: caught before the whole body is held */
     memset(&s, 0, sizeof(s));
     snprintf(path, sizeof(path), "/fake/stream?tail=%u", KUBE_LINE_MAX + 1);
-    ck_assert_int_eq(kube_stream(c, path, 10, &stop, on_line, &s, &r, err), -E2BIG);
+    ck_assert_int_eq(stream(c, path, 10, &stop, on_line, &s, &r, err), -E2BIG);
 
     /* a watch's own bound (one object), below KUBE_LINE_MAX */
     const struct kube_bounds b = {.line_max = 4096, .stop = &stop};
