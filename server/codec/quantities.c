@@ -66,23 +66,6 @@ static int quantity(const cJSON *v, enum score_unit unit, int64_t *out, char *wh
     return rc;
 }
 
-int codec_quantities(const cJSON *list, int64_t out[SCORE_NRES], char *err)
-{
-    if (!cJSON_IsObject(list))
-        return err_fail(err, -EINVAL, "want an object of quantities");
-    for (int r = 0; r < SCORE_NRES; r++) {
-        const char *name = score_resource_name((enum score_resource)r);
-        if (quantity(codec_json_member(list, name), unit_of((enum score_resource)r), &out[r],
-                     err) != 0) {
-            err_prefix(err, "%s: ", name);
-            return -EINVAL;
-        }
-        if (out[r] < 0)
-            return err_fail(err, -EINVAL, "%s: negative", name);
-    }
-    return 0;
-}
-
 int codec_resource_list(const cJSON *list, struct score_container *c, const char *path, char *err)
 {
     if (list == NULL)
