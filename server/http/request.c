@@ -396,7 +396,7 @@ static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *
     struct http_refusal r;
 
     rq->started = true;
-    http_guard_headers_done(rq->listener->guard, conn);
+    http_guard_set_phase(rq->listener->guard, conn, HTTP_PHASE_BODY);
     rq->cfg = cfg_live_acquire(&s->live);
     rq->start = clock_mono();
     if (http_head_read(conn, method, url, version, rq->target_len, &h, &r) != 0)
@@ -447,7 +447,7 @@ static void answer_queued(const struct http_listener *l, struct MHD_Connection *
     if (ci == NULL || ci->http_status == 0)
         return;
     rq->queued = true;
-    http_guard_answer_queued(l->guard, conn);
+    http_guard_set_phase(l->guard, conn, HTTP_PHASE_SEND);
 }
 
 enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -478,7 +478,7 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
             http_guard_body_progress(l->guard, conn, rq->len);
         return MHD_YES;
     } else {
-        http_guard_body_done(l->guard, conn);
+        http_guard_set_phase(l->guard, conn, HTTP_PHASE_BUSY);
         ret = serve_final(s, conn, rq);
     }
     answer_queued(l, conn, rq);
@@ -505,7 +505,7 @@ void http_on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     const struct http_listener *l = cls;
     struct http_request *rq = *req_cls;
     (void)toe;
-    http_guard_request_done(l->guard, conn);
+    http_guard_set_phase(l->guard, conn, HTTP_PHASE_IDLE);
     if (rq == NULL)
         return;
     /* A request cut short, or answered without its arena, still holds
