@@ -9,6 +9,7 @@
 #include "base/heap.h"
 #include "base/table.h"
 #include "kube/client.h"
+#include "server/cluster/usage.h"
 #include "server/codec/prom_vector.h"
 
 struct cluster_prom {
@@ -253,12 +254,6 @@ static int query(struct cluster_prom *p, const struct cfg *c, const char *q, int
     return rc;
 }
 
-/* Does @c read resource @r from usage? */
-static bool needs(const struct cfg *c, int r)
-{
-    return c->used_source[r] == SCORE_USED_USAGE || c->used_source[r] == SCORE_USED_MAX;
-}
-
 int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kube_state *st,
                        const struct kube_usage_rules *rules, const atomic_bool *stop,
                        struct cluster_prom_round *out, char *why)
@@ -277,7 +272,8 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
     /* A resource not asked for is 0 in the samples (below): when a reload
      * asks for it, those zeros must not read as its usage. The histories
      * start again, stale until usageMinSamples. */
-    int asked = (needs(c, SCORE_CPU) ? 1 : 0) | (needs(c, SCORE_MEMORY) ? 2 : 0);
+    int asked = (cluster_usage_reads(c, SCORE_CPU) ? 1 : 0) |
+                (cluster_usage_reads(c, SCORE_MEMORY) ? 2 : 0);
     if ((*pp)->asked >= 0 && (*pp)->asked != asked)
         kube_state_usage_forget(st);
     (*pp)->asked = asked;
@@ -286,7 +282,7 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
     /* A resource scored from requests is not asked for: its query may be
      * left failing without costing the other its samples. */
     for (int r = 0; r < SCORE_NRES && rc == 0; r++)
-        if (needs(c, r))
+        if (cluster_usage_reads(c, r))
             rc = query(*pp, c, q[r], r, ns.t.count, stop, &a, &out->skipped, why);
     out->skipped += a.unknown;
     /* The sample is the usage as of this round, on our clock: an instant
@@ -298,7 +294,7 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
             const struct pnode *p = (const struct pnode *)(const void *)e;
             bool whole = !p->twice;
             for (int r = 0; r < SCORE_NRES; r++)
-                whole = whole && (!needs(c, r) || p->have[r]);
+                whole = whole && (!cluster_usage_reads(c, r) || p->have[r]);
             if (!whole) {
                 out->missing++;
                 continue;

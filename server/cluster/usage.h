@@ -19,7 +19,9 @@
 
 struct cluster_usage;
 
-/* Does @c score from usage (a used source usage or max)? */
+/* Does @c score resource @r, or (needed) any resource, from usage (a used
+ * source usage or max)? */
+bool cluster_usage_reads(const struct cfg *c, int r);
 bool cluster_usage_needed(const struct cfg *c);
 
 /* The history rules of @c: usageWindowSeconds, usageAggregation,
