@@ -24,11 +24,6 @@ void codec_answer_error(struct buf *o, const char *text)
     buf_str(o, "}\n");
 }
 
-void codec_answer_bind_ok(struct buf *o)
-{
-    buf_str(o, "{\"Error\":\"\"}\n");
-}
-
 static bool passes(const struct codec_node_answer *ans, size_t i)
 {
     return ans == NULL || ans[i].verdict == SCORE_FITS;

@@ -97,12 +97,7 @@ static int decode_pod(struct arena *a, const struct top *t, struct codec_pod *ou
         return err_fail(err, -EINVAL, "Pod: want an object");
     if (t->pod_twice)
         return err_fail(err, -EINVAL, "Pod: given twice");
-    if (t->pod == M_ABSENT) {
-        memset(out, 0, sizeof(*out));
-        out->ns = out->name = out->uid = out->node_name = out->phase = "";
-        return err_fail(err, -EINVAL, "Pod: missing");
-    }
-    if ((rc = codec_pod_decode(a, t->pod_tree, out, err)) != 0)
+    if ((rc = codec_pod_decode(a, t->pod == M_ABSENT ? NULL : t->pod_tree, out, err)) != 0)
         return rc;
     if (t->priority_bad)
         return err_fail(err, -EINVAL, "%s", pod_priority.what);

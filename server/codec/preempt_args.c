@@ -156,7 +156,7 @@ int codec_preempt_decode(struct arena *a, const char *body, size_t len, const st
     memset(out, 0, sizeof(*out));
     if ((rc = codec_json_parse(a, body, len, "ExtenderPreemptionArgs", &root, err)) != 0)
         return rc;
-    if ((rc = codec_pod_member(a, root, &out->pod, err)) != 0)
+    if ((rc = codec_pod_decode(a, codec_json_field(root, "Pod"), &out->pod, err)) != 0)
         return rc;
     const cJSON *map = codec_json_field(root, "NodeNameToMetaVictims");
     out->meta_form = map != NULL;

@@ -52,6 +52,6 @@ void verb_bind(const struct verb_ctx *ctx, const char *body, size_t len, struct 
     LOG(LOG_INFO, "bound", LOG_NSNAME("pod", args.pod_namespace, args.pod_name),
         LOG_STR("node", args.node));
     buf_init_arena(&o, ctx->arena, 16);
-    codec_answer_bind_ok(&o);
+    codec_answer_error(&o, "");
     verb_reply_take(out, &o, 200);
 }
