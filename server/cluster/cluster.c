@@ -189,10 +189,8 @@ int cluster_start(const struct cfg *c, const struct kube_target *t, struct clust
     int rc = -ENOMEM;
 
     *out = NULL;
-    if (cl == NULL) {
-        err_set(err, "out of memory");
-        return rc;
-    }
+    if (cl == NULL)
+        return err_fail(err, rc, "out of memory");
     pthread_mutex_init(&cl->lock, NULL);
     pthread_mutex_init(&cl->hook_lock, NULL);
     cl->nodes = (struct feed){.name = "nodes", .cl = cl, .why = "waiting for the first list"};

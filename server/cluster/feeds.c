@@ -17,10 +17,8 @@ static int decode_node(struct arena *a, const cJSON *obj, const struct cfg *c, s
                        char *err)
 {
     char *text = cJSON_PrintUnformatted(obj);
-    if (text == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (text == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     int rc = codec_node_decode(a, text, strlen(text), c, n, err);
     cJSON_free(text);
     return rc;

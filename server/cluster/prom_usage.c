@@ -34,10 +34,8 @@ static int client_for(struct cluster_prom **pp, const struct cfg *c, char *why)
     int asked = *pp != NULL ? (*pp)->asked : -1; /* outlives the client */
     cluster_prom_free(*pp);
     *pp = calloc(1, sizeof(**pp));
-    if (*pp == NULL) {
-        err_set(why, "out of memory");
-        return -ENOMEM;
-    }
+    if (*pp == NULL)
+        return err_fail(why, -ENOMEM, "out of memory");
     /* The kube-apiserver client does what a Prometheus client needs: its
      * deadlines, bounded bodies, CA, client certificate and a token file
      * re-read when it rotates. */
@@ -223,16 +221,12 @@ static int query(struct cluster_prom *p, const struct cfg *c, const char *q, int
     char path[3 * CFG_QUERY_LEN + 32], err[ERR_LEN];
     struct kube_response r = {0};
     memcpy(path, "/api/v1/query?query=", 21);
-    if (url_encode(q, path + 20, sizeof(path) - 20) != 0) {
-        err_set(why, "%s: too long once URL-encoded", what[res]);
-        return -E2BIG;
-    }
+    if (url_encode(q, path + 20, sizeof(path) - 20) != 0)
+        return err_fail(why, -E2BIG, "%s: too long once URL-encoded", what[res]);
     const struct kube_bounds b = {.body_max = codec_prom_vector_bound(known), .stop = stop};
     int rc = kube_get_bounded(p->client, path, c->prometheus_timeout_seconds, &b, &r, err);
-    if (rc != 0) {
-        err_set(why, "%s: %s", what[res], err);
-        return rc;
-    }
+    if (rc != 0)
+        return err_fail(why, rc, "%s: %s", what[res], err);
     a->res = res;
     size_t skip = 0;
     int n = codec_prom_vector(r.body, r.len, c->prometheus_node_label,

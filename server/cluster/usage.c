@@ -197,10 +197,8 @@ int cluster_usage_start(struct kube_client *client, struct kube_state *st, struc
                         struct cluster_usage **out, char *err)
 {
     struct cluster_usage *u = calloc(1, sizeof(*u));
-    if (u == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (u == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     u->client = client;
     u->state = st;
     u->live = live;
