@@ -199,10 +199,8 @@ int cluster_start(const struct cfg *c, const struct kube_target *t, struct clust
         LOG(LOG_WARN, "insecure-skip-tls-verify is set: the API server is NOT verified",
             LOG_STR("server", t->server), LOG_STR("source", t->source));
     rc = kube_client_new(t, &cl->client, err);
-    if (rc == 0 && ((cl->state = kube_state_new()) == NULL || cfg_live_init(&cl->live, c) != 0)) {
-        rc = -ENOMEM;
-        err_set(err, "out of memory");
-    }
+    if (rc == 0 && ((cl->state = kube_state_new()) == NULL || cfg_live_init(&cl->live, c) != 0))
+        rc = err_fail(err, -ENOMEM, "out of memory");
     if (rc == 0)
         rc = start_threads(cl, err);
     if (rc != 0) {

@@ -73,14 +73,10 @@ int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *ob
     /* In requests mode the estimate is non_zero, which the state has. */
     struct kube_pod_info info = {.estimated = est != NULL && est->mode != SCORE_IN_FLIGHT_REQUESTS};
     if (rc == 0 && (score_pod_request(&p.spec, &req) != 0 ||
-                    (info.estimated && score_pod_estimate(&p.spec, est, info.estimate) != 0))) {
-        err_set(err, "Pod: total request does not fit in int64");
-        rc = -EINVAL;
-    }
-    if (rc == 0 && p.uid[0] == '\0') {
-        err_set(err, "no metadata.uid");
-        rc = -EINVAL;
-    }
+                    (info.estimated && score_pod_estimate(&p.spec, est, info.estimate) != 0)))
+        rc = err_fail(err, -EINVAL, "Pod: total request does not fit in int64");
+    if (rc == 0 && p.uid[0] == '\0')
+        rc = err_fail(err, -EINVAL, "no metadata.uid");
     if (rc != 0) {
         /* The API server validates pods, so this is a bug somewhere: say
          * so and forget the pod rather than charge a guess. */
