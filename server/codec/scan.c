@@ -340,9 +340,7 @@ int codec_scan_member(struct codec_scan *s, bool first, struct codec_str *key, b
 
 int codec_scan_element(struct codec_scan *s, bool first, bool *more)
 {
-    if (separator(s, first, ']', more) != 0)
-        return -EINVAL;
-    return 0;
+    return separator(s, first, ']', more);
 }
 
 /* The kind of container at each depth below the one skip started at: one
@@ -470,9 +468,7 @@ int codec_scan_end(struct codec_scan *s)
 int codec_scan_validate(const char *body, size_t len, struct codec_scan *s)
 {
     codec_scan_init(s, body, len);
-    if (s->why != NULL)
-        return -EINVAL;
-    if (codec_scan_skip(s) != 0)
+    if (s->why != NULL || codec_scan_skip(s) != 0)
         return -EINVAL;
     return codec_scan_end(s);
 }
