@@ -59,7 +59,9 @@ static void store_sample(void *ctx, const struct codec_node_sample *s)
     }
 }
 
-void cluster_usage_rules(const struct cfg *c, struct kube_usage_rules *out)
+/* The history rules of @c: usageWindowSeconds, usageAggregation,
+ * usageMinSamples, and the samples a node keeps for them. */
+static void usage_rules(const struct cfg *c, struct kube_usage_rules *out)
 {
     out->window_seconds = c->usage_window_seconds;
     memcpy(out->agg, c->usage_agg, sizeof(out->agg));
@@ -164,7 +166,7 @@ static void *usage_main(void *arg)
         bool needed = cluster_usage_needed(c);
         int interval = cfg_usage_interval(c);
         struct kube_usage_rules rules;
-        cluster_usage_rules(c, &rules);
+        usage_rules(c, &rules);
         bool prom = c->usage_prometheus;
         /* Prometheus's round reads its queries and options from c, so it
          * holds the reference (a reload's new configuration serves
@@ -235,14 +237,11 @@ void cluster_usage_counts(struct cluster_usage *u, unsigned long long *errors, d
 
 void cluster_usage_describe(struct cluster_usage *u, char *out, size_t n)
 {
-    if (u == NULL) {
-        snprintf(out, n, "%s", "");
+    snprintf(out, n, "%s", "");
+    if (u == NULL)
         return;
-    }
     pthread_mutex_lock(&u->lock);
-    if (!u->polled)
-        snprintf(out, n, "%s", "");
-    else
+    if (u->polled)
         snprintf(out, n, "usage from %s: %s", u->prom_polled ? "prometheus" : "metrics.k8s.io",
                  u->why[0] != '\0' ? u->why : "ok");
     pthread_mutex_unlock(&u->lock);

@@ -24,10 +24,6 @@ struct cluster_usage;
 bool cluster_usage_reads(const struct cfg *c, int r);
 bool cluster_usage_needed(const struct cfg *c);
 
-/* The history rules of @c: usageWindowSeconds, usageAggregation,
- * usageMinSamples, and the samples a node keeps for them. */
-void cluster_usage_rules(const struct cfg *c, struct kube_usage_rules *out);
-
 /* Starts the poller on @client and @st (borrowed), reading the interval
  * and whether to poll from @live on each round. Returns 0 or -EAGAIN /
  * -ENOMEM with @err. */
