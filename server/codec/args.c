@@ -144,10 +144,8 @@ int codec_args_decode(struct arena *a, const char *body, size_t len, const struc
     const struct codec_fault *f = t.nodes != M_ABSENT ? &t.nodes_fault : &t.names_fault;
     if (t.nodes == M_ABSENT && t.names == M_ABSENT)
         return err_fail(err, -EINVAL, "neither Nodes nor NodeNames is set");
-    if (f->rc != 0) {
-        memcpy(err, f->err, ERR_LEN);
-        return f->rc;
-    }
+    if (f->rc != 0)
+        return err_fail(err, f->rc, "%s", f->err);
     if (t.names != M_ABSENT) {
         out->nodes = t.names_args.nodes;
         out->n_nodes = t.names_args.n_nodes;

@@ -494,10 +494,8 @@ int codec_nodelist_decode(struct arena *a, const char *body, size_t len, const s
         err_prefix(err, "%s: ", what);
         return -EINVAL;
     }
-    if (f.rc != 0) {
-        memcpy(err, f.err, ERR_LEN);
-        return f.rc;
-    }
+    if (f.rc != 0)
+        return err_fail(err, f.rc, "%s", f.err);
     return 0;
 }
 
