@@ -100,8 +100,7 @@ static void judge_from_request(const struct cfg *cfg, const struct score_pod_req
                                struct verb_node *e)
 {
     if (n->invalid != NULL) {
-        ans->verdict = SCORE_UNRESOLVABLE;
-        ans->reason = n->invalid;
+        *ans = (struct codec_node_answer){.verdict = SCORE_UNRESOLVABLE, .reason = n->invalid};
         e->code = OPS_REASON_INVALID_NODE;
         return;
     }
@@ -133,8 +132,7 @@ static void judge_from_state(const struct cfg *cfg, struct cluster *cl,
     memcpy(e->usage_aggregate, view->usage, sizeof(e->usage_aggregate));
     memcpy(e->usage_newest, view->usage_newest, sizeof(e->usage_newest));
     if (st.invalid != NULL) {
-        ans->verdict = SCORE_UNRESOLVABLE;
-        ans->reason = st.invalid;
+        *ans = (struct codec_node_answer){.verdict = SCORE_UNRESOLVABLE, .reason = st.invalid};
         e->code = OPS_REASON_INVALID_NODE;
         e->forced_zero = true;
         return;
