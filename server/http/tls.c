@@ -123,8 +123,7 @@ out:
 static struct timespec mtime_of(const char *path)
 {
     struct stat st;
-    struct timespec zero = {0, 0};
-    return stat(path, &st) == 0 ? st.st_mtim : zero;
+    return stat(path, &st) == 0 ? st.st_mtim : (struct timespec){0, 0};
 }
 
 static bool same_time(struct timespec a, struct timespec b)
