@@ -39,8 +39,7 @@ static int client_for(struct cluster_prom **pp, const struct cfg *c, char *why)
     /* The kube-apiserver client does what a Prometheus client needs: its
      * deadlines, bounded bodies, CA, client certificate and a token file
      * re-read when it rotates. */
-    struct kube_target t;
-    memset(&t, 0, sizeof(t));
+    struct kube_target t = {0};
     snprintf(t.source, sizeof(t.source), "prometheusURL %s", c->prometheus_url);
     snprintf(t.server, sizeof(t.server), "%s", c->prometheus_url);
     size_t len = strlen(t.server);
