@@ -18,17 +18,13 @@ struct cluster_prom {
     int asked;                     /* the resources queried last round, a bit each; -1: none */
 };
 
-/* The options the client depends on, joined: a change makes a new one. */
-static void client_key(const struct cfg *c, char *out, size_t n)
-{
-    snprintf(out, n, "%s\n%s\n%s\n%s\n%s", c->prometheus_url, c->prometheus_bearer_token_file,
-             c->prometheus_ca_file, c->prometheus_client_cert_file, c->prometheus_client_key_file);
-}
-
 static int client_for(struct cluster_prom **pp, const struct cfg *c, char *why)
 {
     char key[sizeof((*pp)->made_of)];
-    client_key(c, key, sizeof(key));
+    /* The options the client depends on, joined: a change makes a new one. */
+    snprintf(key, sizeof(key), "%s\n%s\n%s\n%s\n%s", c->prometheus_url,
+             c->prometheus_bearer_token_file, c->prometheus_ca_file, c->prometheus_client_cert_file,
+             c->prometheus_client_key_file);
     if (*pp != NULL && strcmp((*pp)->made_of, key) == 0)
         return 0;
     int asked = *pp != NULL ? (*pp)->asked : -1; /* outlives the client */
