@@ -264,16 +264,6 @@ void http_slots_body_progress(struct http_slots *s, struct http_slot *c, size_t 
     pthread_mutex_unlock(&s->lock);
 }
 
-/* With the lock held: the answer's bytes still in the kernel's send queue
- * (sent, not yet acknowledged, or not sent). */
-static int unsent_bytes(const struct http_slot *c)
-{
-    int n = 0;
-    if (ioctl(c->fd, SIOCOUTQ, &n) == -1)
-        return 0;
-    return n;
-}
-
 /* With the lock held: how far @c, holding memory, is from giving it back
  * (seconds; negative: not to be closed for memory). An upload counts when
  * no byte came for HTTP_SLOTS_EVICT_MIN_AGE, or when at its rate so far it
@@ -318,10 +308,13 @@ bool http_slots_evict_for_memory(struct http_slots *s, double now, double deadli
 }
 
 /* With the lock held: the client of an answer being written took some of
- * it since the last look (the kernel's send queue moved). */
+ * it since the last look (the kernel's send queue, the answer's bytes sent
+ * and not yet acknowledged or not sent, moved). */
 static void notice_answer_taken(struct http_slot *c, double now)
 {
-    int unsent = unsent_bytes(c);
+    int unsent = 0;
+    if (ioctl(c->fd, SIOCOUTQ, &unsent) == -1)
+        unsent = 0;
     if (unsent != c->unsent)
         c->progress = now;
     c->unsent = unsent;
