@@ -59,16 +59,6 @@ static void store_sample(void *ctx, const struct codec_node_sample *s)
     }
 }
 
-/* The history rules of @c: usageWindowSeconds, usageAggregation,
- * usageMinSamples, and the samples a node keeps for them. */
-static void usage_rules(const struct cfg *c, struct kube_usage_rules *out)
-{
-    out->window_seconds = c->usage_window_seconds;
-    memcpy(out->agg, c->usage_agg, sizeof(out->agg));
-    out->min_samples = (size_t)c->usage_min_samples;
-    out->keep = kube_usage_keep(c->usage_window_seconds, cfg_usage_interval(c));
-}
-
 /* Do @a and @b say the same but for their numbers? libcurl's messages
  * carry the milliseconds a connect took ("after 0 ms"), which must not
  * make every failed round a new state to log. */
@@ -165,8 +155,13 @@ static void *usage_main(void *arg)
         const struct cfg *c = cfg_live_acquire(u->live);
         bool needed = cluster_usage_needed(c);
         int interval = cfg_usage_interval(c);
-        struct kube_usage_rules rules;
-        usage_rules(c, &rules);
+        /* The history rules: usageWindowSeconds, usageAggregation,
+         * usageMinSamples, and the samples a node keeps for them. */
+        struct kube_usage_rules rules = {.window_seconds = c->usage_window_seconds,
+                                         .min_samples = (size_t)c->usage_min_samples,
+                                         .keep =
+                                             kube_usage_keep(c->usage_window_seconds, interval)};
+        memcpy(rules.agg, c->usage_agg, sizeof(rules.agg));
         bool prom = c->usage_prometheus;
         /* Prometheus's round reads its queries and options from c, so it
          * holds the reference (a reload's new configuration serves
