@@ -161,16 +161,6 @@ static size_t largest_admitted(struct http_server *s, const struct http_request 
     return lo;
 }
 
-/* When a request stops waiting for room in the memory budget: a second
- * after its headers, or at its deadline when that is nearer. */
-static struct timespec budget_deadline(const struct http_request *rq)
-{
-    uint64_t ns = BUDGET_WAIT_NS, answer = verb_deadline_budget_ns(rq->cfg);
-    if (answer > 0 && answer < ns)
-        ns = answer;
-    return clock_timespec_of(clock_add_ns(clock_ns_of(&rq->start), ns));
-}
-
 /* Reserves @charge bytes of the memory budget for @rq, waiting until
  * @until. While there is no room, a stalled upload or an answer left
  * unread that holds memory is closed to make some (issue 23: four
@@ -365,7 +355,12 @@ static enum MHD_Result on_verb_headers(struct http_server *s, struct MHD_Connect
     size_t charge =
         verb_memory_charge(http_verb_of(rq->route),
                            cl != NULL ? (size_t)length : (size_t)rq->cfg->max_body_bytes, rq->cfg);
-    const struct timespec until = budget_deadline(rq);
+    /* It stops waiting for room a second after its headers, or at its
+     * deadline when that is nearer. */
+    uint64_t wait = verb_deadline_budget_ns(rq->cfg);
+    if (wait == 0 || wait > BUDGET_WAIT_NS)
+        wait = BUDGET_WAIT_NS;
+    const struct timespec until = clock_timespec_of(clock_add_ns(clock_ns_of(&rq->start), wait));
     int rc = reserve_memory(s, rq, charge, &until);
     rq->charge = charge;
     if (rc != 0) {
