@@ -61,16 +61,12 @@ int verb_state_node(const struct cfg *cfg, struct cluster *cl, double now, const
 }
 
 /* The reason of a node rejected for stale data: which resource, which source. */
-static const char *stale_reason(enum score_resource r, enum score_used_source s)
-{
-    static const char *const reasons[SCORE_NRES][4] = {
-        [SCORE_CPU] = {"Stale cpu data (requests)", "Stale cpu data (usage)",
-                       "Stale cpu data (max)", "Stale cpu data (annotation)"},
-        [SCORE_MEMORY] = {"Stale memory data (requests)", "Stale memory data (usage)",
-                          "Stale memory data (max)", "Stale memory data (annotation)"},
-    };
-    return reasons[r][s];
-}
+static const char *const stale_reasons[SCORE_NRES][4] = {
+    [SCORE_CPU] = {"Stale cpu data (requests)", "Stale cpu data (usage)", "Stale cpu data (max)",
+                   "Stale cpu data (annotation)"},
+    [SCORE_MEMORY] = {"Stale memory data (requests)", "Stale memory data (usage)",
+                      "Stale memory data (max)", "Stale memory data (annotation)"},
+};
 
 /* The verdict of score_fit, into the answer @ans and @e's reason code; an
  * @exempt pod (a DaemonSet's, under thresholdExempt) passes whatever the
@@ -146,7 +142,7 @@ static void judge_from_state(const struct cfg *cfg, struct cluster *cl,
             enum score_resource r =
                 st.used[SCORE_CPU].outcome == SCORE_USED_STALE_FULL ? SCORE_CPU : SCORE_MEMORY;
             ans->verdict = SCORE_UNFIT;
-            ans->reason = stale_reason(r, cfg->used_source[r]);
+            ans->reason = stale_reasons[r][cfg->used_source[r]];
         }
         return;
     }
