@@ -431,20 +431,6 @@ static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *
     return on_verb_headers(s, conn, rq, &h);
 }
 
-/* An answer queued by this call starts the write deadline (slots.h). */
-static void answer_queued(const struct http_listener *l, struct MHD_Connection *conn,
-                          struct http_request *rq)
-{
-    if (rq->queued)
-        return;
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_HTTP_STATUS);
-    if (ci == NULL || ci->http_status == 0)
-        return;
-    rq->queued = true;
-    http_guard_set_phase(l->guard, conn, HTTP_PHASE_SEND);
-}
-
 enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                 const char *method, const char *version, const char *upload_data,
                                 size_t *upload_data_size, void **req_cls)
@@ -476,7 +462,13 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
         http_guard_set_phase(l->guard, conn, HTTP_PHASE_BUSY);
         ret = serve_final(s, conn, rq);
     }
-    answer_queued(l, conn, rq);
+    /* An answer queued by this call starts the write deadline (slots.h). */
+    const union MHD_ConnectionInfo *ci =
+        rq->queued ? NULL : MHD_get_connection_info(conn, MHD_CONNECTION_INFO_HTTP_STATUS);
+    if (ci != NULL && ci->http_status != 0) {
+        rq->queued = true;
+        http_guard_set_phase(l->guard, conn, HTTP_PHASE_SEND);
+    }
     return ret;
 }
 
