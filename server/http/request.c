@@ -197,7 +197,7 @@ static enum MHD_Result serve_refused(struct http_server *s, struct MHD_Connectio
 
     ops_report(&s->metrics, verb, status, &facts, msg, seconds, rq->len);
     if (retry)
-        return http_send_retry(conn, status, msg, BUDGET_RETRY_SECONDS);
+        return http_send_error_with(conn, status, msg, NULL, false, BUDGET_RETRY_SECONDS);
     return http_send_error(conn, status, msg, NULL);
 }
 
@@ -293,12 +293,10 @@ static enum MHD_Result serve_verb(struct http_server *s, struct MHD_Connection *
 static enum MHD_Result send_unrouted(struct MHD_Connection *conn, const struct http_request *rq,
                                      bool close)
 {
-    enum MHD_Result (*answer)(struct MHD_Connection *, unsigned, const char *, const char *) =
-        close ? http_send_refusal : http_send_error;
     if (rq->route == HTTP_ROUTE_NOT_FOUND)
-        return answer(conn, MHD_HTTP_NOT_FOUND, "no such path", NULL);
-    return answer(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed",
-                  http_is_verb_route(rq->route) ? "POST" : "GET, HEAD");
+        return http_send_error_with(conn, MHD_HTTP_NOT_FOUND, "no such path", NULL, close, 0);
+    return http_send_error_with(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed",
+                                http_is_verb_route(rq->route) ? "POST" : "GET, HEAD", close, 0);
 }
 
 static enum MHD_Result serve_final(struct http_server *s, struct MHD_Connection *conn,
