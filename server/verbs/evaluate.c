@@ -89,21 +89,6 @@ static void judge(const struct cfg *cfg, const struct score_node *node,
                                               : OPS_REASON_INSUFFICIENT_MEMORY;
 }
 
-/* The node as the request describes it: allocatable and used annotation. */
-static void judge_from_request(const struct cfg *cfg, const struct score_pod_request *req,
-                               bool exempt, const struct codec_node *n,
-                               struct codec_node_answer *ans, struct score_explain *ex,
-                               struct verb_node *e)
-{
-    if (n->invalid != NULL) {
-        *ans = (struct codec_node_answer){.verdict = SCORE_UNRESOLVABLE, .reason = n->invalid};
-        e->code = OPS_REASON_INVALID_NODE;
-        return;
-    }
-    judge(cfg, &n->res, req, exempt, ans, e);
-    score_node_value(&cfg->score, &n->res, req, ex);
-}
-
 /* The node as the cluster state knows it (@view, NULL when it does not);
  * allocatable and annotations come from the request's Node object when
  * there is one. */
@@ -253,10 +238,15 @@ int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
         if (cl != NULL) {
             judge_from_state(cfg, cl, found[k] ? &views[k] : NULL, args, req, exempt, n, ans, ex,
                              e);
-        } else if (!args->node_names_mode) {
-            judge_from_request(cfg, req, exempt, n, ans, ex, e);
-        } else {
+        } else if (args->node_names_mode) {
             e->forced_zero = true; /* nothing to judge by: pass, score 0 */
+        } else if (n->invalid != NULL) {
+            /* The node as the request describes it: allocatable and used annotation. */
+            *ans = (struct codec_node_answer){.verdict = SCORE_UNRESOLVABLE, .reason = n->invalid};
+            e->code = OPS_REASON_INVALID_NODE;
+        } else {
+            judge(cfg, &n->res, req, exempt, ans, e);
+            score_node_value(&cfg->score, &n->res, req, ex);
         }
         if (e->forced_zero)
             ex->value = 0;
