@@ -125,12 +125,6 @@ static void add_node(void *ctx, const char *name, const char *ip)
     }
 }
 
-static void free_nodes(struct nodes *ns)
-{
-    table_free_all(&ns->t, NULL);
-    table_free_all(&ns->names, NULL);
-}
-
 /* "10.0.0.1:9100" -> "10.0.0.1", "[fd00::1]:9100" -> "fd00::1"; a value
  * without a port is the address itself. @out has KUBE_IP_LEN bytes. */
 static void strip_port(const char *instance, char *out)
@@ -254,7 +248,8 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
     struct nodes ns = {.by_ip = strcmp(c->prometheus_node_label, "instance") == 0};
     kube_state_each_node(st, add_node, &ns);
     if (ns.no_memory) {
-        free_nodes(&ns);
+        table_free_all(&ns.t, NULL);
+        table_free_all(&ns.names, NULL);
         err_set(why, "out of memory");
         return -ENOMEM;
     }
@@ -301,6 +296,7 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
             }
         }
     }
-    free_nodes(&ns);
+    table_free_all(&ns.t, NULL);
+    table_free_all(&ns.names, NULL);
     return rc;
 }
