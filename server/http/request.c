@@ -350,9 +350,8 @@ static enum MHD_Result on_verb_headers(struct http_server *s, struct MHD_Connect
     }
     /* The memory first, before a byte of the body is read: a chunked
      * body is charged as the largest one allowed. */
-    size_t charge =
-        verb_memory_charge(http_verb_of(rq->route),
-                           cl != NULL ? (size_t)length : (size_t)rq->cfg->max_body_bytes, rq->cfg);
+    size_t announced = cl != NULL ? (size_t)length : (size_t)rq->cfg->max_body_bytes;
+    size_t charge = verb_memory_charge(http_verb_of(rq->route), announced, rq->cfg);
     /* It stops waiting for room a second after its headers, or at its
      * deadline when that is nearer. */
     uint64_t wait = verb_deadline_budget_ns(rq->cfg);
@@ -373,8 +372,7 @@ static enum MHD_Result on_verb_headers(struct http_server *s, struct MHD_Connect
         return MHD_YES;
     }
     rq->reserved = charge;
-    http_guard_body_reserved(rq->listener->guard, conn,
-                             cl != NULL ? (size_t)length : (size_t)rq->cfg->max_body_bytes);
+    http_guard_body_reserved(rq->listener->guard, conn, announced);
     start_verb(s, rq, length, cl != NULL);
     return MHD_YES;
 }
