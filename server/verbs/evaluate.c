@@ -7,7 +7,7 @@
 #include "base/clock.h"
 #include "scoring/best.h"
 
-void verb_state_from_view(const struct cfg *cfg, const struct kube_node_view *view,
+void verb_state_from_view(const struct cfg *cfg, const struct kube_node_view *v,
                           const struct codec_node *req, struct verb_state *out)
 {
     const struct score_used_limits lim = {
@@ -15,8 +15,7 @@ void verb_state_from_view(const struct cfg *cfg, const struct kube_node_view *vi
         .usage_max_age = cfg->usage_max_age_seconds,
         .policy = cfg->stale_policy,
     };
-    /* Read in place: a copy of the view per node cost more than the rest. */
-    const struct kube_node_view *v = view;
+    /* @v is read in place: a copy of the view per node cost more than the rest. */
     memset(&out->node, 0, sizeof(out->node));
     const int64_t *annotation = req != NULL ? req->res.used : v->annotation;
     memcpy(out->node.alloc, req != NULL ? req->res.alloc : v->alloc, sizeof(out->node.alloc));
