@@ -31,11 +31,6 @@ struct cluster_usage {
     atomic_bool stop;
 };
 
-bool cluster_usage_reads(const struct cfg *c, int r)
-{
-    return c->used_source[r] == SCORE_USED_USAGE || c->used_source[r] == SCORE_USED_MAX;
-}
-
 bool cluster_usage_needed(const struct cfg *c)
 {
     return cluster_usage_reads(c, SCORE_CPU) || cluster_usage_reads(c, SCORE_MEMORY);

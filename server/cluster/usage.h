@@ -21,7 +21,10 @@ struct cluster_usage;
 
 /* Does @c score resource @r, or (needed) any resource, from usage (a used
  * source usage or max)? */
-bool cluster_usage_reads(const struct cfg *c, int r);
+static inline bool cluster_usage_reads(const struct cfg *c, int r)
+{
+    return c->used_source[r] == SCORE_USED_USAGE || c->used_source[r] == SCORE_USED_MAX;
+}
 bool cluster_usage_needed(const struct cfg *c);
 
 /* Starts the poller on @client and @st (borrowed), reading the interval
