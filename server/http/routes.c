@@ -43,12 +43,10 @@ enum http_route http_route_of(const struct cfg *cfg, const char *decoded_path)
         for (int i = 0; i < 4; i++)
             if (strcmp(path + plen, verb_paths[i]) == 0)
                 return (enum http_route)(HTTP_ROUTE_FILTER + i);
-    if (strcmp(path, "/debug/") == 0)
-        return HTTP_ROUTE_DEBUG;
     for (int i = 0; i < 6; i++)
         if (strcmp(path, other_paths[i]) == 0)
             return (enum http_route)(HTTP_ROUTE_HEALTHZ + i);
-    return HTTP_ROUTE_NOT_FOUND;
+    return strcmp(path, "/debug/") == 0 ? HTTP_ROUTE_DEBUG : HTTP_ROUTE_NOT_FOUND;
 }
 
 enum ops_verb http_verb_of(enum http_route r)
