@@ -340,7 +340,9 @@ int codec_scan_member(struct codec_scan *s, bool first, struct codec_str *key, b
 
 int codec_scan_element(struct codec_scan *s, bool first, bool *more)
 {
-    return separator(s, first, ']', more);
+    if (separator(s, first, ']', more) != 0)
+        return -EINVAL;
+    return 0;
 }
 
 /* The kind of container at each depth below the one skip started at: one
