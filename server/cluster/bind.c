@@ -36,10 +36,8 @@ int cluster_bind(struct cluster *cl, const char *ns, const char *name, const cha
     buf_init(&o, 256);
     codec_binding_body(&o, ns, name, uid, node);
     char *body = buf_take(&o, &len);
-    if (body == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (body == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/binding", ns, name);
     int rc = kube_post_bounded(c, path, body, len, CLUSTER_BIND_TIMEOUT, &b, &r, err);
     free(body);

@@ -172,27 +172,14 @@ static int start_informer(struct cluster *cl, struct feed *f, const char *path,
     return kube_informer_start(cl->client, &p, &informer_ops, f, out, err);
 }
 
-/* Starts what watches the cluster once the client and state exist. */
-static int start_threads(struct cluster *cl, char *err)
-{
-    int rc = start_informer(cl, &cl->nodes, "/api/v1/nodes", &cl->nodes_inf, err);
-    if (rc == 0)
-        rc = start_informer(cl, &cl->pods, "/api/v1/pods", &cl->pods_inf, err);
-    if (rc == 0)
-        rc = cluster_usage_start(cl->client, cl->state, &cl->live, &cl->usage, err);
-    return rc;
-}
-
 int cluster_start(const struct cfg *c, const struct kube_target *t, struct cluster **out, char *err)
 {
     struct cluster *cl = calloc(1, sizeof(*cl));
     int rc = -ENOMEM;
 
     *out = NULL;
-    if (cl == NULL) {
-        err_set(err, "out of memory");
-        return rc;
-    }
+    if (cl == NULL)
+        return err_fail(err, rc, "out of memory");
     pthread_mutex_init(&cl->lock, NULL);
     pthread_mutex_init(&cl->hook_lock, NULL);
     cl->nodes = (struct feed){.name = "nodes", .cl = cl, .why = "waiting for the first list"};
@@ -201,12 +188,15 @@ int cluster_start(const struct cfg *c, const struct kube_target *t, struct clust
         LOG(LOG_WARN, "insecure-skip-tls-verify is set: the API server is NOT verified",
             LOG_STR("server", t->server), LOG_STR("source", t->source));
     rc = kube_client_new(t, &cl->client, err);
-    if (rc == 0 && ((cl->state = kube_state_new()) == NULL || cfg_live_init(&cl->live, c) != 0)) {
-        rc = -ENOMEM;
-        err_set(err, "out of memory");
-    }
+    if (rc == 0 && ((cl->state = kube_state_new()) == NULL || cfg_live_init(&cl->live, c) != 0))
+        rc = err_fail(err, -ENOMEM, "out of memory");
+    /* What watches the cluster, once the client and state exist. */
     if (rc == 0)
-        rc = start_threads(cl, err);
+        rc = start_informer(cl, &cl->nodes, "/api/v1/nodes", &cl->nodes_inf, err);
+    if (rc == 0)
+        rc = start_informer(cl, &cl->pods, "/api/v1/pods", &cl->pods_inf, err);
+    if (rc == 0)
+        rc = cluster_usage_start(cl->client, cl->state, &cl->live, &cl->usage, err);
     if (rc != 0) {
         /* What did not start is NULL or zeroed, which cluster_stop() skips. */
         cluster_stop(cl);

@@ -10,22 +10,6 @@
 #include "server/codec/nodelist.h"
 #include "server/codec/pod.h"
 
-/* The informer hands over a tree; the Node decoder reads bytes (the one
- * decoder requests use), so the object is printed back for it: watch
- * events are few and small beside requests. */
-static int decode_node(struct arena *a, const cJSON *obj, const struct cfg *c, struct codec_node *n,
-                       char *err)
-{
-    char *text = cJSON_PrintUnformatted(obj);
-    if (text == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
-    int rc = codec_node_decode(a, text, strlen(text), c, n, err);
-    cJSON_free(text);
-    return rc;
-}
-
 int cluster_apply_node(struct kube_state *st, const struct cfg *c, enum kube_event ev,
                        const cJSON *obj)
 {
@@ -38,7 +22,13 @@ int cluster_apply_node(struct kube_state *st, const struct cfg *c, enum kube_eve
         LOG(LOG_ERROR, "node event dropped: out of memory", LOG_INT("event", (int)ev));
         return -ENOMEM;
     }
-    int rc = decode_node(a, obj, c, &n, err);
+    /* The informer hands over a tree; the Node decoder reads bytes (the one
+     * decoder requests use), so the object is printed back for it: watch
+     * events are few and small beside requests. */
+    char *text = cJSON_PrintUnformatted(obj);
+    int rc = text != NULL ? codec_node_decode(a, text, strlen(text), c, &n, err)
+                          : err_fail(err, -ENOMEM, "out of memory");
+    cJSON_free(text);
     if (rc != 0) {
         LOG(LOG_WARN, "node from the API server ignored", LOG_STR("error", err));
     } else if (ev == KUBE_DELETED) {
@@ -75,14 +65,10 @@ int cluster_apply_pod(struct kube_state *st, enum kube_event ev, const cJSON *ob
     /* In requests mode the estimate is non_zero, which the state has. */
     struct kube_pod_info info = {.estimated = est != NULL && est->mode != SCORE_IN_FLIGHT_REQUESTS};
     if (rc == 0 && (score_pod_request(&p.spec, &req) != 0 ||
-                    (info.estimated && score_pod_estimate(&p.spec, est, info.estimate) != 0))) {
-        err_set(err, "Pod: total request does not fit in int64");
-        rc = -EINVAL;
-    }
-    if (rc == 0 && p.uid[0] == '\0') {
-        err_set(err, "no metadata.uid");
-        rc = -EINVAL;
-    }
+                    (info.estimated && score_pod_estimate(&p.spec, est, info.estimate) != 0)))
+        rc = err_fail(err, -EINVAL, "Pod: total request does not fit in int64");
+    if (rc == 0 && p.uid[0] == '\0')
+        rc = err_fail(err, -EINVAL, "no metadata.uid");
     if (rc != 0) {
         /* The API server validates pods, so this is a bug somewhere: say
          * so and forget the pod rather than charge a guess. */

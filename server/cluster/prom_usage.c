@@ -9,6 +9,7 @@
 #include "base/heap.h"
 #include "base/table.h"
 #include "kube/client.h"
+#include "server/cluster/usage.h"
 #include "server/codec/prom_vector.h"
 
 struct cluster_prom {
@@ -17,31 +18,24 @@ struct cluster_prom {
     int asked;                     /* the resources queried last round, a bit each; -1: none */
 };
 
-/* The options the client depends on, joined: a change makes a new one. */
-static void client_key(const struct cfg *c, char *out, size_t n)
-{
-    snprintf(out, n, "%s\n%s\n%s\n%s\n%s", c->prometheus_url, c->prometheus_bearer_token_file,
-             c->prometheus_ca_file, c->prometheus_client_cert_file, c->prometheus_client_key_file);
-}
-
 static int client_for(struct cluster_prom **pp, const struct cfg *c, char *why)
 {
     char key[sizeof((*pp)->made_of)];
-    client_key(c, key, sizeof(key));
+    /* The options the client depends on, joined: a change makes a new one. */
+    snprintf(key, sizeof(key), "%s\n%s\n%s\n%s\n%s", c->prometheus_url,
+             c->prometheus_bearer_token_file, c->prometheus_ca_file, c->prometheus_client_cert_file,
+             c->prometheus_client_key_file);
     if (*pp != NULL && strcmp((*pp)->made_of, key) == 0)
         return 0;
     int asked = *pp != NULL ? (*pp)->asked : -1; /* outlives the client */
     cluster_prom_free(*pp);
     *pp = calloc(1, sizeof(**pp));
-    if (*pp == NULL) {
-        err_set(why, "out of memory");
-        return -ENOMEM;
-    }
+    if (*pp == NULL)
+        return err_fail(why, -ENOMEM, "out of memory");
     /* The kube-apiserver client does what a Prometheus client needs: its
      * deadlines, bounded bodies, CA, client certificate and a token file
      * re-read when it rotates. */
-    struct kube_target t;
-    memset(&t, 0, sizeof(t));
+    struct kube_target t = {0};
     snprintf(t.source, sizeof(t.source), "prometheusURL %s", c->prometheus_url);
     snprintf(t.server, sizeof(t.server), "%s", c->prometheus_url);
     size_t len = strlen(t.server);
@@ -131,12 +125,6 @@ static void add_node(void *ctx, const char *name, const char *ip)
     }
 }
 
-static void free_nodes(struct nodes *ns)
-{
-    table_free_all(&ns->t, NULL);
-    table_free_all(&ns->names, NULL);
-}
-
 /* "10.0.0.1:9100" -> "10.0.0.1", "[fd00::1]:9100" -> "fd00::1"; a value
  * without a port is the address itself. @out has KUBE_IP_LEN bytes. */
 static void strip_port(const char *instance, char *out)
@@ -222,16 +210,12 @@ static int query(struct cluster_prom *p, const struct cfg *c, const char *q, int
     char path[3 * CFG_QUERY_LEN + 32], err[ERR_LEN];
     struct kube_response r = {0};
     memcpy(path, "/api/v1/query?query=", 21);
-    if (url_encode(q, path + 20, sizeof(path) - 20) != 0) {
-        err_set(why, "%s: too long once URL-encoded", what[res]);
-        return -E2BIG;
-    }
+    if (url_encode(q, path + 20, sizeof(path) - 20) != 0)
+        return err_fail(why, -E2BIG, "%s: too long once URL-encoded", what[res]);
     const struct kube_bounds b = {.body_max = codec_prom_vector_bound(known), .stop = stop};
     int rc = kube_get_bounded(p->client, path, c->prometheus_timeout_seconds, &b, &r, err);
-    if (rc != 0) {
-        err_set(why, "%s: %s", what[res], err);
-        return rc;
-    }
+    if (rc != 0)
+        return err_fail(why, rc, "%s: %s", what[res], err);
     a->res = res;
     size_t skip = 0;
     int n = codec_prom_vector(r.body, r.len, c->prometheus_node_label,
@@ -253,12 +237,6 @@ static int query(struct cluster_prom *p, const struct cfg *c, const char *q, int
     return rc;
 }
 
-/* Does @c read resource @r from usage? */
-static bool needs(const struct cfg *c, int r)
-{
-    return c->used_source[r] == SCORE_USED_USAGE || c->used_source[r] == SCORE_USED_MAX;
-}
-
 int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kube_state *st,
                        const struct kube_usage_rules *rules, const atomic_bool *stop,
                        struct cluster_prom_round *out, char *why)
@@ -270,14 +248,16 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
     struct nodes ns = {.by_ip = strcmp(c->prometheus_node_label, "instance") == 0};
     kube_state_each_node(st, add_node, &ns);
     if (ns.no_memory) {
-        free_nodes(&ns);
+        table_free_all(&ns.t, NULL);
+        table_free_all(&ns.names, NULL);
         err_set(why, "out of memory");
         return -ENOMEM;
     }
     /* A resource not asked for is 0 in the samples (below): when a reload
      * asks for it, those zeros must not read as its usage. The histories
      * start again, stale until usageMinSamples. */
-    int asked = (needs(c, SCORE_CPU) ? 1 : 0) | (needs(c, SCORE_MEMORY) ? 2 : 0);
+    int asked = (cluster_usage_reads(c, SCORE_CPU) ? 1 : 0) |
+                (cluster_usage_reads(c, SCORE_MEMORY) ? 2 : 0);
     if ((*pp)->asked >= 0 && (*pp)->asked != asked)
         kube_state_usage_forget(st);
     (*pp)->asked = asked;
@@ -286,7 +266,7 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
     /* A resource scored from requests is not asked for: its query may be
      * left failing without costing the other its samples. */
     for (int r = 0; r < SCORE_NRES && rc == 0; r++)
-        if (needs(c, r))
+        if (cluster_usage_reads(c, r))
             rc = query(*pp, c, q[r], r, ns.t.count, stop, &a, &out->skipped, why);
     out->skipped += a.unknown;
     /* The sample is the usage as of this round, on our clock: an instant
@@ -298,7 +278,7 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
             const struct pnode *p = (const struct pnode *)(const void *)e;
             bool whole = !p->twice;
             for (int r = 0; r < SCORE_NRES; r++)
-                whole = whole && (!needs(c, r) || p->have[r]);
+                whole = whole && (!cluster_usage_reads(c, r) || p->have[r]);
             if (!whole) {
                 out->missing++;
                 continue;
@@ -316,6 +296,7 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
             }
         }
     }
-    free_nodes(&ns);
+    table_free_all(&ns.t, NULL);
+    table_free_all(&ns.names, NULL);
     return rc;
 }

@@ -33,10 +33,7 @@ struct cluster_usage {
 
 bool cluster_usage_needed(const struct cfg *c)
 {
-    for (int r = 0; r < SCORE_NRES; r++)
-        if (c->used_source[r] == SCORE_USED_USAGE || c->used_source[r] == SCORE_USED_MAX)
-            return true;
-    return false;
+    return cluster_usage_reads(c, SCORE_CPU) || cluster_usage_reads(c, SCORE_MEMORY);
 }
 
 struct store {
@@ -55,14 +52,6 @@ static void store_sample(void *ctx, const struct codec_node_sample *s)
         if (s->timestamp > st->newest)
             st->newest = s->timestamp;
     }
-}
-
-void cluster_usage_rules(const struct cfg *c, struct kube_usage_rules *out)
-{
-    out->window_seconds = c->usage_window_seconds;
-    memcpy(out->agg, c->usage_agg, sizeof(out->agg));
-    out->min_samples = (size_t)c->usage_min_samples;
-    out->keep = kube_usage_keep(c->usage_window_seconds, cfg_usage_interval(c));
 }
 
 /* Do @a and @b say the same but for their numbers? libcurl's messages
@@ -161,8 +150,13 @@ static void *usage_main(void *arg)
         const struct cfg *c = cfg_live_acquire(u->live);
         bool needed = cluster_usage_needed(c);
         int interval = cfg_usage_interval(c);
-        struct kube_usage_rules rules;
-        cluster_usage_rules(c, &rules);
+        /* The history rules: usageWindowSeconds, usageAggregation,
+         * usageMinSamples, and the samples a node keeps for them. */
+        struct kube_usage_rules rules = {.window_seconds = c->usage_window_seconds,
+                                         .min_samples = (size_t)c->usage_min_samples,
+                                         .keep =
+                                             kube_usage_keep(c->usage_window_seconds, interval)};
+        memcpy(rules.agg, c->usage_agg, sizeof(rules.agg));
         bool prom = c->usage_prometheus;
         /* Prometheus's round reads its queries and options from c, so it
          * holds the reference (a reload's new configuration serves
@@ -195,10 +189,8 @@ int cluster_usage_start(struct kube_client *client, struct kube_state *st, struc
                         struct cluster_usage **out, char *err)
 {
     struct cluster_usage *u = calloc(1, sizeof(*u));
-    if (u == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (u == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     u->client = client;
     u->state = st;
     u->live = live;
@@ -235,14 +227,11 @@ void cluster_usage_counts(struct cluster_usage *u, unsigned long long *errors, d
 
 void cluster_usage_describe(struct cluster_usage *u, char *out, size_t n)
 {
-    if (u == NULL) {
-        snprintf(out, n, "%s", "");
+    snprintf(out, n, "%s", "");
+    if (u == NULL)
         return;
-    }
     pthread_mutex_lock(&u->lock);
-    if (!u->polled)
-        snprintf(out, n, "%s", "");
-    else
+    if (u->polled)
         snprintf(out, n, "usage from %s: %s", u->prom_polled ? "prometheus" : "metrics.k8s.io",
                  u->why[0] != '\0' ? u->why : "ok");
     pthread_mutex_unlock(&u->lock);

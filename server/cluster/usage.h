@@ -19,12 +19,13 @@
 
 struct cluster_usage;
 
-/* Does @c score from usage (a used source usage or max)? */
+/* Does @c score resource @r, or (needed) any resource, from usage (a used
+ * source usage or max)? */
+static inline bool cluster_usage_reads(const struct cfg *c, int r)
+{
+    return c->used_source[r] == SCORE_USED_USAGE || c->used_source[r] == SCORE_USED_MAX;
+}
 bool cluster_usage_needed(const struct cfg *c);
-
-/* The history rules of @c: usageWindowSeconds, usageAggregation,
- * usageMinSamples, and the samples a node keeps for them. */
-void cluster_usage_rules(const struct cfg *c, struct kube_usage_rules *out);
 
 /* Starts the poller on @client and @st (borrowed), reading the interval
  * and whether to poll from @live on each round. Returns 0 or -EAGAIN /

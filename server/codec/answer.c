@@ -24,11 +24,6 @@ void codec_answer_error(struct buf *o, const char *text)
     buf_str(o, "}\n");
 }
 
-void codec_answer_bind_ok(struct buf *o)
-{
-    buf_str(o, "{\"Error\":\"\"}\n");
-}
-
 static bool passes(const struct codec_node_answer *ans, size_t i)
 {
     return ans == NULL || ans[i].verdict == SCORE_FITS;
@@ -92,21 +87,6 @@ static size_t item_spans(const struct codec_args *args, const struct codec_node_
     return n;
 }
 
-static void write_node_names(struct buf *o, const struct codec_args *args,
-                             const struct codec_node_answer *ans)
-{
-    const char *sep = "";
-    buf_str(o, "{\"Nodes\":null,\"NodeNames\":[");
-    for (size_t i = 0; i < args->n_nodes; i++) {
-        if (!passes(ans, i))
-            continue;
-        buf_str(o, sep);
-        buf_json_str(o, args->nodes[i].name);
-        sep = ",";
-    }
-    buf_str(o, "]");
-}
-
 /* ,"@name":{"node": "reason", ...} for the nodes with @verdict. */
 static void write_failed(struct buf *o, const char *name, const struct codec_args *args,
                          const struct codec_node_answer *ans, enum score_verdict verdict)
@@ -157,7 +137,16 @@ const struct buf_piece *codec_answer_filter(struct arena *a, const struct codec_
         return NULL;
     buf_init_arena(&o, a, filter_hint(args));
     if (args->node_names_mode) {
-        write_node_names(&o, args, ans);
+        const char *sep = "";
+        buf_str(&o, "{\"Nodes\":null,\"NodeNames\":[");
+        for (size_t i = 0; i < args->n_nodes; i++) {
+            if (!passes(ans, i))
+                continue;
+            buf_str(&o, sep);
+            buf_json_str(&o, args->nodes[i].name);
+            sep = ",";
+        }
+        buf_str(&o, "]");
     } else {
         write_list_head(&o, args);
         head = o.len;

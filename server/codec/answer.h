@@ -22,11 +22,8 @@ struct arena;
  * ('#' instead). */
 void codec_error_text(const char *msg, char *out);
 
-/* {"Error":@text} (a text from codec_error_text). */
+/* {"Error":@text} (a text from codec_error_text; "" when a bind succeeded). */
 void codec_answer_error(struct buf *o, const char *text);
-
-/* {"Error":""}: the bind succeeded. */
-void codec_answer_bind_ok(struct buf *o);
 
 /*
  * ExtenderFilterResult for @args as the pieces to send, in @a: with a

@@ -87,28 +87,6 @@ static int top_member(struct arena *a, struct codec_scan *s, struct codec_str ke
                  : codec_names_scan(a, s, cfg, &t->names_args, f);
 }
 
-/* The pod of the request, its tree built as the scanner read it: decoded,
- * then its integers as Go reads them. */
-static int decode_pod(struct arena *a, const struct top *t, struct codec_pod *out, char *err)
-{
-    int rc;
-
-    if (t->pod_wrong)
-        return err_fail(err, -EINVAL, "Pod: want an object");
-    if (t->pod_twice)
-        return err_fail(err, -EINVAL, "Pod: given twice");
-    if (t->pod == M_ABSENT) {
-        memset(out, 0, sizeof(*out));
-        out->ns = out->name = out->uid = out->node_name = out->phase = "";
-        return err_fail(err, -EINVAL, "Pod: missing");
-    }
-    if ((rc = codec_pod_decode(a, t->pod_tree, out, err)) != 0)
-        return rc;
-    if (t->priority_bad)
-        return err_fail(err, -EINVAL, "%s", pod_priority.what);
-    return 0;
-}
-
 int codec_args_decode(struct arena *a, const char *body, size_t len, const struct cfg *cfg,
                       struct codec_args *out, char *err)
 {
@@ -142,17 +120,23 @@ int codec_args_decode(struct arena *a, const char *body, size_t len, const struc
             codec_scan_error(&s, err);
         return -EINVAL;
     }
-    if ((rc = decode_pod(a, &t, &out->pod, err)) != 0)
+    /* The pod of the request, its tree built as the scanner read it:
+     * decoded, then its integers as Go reads them. */
+    if (t.pod_wrong)
+        return err_fail(err, -EINVAL, "Pod: want an object");
+    if (t.pod_twice)
+        return err_fail(err, -EINVAL, "Pod: given twice");
+    if ((rc = codec_pod_decode(a, t.pod == M_ABSENT ? NULL : t.pod_tree, &out->pod, err)) != 0)
         return rc;
+    if (t.priority_bad)
+        return err_fail(err, -EINVAL, "%s", pod_priority.what);
     if (t.nodes != M_ABSENT && t.names != M_ABSENT)
         return err_fail(err, -EINVAL, "both Nodes and NodeNames are set: want exactly one");
     const struct codec_fault *f = t.nodes != M_ABSENT ? &t.nodes_fault : &t.names_fault;
     if (t.nodes == M_ABSENT && t.names == M_ABSENT)
         return err_fail(err, -EINVAL, "neither Nodes nor NodeNames is set");
-    if (f->rc != 0) {
-        memcpy(err, f->err, ERR_LEN);
-        return f->rc;
-    }
+    if (f->rc != 0)
+        return err_fail(err, f->rc, "%s", f->err);
     if (t.names != M_ABSENT) {
         out->nodes = t.names_args.nodes;
         out->n_nodes = t.names_args.n_nodes;

@@ -10,14 +10,6 @@
 #include "base/err.h"
 #include "server/codec/scan.h"
 
-static cJSON *node(struct arena *a, int type)
-{
-    cJSON *n = arena_calloc(a, 1, sizeof(*n));
-    if (n != NULL)
-        n->type = type;
-    return n;
-}
-
 /* A number keeps its bytes in valuestring: the integer checks read them
  * (ints.h), as Go reads 1e2 or 1.0 for an int field. strtod sees a
  * NUL-terminated copy; no setlocale() runs, so its decimal point is '.'. */
@@ -48,10 +40,11 @@ int codec_json_value(struct arena *a, struct codec_scan *s, cJSON **out)
                : c == 'f' ? cJSON_False
                : c == 'n' ? cJSON_NULL
                           : cJSON_Number;
-    cJSON *n = *out = node(a, type);
+    cJSON *n = *out = arena_calloc(a, 1, sizeof(*n));
 
     if (n == NULL)
         return -ENOMEM;
+    n->type = type;
     switch (type) {
     case cJSON_Object:
     case cJSON_Array:

@@ -76,14 +76,17 @@ static int sample_of(const cJSON *item, struct codec_node_sample *s)
     const cJSON *name = codec_json_member(codec_json_member(item, "metadata"), "name");
     const cJSON *ts = codec_json_member(item, "timestamp");
     const cJSON *window = codec_json_member(item, "window");
+    const cJSON *usage = codec_json_member(item, "usage");
+    struct score_container c = {0};
 
     s->window = 0;
     if (!cJSON_IsString(name) || !cJSON_IsString(ts) ||
         parse_time(ts->valuestring, &s->timestamp) != 0 ||
         (cJSON_IsString(window) && parse_duration(window->valuestring, &s->window) != 0) ||
-        codec_quantities(codec_json_member(item, "usage"), s->usage, why) != 0)
+        !cJSON_IsObject(usage) || codec_resource_list(usage, &c, "usage", why) != 0)
         return -EINVAL;
     s->node = name->valuestring;
+    memcpy(s->usage, c.req, sizeof(s->usage));
     return 0;
 }
 

@@ -350,13 +350,6 @@ static int list_member(struct codec_scan *s, struct codec_str key, void *ctx)
     return 0;
 }
 
-static int list(struct arena *a, struct codec_scan *s, const struct cfg *cfg, const char *what,
-                struct codec_args *out, struct codec_list_scan *ls)
-{
-    struct list_ctx c = {a, cfg, what, out, ls};
-    return codec_scan_members(s, list_member, &c);
-}
-
 void codec_list_scan_reset(struct codec_list_scan *ls, struct codec_args *out)
 {
     size_t node_cap = ls->node_cap, member_cap = ls->member_cap;
@@ -419,7 +412,8 @@ int codec_nodelist_scan(struct arena *a, struct codec_scan *s, const struct cfg 
         fault_set(&ls->other, -EINVAL, "%s: want a NodeList object", what);
         rc = codec_scan_skip(s);
     } else if (!single_ok || has_items(s)) {
-        rc = list(a, s, cfg, what, out, ls);
+        struct list_ctx c = {a, cfg, what, out, ls};
+        rc = codec_scan_members(s, list_member, &c);
     } else {
         rc = bare_node(a, s, cfg, what, out, ls);
     }
@@ -494,10 +488,8 @@ int codec_nodelist_decode(struct arena *a, const char *body, size_t len, const s
         err_prefix(err, "%s: ", what);
         return -EINVAL;
     }
-    if (f.rc != 0) {
-        memcpy(err, f.err, ERR_LEN);
-        return f.rc;
-    }
+    if (f.rc != 0)
+        return err_fail(err, f.rc, "%s", f.err);
     return 0;
 }
 

@@ -210,6 +210,8 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
 
     memset(out, 0, sizeof(*out));
     out->ns = out->name = out->uid = out->node_name = out->phase = "";
+    if (pod == NULL)
+        return err_fail(err, -EINVAL, "Pod: missing");
     if (!cJSON_IsObject(pod))
         return err_fail(err, -EINVAL, "Pod: want an object");
     if ((rc = metadata(a, pod, out, err)) != 0)
@@ -243,15 +245,4 @@ int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, c
     if (limits_of(resources, "Pod.spec.resources", &p->pod_level, err) != 0)
         return -EINVAL;
     return 0;
-}
-
-int codec_pod_member(struct arena *a, const cJSON *root, struct codec_pod *out, char *err)
-{
-    const cJSON *pod = codec_json_field(root, "Pod");
-    if (pod == NULL) {
-        memset(out, 0, sizeof(*out));
-        out->ns = out->name = out->uid = out->node_name = out->phase = "";
-        return err_fail(err, -EINVAL, "Pod: missing");
-    }
-    return codec_pod_decode(a, pod, out, err);
 }

@@ -16,13 +16,10 @@ struct arena;
 /*
  * Decodes one v1.Pod object into @out, its arrays in @a. Returns 0,
  * -EINVAL with a message naming the field in @err (ERR_LEN: wrong JSON
- * type, invalid, negative or overflowing quantity), or -ENOMEM.
+ * type, invalid, negative or overflowing quantity; "Pod: missing" for a
+ * NULL @pod, a request without one), or -ENOMEM.
  */
 int codec_pod_decode(struct arena *a, const cJSON *pod, struct codec_pod *out, char *err);
-
-/* Decodes the "Pod" member of a verb's request object @root (matched as Go
- * matches fields). Returns as codec_pod_decode, "Pod: missing" when absent. */
-int codec_pod_member(struct arena *a, const cJSON *root, struct codec_pod *out, char *err);
 
 /* The value of label @key (@klen bytes) of @pod: the last of a duplicate
  * key, as a Go map keeps it; NULL when the pod has no such label. */

@@ -74,14 +74,6 @@ static int index_init(struct arena *a, struct name_index *x, size_t keys)
     return x->t.buckets != NULL && x->entries != NULL ? 0 : -ENOMEM;
 }
 
-/* The index in out->nodes of @name (of @hash), or @n when it is not
- * there yet. */
-static size_t index_of(const struct name_index *x, const char *name, uint64_t hash, size_t n)
-{
-    struct table_entry *e = table_find_hashed(&x->t, name, hash);
-    return e != NULL ? (size_t)(e - x->entries) : n;
-}
-
 static int decode_map(struct arena *a, const cJSON *map, bool meta, const struct cfg *cfg,
                       struct codec_preempt_args *out, char *err)
 {
@@ -99,7 +91,8 @@ static int decode_map(struct arena *a, const cJSON *map, bool meta, const struct
         /* A duplicate key: Go's map keeps the last value, in the first
          * key's place as far as we are concerned (the order is ours). */
         uint64_t hash = hash_fnv1a_str(v->string);
-        size_t k = index_of(&x, v->string, hash, out->n_nodes);
+        struct table_entry *e = table_find_hashed(&x.t, v->string, hash);
+        size_t k = e != NULL ? (size_t)(e - x.entries) : out->n_nodes; /* its index, or a new one */
         if (cJSON_IsNull(v))
             return err_fail(err, -EINVAL, "victims of node %s: null", v->string);
         memset(&out->nodes[k], 0, sizeof(out->nodes[k]));
@@ -156,7 +149,7 @@ int codec_preempt_decode(struct arena *a, const char *body, size_t len, const st
     memset(out, 0, sizeof(*out));
     if ((rc = codec_json_parse(a, body, len, "ExtenderPreemptionArgs", &root, err)) != 0)
         return rc;
-    if ((rc = codec_pod_member(a, root, &out->pod, err)) != 0)
+    if ((rc = codec_pod_decode(a, codec_json_field(root, "Pod"), &out->pod, err)) != 0)
         return rc;
     const cJSON *map = codec_json_field(root, "NodeNameToMetaVictims");
     out->meta_form = map != NULL;

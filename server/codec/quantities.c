@@ -46,11 +46,6 @@ int codec_quantity_text(const char *p, size_t len, enum score_unit unit, int64_t
     return score_quantity_parse((const char *)s, (size_t)(end - s), unit, out, why);
 }
 
-static enum score_unit unit_of(enum score_resource r)
-{
-    return r == SCORE_CPU ? SCORE_UNIT_MILLI : SCORE_UNIT_BASE;
-}
-
 static int quantity(const cJSON *v, enum score_unit unit, int64_t *out, char *why)
 {
     if (v == NULL || cJSON_IsNull(v)) {
@@ -64,23 +59,6 @@ static int quantity(const cJSON *v, enum score_unit unit, int64_t *out, char *wh
     if (rc != 0)
         err_set(why, "%s", reason);
     return rc;
-}
-
-int codec_quantities(const cJSON *list, int64_t out[SCORE_NRES], char *err)
-{
-    if (!cJSON_IsObject(list))
-        return err_fail(err, -EINVAL, "want an object of quantities");
-    for (int r = 0; r < SCORE_NRES; r++) {
-        const char *name = score_resource_name((enum score_resource)r);
-        if (quantity(codec_json_member(list, name), unit_of((enum score_resource)r), &out[r],
-                     err) != 0) {
-            err_prefix(err, "%s: ", name);
-            return -EINVAL;
-        }
-        if (out[r] < 0)
-            return err_fail(err, -EINVAL, "%s: negative", name);
-    }
-    return 0;
 }
 
 int codec_resource_list(const cJSON *list, struct score_container *c, const char *path, char *err)
@@ -101,7 +79,8 @@ int codec_resource_list(const cJSON *list, struct score_container *c, const char
         if (v == NULL)
             continue;
         c->has[r] = true;
-        if (quantity(v, unit_of((enum score_resource)r), &c->req[r], err) != 0) {
+        if (quantity(v, r == SCORE_CPU ? SCORE_UNIT_MILLI : SCORE_UNIT_BASE, &c->req[r], err) !=
+            0) {
             err_prefix(err, "%s.%s: ", path, name);
             return -EINVAL;
         }

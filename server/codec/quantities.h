@@ -20,11 +20,6 @@
 int codec_quantity_text(const char *p, size_t len, enum score_unit unit, int64_t *out,
                         const char **why);
 
-/* Reads the cpu (millicores) and memory (bytes) quantities of the
- * ResourceList @list into @out (0 when absent). Returns 0 or -EINVAL with
- * @err for a non-object, a malformed or a negative quantity. */
-int codec_quantities(const cJSON *list, int64_t out[SCORE_NRES], char *err);
-
 /* Reads cpu and memory of a container's or pod's ResourceList @list (NULL:
  * absent) into @c, noting which keys are present (a null value counts as
  * present). @path names the list in messages ("Pod.spec.overhead").

@@ -470,9 +470,7 @@ int codec_scan_end(struct codec_scan *s)
 int codec_scan_validate(const char *body, size_t len, struct codec_scan *s)
 {
     codec_scan_init(s, body, len);
-    if (s->why != NULL)
-        return -EINVAL;
-    if (codec_scan_skip(s) != 0)
+    if (s->why != NULL || codec_scan_skip(s) != 0)
         return -EINVAL;
     return codec_scan_end(s);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/path.h"
 
 struct http_budget {
     pthread_mutex_t lock;
@@ -58,12 +59,9 @@ static int walk_up(const char base[1024], const char *dir, const char *file, uin
     char path[4096], rel[2048]; /* room for base (1024), rel and the file name */
     int found = -ENOENT;
 
-    snprintf(rel, sizeof(rel), "%s", dir);
+    path_squash(dir, strlen(dir), rel, sizeof(rel), true); /* no trailing slash */
     for (;;) {
         uint64_t v;
-        size_t len = strlen(rel);
-        while (len > 0 && rel[len - 1] == '/')
-            rel[--len] = '\0';
         snprintf(path, sizeof(path), "%s%s/%s", base, rel, file);
         if (read_limit(path, &v) == 0) {
             if (found != 0 || v < *limit) {
@@ -73,13 +71,10 @@ static int walk_up(const char base[1024], const char *dir, const char *file, uin
             }
             found = 0;
         }
-        if (len == 0)
+        if (rel[0] == '\0')
             return found;
         char *slash = strrchr(rel, '/');
-        if (slash == NULL)
-            rel[0] = '\0';
-        else
-            *slash = '\0';
+        *(slash != NULL ? slash : rel) = '\0';
     }
 }
 

@@ -59,31 +59,11 @@ static struct http_slot *slot_of(struct MHD_Connection *conn)
     return ci != NULL ? ci->socket_context : NULL;
 }
 
-static void set_phase(struct http_guard *g, struct MHD_Connection *conn, enum http_phase phase)
+void http_guard_set_phase(struct http_guard *g, struct MHD_Connection *conn, enum http_phase phase)
 {
     struct http_slot *c = slot_of(conn);
     if (c != NULL)
         http_slots_set_phase(&g->slots, c, phase, now_seconds());
-}
-
-void http_guard_headers_done(struct http_guard *g, struct MHD_Connection *conn)
-{
-    set_phase(g, conn, HTTP_PHASE_BODY);
-}
-
-void http_guard_body_done(struct http_guard *g, struct MHD_Connection *conn)
-{
-    set_phase(g, conn, HTTP_PHASE_BUSY);
-}
-
-void http_guard_request_done(struct http_guard *g, struct MHD_Connection *conn)
-{
-    set_phase(g, conn, HTTP_PHASE_IDLE);
-}
-
-void http_guard_answer_queued(struct http_guard *g, struct MHD_Connection *conn)
-{
-    set_phase(g, conn, HTTP_PHASE_SEND);
 }
 
 void http_guard_body_reserved(struct http_guard *g, struct MHD_Connection *conn, size_t announced)

@@ -39,6 +39,7 @@
 
 #include <microhttpd.h>
 
+#include "server/http/slots.h"
 #include "server/ops/metrics.h"
 
 struct http_guard;
@@ -69,18 +70,17 @@ enum MHD_Result http_guard_accept(void *cls, const struct sockaddr *addr, sockle
 void http_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
                        enum MHD_ConnectionNotificationCode code);
 
-/* The request on @conn: its headers are complete (the access handler's
- * first call), its body is complete (the final call), it was answered or
- * ended (NOTIFY_COMPLETED). Thread-safe. */
-void http_guard_headers_done(struct http_guard *g, struct MHD_Connection *conn);
-void http_guard_body_done(struct http_guard *g, struct MHD_Connection *conn);
-void http_guard_request_done(struct http_guard *g, struct MHD_Connection *conn);
+/* The request on @conn entered @phase: HTTP_PHASE_BODY when its headers
+ * are complete (the access handler's first call), HTTP_PHASE_BUSY when its
+ * body is (the final call), HTTP_PHASE_SEND when its answer was queued,
+ * HTTP_PHASE_IDLE when it was answered or ended (NOTIFY_COMPLETED).
+ * Thread-safe. */
+void http_guard_set_phase(struct http_guard *g, struct MHD_Connection *conn, enum http_phase phase);
 
 /* The request on @conn reserved memory for a body of @announced bytes;
- * it has received @received of them; its answer was queued. Thread-safe. */
+ * it has received @received of them. Thread-safe. */
 void http_guard_body_reserved(struct http_guard *g, struct MHD_Connection *conn, size_t announced);
 void http_guard_body_progress(struct http_guard *g, struct MHD_Connection *conn, size_t received);
-void http_guard_answer_queued(struct http_guard *g, struct MHD_Connection *conn);
 
 /* The memory budget is short: closes the upload or unread answer holding
  * memory that is furthest from giving it back (http_slots_evict_for_memory).

@@ -16,9 +16,7 @@ enum MHD_Result http_refuse(struct http_server *s, struct MHD_Connection *conn,
     ops_metrics_refused(&s->metrics, r->reason);
     ops_access_log_refused(r->reason, r->status, r->why, ci != NULL ? ci->client_addr : NULL,
                            clock_since(&rq->start));
-    if (close)
-        return http_send_refusal(conn, r->status, r->why, NULL);
-    return http_send_error(conn, r->status, r->why, NULL);
+    return http_send_error_with(conn, r->status, r->why, NULL, close, 0);
 }
 
 static bool is_plain_word(const char *w, size_t n)

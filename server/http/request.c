@@ -161,16 +161,6 @@ static size_t largest_admitted(struct http_server *s, const struct http_request 
     return lo;
 }
 
-/* When a request stops waiting for room in the memory budget: a second
- * after its headers, or at its deadline when that is nearer. */
-static struct timespec budget_deadline(const struct http_request *rq)
-{
-    uint64_t ns = BUDGET_WAIT_NS, answer = verb_deadline_budget_ns(rq->cfg);
-    if (answer > 0 && answer < ns)
-        ns = answer;
-    return clock_timespec_of(clock_add_ns(clock_ns_of(&rq->start), ns));
-}
-
 /* Reserves @charge bytes of the memory budget for @rq, waiting until
  * @until. While there is no room, a stalled upload or an answer left
  * unread that holds memory is closed to make some (issue 23: four
@@ -207,7 +197,7 @@ static enum MHD_Result serve_refused(struct http_server *s, struct MHD_Connectio
 
     ops_report(&s->metrics, verb, status, &facts, msg, seconds, rq->len);
     if (retry)
-        return http_send_retry(conn, status, msg, BUDGET_RETRY_SECONDS);
+        return http_send_error_with(conn, status, msg, NULL, false, BUDGET_RETRY_SECONDS);
     return http_send_error(conn, status, msg, NULL);
 }
 
@@ -303,12 +293,10 @@ static enum MHD_Result serve_verb(struct http_server *s, struct MHD_Connection *
 static enum MHD_Result send_unrouted(struct MHD_Connection *conn, const struct http_request *rq,
                                      bool close)
 {
-    enum MHD_Result (*answer)(struct MHD_Connection *, unsigned, const char *, const char *) =
-        close ? http_send_refusal : http_send_error;
     if (rq->route == HTTP_ROUTE_NOT_FOUND)
-        return answer(conn, MHD_HTTP_NOT_FOUND, "no such path", NULL);
-    return answer(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed",
-                  http_is_verb_route(rq->route) ? "POST" : "GET, HEAD");
+        return http_send_error_with(conn, MHD_HTTP_NOT_FOUND, "no such path", NULL, close, 0);
+    return http_send_error_with(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed",
+                                http_is_verb_route(rq->route) ? "POST" : "GET, HEAD", close, 0);
 }
 
 static enum MHD_Result serve_final(struct http_server *s, struct MHD_Connection *conn,
@@ -362,10 +350,14 @@ static enum MHD_Result on_verb_headers(struct http_server *s, struct MHD_Connect
     }
     /* The memory first, before a byte of the body is read: a chunked
      * body is charged as the largest one allowed. */
-    size_t charge =
-        verb_memory_charge(http_verb_of(rq->route),
-                           cl != NULL ? (size_t)length : (size_t)rq->cfg->max_body_bytes, rq->cfg);
-    const struct timespec until = budget_deadline(rq);
+    size_t announced = cl != NULL ? (size_t)length : (size_t)rq->cfg->max_body_bytes;
+    size_t charge = verb_memory_charge(http_verb_of(rq->route), announced, rq->cfg);
+    /* It stops waiting for room a second after its headers, or at its
+     * deadline when that is nearer. */
+    uint64_t wait = verb_deadline_budget_ns(rq->cfg);
+    if (wait == 0 || wait > BUDGET_WAIT_NS)
+        wait = BUDGET_WAIT_NS;
+    const struct timespec until = clock_timespec_of(clock_add_ns(clock_ns_of(&rq->start), wait));
     int rc = reserve_memory(s, rq, charge, &until);
     rq->charge = charge;
     if (rc != 0) {
@@ -380,8 +372,7 @@ static enum MHD_Result on_verb_headers(struct http_server *s, struct MHD_Connect
         return MHD_YES;
     }
     rq->reserved = charge;
-    http_guard_body_reserved(rq->listener->guard, conn,
-                             cl != NULL ? (size_t)length : (size_t)rq->cfg->max_body_bytes);
+    http_guard_body_reserved(rq->listener->guard, conn, announced);
     start_verb(s, rq, length, cl != NULL);
     return MHD_YES;
 }
@@ -396,7 +387,7 @@ static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *
     struct http_refusal r;
 
     rq->started = true;
-    http_guard_headers_done(rq->listener->guard, conn);
+    http_guard_set_phase(rq->listener->guard, conn, HTTP_PHASE_BODY);
     rq->cfg = cfg_live_acquire(&s->live);
     rq->start = clock_mono();
     if (http_head_read(conn, method, url, version, rq->target_len, &h, &r) != 0)
@@ -436,20 +427,6 @@ static enum MHD_Result on_headers(struct http_server *s, struct MHD_Connection *
     return on_verb_headers(s, conn, rq, &h);
 }
 
-/* An answer queued by this call starts the write deadline (slots.h). */
-static void answer_queued(const struct http_listener *l, struct MHD_Connection *conn,
-                          struct http_request *rq)
-{
-    if (rq->queued)
-        return;
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_HTTP_STATUS);
-    if (ci == NULL || ci->http_status == 0)
-        return;
-    rq->queued = true;
-    http_guard_answer_queued(l->guard, conn);
-}
-
 enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                 const char *method, const char *version, const char *upload_data,
                                 size_t *upload_data_size, void **req_cls)
@@ -478,10 +455,16 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *conn, const ch
             http_guard_body_progress(l->guard, conn, rq->len);
         return MHD_YES;
     } else {
-        http_guard_body_done(l->guard, conn);
+        http_guard_set_phase(l->guard, conn, HTTP_PHASE_BUSY);
         ret = serve_final(s, conn, rq);
     }
-    answer_queued(l, conn, rq);
+    /* An answer queued by this call starts the write deadline (slots.h). */
+    const union MHD_ConnectionInfo *ci =
+        rq->queued ? NULL : MHD_get_connection_info(conn, MHD_CONNECTION_INFO_HTTP_STATUS);
+    if (ci != NULL && ci->http_status != 0) {
+        rq->queued = true;
+        http_guard_set_phase(l->guard, conn, HTTP_PHASE_SEND);
+    }
     return ret;
 }
 
@@ -505,7 +488,7 @@ void http_on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     const struct http_listener *l = cls;
     struct http_request *rq = *req_cls;
     (void)toe;
-    http_guard_request_done(l->guard, conn);
+    http_guard_set_phase(l->guard, conn, HTTP_PHASE_IDLE);
     if (rq == NULL)
         return;
     /* A request cut short, or answered without its arena, still holds

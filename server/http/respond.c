@@ -89,8 +89,8 @@ char *http_error_body(const char *msg, size_t *len)
     return buf_take(&b, len);
 }
 
-static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned status, const char *msg,
-                                  const char *allow, bool close, int retry_after)
+enum MHD_Result http_send_error_with(struct MHD_Connection *conn, unsigned status, const char *msg,
+                                     const char *allow, bool close, int retry_after)
 {
     size_t len;
     char *body = http_error_body(msg, &len);
@@ -104,17 +104,5 @@ static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned status, 
 enum MHD_Result http_send_error(struct MHD_Connection *conn, unsigned status, const char *msg,
                                 const char *allow)
 {
-    return send_error(conn, status, msg, allow, false, 0);
-}
-
-enum MHD_Result http_send_refusal(struct MHD_Connection *conn, unsigned status, const char *msg,
-                                  const char *allow)
-{
-    return send_error(conn, status, msg, allow, true, 0);
-}
-
-enum MHD_Result http_send_retry(struct MHD_Connection *conn, unsigned status, const char *msg,
-                                int retry_after)
-{
-    return send_error(conn, status, msg, NULL, false, retry_after);
+    return http_send_error_with(conn, status, msg, allow, false, 0);
 }

@@ -2,6 +2,7 @@
 #ifndef SERVER_HTTP_RESPOND_H
 #define SERVER_HTTP_RESPOND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <microhttpd.h>
@@ -39,15 +40,12 @@ char *http_error_body(const char *msg, size_t *len);
 enum MHD_Result http_send_error(struct MHD_Connection *conn, unsigned status, const char *msg,
                                 const char *allow);
 
-/* The same with Retry-After: @retry_after seconds (a 503 for a request
+/* The same with "Connection: close" when @close: for a request refused at
+ * its head, since what follows the head cannot be trusted to be where the
+ * next request starts, and a body nobody reads is not waited for; and with
+ * Retry-After: @retry_after seconds when not 0 (a 503 for a request
  * refused for now, kube-scheduler's next attempt may pass). */
-enum MHD_Result http_send_retry(struct MHD_Connection *conn, unsigned status, const char *msg,
-                                int retry_after);
-
-/* The same with "Connection: close": for a request refused at its head,
- * since what follows the head cannot be trusted to be where the next
- * request starts, and a body nobody reads is not waited for. */
-enum MHD_Result http_send_refusal(struct MHD_Connection *conn, unsigned status, const char *msg,
-                                  const char *allow);
+enum MHD_Result http_send_error_with(struct MHD_Connection *conn, unsigned status, const char *msg,
+                                     const char *allow, bool close, int retry_after);
 
 #endif

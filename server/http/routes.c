@@ -27,47 +27,30 @@ bool http_is_ops_route(const struct cfg *cfg, enum http_route r)
     }
 }
 
+/* The paths under the prefix (the verbs) and the others, in the order of
+ * enum http_route. */
+static const char *const verb_paths[] = {"/filter", "/prioritize", "/preempt", "/bind"};
+static const char *const other_paths[] = {"/healthz", "/readyz", "/version",
+                                          "/metrics", "/debug",  "/debug/decisions"};
+
 enum http_route http_route_of(const struct cfg *cfg, const char *decoded_path)
 {
     char path[HTTP_PATH_MAX];
     size_t plen = strlen(cfg->prefix);
 
     path_squash(decoded_path, strlen(decoded_path), path, sizeof(path), false);
-    if (strncmp(path, cfg->prefix, plen) == 0) {
-        if (strcmp(path + plen, "/filter") == 0)
-            return HTTP_ROUTE_FILTER;
-        if (strcmp(path + plen, "/prioritize") == 0)
-            return HTTP_ROUTE_PRIORITIZE;
-        if (strcmp(path + plen, "/preempt") == 0)
-            return HTTP_ROUTE_PREEMPT;
-        if (strcmp(path + plen, "/bind") == 0)
-            return HTTP_ROUTE_BIND;
-    }
-    if (strcmp(path, "/healthz") == 0)
-        return HTTP_ROUTE_HEALTHZ;
-    if (strcmp(path, "/readyz") == 0)
-        return HTTP_ROUTE_READYZ;
-    if (strcmp(path, "/version") == 0)
-        return HTTP_ROUTE_VERSION;
-    if (strcmp(path, "/metrics") == 0)
-        return HTTP_ROUTE_METRICS;
-    if (strcmp(path, "/debug") == 0 || strcmp(path, "/debug/") == 0)
-        return HTTP_ROUTE_DEBUG;
-    if (strcmp(path, "/debug/decisions") == 0)
-        return HTTP_ROUTE_DEBUG_DECISIONS;
-    return HTTP_ROUTE_NOT_FOUND;
+    if (strncmp(path, cfg->prefix, plen) == 0)
+        for (int i = 0; i < 4; i++)
+            if (strcmp(path + plen, verb_paths[i]) == 0)
+                return (enum http_route)(HTTP_ROUTE_FILTER + i);
+    for (int i = 0; i < 6; i++)
+        if (strcmp(path, other_paths[i]) == 0)
+            return (enum http_route)(HTTP_ROUTE_HEALTHZ + i);
+    return strcmp(path, "/debug/") == 0 ? HTTP_ROUTE_DEBUG : HTTP_ROUTE_NOT_FOUND;
 }
 
 enum ops_verb http_verb_of(enum http_route r)
 {
-    switch (r) {
-    case HTTP_ROUTE_FILTER:
-        return OPS_VERB_FILTER;
-    case HTTP_ROUTE_PRIORITIZE:
-        return OPS_VERB_PRIORITIZE;
-    case HTTP_ROUTE_PREEMPT:
-        return OPS_VERB_PREEMPT;
-    default:
-        return OPS_VERB_BIND;
-    }
+    /* The verbs' routes are in the order of enum ops_verb; any other is bind. */
+    return http_is_verb_route(r) ? (enum ops_verb)(r - HTTP_ROUTE_FILTER) : OPS_VERB_BIND;
 }

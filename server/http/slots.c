@@ -100,39 +100,26 @@ static void notice_new_request(struct http_slot *c, double now)
  * incomplete requests, headers before bodies; then answers left unread. */
 static int evict_rank(struct http_slot *c, double now)
 {
+    static const int rank[] = {[HTTP_PHASE_IDLE] = 0,
+                               [HTTP_PHASE_HEAD] = 1,
+                               [HTTP_PHASE_BODY] = 2,
+                               [HTTP_PHASE_SEND] = 3,
+                               [HTTP_PHASE_BUSY] = -1}; /* being decided */
     if (c->cut)
         return -1;
     if (c->phase == HTTP_PHASE_IDLE)
         notice_new_request(c, now); /* bytes since: a request under way */
     if (now - c->since < HTTP_SLOTS_EVICT_MIN_AGE)
         return -1;
-    switch (c->phase) {
-    case HTTP_PHASE_IDLE:
-        return 0;
-    case HTTP_PHASE_HEAD:
-        return 1;
-    case HTTP_PHASE_BODY:
-        return 2;
-    case HTTP_PHASE_SEND:
-        return 3;
-    default:
-        return -1; /* being decided */
-    }
+    return rank[c->phase];
 }
 
-static const char *evict_why(enum http_phase phase)
-{
-    switch (phase) {
-    case HTTP_PHASE_IDLE:
-        return "closed to make room, slots full: idle keep-alive connection";
-    case HTTP_PHASE_HEAD:
-        return "closed to make room, slots full: headers not complete";
-    case HTTP_PHASE_BODY:
-        return "closed to make room, slots full: body not complete";
-    default:
-        return "closed to make room, slots full: answer not read by the client";
-    }
-}
+static const char *const evict_why[] = {
+    [HTTP_PHASE_IDLE] = "closed to make room, slots full: idle keep-alive connection",
+    [HTTP_PHASE_HEAD] = "closed to make room, slots full: headers not complete",
+    [HTTP_PHASE_BODY] = "closed to make room, slots full: body not complete",
+    [HTTP_PHASE_SEND] = "closed to make room, slots full: answer not read by the client",
+};
 
 /* With the lock held: the connections not cut, from @from (NULL: all). */
 static int count_live(const struct http_slots *s, const struct sockaddr *from)
@@ -175,48 +162,39 @@ static bool evict_oldest(struct http_slots *s, const struct sockaddr *from, int 
     }
     if (best == NULL)
         return false;
-    cut(s, best, now, OPS_REFUSAL_EVICTED, evict_why(best->phase));
+    cut(s, best, now, OPS_REFUSAL_EVICTED, evict_why[best->phase]);
     return true;
-}
-
-/* With the lock held: @addr is refused, counted and logged with @why. */
-static void refuse(struct http_slots *s, const struct sockaddr *addr, const char *why)
-{
-    ops_metrics_refused(s->metrics, OPS_REFUSAL_PER_IP_LIMIT);
-    ops_access_log_refused(OPS_REFUSAL_PER_IP_LIMIT, 0, why, addr, 0);
 }
 
 int http_slots_admit(struct http_slots *s, const struct sockaddr *addr, double now)
 {
-    int rc = 0;
+    const char *why = NULL;
     pthread_mutex_lock(&s->lock);
     int mine = count_live(s, addr);
     bool last = count_live(s, NULL) + 1 >= s->connection_limit;
     if (mine >= s->per_ip_limit) {
         /* Its own connections make room, or it is refused. */
-        if (!evict_oldest(s, addr, 0, now)) {
-            rc = -EBUSY;
-            refuse(s, addr,
-                   "connection refused: its address is at its connection limit with requests in "
-                   "progress");
-        }
+        why = "connection refused: its address is at its connection limit with requests in "
+              "progress";
     } else if (last && mine > 0 && mine >= s->connection_limit / HTTP_SLOTS_HEAVY_SHARE) {
         /* Nearly full, and it holds many already: it makes room from its
          * own, else it is refused at once. Making room for it elsewhere
          * would only let it churn the slots while the backlog, where
          * kube-scheduler's and the kubelet's connections wait, stands. */
-        if (!evict_oldest(s, addr, 0, now)) {
-            rc = -EBUSY;
-            refuse(s, addr,
-                   "connection refused: the slots are nearly full and its address holds many of "
-                   "them, with requests in progress");
-        }
+        why = "connection refused: the slots are nearly full and its address holds many of "
+              "them, with requests in progress";
     } else if (last && !evict_oldest(s, NULL, heaviest(s), now)) {
         /* Room for the next one, from the address that holds the most. */
         evict_oldest(s, NULL, 0, now);
     }
+    if (why != NULL && evict_oldest(s, addr, 0, now))
+        why = NULL;
+    if (why != NULL) {
+        ops_metrics_refused(s->metrics, OPS_REFUSAL_PER_IP_LIMIT);
+        ops_access_log_refused(OPS_REFUSAL_PER_IP_LIMIT, 0, why, addr, 0);
+    }
     pthread_mutex_unlock(&s->lock);
-    return rc;
+    return why != NULL ? -EBUSY : 0;
 }
 
 struct http_slot *http_slots_add(struct http_slots *s, int fd, const struct sockaddr *addr,
@@ -286,16 +264,6 @@ void http_slots_body_progress(struct http_slots *s, struct http_slot *c, size_t 
     pthread_mutex_unlock(&s->lock);
 }
 
-/* With the lock held: the answer's bytes still in the kernel's send queue
- * (sent, not yet acknowledged, or not sent). */
-static int unsent_bytes(const struct http_slot *c)
-{
-    int n = 0;
-    if (ioctl(c->fd, SIOCOUTQ, &n) == -1)
-        return 0;
-    return n;
-}
-
 /* With the lock held: how far @c, holding memory, is from giving it back
  * (seconds; negative: not to be closed for memory). An upload counts when
  * no byte came for HTTP_SLOTS_EVICT_MIN_AGE, or when at its rate so far it
@@ -340,10 +308,13 @@ bool http_slots_evict_for_memory(struct http_slots *s, double now, double deadli
 }
 
 /* With the lock held: the client of an answer being written took some of
- * it since the last look (the kernel's send queue moved). */
+ * it since the last look (the kernel's send queue, the answer's bytes sent
+ * and not yet acknowledged or not sent, moved). */
 static void notice_answer_taken(struct http_slot *c, double now)
 {
-    int unsent = unsent_bytes(c);
+    int unsent = 0;
+    if (ioctl(c->fd, SIOCOUTQ, &unsent) == -1)
+        unsent = 0;
     if (unsent != c->unsent)
         c->progress = now;
     c->unsent = unsent;

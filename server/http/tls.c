@@ -39,9 +39,7 @@ char *http_tls_read_pem(const char *path, char *err)
 {
     char *buf;
     size_t len;
-    if (file_read_regular(path, TLS_PEM_MAX, &buf, &len, err) != 0)
-        return NULL;
-    return buf;
+    return file_read_regular(path, TLS_PEM_MAX, &buf, &len, err) == 0 ? buf : NULL;
 }
 
 static void gen_free(struct tls_gen *g)
@@ -123,8 +121,7 @@ out:
 static struct timespec mtime_of(const char *path)
 {
     struct stat st;
-    struct timespec zero = {0, 0};
-    return stat(path, &st) == 0 ? st.st_mtim : zero;
+    return stat(path, &st) == 0 ? st.st_mtim : (struct timespec){0, 0};
 }
 
 static bool same_time(struct timespec a, struct timespec b)

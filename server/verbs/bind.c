@@ -9,16 +9,6 @@
 #include "server/verbs/deadline.h"
 #include "server/verbs/reply.h"
 
-/* When the bind must be done: the request's deadline (80 % of
- * kube-scheduler's httpTimeout, deadline.h), after which kube-scheduler
- * no longer reads the answer; 0 (cluster_bind's own bound) without one. */
-static uint64_t bind_deadline(const struct verb_ctx *ctx)
-{
-    struct verb_deadline d;
-    verb_deadline_init(&d, ctx->cfg, &ctx->start);
-    return d.on ? d.at : 0;
-}
-
 void verb_bind(const struct verb_ctx *ctx, const char *body, size_t len, struct verb_reply *out)
 {
     char err[ERR_LEN];
@@ -42,8 +32,13 @@ void verb_bind(const struct verb_ctx *ctx, const char *body, size_t len, struct 
                          "--kubeconfig / run it in the cluster");
         return;
     }
+    /* The bind must be done by the request's deadline (80 % of
+     * kube-scheduler's httpTimeout, deadline.h), after which kube-scheduler
+     * no longer reads the answer; 0 (cluster_bind's own bound) without one. */
+    struct verb_deadline d;
+    verb_deadline_init(&d, ctx->cfg, &ctx->start);
     if (cluster_bind(ctx->cl, args.pod_namespace, args.pod_name, args.pod_uid, args.node,
-                     bind_deadline(ctx), err) != 0) {
+                     d.on ? d.at : 0, err) != 0) {
         verb_reply_error(out, ctx->arena, 200, err);
         LOG(LOG_WARN, "bind failed", LOG_NSNAME("pod", args.pod_namespace, args.pod_name),
             LOG_STR("node", args.node), LOG_STR("error", err));
@@ -52,6 +47,6 @@ void verb_bind(const struct verb_ctx *ctx, const char *body, size_t len, struct 
     LOG(LOG_INFO, "bound", LOG_NSNAME("pod", args.pod_namespace, args.pod_name),
         LOG_STR("node", args.node));
     buf_init_arena(&o, ctx->arena, 16);
-    codec_answer_bind_ok(&o);
+    codec_answer_error(&o, "");
     verb_reply_take(out, &o, 200);
 }

@@ -94,19 +94,15 @@ int verb_decide(const struct verb_ctx *ctx, enum ops_verb verb, const char *body
     int rc = codec_args_decode(ctx->arena, body, len, ctx->cfg, &d->args, err);
     if (rc != 0)
         return rc;
-    if (score_pod_request(&d->args.pod.spec, &d->request) != 0) {
-        err_set(err, "Pod: total request does not fit in int64");
-        return -EINVAL;
-    }
+    if (score_pod_request(&d->args.pod.spec, &d->request) != 0)
+        return err_fail(err, -EINVAL, "Pod: total request does not fit in int64");
     facts->pod_ns = d->args.pod.ns;
     facts->pod_name = d->args.pod.name;
     if (d->args.node_names_mode && ctx->cl == NULL && !atomic_flag_test_and_set(&names_mode_logged))
         LOG(LOG_WARN, "NodeNames request: no cluster state, passing every node with score 0",
             LOG_STR("hint", "set nodeCacheCapable: false so that requests carry the Node objects"));
-    if (choose(ctx, d) != 0) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (choose(ctx, d) != 0)
+        return err_fail(err, -ENOMEM, "out of memory");
     d->neutral = d->answer != OPS_ANSWER_SCORED;
     d->passed = d->args.n_nodes;
     if (d->eval.node != NULL) {

@@ -7,7 +7,7 @@
 #include "base/clock.h"
 #include "scoring/best.h"
 
-void verb_state_from_view(const struct cfg *cfg, const struct kube_node_view *view,
+void verb_state_from_view(const struct cfg *cfg, const struct kube_node_view *v,
                           const struct codec_node *req, struct verb_state *out)
 {
     const struct score_used_limits lim = {
@@ -15,8 +15,7 @@ void verb_state_from_view(const struct cfg *cfg, const struct kube_node_view *vi
         .usage_max_age = cfg->usage_max_age_seconds,
         .policy = cfg->stale_policy,
     };
-    /* Read in place: a copy of the view per node cost more than the rest. */
-    const struct kube_node_view *v = view;
+    /* @v is read in place: a copy of the view per node cost more than the rest. */
     memset(&out->node, 0, sizeof(out->node));
     const int64_t *annotation = req != NULL ? req->res.used : v->annotation;
     memcpy(out->node.alloc, req != NULL ? req->res.alloc : v->alloc, sizeof(out->node.alloc));
@@ -61,16 +60,12 @@ int verb_state_node(const struct cfg *cfg, struct cluster *cl, double now, const
 }
 
 /* The reason of a node rejected for stale data: which resource, which source. */
-static const char *stale_reason(enum score_resource r, enum score_used_source s)
-{
-    static const char *const reasons[SCORE_NRES][4] = {
-        [SCORE_CPU] = {"Stale cpu data (requests)", "Stale cpu data (usage)",
-                       "Stale cpu data (max)", "Stale cpu data (annotation)"},
-        [SCORE_MEMORY] = {"Stale memory data (requests)", "Stale memory data (usage)",
-                          "Stale memory data (max)", "Stale memory data (annotation)"},
-    };
-    return reasons[r][s];
-}
+static const char *const stale_reasons[SCORE_NRES][4] = {
+    [SCORE_CPU] = {"Stale cpu data (requests)", "Stale cpu data (usage)", "Stale cpu data (max)",
+                   "Stale cpu data (annotation)"},
+    [SCORE_MEMORY] = {"Stale memory data (requests)", "Stale memory data (usage)",
+                      "Stale memory data (max)", "Stale memory data (annotation)"},
+};
 
 /* The verdict of score_fit, into the answer @ans and @e's reason code; an
  * @exempt pod (a DaemonSet's, under thresholdExempt) passes whatever the
@@ -91,22 +86,6 @@ static void judge(const struct cfg *cfg, const struct score_node *node,
               : f.short_of == (1u << SCORE_CPU | 1u << SCORE_MEMORY) ? OPS_REASON_INSUFFICIENT_BOTH
               : f.short_of == 1u << SCORE_CPU                        ? OPS_REASON_INSUFFICIENT_CPU
                                               : OPS_REASON_INSUFFICIENT_MEMORY;
-}
-
-/* The node as the request describes it: allocatable and used annotation. */
-static void judge_from_request(const struct cfg *cfg, const struct score_pod_request *req,
-                               bool exempt, const struct codec_node *n,
-                               struct codec_node_answer *ans, struct score_explain *ex,
-                               struct verb_node *e)
-{
-    if (n->invalid != NULL) {
-        ans->verdict = SCORE_UNRESOLVABLE;
-        ans->reason = n->invalid;
-        e->code = OPS_REASON_INVALID_NODE;
-        return;
-    }
-    judge(cfg, &n->res, req, exempt, ans, e);
-    score_node_value(&cfg->score, &n->res, req, ex);
 }
 
 /* The node as the cluster state knows it (@view, NULL when it does not);
@@ -133,8 +112,7 @@ static void judge_from_state(const struct cfg *cfg, struct cluster *cl,
     memcpy(e->usage_aggregate, view->usage, sizeof(e->usage_aggregate));
     memcpy(e->usage_newest, view->usage_newest, sizeof(e->usage_newest));
     if (st.invalid != NULL) {
-        ans->verdict = SCORE_UNRESOLVABLE;
-        ans->reason = st.invalid;
+        *ans = (struct codec_node_answer){.verdict = SCORE_UNRESOLVABLE, .reason = st.invalid};
         e->code = OPS_REASON_INVALID_NODE;
         e->forced_zero = true;
         return;
@@ -148,7 +126,7 @@ static void judge_from_state(const struct cfg *cfg, struct cluster *cl,
             enum score_resource r =
                 st.used[SCORE_CPU].outcome == SCORE_USED_STALE_FULL ? SCORE_CPU : SCORE_MEMORY;
             ans->verdict = SCORE_UNFIT;
-            ans->reason = stale_reason(r, cfg->used_source[r]);
+            ans->reason = stale_reasons[r][cfg->used_source[r]];
         }
         return;
     }
@@ -259,10 +237,15 @@ int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
         if (cl != NULL) {
             judge_from_state(cfg, cl, found[k] ? &views[k] : NULL, args, req, exempt, n, ans, ex,
                              e);
-        } else if (!args->node_names_mode) {
-            judge_from_request(cfg, req, exempt, n, ans, ex, e);
-        } else {
+        } else if (args->node_names_mode) {
             e->forced_zero = true; /* nothing to judge by: pass, score 0 */
+        } else if (n->invalid != NULL) {
+            /* The node as the request describes it: allocatable and used annotation. */
+            *ans = (struct codec_node_answer){.verdict = SCORE_UNRESOLVABLE, .reason = n->invalid};
+            e->code = OPS_REASON_INVALID_NODE;
+        } else {
+            judge(cfg, &n->res, req, exempt, ans, e);
+            score_node_value(&cfg->score, &n->res, req, ex);
         }
         if (e->forced_zero)
             ex->value = 0;

@@ -27,30 +27,23 @@ static int requests_of(struct arena *a, const struct codec_preempt_args *args,
                        struct score_pod_request *pod, struct score_pod_request ***victims,
                        char *err)
 {
-    if (score_pod_request(&args->pod.spec, pod) != 0) {
-        err_set(err, "Pod: total request does not fit in int64");
-        return -EINVAL;
-    }
+    if (score_pod_request(&args->pod.spec, pod) != 0)
+        return err_fail(err, -EINVAL, "Pod: total request does not fit in int64");
     *victims = arena_calloc(a, args->n_nodes + 1, sizeof(**victims));
-    if (*victims == NULL) {
-        err_set(err, "out of memory");
-        return -ENOMEM;
-    }
+    if (*victims == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
     for (size_t i = 0; i < args->n_nodes; i++) {
         const struct codec_victims *v = &args->nodes[i];
         if (v->pods == NULL)
             continue;
         struct score_pod_request *r = arena_calloc(a, v->n + 1, sizeof(*r));
-        if (r == NULL) {
-            err_set(err, "out of memory");
-            return -ENOMEM;
-        }
+        if (r == NULL)
+            return err_fail(err, -ENOMEM, "out of memory");
         for (size_t k = 0; k < v->n; k++)
-            if (score_pod_request(&v->pods[k], &r[k]) != 0) {
-                err_set(err, "victim %zu on node %s: Pod: total request does not fit in int64", k,
-                        v->node);
-                return -EINVAL;
-            }
+            if (score_pod_request(&v->pods[k], &r[k]) != 0)
+                return err_fail(err, -EINVAL,
+                                "victim %zu on node %s: Pod: total request does not fit in int64",
+                                k, v->node);
         (*victims)[i] = r;
     }
     return 0;
@@ -92,7 +85,7 @@ void verb_preempt(const struct verb_ctx *ctx, const char *body, size_t len, stru
     struct codec_preempt_args args;
     struct buf o;
     size_t would_keep = 0;
-    struct score_pod_request request, **victims;
+    struct score_pod_request request, **victims = NULL;
 
     verb_reply_init(out);
     int rc = codec_preempt_decode(ctx->arena, body, len, cfg, &args, err);

@@ -3,21 +3,7 @@
 #include <string.h>
 #include <time.h>
 
-static bool on_usage(enum score_used_source s)
-{
-    return s == SCORE_USED_USAGE || s == SCORE_USED_MAX;
-}
-
-/* Whether node @e's usage window is worth keeping: a resource is asked on
- * usage (scored on it, or fallen back from it: the window, even empty,
- * says why). */
-static bool has_window(const struct cfg *c, const struct verb_node *e)
-{
-    for (int r = 0; r < SCORE_NRES; r++)
-        if (on_usage(c->used_source[r]))
-            return e->from_state;
-    return false;
-}
+#include "server/cluster/usage.h"
 
 struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
                                const struct verb_outcome *d, double seconds)
@@ -25,9 +11,13 @@ struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
     const struct codec_args *a = &d->args;
     size_t n = d->eval.node != NULL ? a->n_nodes : 0;
     size_t strings = strlen(a->pod.ns) + strlen(a->pod.name) + strlen(a->pod.uid) + 3;
+    /* A node's usage window is kept when a resource is asked on usage
+     * (scored on it, or fallen back from it: the window, even empty, says
+     * why). */
+    bool windows = cluster_usage_needed(ctx->cfg);
     for (size_t i = 0; i < n; i++) {
         strings += strlen(a->nodes[i].name) + strlen(d->eval.answer[i].reason) + 2;
-        if (has_window(ctx->cfg, &d->eval.node[i]))
+        if (windows && d->eval.node[i].from_state)
             strings += sizeof(struct ops_usage_window) + 8; /* and its alignment */
     }
 
@@ -67,7 +57,7 @@ struct ops_record *verb_record(const struct verb_ctx *ctx, enum ops_verb verb,
             dn->source[r] = e->used[r].source;
             dn->outcome[r] = e->used[r].outcome;
         }
-        if (has_window(ctx->cfg, e)) {
+        if (windows && e->from_state) {
             struct ops_usage_window w = {.samples = e->usage_samples};
             memcpy(w.aggregate, e->usage_aggregate, sizeof(w.aggregate));
             memcpy(w.newest, e->usage_newest, sizeof(w.newest));

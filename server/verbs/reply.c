@@ -16,20 +16,15 @@ void verb_reply_init(struct verb_reply *out)
     out->facts.best_score = -1;
 }
 
-static void out_of_memory(struct verb_reply *out)
-{
-    out->status = 500;
-    out->pieces = &oom_piece;
-    out->n_pieces = 1;
-    out->len = oom_piece.len;
-    snprintf(out->error, sizeof(out->error), "out of memory");
-}
-
 void verb_reply_pieces(struct verb_reply *out, const struct buf_piece *pieces, size_t n,
                        unsigned status)
 {
     if (pieces == NULL) {
-        out_of_memory(out);
+        out->status = 500;
+        out->pieces = &oom_piece;
+        out->n_pieces = 1;
+        out->len = oom_piece.len;
+        snprintf(out->error, sizeof(out->error), "out of memory");
         return;
     }
     out->len = 0;
