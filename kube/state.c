@@ -765,17 +765,11 @@ void kube_state_view_list(struct kube_state *st, const char *const *names, size_
     }
 }
 
-void kube_state_view_many(struct kube_state *st, const char *const *names, size_t n, double now,
-                          int in_flight_seconds, struct kube_node_view *out, bool *found)
-{
-    kube_state_view_list(st, names, n, 0, 0, now, in_flight_seconds, out, found);
-}
-
 int kube_state_view(struct kube_state *st, const char *name, double now, int in_flight_seconds,
                     struct kube_node_view *out)
 {
     bool found;
-    kube_state_view_many(st, &name, 1, now, in_flight_seconds, out, &found);
+    kube_state_view_list(st, &name, 1, 0, 0, now, in_flight_seconds, out, &found);
     return found ? 0 : -ENOENT;
 }
 
