@@ -275,18 +275,13 @@ static int ip_keep(struct kube_state *st, const char *name, const char *ip)
 void kube_state_nodes_end(struct kube_state *st)
 {
     pthread_rwlock_wrlock(&st->lock);
-    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
-        struct table_entry *e = st->nodes.buckets[i];
-        while (e != NULL) {
-            struct table_entry *next = e->next;
-            struct snode *n = (struct snode *)(void *)e;
-            if (n->present && n->gen != st->node_gen) {
-                n->present = false;
-                st->set_gen++;
-                ip_forget(st, n->h.key);
-                node_maybe_drop(st, n);
-            }
-            e = next;
+    TABLE_EACH(&st->nodes, e) {
+        struct snode *n = (struct snode *)(void *)e;
+        if (n->present && n->gen != st->node_gen) {
+            n->present = false;
+            st->set_gen++;
+            ip_forget(st, n->h.key);
+            node_maybe_drop(st, n);
         }
     }
     pthread_rwlock_unlock(&st->lock);
@@ -351,17 +346,12 @@ void kube_state_pods_begin(struct kube_state *st)
 void kube_state_pods_end(struct kube_state *st)
 {
     pthread_rwlock_wrlock(&st->lock);
-    for (size_t i = 0; i < st->pods.n_buckets; i++) {
-        struct table_entry *e = st->pods.buckets[i];
-        while (e != NULL) {
-            struct table_entry *next = e->next;
-            struct spod *p = (struct spod *)(void *)e;
-            if (p->gen != st->pod_gen) {
-                uncharge(st, p);
-                table_unlink(&st->pods, &p->h);
-                free(p);
-            }
-            e = next;
+    TABLE_EACH(&st->pods, e) {
+        struct spod *p = (struct spod *)(void *)e;
+        if (p->gen != st->pod_gen) {
+            uncharge(st, p);
+            table_unlink(&st->pods, &p->h);
+            free(p);
         }
     }
     st->pods_synced = true;
@@ -516,13 +506,12 @@ int kube_state_usage_put(struct kube_state *st, const char *node, const int64_t 
 void kube_state_usage_forget(struct kube_state *st)
 {
     pthread_rwlock_wrlock(&st->lock);
-    for (size_t i = 0; i < st->nodes.n_buckets; i++)
-        for (struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
-            struct snode *n = (struct snode *)(void *)e;
-            n->n_hist = 0;
-            n->usage_samples = 0;
-            n->has_usage = false;
-        }
+    TABLE_EACH(&st->nodes, e) {
+        struct snode *n = (struct snode *)(void *)e;
+        n->n_hist = 0;
+        n->usage_samples = 0;
+        n->has_usage = false;
+    }
     pthread_rwlock_unlock(&st->lock);
 }
 
@@ -791,12 +780,10 @@ int kube_state_pod_request(struct kube_state *st, const char *uid, const char *n
 void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums)
 {
     pthread_rwlock_rdlock(&st->lock);
-    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
-        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
-            const struct snode *n = (const struct snode *)(const void *)e;
-            if (n->present)
-                score_spread_add(sums, n->req_real[SCORE_CPU], n->alloc[SCORE_CPU]);
-        }
+    TABLE_EACH(&st->nodes, e) {
+        const struct snode *n = (const struct snode *)(const void *)e;
+        if (n->present)
+            score_spread_add(sums, n->req_real[SCORE_CPU], n->alloc[SCORE_CPU]);
     }
     pthread_rwlock_unlock(&st->lock);
 }
@@ -806,15 +793,11 @@ void kube_state_each_node(struct kube_state *st,
                           void *ctx)
 {
     pthread_rwlock_rdlock(&st->lock);
-    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
-        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
-            const struct snode *n = (const struct snode *)(const void *)e;
-            const struct sip *p =
-                n->present ? (const struct sip *)(const void *)table_find(&st->ips, n->h.key)
-                           : NULL;
-            if (n->present)
-                fn(ctx, n->h.key, p != NULL ? p->ip : "");
-        }
+    TABLE_EACH(&st->nodes, e) {
+        if (!((const struct snode *)(const void *)e)->present)
+            continue;
+        const struct sip *p = (const struct sip *)(const void *)table_find(&st->ips, e->key);
+        fn(ctx, e->key, p != NULL ? p->ip : "");
     }
     pthread_rwlock_unlock(&st->lock);
 }
@@ -823,9 +806,8 @@ void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods)
 {
     size_t present = 0;
     pthread_rwlock_rdlock(&st->lock);
-    for (size_t i = 0; i < st->nodes.n_buckets; i++)
-        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next)
-            present += ((const struct snode *)(const void *)e)->present;
+    TABLE_EACH(&st->nodes, e)
+        present += ((const struct snode *)(const void *)e)->present;
     *nodes = present;
     *pods = st->pods.count;
     pthread_rwlock_unlock(&st->lock);
