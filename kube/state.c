@@ -173,24 +173,29 @@ static void node_maybe_drop(struct kube_state *st, struct snode *n)
     st->set_gen++;
 }
 
+/* Empties @n's usage history: stale until new samples come. */
+static void forget_usage(struct snode *n)
+{
+    n->n_hist = 0;
+    n->usage_samples = 0;
+    n->has_usage = false;
+}
+
+/* @sum with @v added (@sign > 0) or taken off. Sums of values >= 0 that
+ * saturate stay >= the true sum; the subtraction clamps so that a
+ * saturated node never goes negative. */
+static int64_t moved(int64_t sum, int64_t v, int sign)
+{
+    return sign > 0 ? score_add_sat(sum, v) : sum > v ? sum - v : 0;
+}
+
 static void charge(struct snode *n, const struct spod *p, int sign)
 {
     for (int r = 0; r < SCORE_NRES; r++) {
-        /* Sums of values >= 0 that saturate stay >= the true sum; the
-         * subtraction clamps so that a saturated node never goes negative. */
-        if (sign > 0) {
-            n->req_real[r] = score_add_sat(n->req_real[r], p->real[r]);
-            n->req_non_zero[r] = score_add_sat(n->req_non_zero[r], p->non_zero[r]);
-        } else {
-            n->req_real[r] = n->req_real[r] > p->real[r] ? n->req_real[r] - p->real[r] : 0;
-            n->req_non_zero[r] =
-                n->req_non_zero[r] > p->non_zero[r] ? n->req_non_zero[r] - p->non_zero[r] : 0;
-        }
+        n->req_real[r] = moved(n->req_real[r], p->real[r], sign);
+        n->req_non_zero[r] = moved(n->req_non_zero[r], p->non_zero[r], sign);
     }
-    if (sign > 0)
-        n->n_pods++;
-    else
-        n->n_pods--;
+    n->n_pods = sign > 0 ? n->n_pods + 1 : n->n_pods - 1;
 }
 
 /* Returns 0 or -ENOMEM (the placement is then not counted: damping is a
@@ -316,9 +321,7 @@ void kube_state_node_delete(struct kube_state *st, const char *name)
     if (n != NULL) {
         st->set_gen += n->present;
         n->present = false;
-        n->has_usage = false;
-        n->n_hist = 0;
-        n->usage_samples = 0;
+        forget_usage(n);
         node_maybe_drop(st, n);
     }
     pthread_rwlock_unlock(&st->lock);
@@ -506,12 +509,8 @@ int kube_state_usage_put(struct kube_state *st, const char *node, const int64_t 
 void kube_state_usage_forget(struct kube_state *st)
 {
     pthread_rwlock_wrlock(&st->lock);
-    TABLE_EACH(&st->nodes, e) {
-        struct snode *n = (struct snode *)(void *)e;
-        n->n_hist = 0;
-        n->usage_samples = 0;
-        n->has_usage = false;
-    }
+    TABLE_EACH(&st->nodes, e)
+        forget_usage((struct snode *)(void *)e);
     pthread_rwlock_unlock(&st->lock);
 }
 
