@@ -241,25 +241,20 @@ static bool field_matches(const struct place_requirement *r, const struct place_
 }
 
 /* nodeSelectorTerm.match, after NewLazyErrorNodeSelector dropped the empty
- * terms: a requirement that does not parse fails the term. */
+ * terms: a requirement that does not parse fails the term (whatever the
+ * others match: the checks are pure, so one pass asks both). */
 static bool term_matches(const struct place_selector_term *t, const struct place_node_facts *node)
 {
     if (t->n_match_expressions == 0 && t->n_match_fields == 0)
         return false;
     for (size_t i = 0; i < t->n_match_expressions; i++)
-        if (!expression_valid(&t->match_expressions[i]))
+        if (!expression_valid(&t->match_expressions[i]) ||
+            !expression_matches(&t->match_expressions[i], node))
             return false;
+    /* The fields are matched only when the node has any: a name. */
     for (size_t i = 0; i < t->n_match_fields; i++)
-        if (!field_valid(&t->match_fields[i]))
-            return false;
-    for (size_t i = 0; i < t->n_match_expressions; i++)
-        if (!expression_matches(&t->match_expressions[i], node))
-            return false;
-    /* The fields are checked only when the node has any: a name. */
-    if (node->name[0] == '\0')
-        return true;
-    for (size_t i = 0; i < t->n_match_fields; i++)
-        if (!field_matches(&t->match_fields[i], node))
+        if (!field_valid(&t->match_fields[i]) ||
+            (node->name[0] != '\0' && !field_matches(&t->match_fields[i], node)))
             return false;
     return true;
 }
