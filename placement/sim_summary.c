@@ -38,12 +38,11 @@ void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end
         sum->placed += out->pods[i].node >= 0;
     sum->not_placed = sim->in.n_pods - sum->placed;
     memcpy(sum->median_request, sim->median, sizeof(sum->median_request));
-    memcpy(median.fit, sim->median, sizeof(median.fit));
-    memcpy(median.real, sim->median, sizeof(median.real));
-    memcpy(median.non_zero, sim->median, sizeof(median.non_zero));
-    memcpy(median.non_zero_scored, sim->median, sizeof(median.non_zero_scored));
-    for (int k = 0; k < SCORE_NRES; k++)
+    for (int k = 0; k < SCORE_NRES; k++) {
+        median.fit[k] = median.real[k] = median.non_zero[k] = median.non_zero_scored[k] =
+            sim->median[k];
         ratio_stats(sim, r, k, &sum->ratio[k]);
+    }
     for (size_t pos = 0; pos < sim->in.n_nodes; pos++) {
         struct place_sim_node_state *ns = &out->nodes[sim->by_name[pos]];
         ns->pods = r->load[pos].pods;
