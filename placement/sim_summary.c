@@ -32,17 +32,13 @@ void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end
                          struct place_sim_result *out)
 {
     struct place_sim_summary *sum = &out->summary;
-    struct score_pod_request median;
 
     for (size_t i = 0; i < sim->in.n_pods; i++)
         sum->placed += out->pods[i].node >= 0;
     sum->not_placed = sim->in.n_pods - sum->placed;
     memcpy(sum->median_request, sim->median, sizeof(sum->median_request));
-    for (int k = 0; k < SCORE_NRES; k++) {
-        median.fit[k] = median.real[k] = median.non_zero[k] = median.non_zero_scored[k] =
-            sim->median[k];
+    for (int k = 0; k < SCORE_NRES; k++)
         ratio_stats(sim, r, k, &sum->ratio[k]);
-    }
     for (size_t pos = 0; pos < sim->in.n_nodes; pos++) {
         struct place_sim_node_state *ns = &out->nodes[sim->by_name[pos]];
         ns->pods = r->load[pos].pods;
@@ -52,11 +48,8 @@ void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end
             sum->nodes_used++;
         if (sim->in.n_pods == 0)
             continue;
-        struct place_judgement j;
-        struct place_node_facts f = {.pods = r->load[pos].pods, .max_pods = r->load[pos].max_pods};
-        memcpy(f.requested, r->load[pos].requested, sizeof(f.requested));
-        place_judge_resources(&median, &f, &r->res[pos], r->threshold_percent, &j);
-        if (j.rule == PLACE_RULE_NONE)
+        /* The median pod requests sim->median, real and to fit alike. */
+        if (sim_fit_reasons(&r->room[pos], sim->median) == 0)
             continue;
         sum->stranded_nodes++;
         for (int k = 0; k < SCORE_NRES; k++) {

@@ -12,7 +12,7 @@
 struct place_sim_end {
     const struct sim_node_load *load;
     const struct score_node *res;
-    const int *threshold_percent; /* SCORE_NRES: our filter's, for the stranded nodes */
+    const struct sim_fit_room *room; /* what the resource rules still admit: the stranded nodes */
 };
 
 /* Fills out->summary and out->nodes (indexed like the input nodes) from
