@@ -374,9 +374,7 @@ int kube_state_pod_put(struct kube_state *st, const struct kube_pod_info *info, 
     bool was_assigned = p != NULL && p->assigned;
     if (p == NULL) {
         p = table_entry_new(sizeof(*p), info->uid);
-        if (p == NULL)
-            goto out_unlock;
-        if (table_insert(&st->pods, &p->h) != 0) {
+        if (p == NULL || table_insert(&st->pods, &p->h) != 0) {
             free(p);
             goto out_unlock;
         }
@@ -433,9 +431,7 @@ int kube_state_placed(struct kube_state *st, const char *node, const char *uid, 
     const struct spod *p = (const struct spod *)(const void *)table_find(&st->pods, uid);
     if (p != NULL) {
         struct snode *n = node_entry(st, node);
-        rc = -ENOMEM;
-        if (n != NULL)
-            rc = add_placement(n, uid, p->estimate, now);
+        rc = n != NULL ? add_placement(n, uid, p->estimate, now) : -ENOMEM;
     }
     pthread_rwlock_unlock(&st->lock);
     return rc;
