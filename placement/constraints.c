@@ -366,8 +366,7 @@ static void reject(struct place_judgement *out, enum place_rule rule, enum place
 void place_judge_static(const struct place_pod_constraints *pod,
                         const struct place_node_facts *node, struct place_judgement *out)
 {
-    memset(out, 0, sizeof(*out));
-    out->verdict = SCORE_FITS;
+    *out = (struct place_judgement){.verdict = SCORE_FITS};
 
     enum place_prefilter pf = place_pod_prefilter(pod);
     if (pf == PLACE_PREFILTER_CONFLICT) {
@@ -416,14 +415,12 @@ void place_judge_resources(const struct score_pod_request *req, const struct pla
                            struct place_judgement *out)
 {
     static const int whole[SCORE_NRES] = {100, 100};
-    struct score_node k8s;
+    struct score_node k8s = {0};
 
-    memset(out, 0, sizeof(*out));
-    out->verdict = SCORE_FITS;
+    *out = (struct place_judgement){.verdict = SCORE_FITS};
 
     /* NodeResourcesFit: len(pods) + 1 > allowedPodNumber, then cpu and
      * memory as request > allocatable - requested: score_fit at 100 %. */
-    memset(&k8s, 0, sizeof(k8s));
     memcpy(k8s.alloc, res->alloc, sizeof(k8s.alloc));
     memcpy(k8s.used, node->requested, sizeof(k8s.used));
     if (node->pods >= node->max_pods) {
