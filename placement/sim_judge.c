@@ -27,24 +27,21 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The position of the node named @name, or -1. */
+/* The position of the node named @name (the first, if several are), or -1:
+ * a lower bound, then whether it holds that name. */
 static long find_node(const struct place_sim *sim, const char *name)
 {
     size_t lo = 0, hi = sim->in.n_nodes;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(sim->in.nodes[sim->by_name[mid]].facts.name, name);
-        if (c == 0) {
-            while (mid > 0 && strcmp(sim->in.nodes[sim->by_name[mid - 1]].facts.name, name) == 0)
-                mid--;
-            return (long)mid;
-        }
-        if (c < 0)
+        if (strcmp(sim->in.nodes[sim->by_name[mid]].facts.name, name) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return -1;
+    return lo < sim->in.n_nodes && strcmp(sim->in.nodes[sim->by_name[lo]].facts.name, name) == 0
+               ? (long)lo
+               : -1;
 }
 
 /* Scratch of the static pass. */
