@@ -45,12 +45,10 @@ static int link_up(struct place_sim *sim)
 {
     size_t nn = sim->in.n_nodes;
     uint32_t *fill = calloc(nn + sim->n_classes + 1, sizeof(*fill));
-    if (fill == NULL)
-        return -ENOMEM;
     sim->class_shapes = malloc((sim->n_shapes + 1) * sizeof(*sim->class_shapes));
     sim->link_off = calloc(nn + 1, sizeof(*sim->link_off));
     sim->links = malloc((sim->n_eligible + 1) * sizeof(*sim->links));
-    if (sim->class_shapes == NULL || sim->link_off == NULL || sim->links == NULL) {
+    if (fill == NULL || sim->class_shapes == NULL || sim->link_off == NULL || sim->links == NULL) {
         free(fill);
         return -ENOMEM;
     }
