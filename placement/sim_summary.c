@@ -13,16 +13,16 @@ static void ratio_stats(const struct place_sim *sim, const struct place_sim_end 
     struct score_spread_sums sums = {0};
     memset(out, 0, sizeof(*out));
     for (size_t pos = 0; pos < sim->in.n_nodes; pos++) {
-        int64_t alloc = r->res[pos].alloc[k];
+        int64_t alloc = r->node[pos].res.alloc[k];
         if (alloc <= 0)
             continue;
-        double v = (double)r->load[pos].requested[k] / (double)alloc;
+        double v = (double)r->node[pos].requested[k] / (double)alloc;
         if (out->nodes == 0 || v < out->min)
             out->min = v;
         if (out->nodes == 0 || v > out->max)
             out->max = v;
         out->nodes++;
-        score_spread_add(&sums, r->load[pos].requested[k], alloc);
+        score_spread_add(&sums, r->node[pos].requested[k], alloc);
     }
     out->mean = score_spread_mean(&sums);
     out->cv = score_spread_cv(&sums);
@@ -40,11 +40,8 @@ void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end
     for (int k = 0; k < SCORE_NRES; k++)
         ratio_stats(sim, r, k, &sum->ratio[k]);
     for (size_t pos = 0; pos < sim->in.n_nodes; pos++) {
-        struct place_sim_node_state *ns = &out->nodes[sim->by_name[pos]];
-        ns->pods = r->load[pos].pods;
-        memcpy(ns->requested, r->load[pos].requested, sizeof(ns->requested));
-        ns->res = r->res[pos];
-        if (r->load[pos].pods > 0)
+        out->nodes[sim->by_name[pos]] = r->node[pos];
+        if (r->node[pos].pods > 0)
             sum->nodes_used++;
         if (sim->in.n_pods == 0)
             continue;
@@ -53,7 +50,7 @@ void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end
             continue;
         sum->stranded_nodes++;
         for (int k = 0; k < SCORE_NRES; k++) {
-            int64_t free_k = r->res[pos].alloc[k] - r->load[pos].requested[k];
+            int64_t free_k = r->node[pos].res.alloc[k] - r->node[pos].requested[k];
             if (free_k > 0)
                 sum->stranded[k] = score_add_sat(sum->stranded[k], free_k);
         }

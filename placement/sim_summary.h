@@ -10,8 +10,7 @@
 /* The state of the nodes at the end of a run, indexed by position in name
  * order. */
 struct place_sim_end {
-    const struct sim_node_load *load;
-    const struct score_node *res;
+    const struct place_sim_node_state *node;
     const struct sim_fit_room *room; /* what the resource rules still admit: the stranded nodes */
 };
 

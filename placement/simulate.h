@@ -167,7 +167,7 @@ struct place_sim_result {
     struct place_sim_node_state *nodes; /* n_nodes entries */
     struct place_sim_summary summary;
     /* Bytes this run held at its peak besides the result: the node state
-     * (120 bytes per node), 56 per shape, 4 per class and 16 per pod, and the shape trees
+     * (112 bytes per node), 56 per shape, 4 per class and 16 per pod, and the shape trees
      * alive at once (13 bytes per admitted node of each shape with pods
      * still to come). The result itself holds 20 bytes per pod, 72 per node
      * and 24 per histogram line. */

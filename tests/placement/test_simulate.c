@@ -987,9 +987,9 @@ START_TEST(simulate_room_judges_as_place_judge_resources)
         for (int d = 0; d < SIM_RESOURCE_REASONS; d++)
             if (j.reasons & (1u << sim_resource_reason_of[d]))
                 want |= 1u << d;
-        struct sim_node_load load = {f.pods, f.max_pods, {f.requested[0], f.requested[1]}};
+        struct place_sim_node_state ns = {f.pods, {f.requested[0], f.requested[1]}, res};
         struct sim_fit_room room;
-        place_sim_room_set(&room, &load, &res, thr);
+        place_sim_room_set(&room, &ns, f.max_pods, thr);
         ck_assert_msg(sim_fit_reasons(&room, req.fit) == want,
                       "alloc %lld/%lld requested %lld/%lld used %lld/%lld fit %lld/%lld thr %d/%d",
                       (long long)res.alloc[0], (long long)res.alloc[1], (long long)f.requested[0],
