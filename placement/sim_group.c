@@ -111,30 +111,10 @@ static void index_free(struct group_index *x)
     free(x->entries);
 }
 
-/* What a pod charges our used view: its charge, or its request. */
-static void charge_of(const struct place_sim_pod *pod, int64_t used[SCORE_NRES],
-                      int64_t non_zero[SCORE_NRES])
-{
-    memcpy(used, pod->charge_set ? pod->charge_used : pod->request.real,
-           sizeof(int64_t) * SCORE_NRES);
-    memcpy(non_zero, pod->charge_set ? pod->charge_non_zero : pod->request.non_zero,
-           sizeof(int64_t) * SCORE_NRES);
-}
-
-static bool shape_eq(const struct sim_shape *s, uint32_t cls, const struct place_sim_pod *pod)
-{
-    /* Every view: fit is checked, non_zero_scored scores the pod, real and
-     * non_zero charge its node (or the pod's own charge). */
-    const struct score_pod_request *r = &pod->request;
-    int64_t used[SCORE_NRES], non_zero[SCORE_NRES];
-    charge_of(pod, used, non_zero);
-    return s->cls == cls && memcmp(s->req.fit, r->fit, sizeof(r->fit)) == 0 &&
-           memcmp(s->req.real, r->real, sizeof(r->real)) == 0 &&
-           memcmp(s->req.non_zero, r->non_zero, sizeof(r->non_zero)) == 0 &&
-           memcmp(s->req.non_zero_scored, r->non_zero_scored, sizeof(r->non_zero_scored)) == 0 &&
-           memcmp(s->charge_used, used, sizeof(used)) == 0 &&
-           memcmp(s->charge_non_zero, non_zero, sizeof(non_zero)) == 0;
-}
+/* A shape is hashed and compared as bytes: none may be padding. */
+_Static_assert(sizeof(struct sim_shape) == 2 * sizeof(uint32_t) + sizeof(struct score_pod_request) +
+                                               2 * SCORE_NRES * sizeof(int64_t),
+               "struct sim_shape has padding");
 
 int place_sim_group_pods(struct place_sim *sim, uint32_t *pod_class)
 {
@@ -166,16 +146,22 @@ int place_sim_group_pods(struct place_sim *sim, uint32_t *pod_class)
         uint32_t cls = (uint32_t)(e - tc.entries);
         pod_class[i] = cls;
 
-        uint64_t hs = hash_fnv1a_bytes(hash_fnv1a_bytes(HASH_FNV1A_SEED, &cls, sizeof(cls)),
-                                       &pod->request, sizeof(pod->request));
+        /* The pod's shape, hashed and compared whole (it has no padding,
+         * and every last is 0 while grouping): its class and every view of
+         * its request (fit is checked, non_zero_scored scores the pod, real
+         * and non_zero charge its node), or the charge the pod has instead. */
+        struct sim_shape cand = {.cls = cls, .req = pod->request};
+        memcpy(cand.charge_used, pod->charge_set ? pod->charge_used : pod->request.real,
+               sizeof(cand.charge_used));
+        memcpy(cand.charge_non_zero, pod->charge_set ? pod->charge_non_zero : pod->request.non_zero,
+               sizeof(cand.charge_non_zero));
+        uint64_t hs = hash_fnv1a_bytes(HASH_FNV1A_SEED, &cand, sizeof(cand));
         e = table_chain(&ts.t, hs);
-        while (e != NULL && (e->hash != hs || !shape_eq(&sim->shapes[e - ts.entries], cls, pod)))
+        while (e != NULL &&
+               (e->hash != hs || memcmp(&sim->shapes[e - ts.entries], &cand, sizeof(cand)) != 0))
             e = e->next;
         if (e == NULL) {
-            sim->shapes[sim->n_shapes].cls = cls;
-            sim->shapes[sim->n_shapes].req = pod->request;
-            charge_of(pod, sim->shapes[sim->n_shapes].charge_used,
-                      sim->shapes[sim->n_shapes].charge_non_zero);
+            sim->shapes[sim->n_shapes] = cand;
             e = &ts.entries[sim->n_shapes++];
             table_link(&ts.t, e, hs);
         }
