@@ -573,14 +573,6 @@ static void view_of(const struct kube_state *st, const struct snode *n, double n
     }
 }
 
-/* The node @name (hashed: @hash) if its Node object is known. Under the lock. */
-static const struct snode *known_node(const struct kube_state *st, const char *name, uint64_t hash)
-{
-    const struct snode *n =
-        (const struct snode *)(const void *)table_find_hashed(&st->nodes, name, hash);
-    return n != NULL && n->present ? n : NULL;
-}
-
 /* How far ahead kube_state_view_list asks for memory, so that several
  * misses are in flight at once: at 5000 nodes the entry a memo names
  * (about four lines; 8 ahead measured a few ns a name better than 4 on a
@@ -677,10 +669,10 @@ static struct memo_slot *memo_slot(size_t total)
     s->used = ++m->clock;
     if (s->total != total || s->node == NULL) {
         free(s->node);
+        /* state_id 0: emptied by the caller, under the lock. */
         *s = (struct memo_slot){.used = s->used, .total = total};
         if ((s->node = malloc(total * sizeof(*s->node))) == NULL)
             return NULL;
-        s->state_id = 0; /* emptied below, under the lock */
     }
     return s;
 }
@@ -702,7 +694,8 @@ static void look_ahead(const struct table *t, const struct memo_slot *memo, size
 
 /* The entry of @name, the memo's at @at (NULL: none) when it has that key,
  * else looked up (by @hash, look_ahead's when the memo had none there)
- * and remembered. Under the lock. */
+ * and remembered; NULL when no Node object of that name is known. Under
+ * the lock. */
 static const struct snode *resolve(const struct kube_state *st, struct memo_slot *memo, size_t at,
                                    const char *name, uint64_t hash)
 {
@@ -712,7 +705,9 @@ static const struct snode *resolve(const struct kube_state *st, struct memo_slot
             return n;
         hash = hash_fnv1a_str(name); /* look_ahead saw an entry: no hash */
     }
-    n = known_node(st, name, hash);
+    n = (const struct snode *)(const void *)table_find_hashed(&st->nodes, name, hash);
+    if (n != NULL && !n->present)
+        n = NULL;
     if (memo != NULL)
         memo->node[at] = n;
     return n;
