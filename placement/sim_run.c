@@ -152,10 +152,8 @@ static void release(struct run *r, uint32_t s)
     r->live[off + r->live_pos[s]] = last;
     r->live_pos[last] = r->live_pos[s];
     r->bytes -= (2 * (size_t)rt->n + 2 + rt->n) * sizeof(uint32_t) + rt->n + 1;
-    free(rt->tree);
+    free(rt->tree); /* dirty_list and dirty with it: nothing reads them without a tree */
     rt->tree = NULL;
-    rt->dirty_list = NULL;
-    rt->dirty = NULL;
 }
 
 /* Recomputes the dirty leaves of shape @s: along their paths when few, or
