@@ -293,8 +293,7 @@ int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct pla
     if (place_sim_collect_reasons(sim, (const uint32_t(*)[SIM_RESOURCE_REASONS])resource_reasons,
                                   out) != 0)
         goto out_free;
-    struct place_sim_end end = {r.node, r.room};
-    place_sim_summarise(sim, &end, out);
+    place_sim_summarise(sim, r.node, r.room, out);
     out->peak_bytes = r.peak;
     rc = 0;
 

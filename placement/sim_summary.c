@@ -7,29 +7,29 @@
 #include "scoring/placement.h"
 
 /* Resource @k's requested / allocatable over the nodes with allocatable. */
-static void ratio_stats(const struct place_sim *sim, const struct place_sim_end *r, int k,
+static void ratio_stats(const struct place_sim *sim, const struct place_sim_node_state *node, int k,
                         struct place_sim_ratio *out)
 {
     struct score_spread_sums sums = {0};
     memset(out, 0, sizeof(*out));
     for (size_t pos = 0; pos < sim->in.n_nodes; pos++) {
-        int64_t alloc = r->node[pos].res.alloc[k];
+        int64_t alloc = node[pos].res.alloc[k];
         if (alloc <= 0)
             continue;
-        double v = (double)r->node[pos].requested[k] / (double)alloc;
+        double v = (double)node[pos].requested[k] / (double)alloc;
         if (out->nodes == 0 || v < out->min)
             out->min = v;
         if (out->nodes == 0 || v > out->max)
             out->max = v;
         out->nodes++;
-        score_spread_add(&sums, r->node[pos].requested[k], alloc);
+        score_spread_add(&sums, node[pos].requested[k], alloc);
     }
     out->mean = score_spread_mean(&sums);
     out->cv = score_spread_cv(&sums);
 }
 
-void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end *r,
-                         struct place_sim_result *out)
+void place_sim_summarise(const struct place_sim *sim, const struct place_sim_node_state *node,
+                         const struct sim_fit_room *room, struct place_sim_result *out)
 {
     struct place_sim_summary *sum = &out->summary;
 
@@ -38,19 +38,19 @@ void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end
     sum->not_placed = sim->in.n_pods - sum->placed;
     memcpy(sum->median_request, sim->median, sizeof(sum->median_request));
     for (int k = 0; k < SCORE_NRES; k++)
-        ratio_stats(sim, r, k, &sum->ratio[k]);
+        ratio_stats(sim, node, k, &sum->ratio[k]);
     for (size_t pos = 0; pos < sim->in.n_nodes; pos++) {
-        out->nodes[sim->by_name[pos]] = r->node[pos];
-        if (r->node[pos].pods > 0)
+        out->nodes[sim->by_name[pos]] = node[pos];
+        if (node[pos].pods > 0)
             sum->nodes_used++;
         if (sim->in.n_pods == 0)
             continue;
         /* The median pod requests sim->median, real and to fit alike. */
-        if (sim_fit_reasons(&r->room[pos], sim->median) == 0)
+        if (sim_fit_reasons(&room[pos], sim->median) == 0)
             continue;
         sum->stranded_nodes++;
         for (int k = 0; k < SCORE_NRES; k++) {
-            int64_t free_k = r->node[pos].res.alloc[k] - r->node[pos].requested[k];
+            int64_t free_k = node[pos].res.alloc[k] - node[pos].requested[k];
             if (free_k > 0)
                 sum->stranded[k] = score_add_sat(sum->stranded[k], free_k);
         }
