@@ -97,10 +97,8 @@ static int judge_one(struct place_sim *sim, struct judge_scratch *p, struct sim_
     place_judge_static(&pod->constraints, &sim->in.nodes[sim->by_name[pos]].facts, &j);
     if (j.rule == PLACE_RULE_NONE)
         return add_eligible(sim, p, pos);
-    for (int r = 0; r < PLACE_REASON_COUNT; r++)
-        if (j.reasons & (1u << r))
-            return add_stat(sim, p, c, (enum place_reason)r, j.taint, 1);
-    return 0;
+    /* A static rule rejects with one reason. */
+    return add_stat(sim, p, c, (enum place_reason)__builtin_ctz(j.reasons), j.taint, 1);
 }
 
 /* The static pass of one class: which nodes it admits, and why not the
