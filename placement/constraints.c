@@ -319,15 +319,6 @@ static bool term_names(const struct place_selector_term *t, const char *name)
     return any;
 }
 
-/* The first metadata.name In requirement of @t, or NULL. */
-static const struct place_requirement *first_name_in(const struct place_selector_term *t)
-{
-    for (size_t i = 0; i < t->n_match_fields; i++)
-        if (is_name_in(&t->match_fields[i]))
-            return &t->match_fields[i];
-    return NULL;
-}
-
 enum place_prefilter place_pod_prefilter(const struct place_pod_constraints *pod)
 {
     bool empty = true;
@@ -336,11 +327,14 @@ enum place_prefilter place_pod_prefilter(const struct place_pod_constraints *pod
         return PLACE_PREFILTER_ALL_NODES;
     for (size_t i = 0; i < pod->n_affinity_terms; i++) {
         const struct place_selector_term *t = &pod->affinity_terms[i];
-        const struct place_requirement *first = first_name_in(t);
+        size_t f = 0; /* the first metadata.name In requirement */
+        while (f < t->n_match_fields && !is_name_in(&t->match_fields[f]))
+            f++;
         /* A term without a name requirement admits every node, since the
          * terms are ORed (even an empty term, which the Filter then skips). */
-        if (first == NULL)
+        if (f == t->n_match_fields)
             return PLACE_PREFILTER_ALL_NODES;
+        const struct place_requirement *first = &t->match_fields[f];
         for (size_t v = 0; v < first->n_values && empty; v++)
             if (term_names(t, first->values[v]))
                 empty = false;
