@@ -24,7 +24,6 @@ static struct item *item_new(const char *key, int value)
     return it;
 }
 
-
 /* The published FNV-1a 64 test vectors: the hash is the standard one,
  * so a value computed elsewhere (a log, a tool) matches. */
 START_TEST(table_hash_is_fnv1a)
