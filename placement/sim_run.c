@@ -36,7 +36,7 @@ struct run {
     struct sim_fit_room *room;
     struct shape_tree *rt;
     /* The shapes with a tree, per class: live[c->shape_off ..
-     * c->shape_off + live_n[class]) (the order of class_shapes), and where
+     * c->shape_off + live_n[class]) (a slot for each shape of the class), and where
      * each stands there, so that a placement marks only the trees that
      * exist (looking at every shape of the class was quadratic in pods
      * when each has its own request). */

@@ -182,8 +182,8 @@ struct place_sim;
  * rules once per (class, node) (only the named nodes for a matchFields
  * class). Stores it in *@out. Returns 0, -EINVAL (a count over its limit,
  * or @in NULL) or -ENOMEM. It keeps 8 bytes per pod, 8 per node, 12 per
- * admitted (class, node) pair, 60 per shape, 28 per class and 24 per static
- * reason count (while grouping, 132 to 180 more per pod for a moment); @in is
+ * admitted (class, node) pair, 56 per shape, 24 per class and 24 per static
+ * reason count (while grouping, 128 to 176 more per pod for a moment); @in is
  * borrowed. Not thread-safe while it runs.
  */
 int place_sim_new(const struct place_sim_input *in, struct place_sim **out);
