@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scoring/placement.h"
-
 /* @p with room for @need elements of @elem bytes (capacity *@cap, doubled
  * as needed); NULL when that fails, @p still valid. */
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scoring/placement.h"
 #include "placement/sim_bound.h"
 #include "placement/sim_fit.h"
 #include "placement/sim_prepare.h"
