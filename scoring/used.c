@@ -1,7 +1,5 @@
 #include "scoring/used.h"
 
-#include <string.h>
-
 static const char *const source_names[] = {
     [SCORE_USED_REQUESTS] = "requests",
     [SCORE_USED_USAGE] = "usage",
@@ -71,8 +69,7 @@ static void stale(const struct score_used_inputs *in, const struct score_used_li
 void score_used_resolve(enum score_used_source source, const struct score_used_inputs *in,
                         const struct score_used_limits *lim, struct score_used *out)
 {
-    memset(out, 0, sizeof(*out));
-    out->source = source;
+    *out = (struct score_used){.source = source};
     bool requests_ok = in->has_requests && !is_stale(in->req_age, lim->requests_max_age);
     bool usage_ok = in->has_usage && !is_stale(in->usage_age, lim->usage_max_age);
     int64_t usage = usage_ok ? score_add_sat(in->usage, in->in_flight) : 0;
