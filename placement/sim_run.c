@@ -229,8 +229,7 @@ int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct pla
     uint32_t(*resource_reasons)[SIM_RESOURCE_REASONS] = NULL;
     int rc = -ENOMEM;
 
-    memset(out, 0, sizeof(*out));
-    out->strategy = s;
+    *out = (struct place_sim_result){.strategy = s};
     r.params.strategy = s;
     r.node = malloc((nn + 1) * sizeof(*r.node));
     r.room = malloc((nn + 1) * sizeof(*r.room));
