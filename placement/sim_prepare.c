@@ -115,14 +115,13 @@ int place_sim_new(const struct place_sim_input *in, struct place_sim **out)
     if (sim->by_name == NULL || sim->order == NULL || sim->pod_shape == NULL || pod_class == NULL)
         goto out_free;
 
-    /* qsort_r's argument: the input, for both orders. */
-    const struct place_sim_input *ctx = in;
+    /* qsort_r's argument, for both orders: where the input pointer is. */
     for (uint32_t i = 0; i < nn; i++)
         sim->by_name[i] = i;
-    qsort_r(sim->by_name, nn, sizeof(*sim->by_name), cmp_names, &ctx);
+    qsort_r(sim->by_name, nn, sizeof(*sim->by_name), cmp_names, &in);
     for (uint32_t i = 0; i < np; i++)
         sim->order[i] = i;
-    qsort_r(sim->order, np, sizeof(*sim->order), cmp_pods, &ctx);
+    qsort_r(sim->order, np, sizeof(*sim->order), cmp_pods, &in);
 
     if (place_sim_group_pods(sim, pod_class) != 0)
         goto out_free;
