@@ -128,9 +128,7 @@ int place_sim_new(const struct place_sim_input *in, struct place_sim **out)
     for (uint32_t k = 0; k < np; k++)
         sim->shapes[sim->pod_shape[sim->order[k]]].last = k;
     size_t judged = 0;
-    if (place_sim_judge_classes(sim, &judged) != 0)
-        goto out_free;
-    if (link_up(sim) != 0 || medians(sim) != 0)
+    if (place_sim_judge_classes(sim, &judged) != 0 || link_up(sim) != 0 || medians(sim) != 0)
         goto out_free;
     sim->bytes = sizeof(*sim) + (nn + 1) * sizeof(uint32_t) * 2 + (np + 1) * sizeof(uint32_t) * 2 +
                  (sim->n_classes + 1) * sizeof(*sim->classes) +
