@@ -297,11 +297,9 @@ int kube_state_node_put(struct kube_state *st, const struct kube_node_info *info
     int rc = -ENOMEM;
     pthread_rwlock_wrlock(&st->lock);
     struct snode *n = node_entry(st, info->name);
-    if (n == NULL)
+    if (n == NULL || ip_keep(st, info->name, info->internal_ip) != 0)
         goto out_unlock;
     n->invalid = info->invalid;
-    if (ip_keep(st, info->name, info->internal_ip) != 0)
-        goto out_unlock;
     memcpy(n->alloc, info->alloc, sizeof(n->alloc));
     memcpy(n->annotation, info->annotation, sizeof(n->annotation));
     st->set_gen += !n->present;
