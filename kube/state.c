@@ -648,9 +648,7 @@ static struct memo_slot *memo_slot(size_t total)
         return NULL;
     struct memo *m = pthread_getspecific(memo_key);
     if (m == NULL) {
-        if ((m = calloc(1, sizeof(*m))) == NULL)
-            return NULL;
-        if (pthread_setspecific(memo_key, m) != 0) {
+        if ((m = calloc(1, sizeof(*m))) == NULL || pthread_setspecific(memo_key, m) != 0) {
             free(m);
             return NULL;
         }
