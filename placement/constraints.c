@@ -474,10 +474,8 @@ size_t place_fit_error(size_t n_nodes, const struct place_reason_count *entries,
         best[PLACE_REASON_LEN + 24];
     size_t off = 0;
 
-    if (len > 0)
-        buf[0] = '\0';
     snprintf(head, sizeof(head), "0/%zu nodes are available:", n_nodes);
-    put(buf, len, &off, head);
+    put(buf, len, &off, head); /* terminates @buf, whatever follows */
     for (size_t i = 0; i < n; i++) {
         if (entries[i].reason == PLACE_REASON_AFFINITY_CONFLICT && entries[i].text == NULL) {
             /* A PreFilter failure: its message alone, the nodes not listed. */
