@@ -83,7 +83,6 @@ int place_sim_collect_reasons(const struct place_sim *sim,
             if (resource_reasons[i][d] != 0)
                 out->reasons[out->n_reasons++] = (struct place_reason_count){
                     .reason = sim_resource_reason_of[d],
-                    .taint = NULL,
                     .count = resource_reasons[i][d],
                 };
         out->pods[i].n_reasons = (uint32_t)(out->n_reasons - out->pods[i].first_reason);
