@@ -5,37 +5,41 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 /*
  * One walk over two pods' constraints in a fixed order: it hashes @a's
- * (FNV-1a, base/hash.h) and compares them with @b's, so that the hash and
- * the equality the grouping needs cannot drift apart. Where a count
- * differs the pair differs, and the rest of @a is walked against itself:
- * nothing past @b's arrays is read.
+ * (FNV-1a, base/hash.h) when @b is @a, else compares them with @b's, so
+ * that the hash and the equality the grouping needs cannot drift apart.
+ * Where a count differs the pair differs, and the rest of @a is walked
+ * against itself: nothing past @b's arrays is read.
  */
 struct walk {
     uint64_t h;
+    bool hashing; /* @a against itself: only the hash is wanted */
     bool differ;
 };
 
-static void walk_num(struct walk *w, uint64_t a, uint64_t b)
+static inline void walk_num(struct walk *w, uint64_t a, uint64_t b)
 {
-    w->h = hash_fnv1a_bytes(w->h, &a, sizeof(a));
+    if (w->hashing)
+        w->h = hash_fnv1a_bytes(w->h, &a, sizeof(a));
     w->differ |= a != b;
 }
 
-static void walk_str(struct walk *w, const char *a, const char *b)
+static inline void walk_str(struct walk *w, const char *a, const char *b)
 {
     a = a != NULL ? a : "";
-    b = b != NULL ? b : "";
-    w->h = hash_fnv1a_bytes(w->h, a, strlen(a) + 1);
-    w->differ |= a != b && strcmp(a, b) != 0;
+    if (w->hashing)
+        w->h = hash_fnv1a_bytes(w->h, a, strlen(a) + 1);
+    else
+        w->differ |= strcmp(a, b != NULL ? b : "") != 0;
 }
 
 /* Walks the counts @na and @nb; true when @b's array may be walked. */
-static bool walk_count(struct walk *w, size_t na, size_t nb)
+static inline bool walk_count(struct walk *w, size_t na, size_t nb)
 {
     walk_num(w, na, nb);
     return na == nb;
@@ -59,7 +63,7 @@ static void walk_reqs(struct walk *w, const struct place_requirement *a, size_t 
 static struct walk walk_constraints(const struct place_pod_constraints *a,
                                     const struct place_pod_constraints *b)
 {
-    struct walk w = {HASH_FNV1A_SEED, false};
+    struct walk w = {HASH_FNV1A_SEED, a == b, false};
 
     walk_str(&w, a->node_name, b->node_name);
     const struct place_label *sel = walk_count(&w, a->n_node_selector, b->n_node_selector)
@@ -146,16 +150,18 @@ int place_sim_group_pods(struct place_sim *sim, uint32_t *pod_class)
         uint32_t cls = (uint32_t)(e - tc.entries);
         pod_class[i] = cls;
 
-        /* The pod's shape, hashed and compared whole (it has no padding,
-         * and every last is 0 while grouping): its class and every view of
-         * its request (fit is checked, non_zero_scored scores the pod, real
-         * and non_zero charge its node), or the charge the pod has instead. */
+        /* The pod's shape, compared whole (no padding; every last is 0 while
+         * grouping), hashed up to its charge (pods of one request share it):
+         * its class and every view of its request (fit is checked,
+         * non_zero_scored scores the pod, real and non_zero charge its
+         * node), or the charge the pod has instead. */
         struct sim_shape cand = {.cls = cls, .req = pod->request};
         memcpy(cand.charge_used, pod->charge_set ? pod->charge_used : pod->request.real,
                sizeof(cand.charge_used));
         memcpy(cand.charge_non_zero, pod->charge_set ? pod->charge_non_zero : pod->request.non_zero,
                sizeof(cand.charge_non_zero));
-        uint64_t hs = hash_fnv1a_bytes(HASH_FNV1A_SEED, &cand, sizeof(cand));
+        uint64_t hs =
+            hash_fnv1a_bytes(HASH_FNV1A_SEED, &cand, offsetof(struct sim_shape, charge_used));
         e = table_chain(&ts.t, hs);
         while (e != NULL &&
                (e->hash != hs || memcmp(&sim->shapes[e - ts.entries], &cand, sizeof(cand)) != 0))
