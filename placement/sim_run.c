@@ -346,8 +346,7 @@ int place_sim_run_all(const struct place_sim *sim, const enum score_strategy *s,
     size_t t = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads, started = 1;
     int rc = 0;
 
-    for (size_t i = 0; i < n; i++)
-        memset(&out[i], 0, sizeof(out[i]));
+    memset(out, 0, n * sizeof(*out));
     if (t > n)
         t = n > 0 ? n : 1;
     for (size_t i = 0; i < t; i++)
