@@ -526,7 +526,6 @@ static bool in_flight(double at, double now, int in_flight_seconds, double windo
 }
 
 /* What the state knows of node @n at @now into *@out. Under the lock. */
-
 static void view_of(const struct kube_state *st, const struct snode *n, double now,
                     int in_flight_seconds, struct kube_node_view *out)
 {
