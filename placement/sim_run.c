@@ -92,13 +92,9 @@ static int build(struct run *r, uint32_t s)
     if (block == NULL)
         return -ENOMEM;
     account(r, size);
-    rt->tree = block;
-    rt->dirty_list = block + 2 * (size_t)n + 2;
+    *rt = (struct shape_tree){.tree = block, .dirty_list = block + 2 * (size_t)n + 2, .n = n};
     rt->dirty = (uint8_t *)(rt->dirty_list + n);
     memset(rt->dirty, 0, n + 1);
-    rt->n = n;
-    rt->n_dirty = 0;
-    memset(rt->counts, 0, sizeof(rt->counts));
     rt->tree[0] = rt->tree[1] = 0;
     for (uint32_t leaf = 0; leaf < n; leaf++) {
         uint32_t key = leaf_key(r, sh, leaf, sim->eligible[c->elig_off + leaf]);
