@@ -77,11 +77,15 @@ static struct arena_chunk *chunk_new(size_t size)
     return c;
 }
 
-static void chunk_free(struct arena_chunk *c)
+/* Unmaps @c and the chunks after it. */
+static void chunks_free(struct arena_chunk *c)
 {
-    size_t bytes = header_size() + c->size;
-    ARENA_UNPOISON(c, bytes); /* the next mapping here starts clean */
-    munmap(c, bytes);
+    for (struct arena_chunk *next; c != NULL; c = next) {
+        next = c->next;
+        size_t bytes = header_size() + c->size;
+        ARENA_UNPOISON(c, bytes); /* the next mapping here starts clean */
+        munmap(c, bytes);
+    }
 }
 
 /* Faults in the pages of [@p, @p + @n) at once (a large body is about to
@@ -172,10 +176,7 @@ static void arena_reset(struct arena *a)
     struct arena_chunk *keep = a->chunks;
     if (keep != NULL && (keep->size > RETAIN_MAX || (keep->next != NULL && keep->size < total)))
         keep = NULL; /* too big to keep, or too small to be the one chunk */
-    for (struct arena_chunk *c = keep ? keep->next : a->chunks, *next; c != NULL; c = next) {
-        next = c->next;
-        chunk_free(c);
-    }
+    chunks_free(keep ? keep->next : a->chunks);
     a->chunks = keep;
     a->next_size = FIRST_CHUNK;
     if (keep == NULL && total > FIRST_CHUNK && total <= RETAIN_MAX) {
@@ -197,10 +198,7 @@ static void arena_reset(struct arena *a)
 
 static void arena_free(struct arena *a)
 {
-    for (struct arena_chunk *c = a->chunks, *next; c != NULL; c = next) {
-        next = c->next;
-        chunk_free(c);
-    }
+    chunks_free(a->chunks);
     free(a);
 }
 

@@ -58,15 +58,10 @@ int base64_decode(const char *in, size_t len, char **out, size_t *out_len)
                 buf[n++] = (char)(acc >> 8 & 0xff);
             if (pad < 1)
                 buf[n++] = (char)(acc & 0xff);
+            /* Nothing but whitespace may follow the padding: another '='
+             * finds quad < 2, a letter finds pad > 0. */
             quad = 0;
             acc = 0;
-            if (pad > 0) {
-                /* Nothing but whitespace may follow the padding. */
-                for (i++; i < len; i++)
-                    if (in[i] != ' ' && in[i] != '\t' && in[i] != '\r' && in[i] != '\n')
-                        goto out_invalid;
-                break;
-            }
         }
     }
     if (quad != 0)

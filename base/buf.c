@@ -10,11 +10,7 @@
 
 void buf_init(struct buf *b, size_t hint)
 {
-    b->len = 0;
-    b->cap = hint < 256 ? 256 : hint;
-    b->arena = NULL;
-    b->data = malloc(b->cap);
-    b->failed = b->data == NULL;
+    buf_init_arena(b, NULL, hint);
 }
 
 void buf_init_arena(struct buf *b, struct arena *a, size_t hint)
@@ -22,7 +18,7 @@ void buf_init_arena(struct buf *b, struct arena *a, size_t hint)
     b->len = 0;
     b->cap = hint < 256 ? 256 : hint;
     b->arena = a;
-    b->data = arena_alloc(a, b->cap);
+    b->data = a != NULL ? arena_alloc(a, b->cap) : malloc(b->cap);
     b->failed = b->data == NULL;
 }
 

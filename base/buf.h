@@ -38,8 +38,8 @@ struct buf_piece {
 /* Starts an empty buffer with room for about @hint bytes. */
 void buf_init(struct buf *b, size_t hint);
 
-/* The same in @a: growing leaves the old room in the arena (size @hint
- * well) and buf_take() hands out memory of @a. */
+/* The same in @a (NULL: malloc, as buf_init): growing leaves the old room
+ * in the arena (size @hint well) and buf_take() hands out memory of @a. */
 void buf_init_arena(struct buf *b, struct arena *a, size_t hint);
 
 /* Appends @len raw bytes. */

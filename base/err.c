@@ -18,26 +18,13 @@ void err_utf8_trim(char *s)
         s[start - 1] = '\0';
 }
 
-static void err_vset(char *err, const char *fmt, va_list ap)
-{
-    vsnprintf(err, ERR_LEN, fmt, ap);
-    err_utf8_trim(err);
-}
-
-void err_set(char *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    err_vset(err, fmt, ap);
-    va_end(ap);
-}
-
 int err_fail(char *err, int rc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    err_vset(err, fmt, ap);
+    vsnprintf(err, ERR_LEN, fmt, ap);
     va_end(ap);
+    err_utf8_trim(err);
     return rc;
 }
 

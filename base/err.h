@@ -13,12 +13,13 @@
 
 #define ERR_LEN 512
 
-/* Formats @fmt into @err (ERR_LEN bytes). */
-void err_set(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* err_set() and returns @rc, so that a failure's message and its exit are
- * one statement: return err_fail(err, -EINVAL, "...", ...). */
+/* Formats @fmt into @err (ERR_LEN bytes) and returns @rc, so that a
+ * failure's message and its exit are one statement:
+ * return err_fail(err, -EINVAL, "...", ...). */
 int err_fail(char *err, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* err_fail() without the exit: formats @fmt into @err. */
+#define err_set(err, ...) ((void)err_fail((err), 0, __VA_ARGS__))
 
 /* Puts the formatted @fmt in front of the message already in @err, e.g.
  * err_prefix(err, "Nodes.items[%zu]: ", i). */

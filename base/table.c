@@ -63,21 +63,10 @@ void table_unlink(struct table *t, const struct table_entry *e)
     }
 }
 
-void table_release(struct table *t)
-{
-    free(t->buckets);
-    *t = (struct table){0};
-}
-
 void table_free_all(struct table *t, void (*free_entry)(void *))
 {
-    for (size_t i = 0; i < t->n_buckets; i++) {
-        struct table_entry *e = t->buckets[i];
-        while (e != NULL) {
-            struct table_entry *next = e->next;
-            (free_entry != NULL ? free_entry : free)(e);
-            e = next;
-        }
-    }
-    table_release(t);
+    TABLE_EACH(t, e)
+        (free_entry != NULL ? free_entry : free)(e);
+    free(t->buckets);
+    *t = (struct table){0};
 }

@@ -6,7 +6,7 @@
  *
  * Two ways to own one:
  *  - growing, string-keyed (the cluster state's nodes and pods): start it
- *    zeroed, add by table_insert(), free its buckets by table_release();
+ *    zeroed, add by table_insert(), free it by table_free_all();
  *  - fixed, in memory of any allocator (the decisions ring's UID index,
  *    the preempt name index in a request's arena, the simulation's
  *    grouping): table_fixed() over a zeroed array of table_buckets(n)
@@ -19,6 +19,7 @@
 #ifndef BASE_TABLE_H
 #define BASE_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -70,6 +71,13 @@ static inline struct table_entry *table_find_hashed(const struct table *t, const
     return e;
 }
 
+/* Visits every entry of @t as @e (a struct table_entry *), which the body
+ * may unlink and free: the next one is read before the body runs. */
+#define TABLE_EACH(t, e)                                                                           \
+    for (size_t e##_bucket = 0; e##_bucket < (t)->n_buckets; e##_bucket++)                         \
+        for (struct table_entry *e = (t)->buckets[e##_bucket], *e##_next;                          \
+             e != NULL && (e##_next = e->next, true); e = e##_next)
+
 /* Adds @e under @hash at the head of its chain (found before an older
  * entry of the same key), without growing: @t has buckets. */
 static inline void table_link(struct table *t, struct table_entry *e, uint64_t hash)
@@ -95,10 +103,6 @@ int table_insert(struct table *t, struct table_entry *e);
 /* Takes @e out of @t if it is there (this entry, not another of its key);
  * the entry itself is the caller's. */
 void table_unlink(struct table *t, const struct table_entry *e);
-
-/* Frees the buckets of a growing table; the entries must have been freed
- * or handed on. */
-void table_release(struct table *t);
 
 /* Frees every entry of a growing table with @free_entry (free() when
  * NULL), then its buckets. */

@@ -173,24 +173,29 @@ static void node_maybe_drop(struct kube_state *st, struct snode *n)
     st->set_gen++;
 }
 
+/* Empties @n's usage history: stale until new samples come. */
+static void forget_usage(struct snode *n)
+{
+    n->n_hist = 0;
+    n->usage_samples = 0;
+    n->has_usage = false;
+}
+
+/* @sum with @v added (@sign > 0) or taken off. Sums of values >= 0 that
+ * saturate stay >= the true sum; the subtraction clamps so that a
+ * saturated node never goes negative. */
+static int64_t moved(int64_t sum, int64_t v, int sign)
+{
+    return sign > 0 ? score_add_sat(sum, v) : sum > v ? sum - v : 0;
+}
+
 static void charge(struct snode *n, const struct spod *p, int sign)
 {
     for (int r = 0; r < SCORE_NRES; r++) {
-        /* Sums of values >= 0 that saturate stay >= the true sum; the
-         * subtraction clamps so that a saturated node never goes negative. */
-        if (sign > 0) {
-            n->req_real[r] = score_add_sat(n->req_real[r], p->real[r]);
-            n->req_non_zero[r] = score_add_sat(n->req_non_zero[r], p->non_zero[r]);
-        } else {
-            n->req_real[r] = n->req_real[r] > p->real[r] ? n->req_real[r] - p->real[r] : 0;
-            n->req_non_zero[r] =
-                n->req_non_zero[r] > p->non_zero[r] ? n->req_non_zero[r] - p->non_zero[r] : 0;
-        }
+        n->req_real[r] = moved(n->req_real[r], p->real[r], sign);
+        n->req_non_zero[r] = moved(n->req_non_zero[r], p->non_zero[r], sign);
     }
-    if (sign > 0)
-        n->n_pods++;
-    else
-        n->n_pods--;
+    n->n_pods = sign > 0 ? n->n_pods + 1 : n->n_pods - 1;
 }
 
 /* Returns 0 or -ENOMEM (the placement is then not counted: damping is a
@@ -275,18 +280,13 @@ static int ip_keep(struct kube_state *st, const char *name, const char *ip)
 void kube_state_nodes_end(struct kube_state *st)
 {
     pthread_rwlock_wrlock(&st->lock);
-    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
-        struct table_entry *e = st->nodes.buckets[i];
-        while (e != NULL) {
-            struct table_entry *next = e->next;
-            struct snode *n = (struct snode *)(void *)e;
-            if (n->present && n->gen != st->node_gen) {
-                n->present = false;
-                st->set_gen++;
-                ip_forget(st, n->h.key);
-                node_maybe_drop(st, n);
-            }
-            e = next;
+    TABLE_EACH(&st->nodes, e) {
+        struct snode *n = (struct snode *)(void *)e;
+        if (n->present && n->gen != st->node_gen) {
+            n->present = false;
+            st->set_gen++;
+            ip_forget(st, n->h.key);
+            node_maybe_drop(st, n);
         }
     }
     pthread_rwlock_unlock(&st->lock);
@@ -297,11 +297,9 @@ int kube_state_node_put(struct kube_state *st, const struct kube_node_info *info
     int rc = -ENOMEM;
     pthread_rwlock_wrlock(&st->lock);
     struct snode *n = node_entry(st, info->name);
-    if (n == NULL)
+    if (n == NULL || ip_keep(st, info->name, info->internal_ip) != 0)
         goto out_unlock;
     n->invalid = info->invalid;
-    if (ip_keep(st, info->name, info->internal_ip) != 0)
-        goto out_unlock;
     memcpy(n->alloc, info->alloc, sizeof(n->alloc));
     memcpy(n->annotation, info->annotation, sizeof(n->annotation));
     st->set_gen += !n->present;
@@ -321,9 +319,7 @@ void kube_state_node_delete(struct kube_state *st, const char *name)
     if (n != NULL) {
         st->set_gen += n->present;
         n->present = false;
-        n->has_usage = false;
-        n->n_hist = 0;
-        n->usage_samples = 0;
+        forget_usage(n);
         node_maybe_drop(st, n);
     }
     pthread_rwlock_unlock(&st->lock);
@@ -351,17 +347,12 @@ void kube_state_pods_begin(struct kube_state *st)
 void kube_state_pods_end(struct kube_state *st)
 {
     pthread_rwlock_wrlock(&st->lock);
-    for (size_t i = 0; i < st->pods.n_buckets; i++) {
-        struct table_entry *e = st->pods.buckets[i];
-        while (e != NULL) {
-            struct table_entry *next = e->next;
-            struct spod *p = (struct spod *)(void *)e;
-            if (p->gen != st->pod_gen) {
-                uncharge(st, p);
-                table_unlink(&st->pods, &p->h);
-                free(p);
-            }
-            e = next;
+    TABLE_EACH(&st->pods, e) {
+        struct spod *p = (struct spod *)(void *)e;
+        if (p->gen != st->pod_gen) {
+            uncharge(st, p);
+            table_unlink(&st->pods, &p->h);
+            free(p);
         }
     }
     st->pods_synced = true;
@@ -381,9 +372,7 @@ int kube_state_pod_put(struct kube_state *st, const struct kube_pod_info *info, 
     bool was_assigned = p != NULL && p->assigned;
     if (p == NULL) {
         p = table_entry_new(sizeof(*p), info->uid);
-        if (p == NULL)
-            goto out_unlock;
-        if (table_insert(&st->pods, &p->h) != 0) {
+        if (p == NULL || table_insert(&st->pods, &p->h) != 0) {
             free(p);
             goto out_unlock;
         }
@@ -440,9 +429,7 @@ int kube_state_placed(struct kube_state *st, const char *node, const char *uid, 
     const struct spod *p = (const struct spod *)(const void *)table_find(&st->pods, uid);
     if (p != NULL) {
         struct snode *n = node_entry(st, node);
-        rc = -ENOMEM;
-        if (n != NULL)
-            rc = add_placement(n, uid, p->estimate, now);
+        rc = n != NULL ? add_placement(n, uid, p->estimate, now) : -ENOMEM;
     }
     pthread_rwlock_unlock(&st->lock);
     return rc;
@@ -516,13 +503,8 @@ int kube_state_usage_put(struct kube_state *st, const char *node, const int64_t 
 void kube_state_usage_forget(struct kube_state *st)
 {
     pthread_rwlock_wrlock(&st->lock);
-    for (size_t i = 0; i < st->nodes.n_buckets; i++)
-        for (struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
-            struct snode *n = (struct snode *)(void *)e;
-            n->n_hist = 0;
-            n->usage_samples = 0;
-            n->has_usage = false;
-        }
+    TABLE_EACH(&st->nodes, e)
+        forget_usage((struct snode *)(void *)e);
     pthread_rwlock_unlock(&st->lock);
 }
 
@@ -544,7 +526,6 @@ static bool in_flight(double at, double now, int in_flight_seconds, double windo
 }
 
 /* What the state knows of node @n at @now into *@out. Under the lock. */
-
 static void view_of(const struct kube_state *st, const struct snode *n, double now,
                     int in_flight_seconds, struct kube_node_view *out)
 {
@@ -587,14 +568,6 @@ static void view_of(const struct kube_state *st, const struct snode *n, double n
             out->in_flight[r] = score_add_sat(out->in_flight[r], pl->estimate[r]);
         out->n_in_flight++;
     }
-}
-
-/* The node @name (hashed: @hash) if its Node object is known. Under the lock. */
-static const struct snode *known_node(const struct kube_state *st, const char *name, uint64_t hash)
-{
-    const struct snode *n =
-        (const struct snode *)(const void *)table_find_hashed(&st->nodes, name, hash);
-    return n != NULL && n->present ? n : NULL;
 }
 
 /* How far ahead kube_state_view_list asks for memory, so that several
@@ -674,9 +647,7 @@ static struct memo_slot *memo_slot(size_t total)
         return NULL;
     struct memo *m = pthread_getspecific(memo_key);
     if (m == NULL) {
-        if ((m = calloc(1, sizeof(*m))) == NULL)
-            return NULL;
-        if (pthread_setspecific(memo_key, m) != 0) {
+        if ((m = calloc(1, sizeof(*m))) == NULL || pthread_setspecific(memo_key, m) != 0) {
             free(m);
             return NULL;
         }
@@ -693,10 +664,10 @@ static struct memo_slot *memo_slot(size_t total)
     s->used = ++m->clock;
     if (s->total != total || s->node == NULL) {
         free(s->node);
+        /* state_id 0: emptied by the caller, under the lock. */
         *s = (struct memo_slot){.used = s->used, .total = total};
         if ((s->node = malloc(total * sizeof(*s->node))) == NULL)
             return NULL;
-        s->state_id = 0; /* emptied below, under the lock */
     }
     return s;
 }
@@ -718,7 +689,8 @@ static void look_ahead(const struct table *t, const struct memo_slot *memo, size
 
 /* The entry of @name, the memo's at @at (NULL: none) when it has that key,
  * else looked up (by @hash, look_ahead's when the memo had none there)
- * and remembered. Under the lock. */
+ * and remembered; NULL when no Node object of that name is known. Under
+ * the lock. */
 static const struct snode *resolve(const struct kube_state *st, struct memo_slot *memo, size_t at,
                                    const char *name, uint64_t hash)
 {
@@ -728,7 +700,9 @@ static const struct snode *resolve(const struct kube_state *st, struct memo_slot
             return n;
         hash = hash_fnv1a_str(name); /* look_ahead saw an entry: no hash */
     }
-    n = known_node(st, name, hash);
+    n = (const struct snode *)(const void *)table_find_hashed(&st->nodes, name, hash);
+    if (n != NULL && !n->present)
+        n = NULL;
     if (memo != NULL)
         memo->node[at] = n;
     return n;
@@ -765,17 +739,11 @@ void kube_state_view_list(struct kube_state *st, const char *const *names, size_
     }
 }
 
-void kube_state_view_many(struct kube_state *st, const char *const *names, size_t n, double now,
-                          int in_flight_seconds, struct kube_node_view *out, bool *found)
-{
-    kube_state_view_list(st, names, n, 0, 0, now, in_flight_seconds, out, found);
-}
-
 int kube_state_view(struct kube_state *st, const char *name, double now, int in_flight_seconds,
                     struct kube_node_view *out)
 {
     bool found;
-    kube_state_view_many(st, &name, 1, now, in_flight_seconds, out, &found);
+    kube_state_view_list(st, &name, 1, 0, 0, now, in_flight_seconds, out, &found);
     return found ? 0 : -ENOENT;
 }
 
@@ -797,12 +765,10 @@ int kube_state_pod_request(struct kube_state *st, const char *uid, const char *n
 void kube_state_cpu_spread(struct kube_state *st, struct score_spread_sums *sums)
 {
     pthread_rwlock_rdlock(&st->lock);
-    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
-        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
-            const struct snode *n = (const struct snode *)(const void *)e;
-            if (n->present)
-                score_spread_add(sums, n->req_real[SCORE_CPU], n->alloc[SCORE_CPU]);
-        }
+    TABLE_EACH(&st->nodes, e) {
+        const struct snode *n = (const struct snode *)(const void *)e;
+        if (n->present)
+            score_spread_add(sums, n->req_real[SCORE_CPU], n->alloc[SCORE_CPU]);
     }
     pthread_rwlock_unlock(&st->lock);
 }
@@ -812,15 +778,11 @@ void kube_state_each_node(struct kube_state *st,
                           void *ctx)
 {
     pthread_rwlock_rdlock(&st->lock);
-    for (size_t i = 0; i < st->nodes.n_buckets; i++) {
-        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next) {
-            const struct snode *n = (const struct snode *)(const void *)e;
-            const struct sip *p =
-                n->present ? (const struct sip *)(const void *)table_find(&st->ips, n->h.key)
-                           : NULL;
-            if (n->present)
-                fn(ctx, n->h.key, p != NULL ? p->ip : "");
-        }
+    TABLE_EACH(&st->nodes, e) {
+        if (!((const struct snode *)(const void *)e)->present)
+            continue;
+        const struct sip *p = (const struct sip *)(const void *)table_find(&st->ips, e->key);
+        fn(ctx, e->key, p != NULL ? p->ip : "");
     }
     pthread_rwlock_unlock(&st->lock);
 }
@@ -829,9 +791,8 @@ void kube_state_counts(struct kube_state *st, size_t *nodes, size_t *pods)
 {
     size_t present = 0;
     pthread_rwlock_rdlock(&st->lock);
-    for (size_t i = 0; i < st->nodes.n_buckets; i++)
-        for (const struct table_entry *e = st->nodes.buckets[i]; e != NULL; e = e->next)
-            present += ((const struct snode *)(const void *)e)->present;
+    TABLE_EACH(&st->nodes, e)
+        present += ((const struct snode *)(const void *)e)->present;
     *nodes = present;
     *pods = st->pods.count;
     pthread_rwlock_unlock(&st->lock);

@@ -154,22 +154,17 @@ int kube_state_view(struct kube_state *st, const char *name, double now, int in_
 #define KUBE_VIEW_BATCH 128
 
 /*
- * kube_state_view() of each of the @n @names into @out[i], found[i] saying
- * whether the node is known (out[i] is left alone when not). Thread-safe.
- */
-void kube_state_view_many(struct kube_state *st, const char *const *names, size_t n, double now,
-                          int in_flight_seconds, struct kube_node_view *out, bool *found);
-
-/*
- * kube_state_view_many() of the names [@first, @first + @n) of a list of
+ * kube_state_view() of each of the names [@first, @first + @n) of a list of
  * @total names (a request's NodeNames), @names pointing at the first of
- * them. The calling thread remembers by position which node each name
- * was, for its next list of @total names: kube-scheduler sends the same
- * list call after call, and a name found where it was costs a comparison
- * instead of a lookup. What is remembered is checked (the name, and no
- * node added, removed or changed in kind since), never trusted: the views
- * are those of kube_state_view_many(). Memory: 8 bytes a name per thread
- * for the two list lengths it saw last, freed when it ends. Thread-safe.
+ * them, into @out[i], found[i] saying whether the node is known (out[i] is
+ * left alone when not). The calling thread remembers by position which
+ * node each name was, for its next list of @total names (none with @total
+ * 0): kube-scheduler sends the same list call after call, and a name found
+ * where it was costs a comparison instead of a lookup. What is remembered
+ * is checked (the name, and no node added, removed or changed in kind
+ * since), never trusted: the views are those of kube_state_view().
+ * Memory: 8 bytes a name per thread for the two list lengths it saw last,
+ * freed when it ends. Thread-safe.
  */
 void kube_state_view_list(struct kube_state *st, const char *const *names, size_t n, size_t first,
                           size_t total, double now, int in_flight_seconds,

@@ -241,25 +241,20 @@ static bool field_matches(const struct place_requirement *r, const struct place_
 }
 
 /* nodeSelectorTerm.match, after NewLazyErrorNodeSelector dropped the empty
- * terms: a requirement that does not parse fails the term. */
+ * terms: a requirement that does not parse fails the term (whatever the
+ * others match: the checks are pure, so one pass asks both). */
 static bool term_matches(const struct place_selector_term *t, const struct place_node_facts *node)
 {
     if (t->n_match_expressions == 0 && t->n_match_fields == 0)
         return false;
     for (size_t i = 0; i < t->n_match_expressions; i++)
-        if (!expression_valid(&t->match_expressions[i]))
+        if (!expression_valid(&t->match_expressions[i]) ||
+            !expression_matches(&t->match_expressions[i], node))
             return false;
+    /* The fields are matched only when the node has any: a name. */
     for (size_t i = 0; i < t->n_match_fields; i++)
-        if (!field_valid(&t->match_fields[i]))
-            return false;
-    for (size_t i = 0; i < t->n_match_expressions; i++)
-        if (!expression_matches(&t->match_expressions[i], node))
-            return false;
-    /* The fields are checked only when the node has any: a name. */
-    if (node->name[0] == '\0')
-        return true;
-    for (size_t i = 0; i < t->n_match_fields; i++)
-        if (!field_matches(&t->match_fields[i], node))
+        if (!field_valid(&t->match_fields[i]) ||
+            (node->name[0] != '\0' && !field_matches(&t->match_fields[i], node)))
             return false;
     return true;
 }
@@ -324,15 +319,6 @@ static bool term_names(const struct place_selector_term *t, const char *name)
     return any;
 }
 
-/* The first metadata.name In requirement of @t, or NULL. */
-static const struct place_requirement *first_name_in(const struct place_selector_term *t)
-{
-    for (size_t i = 0; i < t->n_match_fields; i++)
-        if (is_name_in(&t->match_fields[i]))
-            return &t->match_fields[i];
-    return NULL;
-}
-
 enum place_prefilter place_pod_prefilter(const struct place_pod_constraints *pod)
 {
     bool empty = true;
@@ -341,11 +327,14 @@ enum place_prefilter place_pod_prefilter(const struct place_pod_constraints *pod
         return PLACE_PREFILTER_ALL_NODES;
     for (size_t i = 0; i < pod->n_affinity_terms; i++) {
         const struct place_selector_term *t = &pod->affinity_terms[i];
-        const struct place_requirement *first = first_name_in(t);
+        size_t f = 0; /* the first metadata.name In requirement */
+        while (f < t->n_match_fields && !is_name_in(&t->match_fields[f]))
+            f++;
         /* A term without a name requirement admits every node, since the
          * terms are ORed (even an empty term, which the Filter then skips). */
-        if (first == NULL)
+        if (f == t->n_match_fields)
             return PLACE_PREFILTER_ALL_NODES;
+        const struct place_requirement *first = &t->match_fields[f];
         for (size_t v = 0; v < first->n_values && empty; v++)
             if (term_names(t, first->values[v]))
                 empty = false;
@@ -371,8 +360,7 @@ static void reject(struct place_judgement *out, enum place_rule rule, enum place
 void place_judge_static(const struct place_pod_constraints *pod,
                         const struct place_node_facts *node, struct place_judgement *out)
 {
-    memset(out, 0, sizeof(*out));
-    out->verdict = SCORE_FITS;
+    *out = (struct place_judgement){.verdict = SCORE_FITS};
 
     enum place_prefilter pf = place_pod_prefilter(pod);
     if (pf == PLACE_PREFILTER_CONFLICT) {
@@ -421,14 +409,12 @@ void place_judge_resources(const struct score_pod_request *req, const struct pla
                            struct place_judgement *out)
 {
     static const int whole[SCORE_NRES] = {100, 100};
-    struct score_node k8s;
+    struct score_node k8s = {0};
 
-    memset(out, 0, sizeof(*out));
-    out->verdict = SCORE_FITS;
+    *out = (struct place_judgement){.verdict = SCORE_FITS};
 
     /* NodeResourcesFit: len(pods) + 1 > allowedPodNumber, then cpu and
      * memory as request > allocatable - requested: score_fit at 100 %. */
-    memset(&k8s, 0, sizeof(k8s));
     memcpy(k8s.alloc, res->alloc, sizeof(k8s.alloc));
     memcpy(k8s.used, node->requested, sizeof(k8s.used));
     if (node->pods >= node->max_pods) {
@@ -488,10 +474,8 @@ size_t place_fit_error(size_t n_nodes, const struct place_reason_count *entries,
         best[PLACE_REASON_LEN + 24];
     size_t off = 0;
 
-    if (len > 0)
-        buf[0] = '\0';
     snprintf(head, sizeof(head), "0/%zu nodes are available:", n_nodes);
-    put(buf, len, &off, head);
+    put(buf, len, &off, head); /* terminates @buf, whatever follows */
     for (size_t i = 0; i < n; i++) {
         if (entries[i].reason == PLACE_REASON_AFFINITY_CONFLICT && entries[i].text == NULL) {
             /* A PreFilter failure: its message alone, the nodes not listed. */

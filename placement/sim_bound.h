@@ -72,7 +72,14 @@ static inline bool sim_bound_usable(const struct score_params *p,
            sim_bound_small(req->non_zero_scored[SCORE_MEMORY]);
 }
 
-/* sim_value_bound() of a pod sim_bound_usable() accepted: once per node. */
+/*
+ * For a pod sim_bound_usable() accepted, once per node: an integer at
+ * least score_node_value(@p, @node, @req)'s value: the same formulas in
+ * double precision before truncation, plus a margin far above their
+ * rounding error; SCORE_MAX_VALUE where that is not cheap (a quantity
+ * beyond 2^52). Pure and thread-safe; inline, as it runs once per node
+ * and pod.
+ */
 static inline int sim_node_bound(const struct score_params *p, const struct score_node *node,
                                  const struct score_pod_request *req)
 {
@@ -94,19 +101,6 @@ static inline int sim_node_bound(const struct score_params *p, const struct scor
         return 0;
     double v = weighted / weights + SIM_BOUND_MARGIN;
     return v >= SCORE_MAX_VALUE ? SCORE_MAX_VALUE : v <= 0 ? 0 : (int)v;
-}
-
-/*
- * An integer at least score_node_value(@p, @node, @req)'s value: the same
- * formulas in double precision before truncation, plus a margin far above
- * their rounding error. SCORE_MAX_VALUE where that is not cheap (balanced,
- * or a quantity beyond 2^52). Pure and thread-safe; inline, as it runs
- * once per node and pod.
- */
-static inline int sim_value_bound(const struct score_params *p, const struct score_node *node,
-                                  const struct score_pod_request *req)
-{
-    return sim_bound_usable(p, req) ? sim_node_bound(p, node, req) : SCORE_MAX_VALUE;
 }
 
 #endif

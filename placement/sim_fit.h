@@ -13,12 +13,6 @@
 
 #include "placement/sim_prepare.h"
 
-/* What kube-scheduler counts on a node as pods are placed. */
-struct sim_node_load {
-    int64_t pods, max_pods;
-    int64_t requested[SCORE_NRES]; /* place_node_facts' requested */
-};
-
 /* What a node still admits. A request r (> 0) of a resource fits a rule
  * exactly when r <= the room; a room below 0 is stored as -1 and one above
  * INT64_MAX as INT64_MAX, which no request crosses differently. */
@@ -31,10 +25,10 @@ struct sim_fit_room {
     int64_t full; /* 1: pods >= max_pods (Too many pods) */
 };
 
-/* Sets @room from a node's @load and our view @res under the filter's
- * @threshold_percent. */
-void place_sim_room_set(struct sim_fit_room *room, const struct sim_node_load *load,
-                        const struct score_node *res, const int threshold_percent[SCORE_NRES]);
+/* Sets @room from a node's state @ns (what kube-scheduler counts, and our
+ * view) and its @max_pods under the filter's @threshold_percent. */
+void place_sim_room_set(struct sim_fit_room *room, const struct place_sim_node_state *ns,
+                        int64_t max_pods, const int threshold_percent[SCORE_NRES]);
 
 /* 0 when a pod requesting @fit (score_pod_request's fit) passes both rules
  * on the node of @room; else the bits (1 << enum sim_resource_reason) of

@@ -5,104 +5,93 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* FNV-1a (base/hash.h) over the bytes of the constraints, in a fixed order. */
-static uint64_t mix_str(uint64_t h, const char *s)
+/*
+ * One walk over two pods' constraints in a fixed order: it hashes @a's
+ * (FNV-1a, base/hash.h) when @b is @a, else compares them with @b's, so
+ * that the hash and the equality the grouping needs cannot drift apart.
+ * Where a count differs the pair differs, and the rest of @a is walked
+ * against itself: nothing past @b's arrays is read.
+ */
+struct walk {
+    uint64_t h;
+    bool hashing; /* @a against itself: only the hash is wanted */
+    bool differ;
+};
+
+static inline void walk_num(struct walk *w, uint64_t a, uint64_t b)
 {
-    return hash_fnv1a_bytes(h, s != NULL ? s : "", strlen(s != NULL ? s : "") + 1);
+    if (w->hashing)
+        w->h = hash_fnv1a_bytes(w->h, &a, sizeof(a));
+    w->differ |= a != b;
 }
 
-static uint64_t mix_num(uint64_t h, uint64_t v)
+static inline void walk_str(struct walk *w, const char *a, const char *b)
 {
-    return hash_fnv1a_bytes(h, &v, sizeof(v));
+    a = a != NULL ? a : "";
+    if (w->hashing)
+        w->h = hash_fnv1a_bytes(w->h, a, strlen(a) + 1);
+    else
+        w->differ |= strcmp(a, b != NULL ? b : "") != 0;
 }
 
-static uint64_t mix_reqs(uint64_t h, const struct place_requirement *r, size_t n)
+/* Walks the counts @na and @nb; true when @b's array may be walked. */
+static inline bool walk_count(struct walk *w, size_t na, size_t nb)
 {
-    h = mix_num(h, n);
-    for (size_t i = 0; i < n; i++) {
-        h = mix_str(h, r[i].key);
-        h = mix_num(h, r[i].op);
-        h = mix_num(h, r[i].n_values);
-        for (size_t v = 0; v < r[i].n_values; v++)
-            h = mix_str(h, r[i].values[v]);
-    }
-    return h;
+    walk_num(w, na, nb);
+    return na == nb;
 }
 
-static uint64_t hash_constraints(const struct place_pod_constraints *c)
+static void walk_reqs(struct walk *w, const struct place_requirement *a, size_t na,
+                      const struct place_requirement *b, size_t nb)
 {
-    uint64_t h = HASH_FNV1A_SEED;
-    h = mix_str(h, c->node_name);
-    h = mix_num(h, c->n_node_selector);
-    for (size_t i = 0; i < c->n_node_selector; i++) {
-        h = mix_str(h, c->node_selector[i].key);
-        h = mix_str(h, c->node_selector[i].value);
-    }
-    h = mix_num(h, c->has_required_affinity);
-    h = mix_num(h, c->n_affinity_terms);
-    for (size_t i = 0; i < c->n_affinity_terms; i++) {
-        h = mix_reqs(h, c->affinity_terms[i].match_expressions,
-                     c->affinity_terms[i].n_match_expressions);
-        h = mix_reqs(h, c->affinity_terms[i].match_fields, c->affinity_terms[i].n_match_fields);
-    }
-    h = mix_num(h, c->n_tolerations);
-    for (size_t i = 0; i < c->n_tolerations; i++) {
-        h = mix_str(h, c->tolerations[i].key);
-        h = mix_num(h, c->tolerations[i].op);
-        h = mix_str(h, c->tolerations[i].value);
-        h = mix_num(h, c->tolerations[i].effect);
-    }
-    return h;
-}
-
-static bool str_eq(const char *a, const char *b)
-{
-    return strcmp(a != NULL ? a : "", b != NULL ? b : "") == 0;
-}
-
-static bool reqs_eq(const struct place_requirement *a, size_t na, const struct place_requirement *b,
-                    size_t nb)
-{
-    if (na != nb)
-        return false;
+    if (!walk_count(w, na, nb))
+        b = a;
     for (size_t i = 0; i < na; i++) {
-        if (!str_eq(a[i].key, b[i].key) || a[i].op != b[i].op || a[i].n_values != b[i].n_values)
-            return false;
+        walk_str(w, a[i].key, b[i].key);
+        walk_num(w, a[i].op, b[i].op);
+        const char *const *bv =
+            walk_count(w, a[i].n_values, b[i].n_values) ? b[i].values : a[i].values;
         for (size_t v = 0; v < a[i].n_values; v++)
-            if (!str_eq(a[i].values[v], b[i].values[v]))
-                return false;
+            walk_str(w, a[i].values[v], bv[v]);
     }
-    return true;
 }
 
-static bool constraints_eq(const struct place_pod_constraints *a,
-                           const struct place_pod_constraints *b)
+static struct walk walk_constraints(const struct place_pod_constraints *a,
+                                    const struct place_pod_constraints *b)
 {
-    if (!str_eq(a->node_name, b->node_name) || a->n_node_selector != b->n_node_selector ||
-        a->has_required_affinity != b->has_required_affinity ||
-        a->n_affinity_terms != b->n_affinity_terms || a->n_tolerations != b->n_tolerations)
-        return false;
-    for (size_t i = 0; i < a->n_node_selector; i++)
-        if (!str_eq(a->node_selector[i].key, b->node_selector[i].key) ||
-            !str_eq(a->node_selector[i].value, b->node_selector[i].value))
-            return false;
+    struct walk w = {HASH_FNV1A_SEED, a == b, false};
+
+    walk_str(&w, a->node_name, b->node_name);
+    const struct place_label *sel = walk_count(&w, a->n_node_selector, b->n_node_selector)
+                                        ? b->node_selector
+                                        : a->node_selector;
+    for (size_t i = 0; i < a->n_node_selector; i++) {
+        walk_str(&w, a->node_selector[i].key, sel[i].key);
+        walk_str(&w, a->node_selector[i].value, sel[i].value);
+    }
+    walk_num(&w, a->has_required_affinity, b->has_required_affinity);
+    const struct place_selector_term *t = walk_count(&w, a->n_affinity_terms, b->n_affinity_terms)
+                                              ? b->affinity_terms
+                                              : a->affinity_terms;
     for (size_t i = 0; i < a->n_affinity_terms; i++) {
-        const struct place_selector_term *x = &a->affinity_terms[i], *y = &b->affinity_terms[i];
-        if (!reqs_eq(x->match_expressions, x->n_match_expressions, y->match_expressions,
-                     y->n_match_expressions) ||
-            !reqs_eq(x->match_fields, x->n_match_fields, y->match_fields, y->n_match_fields))
-            return false;
+        const struct place_selector_term *x = &a->affinity_terms[i];
+        walk_reqs(&w, x->match_expressions, x->n_match_expressions, t[i].match_expressions,
+                  t[i].n_match_expressions);
+        walk_reqs(&w, x->match_fields, x->n_match_fields, t[i].match_fields, t[i].n_match_fields);
     }
+    const struct place_toleration *tol =
+        walk_count(&w, a->n_tolerations, b->n_tolerations) ? b->tolerations : a->tolerations;
     for (size_t i = 0; i < a->n_tolerations; i++) {
-        const struct place_toleration *x = &a->tolerations[i], *y = &b->tolerations[i];
-        if (!str_eq(x->key, y->key) || x->op != y->op || !str_eq(x->value, y->value) ||
-            x->effect != y->effect)
-            return false;
+        walk_str(&w, a->tolerations[i].key, tol[i].key);
+        walk_num(&w, a->tolerations[i].op, tol[i].op);
+        walk_str(&w, a->tolerations[i].value, tol[i].value);
+        walk_num(&w, a->tolerations[i].effect, tol[i].effect);
     }
-    return true;
+    return w;
 }
 
 /* A fixed table (base/table.h) whose entry i stands for class or shape
@@ -126,30 +115,10 @@ static void index_free(struct group_index *x)
     free(x->entries);
 }
 
-/* What a pod charges our used view: its charge, or its request. */
-static void charge_of(const struct place_sim_pod *pod, int64_t used[SCORE_NRES],
-                      int64_t non_zero[SCORE_NRES])
-{
-    memcpy(used, pod->charge_set ? pod->charge_used : pod->request.real,
-           sizeof(int64_t) * SCORE_NRES);
-    memcpy(non_zero, pod->charge_set ? pod->charge_non_zero : pod->request.non_zero,
-           sizeof(int64_t) * SCORE_NRES);
-}
-
-static bool shape_eq(const struct sim_shape *s, uint32_t cls, const struct place_sim_pod *pod)
-{
-    /* Every view: fit is checked, non_zero_scored scores the pod, real and
-     * non_zero charge its node (or the pod's own charge). */
-    const struct score_pod_request *r = &pod->request;
-    int64_t used[SCORE_NRES], non_zero[SCORE_NRES];
-    charge_of(pod, used, non_zero);
-    return s->cls == cls && memcmp(s->req.fit, r->fit, sizeof(r->fit)) == 0 &&
-           memcmp(s->req.real, r->real, sizeof(r->real)) == 0 &&
-           memcmp(s->req.non_zero, r->non_zero, sizeof(r->non_zero)) == 0 &&
-           memcmp(s->req.non_zero_scored, r->non_zero_scored, sizeof(r->non_zero_scored)) == 0 &&
-           memcmp(s->charge_used, used, sizeof(used)) == 0 &&
-           memcmp(s->charge_non_zero, non_zero, sizeof(non_zero)) == 0;
-}
+/* A shape is hashed and compared as bytes: none may be padding. */
+_Static_assert(sizeof(struct sim_shape) == 2 * sizeof(uint32_t) + sizeof(struct score_pod_request) +
+                                               2 * SCORE_NRES * sizeof(int64_t),
+               "struct sim_shape has padding");
 
 int place_sim_group_pods(struct place_sim *sim, uint32_t *pod_class)
 {
@@ -165,12 +134,13 @@ int place_sim_group_pods(struct place_sim *sim, uint32_t *pod_class)
         goto out_free_tables;
     for (uint32_t i = 0; i < np; i++) {
         const struct place_sim_pod *pod = &sim->in.pods[i];
-        uint64_t h = hash_constraints(&pod->constraints);
+        uint64_t h = walk_constraints(&pod->constraints, &pod->constraints).h;
         struct table_entry *e = table_chain(&tc.t, h);
         while (e != NULL &&
                (e->hash != h ||
-                !constraints_eq(&sim->in.pods[sim->classes[e - tc.entries].rep].constraints,
-                                &pod->constraints)))
+                walk_constraints(&pod->constraints,
+                                 &sim->in.pods[sim->classes[e - tc.entries].rep].constraints)
+                    .differ))
             e = e->next;
         if (e == NULL) {
             sim->classes[sim->n_classes].rep = i;
@@ -180,16 +150,24 @@ int place_sim_group_pods(struct place_sim *sim, uint32_t *pod_class)
         uint32_t cls = (uint32_t)(e - tc.entries);
         pod_class[i] = cls;
 
+        /* The pod's shape, compared whole (no padding; every last is 0 while
+         * grouping), hashed up to its charge (pods of one request share it):
+         * its class and every view of its request (fit is checked,
+         * non_zero_scored scores the pod, real and non_zero charge its
+         * node), or the charge the pod has instead. */
+        struct sim_shape cand = {.cls = cls, .req = pod->request};
+        memcpy(cand.charge_used, pod->charge_set ? pod->charge_used : pod->request.real,
+               sizeof(cand.charge_used));
+        memcpy(cand.charge_non_zero, pod->charge_set ? pod->charge_non_zero : pod->request.non_zero,
+               sizeof(cand.charge_non_zero));
         uint64_t hs =
-            hash_fnv1a_bytes(mix_num(HASH_FNV1A_SEED, cls), &pod->request, sizeof(pod->request));
+            hash_fnv1a_bytes(HASH_FNV1A_SEED, &cand, offsetof(struct sim_shape, charge_used));
         e = table_chain(&ts.t, hs);
-        while (e != NULL && (e->hash != hs || !shape_eq(&sim->shapes[e - ts.entries], cls, pod)))
+        while (e != NULL &&
+               (e->hash != hs || memcmp(&sim->shapes[e - ts.entries], &cand, sizeof(cand)) != 0))
             e = e->next;
         if (e == NULL) {
-            sim->shapes[sim->n_shapes].cls = cls;
-            sim->shapes[sim->n_shapes].req = pod->request;
-            charge_of(pod, sim->shapes[sim->n_shapes].charge_used,
-                      sim->shapes[sim->n_shapes].charge_non_zero);
+            sim->shapes[sim->n_shapes] = cand;
             e = &ts.entries[sim->n_shapes++];
             table_link(&ts.t, e, hs);
         }

@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scoring/placement.h"
-
 /* @p with room for @need elements of @elem bytes (capacity *@cap, doubled
  * as needed); NULL when that fails, @p still valid. */
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
@@ -27,24 +25,21 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The position of the node named @name, or -1. */
+/* The position of the node named @name (the first, if several are), or -1:
+ * a lower bound, then whether it holds that name. */
 static long find_node(const struct place_sim *sim, const char *name)
 {
     size_t lo = 0, hi = sim->in.n_nodes;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(sim->in.nodes[sim->by_name[mid]].facts.name, name);
-        if (c == 0) {
-            while (mid > 0 && strcmp(sim->in.nodes[sim->by_name[mid - 1]].facts.name, name) == 0)
-                mid--;
-            return (long)mid;
-        }
-        if (c < 0)
+        if (strcmp(sim->in.nodes[sim->by_name[mid]].facts.name, name) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return -1;
+    return lo < sim->in.n_nodes && strcmp(sim->in.nodes[sim->by_name[lo]].facts.name, name) == 0
+               ? (long)lo
+               : -1;
 }
 
 /* Scratch of the static pass. */
@@ -100,10 +95,8 @@ static int judge_one(struct place_sim *sim, struct judge_scratch *p, struct sim_
     place_judge_static(&pod->constraints, &sim->in.nodes[sim->by_name[pos]].facts, &j);
     if (j.rule == PLACE_RULE_NONE)
         return add_eligible(sim, p, pos);
-    for (int r = 0; r < PLACE_REASON_COUNT; r++)
-        if (j.reasons & (1u << r))
-            return add_stat(sim, p, c, (enum place_reason)r, j.taint, 1);
-    return 0;
+    /* A static rule rejects with one reason. */
+    return add_stat(sim, p, c, (enum place_reason)__builtin_ctz(j.reasons), j.taint, 1);
 }
 
 /* The static pass of one class: which nodes it admits, and why not the

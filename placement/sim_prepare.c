@@ -40,30 +40,25 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Class -> shapes and node -> (class, leaf), both as offset arrays. */
+/* Where each class's shapes begin (shape_off) and node -> (class, leaf)
+ * as an offset array. */
 static int link_up(struct place_sim *sim)
 {
     size_t nn = sim->in.n_nodes;
-    uint32_t *fill = calloc(nn + sim->n_classes + 1, sizeof(*fill));
-    if (fill == NULL)
-        return -ENOMEM;
-    sim->class_shapes = malloc((sim->n_shapes + 1) * sizeof(*sim->class_shapes));
+    uint32_t *fill = calloc(nn + 1, sizeof(*fill));
     sim->link_off = calloc(nn + 1, sizeof(*sim->link_off));
     sim->links = malloc((sim->n_eligible + 1) * sizeof(*sim->links));
-    if (sim->class_shapes == NULL || sim->link_off == NULL || sim->links == NULL) {
+    if (fill == NULL || sim->link_off == NULL || sim->links == NULL) {
         free(fill);
         return -ENOMEM;
     }
     for (size_t s = 0; s < sim->n_shapes; s++)
-        sim->classes[sim->shapes[s].cls].n_shapes++;
+        sim->classes[sim->shapes[s].cls].shape_off++; /* counted, then summed up */
     uint32_t off = 0;
     for (size_t c = 0; c < sim->n_classes; c++) {
+        uint32_t n = sim->classes[c].shape_off;
         sim->classes[c].shape_off = off;
-        off += sim->classes[c].n_shapes;
-    }
-    for (size_t s = 0; s < sim->n_shapes; s++) {
-        struct sim_class *c = &sim->classes[sim->shapes[s].cls];
-        sim->class_shapes[c->shape_off + fill[nn + sim->shapes[s].cls]++] = (uint32_t)s;
+        off += n;
     }
     for (size_t i = 0; i < sim->n_eligible; i++)
         sim->link_off[sim->eligible[i] + 1]++;
@@ -120,27 +115,24 @@ int place_sim_new(const struct place_sim_input *in, struct place_sim **out)
     if (sim->by_name == NULL || sim->order == NULL || sim->pod_shape == NULL || pod_class == NULL)
         goto out_free;
 
-    /* qsort_r's argument: the input, for both orders. */
-    const struct place_sim_input *ctx = in;
+    /* qsort_r's argument, for both orders: where the input pointer is. */
     for (uint32_t i = 0; i < nn; i++)
         sim->by_name[i] = i;
-    qsort_r(sim->by_name, nn, sizeof(*sim->by_name), cmp_names, &ctx);
+    qsort_r(sim->by_name, nn, sizeof(*sim->by_name), cmp_names, &in);
     for (uint32_t i = 0; i < np; i++)
         sim->order[i] = i;
-    qsort_r(sim->order, np, sizeof(*sim->order), cmp_pods, &ctx);
+    qsort_r(sim->order, np, sizeof(*sim->order), cmp_pods, &in);
 
     if (place_sim_group_pods(sim, pod_class) != 0)
         goto out_free;
     for (uint32_t k = 0; k < np; k++)
         sim->shapes[sim->pod_shape[sim->order[k]]].last = k;
     size_t judged = 0;
-    if (place_sim_judge_classes(sim, &judged) != 0)
-        goto out_free;
-    if (link_up(sim) != 0 || medians(sim) != 0)
+    if (place_sim_judge_classes(sim, &judged) != 0 || link_up(sim) != 0 || medians(sim) != 0)
         goto out_free;
     sim->bytes = sizeof(*sim) + (nn + 1) * sizeof(uint32_t) * 2 + (np + 1) * sizeof(uint32_t) * 2 +
                  (sim->n_classes + 1) * sizeof(*sim->classes) +
-                 (sim->n_shapes + 1) * (sizeof(*sim->shapes) + sizeof(uint32_t)) + judged +
+                 (sim->n_shapes + 1) * sizeof(*sim->shapes) + judged +
                  (sim->n_eligible + 1) * sizeof(*sim->links);
     *out = sim;
     sim = NULL;
@@ -163,7 +155,6 @@ void place_sim_free(struct place_sim *sim)
     free(sim->shapes);
     free(sim->eligible);
     free(sim->stat);
-    free(sim->class_shapes);
     free(sim->link_off);
     free(sim->links);
     free(sim);

@@ -44,10 +44,10 @@ static const enum place_reason sim_resource_reason_of[SIM_RESOURCE_REASONS] = {
 
 /* Pods with deeply equal constraints: the nodes they may go to. */
 struct sim_class {
-    uint32_t rep;                 /* a pod of the class */
-    uint32_t elig_off, n_elig;    /* admitted node positions in sim->eligible, ascending */
-    uint32_t stat_off, n_stat;    /* static reason counts in sim->stat */
-    uint32_t shape_off, n_shapes; /* its shapes in sim->class_shapes */
+    uint32_t rep;              /* a pod of the class */
+    uint32_t elig_off, n_elig; /* admitted node positions in sim->eligible, ascending */
+    uint32_t stat_off, n_stat; /* static reason counts in sim->stat */
+    uint32_t shape_off;        /* its shapes' slots in a run's per-class arrays (sim_run.c) */
 };
 
 /* Pods of one class with one request. */
@@ -78,7 +78,6 @@ struct place_sim {
     size_t n_eligible;
     struct place_reason_count *stat;
     size_t n_stat;
-    uint32_t *class_shapes;
     uint32_t *link_off; /* n_nodes + 1 */
     struct sim_node_link *links;
     int64_t median[SCORE_NRES];

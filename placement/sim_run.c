@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scoring/placement.h"
 #include "placement/sim_bound.h"
 #include "placement/sim_fit.h"
 #include "placement/sim_prepare.h"
@@ -30,14 +29,13 @@ struct shape_tree {
 struct run {
     const struct place_sim *sim;
     struct score_params params;
-    /* By position: what kube-scheduler counts, our view, and what the
-     * resource rules still admit (kept with the other two). */
-    struct sim_node_load *load;
-    struct score_node *res;
+    /* By position: what kube-scheduler counts and our view, and what the
+     * resource rules still admit (kept with it). */
+    struct place_sim_node_state *node;
     struct sim_fit_room *room;
     struct shape_tree *rt;
     /* The shapes with a tree, per class: live[c->shape_off ..
-     * c->shape_off + live_n[class]) (the order of class_shapes), and where
+     * c->shape_off + live_n[class]) (a slot for each shape of the class), and where
      * each stands there, so that a placement marks only the trees that
      * exist (looking at every shape of the class was quadratic in pods
      * when each has its own request). */
@@ -71,7 +69,7 @@ static uint32_t leaf_key(const struct run *r, const struct sim_shape *sh, uint32
     uint32_t reasons = sim_fit_reasons(&r->room[pos], sh->req.fit);
     if (reasons != 0)
         return reasons;
-    score_node_value(&r->params, &r->res[pos], &sh->req, &ex);
+    score_node_value(&r->params, &r->node[pos].res, &sh->req, &ex);
     int v = ex.value < 0 ? 0 : ex.value > SCORE_MAX_VALUE ? SCORE_MAX_VALUE : ex.value;
     return ((uint32_t)(v + 1) << 24) | (SIM_KEY_LEAF - leaf);
 }
@@ -94,13 +92,9 @@ static int build(struct run *r, uint32_t s)
     if (block == NULL)
         return -ENOMEM;
     account(r, size);
-    rt->tree = block;
-    rt->dirty_list = block + 2 * (size_t)n + 2;
+    *rt = (struct shape_tree){.tree = block, .dirty_list = block + 2 * (size_t)n + 2, .n = n};
     rt->dirty = (uint8_t *)(rt->dirty_list + n);
     memset(rt->dirty, 0, n + 1);
-    rt->n = n;
-    rt->n_dirty = 0;
-    memset(rt->counts, 0, sizeof(rt->counts));
     rt->tree[0] = rt->tree[1] = 0;
     for (uint32_t leaf = 0; leaf < n; leaf++) {
         uint32_t key = leaf_key(r, sh, leaf, sim->eligible[c->elig_off + leaf]);
@@ -135,7 +129,7 @@ static uint32_t best_once(const struct run *r, uint32_t s, struct shape_tree *rt
             continue;
         }
         if (best >= SIM_KEY_FITS && bounded &&
-            sim_node_bound(&r->params, &r->res[pos], &sh->req) < (int)(best >> 24))
+            sim_node_bound(&r->params, &r->node[pos].res, &sh->req) < (int)(best >> 24))
             continue; /* bound <= the best value (key value + 1) */
         best = max_u32(best, leaf_key(r, sh, leaf, pos));
     }
@@ -153,10 +147,8 @@ static void release(struct run *r, uint32_t s)
     r->live[off + r->live_pos[s]] = last;
     r->live_pos[last] = r->live_pos[s];
     r->bytes -= (2 * (size_t)rt->n + 2 + rt->n) * sizeof(uint32_t) + rt->n + 1;
-    free(rt->tree);
+    free(rt->tree); /* dirty_list and dirty with it: nothing reads them without a tree */
     rt->tree = NULL;
-    rt->dirty_list = NULL;
-    rt->dirty = NULL;
 }
 
 /* Recomputes the dirty leaves of shape @s: along their paths when few, or
@@ -202,16 +194,17 @@ static void place(struct run *r, const struct sim_shape *sh, uint32_t pos)
 {
     const struct place_sim *sim = r->sim;
 
-    struct sim_node_load *ld = &r->load[pos];
-    struct score_node *n = &r->res[pos];
+    struct place_sim_node_state *ns = &r->node[pos];
+    struct score_node *n = &ns->res;
 
-    ld->pods = score_add_sat(ld->pods, 1);
+    ns->pods = score_add_sat(ns->pods, 1);
     for (int k = 0; k < SCORE_NRES; k++) {
-        ld->requested[k] = score_add_sat(ld->requested[k], sh->req.real[k]);
+        ns->requested[k] = score_add_sat(ns->requested[k], sh->req.real[k]);
         n->used[k] = score_add_sat(n->used[k], sh->charge_used[k]);
         n->used_non_zero[k] = score_add_sat(n->used_non_zero[k], sh->charge_non_zero[k]);
     }
-    place_sim_room_set(&r->room[pos], ld, n, r->params.threshold_percent);
+    place_sim_room_set(&r->room[pos], ns, sim->in.nodes[sim->by_name[pos]].facts.max_pods,
+                       r->params.threshold_percent);
     for (uint32_t l = sim->link_off[pos]; l < sim->link_off[pos + 1]; l++) {
         const struct sim_node_link *link = &sim->links[l];
         const uint32_t *live = r->live + sim->classes[link->cls].shape_off;
@@ -232,11 +225,9 @@ int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct pla
     uint32_t(*resource_reasons)[SIM_RESOURCE_REASONS] = NULL;
     int rc = -ENOMEM;
 
-    memset(out, 0, sizeof(*out));
-    out->strategy = s;
+    *out = (struct place_sim_result){.strategy = s};
     r.params.strategy = s;
-    r.load = malloc((nn + 1) * sizeof(*r.load));
-    r.res = malloc((nn + 1) * sizeof(*r.res));
+    r.node = malloc((nn + 1) * sizeof(*r.node));
     r.room = malloc((nn + 1) * sizeof(*r.room));
     r.rt = calloc(sim->n_shapes + 1, sizeof(*r.rt));
     r.live = malloc((sim->n_shapes + 1) * sizeof(*r.live));
@@ -245,21 +236,19 @@ int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct pla
     resource_reasons = calloc(np + 1, sizeof(*resource_reasons));
     out->pods = calloc(np + 1, sizeof(*out->pods));
     out->nodes = calloc(nn + 1, sizeof(*out->nodes));
-    if (r.load == NULL || r.res == NULL || r.room == NULL || r.rt == NULL || r.live == NULL ||
-        r.live_pos == NULL || r.live_n == NULL || resource_reasons == NULL || out->pods == NULL ||
-        out->nodes == NULL)
+    if (r.node == NULL || r.room == NULL || r.rt == NULL || r.live == NULL || r.live_pos == NULL ||
+        r.live_n == NULL || resource_reasons == NULL || out->pods == NULL || out->nodes == NULL)
         goto out_free;
-    account(&r, (nn + 1) * (sizeof(*r.load) + sizeof(*r.res) + sizeof(*r.room)) +
+    account(&r, (nn + 1) * (sizeof(*r.node) + sizeof(*r.room)) +
                     (sim->n_shapes + 1) * (sizeof(*r.rt) + 2 * sizeof(*r.live)) +
                     (sim->n_classes + 1) * sizeof(*r.live_n) +
                     (np + 1) * sizeof(*resource_reasons));
     for (size_t pos = 0; pos < nn; pos++) {
         const struct place_sim_node *node = &sim->in.nodes[sim->by_name[pos]];
-        r.load[pos] = (struct sim_node_load){node->facts.pods,
-                                             node->facts.max_pods,
-                                             {node->facts.requested[0], node->facts.requested[1]}};
-        r.res[pos] = node->res;
-        place_sim_room_set(&r.room[pos], &r.load[pos], &r.res[pos], r.params.threshold_percent);
+        r.node[pos] = (struct place_sim_node_state){
+            node->facts.pods, {node->facts.requested[0], node->facts.requested[1]}, node->res};
+        place_sim_room_set(&r.room[pos], &r.node[pos], node->facts.max_pods,
+                           r.params.threshold_percent);
     }
 
     for (uint32_t k = 0; k < np; k++) {
@@ -282,7 +271,7 @@ int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct pla
             uint32_t leaf = SIM_KEY_LEAF - (root & SIM_KEY_LEAF);
             uint32_t pos = sim->eligible[c->elig_off + leaf];
             struct score_explain ex;
-            score_node_value(&r.params, &r.res[pos], &sh->req, &ex);
+            score_node_value(&r.params, &r.node[pos].res, &sh->req, &ex);
             score_finish(&r.params, &ex, 1);
             pl->node = (int32_t)sim->by_name[pos];
             pl->value = ex.value;
@@ -298,8 +287,7 @@ int place_sim_run(const struct place_sim *sim, enum score_strategy s, struct pla
     if (place_sim_collect_reasons(sim, (const uint32_t(*)[SIM_RESOURCE_REASONS])resource_reasons,
                                   out) != 0)
         goto out_free;
-    struct place_sim_end end = {r.load, r.res, r.params.threshold_percent};
-    place_sim_summarise(sim, &end, out);
+    place_sim_summarise(sim, r.node, r.room, out);
     out->peak_bytes = r.peak;
     rc = 0;
 
@@ -313,8 +301,7 @@ out_free:
     free(r.live_n);
     free(resource_reasons);
     free(r.room);
-    free(r.res);
-    free(r.load);
+    free(r.node);
     if (rc != 0)
         place_sim_result_destroy(out);
     return rc;
@@ -355,8 +342,7 @@ int place_sim_run_all(const struct place_sim *sim, const enum score_strategy *s,
     size_t t = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads, started = 1;
     int rc = 0;
 
-    for (size_t i = 0; i < n; i++)
-        memset(&out[i], 0, sizeof(out[i]));
+    memset(out, 0, n * sizeof(*out));
     if (t > n)
         t = n > 0 ? n : 1;
     for (size_t i = 0; i < t; i++)

@@ -7,61 +7,50 @@
 #include "scoring/placement.h"
 
 /* Resource @k's requested / allocatable over the nodes with allocatable. */
-static void ratio_stats(const struct place_sim *sim, const struct place_sim_end *r, int k,
+static void ratio_stats(const struct place_sim *sim, const struct place_sim_node_state *node, int k,
                         struct place_sim_ratio *out)
 {
     struct score_spread_sums sums = {0};
     memset(out, 0, sizeof(*out));
     for (size_t pos = 0; pos < sim->in.n_nodes; pos++) {
-        int64_t alloc = r->res[pos].alloc[k];
+        int64_t alloc = node[pos].res.alloc[k];
         if (alloc <= 0)
             continue;
-        double v = (double)r->load[pos].requested[k] / (double)alloc;
+        double v = (double)node[pos].requested[k] / (double)alloc;
         if (out->nodes == 0 || v < out->min)
             out->min = v;
         if (out->nodes == 0 || v > out->max)
             out->max = v;
         out->nodes++;
-        score_spread_add(&sums, r->load[pos].requested[k], alloc);
+        score_spread_add(&sums, node[pos].requested[k], alloc);
     }
     out->mean = score_spread_mean(&sums);
     out->cv = score_spread_cv(&sums);
 }
 
-void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end *r,
-                         struct place_sim_result *out)
+void place_sim_summarise(const struct place_sim *sim, const struct place_sim_node_state *node,
+                         const struct sim_fit_room *room, struct place_sim_result *out)
 {
     struct place_sim_summary *sum = &out->summary;
-    struct score_pod_request median;
 
     for (size_t i = 0; i < sim->in.n_pods; i++)
         sum->placed += out->pods[i].node >= 0;
     sum->not_placed = sim->in.n_pods - sum->placed;
     memcpy(sum->median_request, sim->median, sizeof(sum->median_request));
-    memcpy(median.fit, sim->median, sizeof(median.fit));
-    memcpy(median.real, sim->median, sizeof(median.real));
-    memcpy(median.non_zero, sim->median, sizeof(median.non_zero));
-    memcpy(median.non_zero_scored, sim->median, sizeof(median.non_zero_scored));
     for (int k = 0; k < SCORE_NRES; k++)
-        ratio_stats(sim, r, k, &sum->ratio[k]);
+        ratio_stats(sim, node, k, &sum->ratio[k]);
     for (size_t pos = 0; pos < sim->in.n_nodes; pos++) {
-        struct place_sim_node_state *ns = &out->nodes[sim->by_name[pos]];
-        ns->pods = r->load[pos].pods;
-        memcpy(ns->requested, r->load[pos].requested, sizeof(ns->requested));
-        ns->res = r->res[pos];
-        if (r->load[pos].pods > 0)
+        out->nodes[sim->by_name[pos]] = node[pos];
+        if (node[pos].pods > 0)
             sum->nodes_used++;
         if (sim->in.n_pods == 0)
             continue;
-        struct place_judgement j;
-        struct place_node_facts f = {.pods = r->load[pos].pods, .max_pods = r->load[pos].max_pods};
-        memcpy(f.requested, r->load[pos].requested, sizeof(f.requested));
-        place_judge_resources(&median, &f, &r->res[pos], r->threshold_percent, &j);
-        if (j.rule == PLACE_RULE_NONE)
+        /* The median pod requests sim->median, real and to fit alike. */
+        if (sim_fit_reasons(&room[pos], sim->median) == 0)
             continue;
         sum->stranded_nodes++;
         for (int k = 0; k < SCORE_NRES; k++) {
-            int64_t free_k = r->res[pos].alloc[k] - r->load[pos].requested[k];
+            int64_t free_k = node[pos].res.alloc[k] - node[pos].requested[k];
             if (free_k > 0)
                 sum->stranded[k] = score_add_sat(sum->stranded[k], free_k);
         }
@@ -94,7 +83,6 @@ int place_sim_collect_reasons(const struct place_sim *sim,
             if (resource_reasons[i][d] != 0)
                 out->reasons[out->n_reasons++] = (struct place_reason_count){
                     .reason = sim_resource_reason_of[d],
-                    .taint = NULL,
                     .count = resource_reasons[i][d],
                 };
         out->pods[i].n_reasons = (uint32_t)(out->n_reasons - out->pods[i].first_reason);

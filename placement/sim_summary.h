@@ -7,18 +7,12 @@
 #include "placement/sim_fit.h"
 #include "placement/sim_prepare.h"
 
-/* The state of the nodes at the end of a run, indexed by position in name
- * order. */
-struct place_sim_end {
-    const struct sim_node_load *load;
-    const struct score_node *res;
-    const int *threshold_percent; /* SCORE_NRES: our filter's, for the stranded nodes */
-};
-
 /* Fills out->summary and out->nodes (indexed like the input nodes) from
- * @end, with out->pods already placed. */
-void place_sim_summarise(const struct place_sim *sim, const struct place_sim_end *end,
-                         struct place_sim_result *out);
+ * the nodes at the end of a run, by position in name order: their state
+ * @node and what the resource rules still admit, @room (the stranded
+ * nodes), with out->pods already placed. */
+void place_sim_summarise(const struct place_sim *sim, const struct place_sim_node_state *node,
+                         const struct sim_fit_room *room, struct place_sim_result *out);
 
 /*
  * Writes the FitError histograms of the pods out->pods did not place into

@@ -167,7 +167,7 @@ struct place_sim_result {
     struct place_sim_node_state *nodes; /* n_nodes entries */
     struct place_sim_summary summary;
     /* Bytes this run held at its peak besides the result: the node state
-     * (120 bytes per node), 56 per shape, 4 per class and 16 per pod, and the shape trees
+     * (112 bytes per node), 56 per shape, 4 per class and 16 per pod, and the shape trees
      * alive at once (13 bytes per admitted node of each shape with pods
      * still to come). The result itself holds 20 bytes per pod, 72 per node
      * and 24 per histogram line. */
@@ -182,8 +182,8 @@ struct place_sim;
  * rules once per (class, node) (only the named nodes for a matchFields
  * class). Stores it in *@out. Returns 0, -EINVAL (a count over its limit,
  * or @in NULL) or -ENOMEM. It keeps 8 bytes per pod, 8 per node, 12 per
- * admitted (class, node) pair, 60 per shape, 28 per class and 24 per static
- * reason count (while grouping, 132 to 180 more per pod for a moment); @in is
+ * admitted (class, node) pair, 56 per shape, 24 per class and 24 per static
+ * reason count (while grouping, 128 to 176 more per pod for a moment); @in is
  * borrowed. Not thread-safe while it runs.
  */
 int place_sim_new(const struct place_sim_input *in, struct place_sim **out);

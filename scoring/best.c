@@ -2,9 +2,7 @@
 
 void score_best_init(struct score_best *b)
 {
-    b->index = -1;
-    b->score = 0;
-    b->value = 0;
+    *b = (struct score_best){.index = -1};
 }
 
 void score_best_offer(struct score_best *b, long index, const struct score_explain *ex)

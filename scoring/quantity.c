@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 
 /* A scanned quantity: sign, significant digits and the suffix that scales

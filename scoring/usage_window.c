@@ -21,7 +21,8 @@ const char *score_usage_agg_name(enum score_usage_agg a)
     return aggs[a].name;
 }
 
-int score_usage_agg_parse(const char *name, size_t len, enum score_usage_agg *out)
+/* Parses one of those names (@len bytes at @name); returns 0 or -EINVAL. */
+static int agg_parse(const char *name, size_t len, enum score_usage_agg *out)
 {
     for (size_t i = 0; i < N_AGGS; i++) {
         if (strlen(aggs[i].name) == len && memcmp(aggs[i].name, name, len) == 0) {
@@ -38,7 +39,7 @@ int score_usage_agg_parse_list(const char *text, enum score_usage_agg out[SCORE_
     enum score_usage_agg a;
 
     if (strchr(text, '=') == NULL) {
-        if (score_usage_agg_parse(text, strlen(text), &a) != 0)
+        if (agg_parse(text, strlen(text), &a) != 0)
             return -EINVAL;
         for (int r = 0; r < SCORE_NRES; r++)
             out[r] = a;
@@ -54,8 +55,7 @@ int score_usage_agg_parse_list(const char *text, enum score_usage_agg out[SCORE_
             return -EINVAL;
         while (r < SCORE_NRES && !(strlen(res[r]) == klen && memcmp(res[r], text, klen) == 0))
             r++;
-        if (r == SCORE_NRES || seen[r] ||
-            score_usage_agg_parse(text + klen + 1, len - klen - 1, &out[r]) != 0)
+        if (r == SCORE_NRES || seen[r] || agg_parse(text + klen + 1, len - klen - 1, &out[r]) != 0)
             return -EINVAL;
         seen[r] = true;
         text += len;

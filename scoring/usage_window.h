@@ -45,9 +45,6 @@ struct score_usage_sample {
 /* Returns "latest", "avg", "max", "p50", "p90", "p95" or "p99". */
 const char *score_usage_agg_name(enum score_usage_agg a);
 
-/* Parses one of those names; returns 0 or -EINVAL. */
-int score_usage_agg_parse(const char *name, size_t len, enum score_usage_agg *out);
-
 /*
  * Parses usageAggregation: one name for both resources ("p90"), or
  * "cpu=NAME,memory=NAME" (either may be left out: it stays latest).

@@ -1,7 +1,5 @@
 #include "scoring/used.h"
 
-#include <string.h>
-
 static const char *const source_names[] = {
     [SCORE_USED_REQUESTS] = "requests",
     [SCORE_USED_USAGE] = "usage",
@@ -61,62 +59,42 @@ static void use_requests(const struct score_used_inputs *in, struct score_used *
 static void stale(const struct score_used_inputs *in, const struct score_used_limits *lim,
                   struct score_used *out)
 {
-    switch (lim->policy) {
-    case SCORE_STALE_REQUESTS:
-        if (in->has_requests) {
-            use_requests(in, out);
-            out->outcome = SCORE_USED_FELL_BACK;
-            return;
-        }
-        out->outcome = SCORE_USED_STALE_PASS;
-        return;
-    case SCORE_STALE_FULL:
-        out->outcome = SCORE_USED_STALE_FULL;
-        return;
-    case SCORE_STALE_PASS:
-        out->outcome = SCORE_USED_STALE_PASS;
-        return;
+    out->outcome = lim->policy == SCORE_STALE_FULL ? SCORE_USED_STALE_FULL : SCORE_USED_STALE_PASS;
+    if (lim->policy == SCORE_STALE_REQUESTS && in->has_requests) {
+        use_requests(in, out);
+        out->outcome = SCORE_USED_FELL_BACK;
     }
 }
 
 void score_used_resolve(enum score_used_source source, const struct score_used_inputs *in,
                         const struct score_used_limits *lim, struct score_used *out)
 {
-    memset(out, 0, sizeof(*out));
-    out->source = source;
+    *out = (struct score_used){.source = source};
     bool requests_ok = in->has_requests && !is_stale(in->req_age, lim->requests_max_age);
     bool usage_ok = in->has_usage && !is_stale(in->usage_age, lim->usage_max_age);
     int64_t usage = usage_ok ? score_add_sat(in->usage, in->in_flight) : 0;
 
+    if ((source == SCORE_USED_REQUESTS && !requests_ok) ||
+        (source == SCORE_USED_USAGE && !usage_ok) ||
+        (source == SCORE_USED_MAX && !(usage_ok && requests_ok))) {
+        stale(in, lim, out);
+        return;
+    }
     switch (source) {
     case SCORE_USED_REQUESTS:
-        if (requests_ok) {
-            use_requests(in, out);
-            return;
-        }
-        stale(in, lim, out);
+        use_requests(in, out);
         return;
     case SCORE_USED_USAGE:
-        if (usage_ok) {
-            out->used_real = usage;
-            out->used_non_zero = usage;
-            return;
-        }
-        stale(in, lim, out);
+        out->used_real = out->used_non_zero = usage;
         return;
     case SCORE_USED_MAX:
-        if (usage_ok && requests_ok) {
-            out->used_real = max64(in->req_real, usage);
-            out->used_non_zero = max64(in->req_non_zero, usage);
-            return;
-        }
-        stale(in, lim, out);
+        out->used_real = max64(in->req_real, usage);
+        out->used_non_zero = max64(in->req_non_zero, usage);
         return;
     case SCORE_USED_ANNOTATION:
         /* The node's own word, current with the Node object; a node without
          * the annotation uses nothing, as in request-only mode. */
-        out->used_real = in->annotation;
-        out->used_non_zero = out->used_real;
+        out->used_real = out->used_non_zero = in->annotation;
         return;
     }
 }

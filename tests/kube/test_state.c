@@ -486,7 +486,7 @@ START_TEST(state_view_many_matches_single_views)
     kube_state_nodes_end(st);
     for (int i = 0; i < N; i += 2)
         pod(names[i], names[i], 10 * i, 10 * i, false, 100);
-    kube_state_view_many(st, list, N, 100, 60, views, found);
+    kube_state_view_list(st, list, N, 0, 0, 100, 60, views, found);
     for (int i = 0; i < N; i++) {
         struct kube_node_view one;
         int rc = kube_state_view(st, names[i], 100, 60, &one);
@@ -639,7 +639,7 @@ static void *read_all_the_time(void *arg)
     struct kube_node_view *v = malloc(r->n * sizeof(*v));
     bool *found = malloc(r->n);
     while (!r->stop)
-        kube_state_view_many(r->st, r->names, r->n, 1, 60, v, found);
+        kube_state_view_list(r->st, r->names, r->n, 0, 0, 1, 60, v, found);
     free(v);
     free(found);
     return NULL;

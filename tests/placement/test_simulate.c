@@ -900,6 +900,14 @@ static int64_t edgy(int64_t around)
     }
 }
 
+/* The bound best_once() uses: sim_node_bound() where sim_bound_usable(),
+ * else none (SCORE_MAX_VALUE). */
+static int value_bound(const struct score_params *p, const struct score_node *node,
+                       const struct score_pod_request *req)
+{
+    return sim_bound_usable(p, req) ? sim_node_bound(p, node, req) : SCORE_MAX_VALUE;
+}
+
 START_TEST(simulate_value_bound_is_never_below_the_value)
 {
     /* The pass of a pod with its own request skips nodes by this bound: it
@@ -931,7 +939,7 @@ START_TEST(simulate_value_bound_is_never_below_the_value)
         struct score_explain ex;
         score_node_value(&p, &node, &req, &ex);
         int v = ex.value < 0 ? 0 : ex.value > SCORE_MAX_VALUE ? SCORE_MAX_VALUE : ex.value;
-        ck_assert_msg(sim_value_bound(&p, &node, &req) >= v,
+        ck_assert_msg(value_bound(&p, &node, &req) >= v,
                       "%s w %d/%d t %d alloc %lld/%lld used %lld/%lld pod %lld/%lld: value %d",
                       score_strategy_name(p.strategy), p.weight[0], p.weight[1], p.target_percent,
                       (long long)node.alloc[0], (long long)node.alloc[1],
@@ -945,10 +953,10 @@ START_TEST(simulate_value_bound_is_never_below_the_value)
         struct score_params p = {.strategy = SCORE_TARGET, .weight = {1, 1}, .target_percent = 50};
         struct score_node node = {.alloc = {1, 1000}, .used_non_zero = {negative[i], 0}};
         struct score_pod_request req = {.non_zero_scored = {1, 1}};
-        ck_assert_int_eq(sim_value_bound(&p, &node, &req), SCORE_MAX_VALUE);
+        ck_assert_int_eq(value_bound(&p, &node, &req), SCORE_MAX_VALUE);
         node.used_non_zero[0] = 0;
         req.non_zero_scored[0] = negative[i];
-        ck_assert_int_eq(sim_value_bound(&p, &node, &req), SCORE_MAX_VALUE);
+        ck_assert_int_eq(value_bound(&p, &node, &req), SCORE_MAX_VALUE);
     }
 }
 END_TEST
@@ -979,9 +987,9 @@ START_TEST(simulate_room_judges_as_place_judge_resources)
         for (int d = 0; d < SIM_RESOURCE_REASONS; d++)
             if (j.reasons & (1u << sim_resource_reason_of[d]))
                 want |= 1u << d;
-        struct sim_node_load load = {f.pods, f.max_pods, {f.requested[0], f.requested[1]}};
+        struct place_sim_node_state ns = {f.pods, {f.requested[0], f.requested[1]}, res};
         struct sim_fit_room room;
-        place_sim_room_set(&room, &load, &res, thr);
+        place_sim_room_set(&room, &ns, f.max_pods, thr);
         ck_assert_msg(sim_fit_reasons(&room, req.fit) == want,
                       "alloc %lld/%lld requested %lld/%lld used %lld/%lld fit %lld/%lld thr %d/%d",
                       (long long)res.alloc[0], (long long)res.alloc[1], (long long)f.requested[0],

@@ -64,10 +64,10 @@ START_TEST(usage_window_parse)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         ck_assert_msg(score_usage_agg_parse_list(bad[i], a) != 0, "%s", bad[i]);
     for (int i = SCORE_AGG_LATEST; i <= SCORE_AGG_P99; i++) {
-        enum score_usage_agg back;
         const char *name = score_usage_agg_name((enum score_usage_agg)i);
-        ck_assert_int_eq(score_usage_agg_parse(name, strlen(name), &back), 0);
-        ck_assert_int_eq(back, i);
+        ck_assert_int_eq(score_usage_agg_parse_list(name, a), 0);
+        ck_assert_int_eq(a[SCORE_CPU], i);
+        ck_assert_int_eq(a[SCORE_MEMORY], i);
     }
 }
 END_TEST
