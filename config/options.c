@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -483,8 +484,12 @@ void cfg_defaults(struct cfg *c)
     char why[128];
     memset(c, 0, sizeof(*c));
     for (size_t i = 0; i < N_OPTS; i++)
-        if (opts[i].def != NULL)
-            set_text(c, &opts[i], opts[i].def, why, sizeof(why));
+        if (opts[i].def != NULL && set_text(c, &opts[i], opts[i].def, why, sizeof(why)) != 0) {
+            /* a default its own option refuses is a typo in the table: every
+             * run stops here, the first test included, rather than keep 0 */
+            fprintf(stderr, "cpu-extender: built-in default of --%s: %s\n", opts[i].flag, why);
+            abort();
+        }
 }
 
 int cfg_opt_index(const struct cfg_opt *o)
