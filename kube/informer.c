@@ -359,15 +359,22 @@ static int watch_once(struct kube_informer *inf, struct inf_watch *w)
                                   .stop = &inf->stop};
     int rc = kube_stream_bounded(inf->c, url, inf->p.watch_seconds + INF_IDLE_EXTRA, &b, on_line, w,
                                  &r, err);
-    if (rc != 0 && rc != INF_WATCH_GONE && rc != INF_WATCH_BROKEN && rc != -ECANCELED)
+    if (rc == INF_WATCH_GONE || rc == INF_WATCH_BROKEN || rc == -ECANCELED)
+        return rc;
+    if (rc != 0) {
         snprintf(w->why, sizeof(w->why), "watch %s: %s", inf->name, err);
-    if (rc != 0 || (r.status >= 200 && r.status <= 299))
-        return rc; /* a 2xx stream's body went to on_line */
-    rc = r.status == 410 ? INF_WATCH_GONE : -EIO;
-    if (rc == -EIO)
+        return rc;
+    }
+    if (r.status == 410) {
+        free(r.body);
+        return INF_WATCH_GONE;
+    }
+    if (r.status < 200 || r.status > 299) {
         status_why(w->why, sizeof(w->why), "watch", inf, &r);
-    free(r.body);
-    return rc;
+        free(r.body);
+        return -EIO;
+    }
+    return 0;
 }
 
 static void *run(void *arg)
