@@ -55,16 +55,24 @@ int kube_load_incluster(char **envp, const char *dir, struct kube_target *t, cha
     bool v6 = strchr(host, ':') != NULL;
     int n = snprintf(t->server, sizeof(t->server), "https://%s%s%s:%ld", v6 ? "[" : "", host,
                      v6 ? "]" : "", p);
-    snprintf(t->source, sizeof(t->source), "in-cluster");
-    int n_token = snprintf(t->token_file, sizeof(t->token_file), "%s/token", dir);
-    snprintf(t->ca_file, sizeof(t->ca_file), "%s/ca.crt", dir);
-    if (n < 0 || (size_t)n >= sizeof(t->server))
+    if (n < 0 || (size_t)n >= sizeof(t->server)) {
         rc = err_fail(err, -EINVAL, "in-cluster: KUBERNETES_SERVICE_HOST too long");
-    else if (n_token < 0 || (size_t)n_token >= sizeof(t->token_file) - 4)
+        goto out_destroy;
+    }
+    snprintf(t->source, sizeof(t->source), "in-cluster");
+    n = snprintf(t->token_file, sizeof(t->token_file), "%s/token", dir);
+    if (n < 0 || (size_t)n >= sizeof(t->token_file) - 4) {
         rc = err_fail(err, -EINVAL, "in-cluster: %s...: path too long", dir);
-    else if ((rc = check_readable("token", t->token_file, err)) == 0)
+        goto out_destroy;
+    }
+    snprintf(t->ca_file, sizeof(t->ca_file), "%s/ca.crt", dir);
+    rc = check_readable("token", t->token_file, err);
+    if (rc == 0)
         rc = check_readable("CA", t->ca_file, err);
-    if (rc != 0)
-        kube_target_destroy(t);
+    if (rc == 0)
+        return 0;
+
+out_destroy:
+    kube_target_destroy(t);
     return rc;
 }
