@@ -523,7 +523,9 @@ int cfg_load_file_only(struct cfg *c, const char *path, char *err)
 
 /* Kubelet injects {SERVICE}_SERVICE_HOST, {SERVICE}_PORT, ... for every
  * Service in the namespace; a Service named cpu-extender-... yields
- * CPU_EXTENDER_..._SERVICE_HOST. Those are not typos of our options. */
+ * CPU_EXTENDER_..._SERVICE_HOST. Those are not typos of our options.
+ * A name of 128 bytes or more never counted as one (it was copied into a
+ * buffer of that size first); kept, so the same names are warned of. */
 static bool is_service_link(const char *name, size_t len)
 {
     return len < 128 && (memmem(name, len, "_SERVICE_HOST", 13) != NULL ||

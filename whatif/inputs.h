@@ -53,6 +53,8 @@ struct whatif_node {
     int64_t usage_aggregate[SCORE_NRES];
     int64_t usage_newest[SCORE_NRES];
 };
+_Static_assert(offsetof(struct whatif_node, by_name) == 0,
+               "a table entry is its node (whatif/inputs.c)");
 
 struct whatif_nodes {
     struct arena *a; /* holds every string and array */

@@ -110,11 +110,13 @@ static int document(struct codec_scan *s, uint32_t doc, struct item_list *l, cha
             l->n = first;
             has_items = true;
         }
-        int rc = is_items && c == '['      ? items(s, doc, l, err)
-                 : codec_scan_skip(s) != 0 ? -EINVAL
-                                           : 0;
-        if (rc != 0)
-            return rc;
+        if (is_items && c == '[') {
+            int rc = items(s, doc, l, err);
+            if (rc != 0)
+                return rc;
+        } else if (codec_scan_skip(s) != 0) {
+            return -EINVAL;
+        }
     }
     self.len = (size_t)(s->p - self.p);
     enum doc_kind k = has_kind ? kind_of(kind) : has_items ? DOC_LIST : DOC_POD;
