@@ -259,8 +259,10 @@ static bool term_matches(const struct place_selector_term *t, const struct place
     return true;
 }
 
-bool place_matches_node_affinity(const struct place_pod_constraints *pod,
-                                 const struct place_node_facts *node)
+/* The label rules alone (nodeaffinity RequiredNodeAffinity.Match): true when
+ * @node matches the pod's nodeSelector and its required node affinity. */
+static bool matches_node_affinity(const struct place_pod_constraints *pod,
+                                  const struct place_node_facts *node)
 {
     /* labels.SelectorFromSet: each key present with exactly that value. */
     for (size_t i = 0; i < pod->n_node_selector; i++) {
@@ -400,7 +402,7 @@ void place_judge_static(const struct place_pod_constraints *pod,
             return;
         }
     }
-    if (!place_matches_node_affinity(pod, node))
+    if (!matches_node_affinity(pod, node))
         reject(out, PLACE_RULE_NODE_AFFINITY, PLACE_REASON_NODE_AFFINITY);
 }
 

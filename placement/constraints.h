@@ -235,11 +235,6 @@ char *place_reason_text(enum place_reason r, const struct place_taint *taint,
  * ("Too many pods, Insufficient cpu"), "" when it passed. Returns @buf. */
 char *place_judgement_text(const struct place_judgement *j, char buf[PLACE_REASON_LEN]);
 
-/* The label rules alone (nodeaffinity RequiredNodeAffinity.Match): true when
- * @node matches the pod's nodeSelector and its required node affinity. */
-bool place_matches_node_affinity(const struct place_pod_constraints *pod,
-                                 const struct place_node_facts *node);
-
 /* What NodeAffinity's PreFilter makes of the pod. */
 enum place_prefilter {
     PLACE_PREFILTER_ALL_NODES = 0, /* no narrowing */

@@ -11,6 +11,8 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/hash.h"
+#include "base/log.h"
+#include "config/load.h"
 #include "kube/client.h"
 #include "kube/discover.h"
 #include "kube/state.h"
@@ -388,7 +390,7 @@ void whatif_nodes_destroy(struct whatif_nodes *n)
     memset(n, 0, sizeof(*n));
 }
 
-int whatif_check_files(const char *tool, const char *first, const char *nodes, const char *existing,
+static int check_files(const char *tool, const char *first, const char *nodes, const char *existing,
                        const char *stdin_flags)
 {
     if (existing != NULL && nodes == NULL)
@@ -424,7 +426,7 @@ int whatif_flag(const char *tool, int argc, char **argv, int *i, const char *nam
     return 1;
 }
 
-int whatif_check_used_source(const char *tool, const struct cfg *c, const char *why)
+static int check_used_source(const char *tool, const struct cfg *c, const char *why)
 {
     for (int r = 0; r < SCORE_NRES; r++)
         if (c->used_source[r] == SCORE_USED_USAGE || c->used_source[r] == SCORE_USED_MAX)
@@ -434,7 +436,7 @@ int whatif_check_used_source(const char *tool, const struct cfg *c, const char *
     return 0;
 }
 
-int whatif_cluster_open(const struct cfg *c, const char *tool, const char *hint,
+static int cluster_open(const struct cfg *c, const char *tool, const char *hint,
                         struct cluster **cl)
 {
     char err[ERR_LEN];
@@ -459,12 +461,32 @@ int whatif_cluster_open(const struct cfg *c, const char *tool, const char *hint,
     return 0;
 }
 
-void whatif_cluster_close(struct cluster *cl)
+int whatif_start(const struct whatif_tool *t, const char *first, const char *nodes,
+                 const char *existing, const void *args, int n, char **rest)
 {
-    if (cl == NULL)
-        return;
-    cluster_stop(cl);
-    kube_global_cleanup();
+    struct cluster *cl = NULL;
+    struct cfg c;
+    int rc = check_files(t->name, first, nodes, existing, t->stdin_flags);
+    if (rc != 0)
+        return rc;
+    if (cfg_load_config(&c, n, rest) != 0)
+        return 2;
+    if (nodes != NULL && (rc = check_used_source(t->name, &c, t->files_usage)) != 0)
+        return rc;
+    for (int r = 0; r < SCORE_NRES && t->max != NULL; r++)
+        if (c.used_source[r] == SCORE_USED_MAX)
+            return whatif_fail(2, t->name, "--%s-used-source max: %s",
+                               score_resource_name((enum score_resource)r), t->max);
+    log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
+    if (nodes == NULL && (rc = cluster_open(&c, t->name, t->hint, &cl)) != 0)
+        return rc;
+    int status = t->run(&c, args, cl);
+    if (cl != NULL) {
+        cluster_stop(cl);
+        kube_global_cleanup();
+    }
+    arena_pool_drain();
+    return status;
 }
 
 /* ---- pods to place ------------------------------------------------------- */

@@ -101,13 +101,6 @@ int whatif_fail(int status, const char *tool, const char *fmt, ...)
 /* How the file @path is named in messages: "-" is "standard input". */
 const char *whatif_file_name(const char *path);
 
-/* The file flags' rules that rank and simulate share: --existing needs
- * --nodes, and one of them at most reads standard input (@stdin_flags names
- * the three in the message, @first is --pod or --pods). Prints them as
- * "cpu-extender @tool: ..." and returns 2, else 0. */
-int whatif_check_files(const char *tool, const char *first, const char *nodes, const char *existing,
-                       const char *stdin_flags);
-
 /* Whether argv[*@i] is the flag @name ("--pod") or its short form @short
  * (NULL for none), with its value in any of kubectl's spellings: "--pod F",
  * "--pod=F", "-o F", "-oF". Returns 1 with the value in *@value and *@i on
@@ -116,12 +109,6 @@ int whatif_check_files(const char *tool, const char *first, const char *nodes, c
  * needs a value". */
 int whatif_flag(const char *tool, int argc, char **argv, int *i, const char *name,
                 const char *short_name, const char **value);
-
-/* rank and simulate from files: no source of usage (metrics.k8s.io), so a
- * used source of usage or max cannot be what it says. @why ends the
- * message. Prints "cpu-extender @tool: --cpu-used-source usage: ..." and
- * returns 2, else 0. */
-int whatif_check_used_source(const char *tool, const struct cfg *c, const char *why);
 
 /*
  * What used each resource of @nodes actually came from, against what @c
@@ -134,13 +121,28 @@ int whatif_check_used_source(const char *tool, const struct cfg *c, const char *
 bool whatif_used_summary(const struct cfg *c, const struct whatif_nodes *nodes, char *out,
                          size_t len);
 
-/* The cluster of --kubeconfig, or KUBECONFIG, or ~/.kube/config, or
- * in-cluster: the order of serve, as kubectl finds it. Prints what failed
- * (@hint says which file flags do without a cluster) and returns the exit
- * status, 1 or 2; 0 with *@cl started. whatif_cluster_close() ends it. */
-int whatif_cluster_open(const struct cfg *c, const char *tool, const char *hint,
-                        struct cluster **cl);
-void whatif_cluster_close(struct cluster *cl);
+/* What tells rank from simulate where they start and end alike. */
+struct whatif_tool {
+    const char *name;        /* "rank": messages start "cpu-extender rank: " */
+    const char *stdin_flags; /* the three file flags, "--pod, --nodes and --existing" */
+    const char *files_usage; /* ends the refusal of a usage source on node files */
+    const char *max;         /* ends the refusal of used source max; NULL: allowed */
+    const char *hint;        /* the file flags that do without a cluster */
+    /* The command proper, on its flags @args: returns the exit status. */
+    int (*run)(const struct cfg *c, const void *args, struct cluster *cl);
+};
+
+/*
+ * What rank and simulate share after their flags: the rules of the file
+ * flags (--existing needs --nodes; one of @first, @nodes, @existing at most
+ * is "-"), the configuration from @rest[0..@n), a used source that node
+ * files cannot give refused, the log level at warn at least, and without
+ * @nodes the cluster (--kubeconfig, KUBECONFIG, ~/.kube/config, in-cluster:
+ * serve's order). Then @t's run. Returns the exit status; a failure is
+ * said on stderr as "cpu-extender rank: ...".
+ */
+int whatif_start(const struct whatif_tool *t, const char *first, const char *nodes,
+                 const char *existing, const void *args, int n, char **rest);
 
 /* One pod to place. */
 struct whatif_pod {

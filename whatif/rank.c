@@ -7,9 +7,6 @@
 
 #include "base/arena.h"
 #include "base/file.h"
-#include "base/log.h"
-#include "kube/client.h"
-#include "config/load.h"
 #include "whatif/inputs.h"
 #include "whatif/rank_print.h"
 #include "server/codec/json.h"
@@ -326,8 +323,9 @@ static int report(const struct cfg *cfg, const struct rank_args *ra, const struc
 }
 
 /* Ranks and prints; returns the exit status. */
-static int rank(const struct cfg *cfg, const struct rank_args *ra, struct cluster *cl)
+static int rank(const struct cfg *cfg, const void *args, struct cluster *cl)
 {
+    const struct rank_args *ra = args;
     struct arena *a = arena_acquire();
     struct ranked_pod p = {0};
     struct whatif_nodes nodes = {0};
@@ -386,8 +384,6 @@ int whatif_rank_main(int argc, char **argv)
 {
     struct rank_args ra = {0};
     char *rest[64];
-    struct cluster *cl = NULL;
-    struct cfg c;
     int n = 0;
 
     const struct {
@@ -419,22 +415,13 @@ int whatif_rank_main(int argc, char **argv)
     }
     if (ra.pod == NULL)
         return usage();
-    int rc =
-        whatif_check_files("rank", ra.pod, ra.nodes, ra.existing, "--pod, --nodes and --existing");
-    if (rc != 0)
-        return rc;
-    if (cfg_load_config(&c, n, rest) != 0)
-        return 2;
-    if (ra.nodes != NULL &&
-        (rc = whatif_check_used_source("rank", &c,
-                                       "node files carry no usage (metrics.k8s.io): rank against "
-                                       "the cluster (without --nodes) for it")) != 0)
-        return rc;
-    log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
-    if (ra.nodes == NULL && (rc = whatif_cluster_open(&c, "rank", "--nodes FILE", &cl)) != 0)
-        return rc;
-    int status = rank(&c, &ra, cl);
-    whatif_cluster_close(cl);
-    arena_pool_drain();
-    return status;
+    static const struct whatif_tool tool = {
+        .name = "rank",
+        .stdin_flags = "--pod, --nodes and --existing",
+        .files_usage = "node files carry no usage (metrics.k8s.io): rank against the cluster "
+                       "(without --nodes) for it",
+        .hint = "--nodes FILE",
+        .run = rank,
+    };
+    return whatif_start(&tool, ra.pod, ra.nodes, ra.existing, &ra, n, rest);
 }

@@ -8,9 +8,6 @@
 
 #include "base/arena.h"
 #include "base/clock.h"
-#include "base/log.h"
-#include "kube/client.h"
-#include "config/load.h"
 #include "placement/sim_run.h"
 #include "server/cluster/usage.h"
 #include "whatif/inputs.h"
@@ -229,8 +226,9 @@ static int report(const struct cfg *cfg, const struct sim_args *sa, const struct
 
 /* Runs the simulation; returns the exit status (1: the cluster or memory
  * failed, 2: the input is wrong). */
-static int simulate(const struct cfg *cfg, const struct sim_args *sa, struct cluster *cl)
+static int simulate(const struct cfg *cfg, const void *args, struct cluster *cl)
 {
+    const struct sim_args *sa = args;
     struct sim_work w = {.t0 = clock_mono()};
     struct arena *a = arena_acquire();
     char err[ERR_LEN];
@@ -297,8 +295,6 @@ int whatif_simulate_main(int argc, char **argv)
 {
     struct sim_args sa = {0};
     char *rest[64];
-    struct cluster *cl = NULL;
-    struct cfg c;
     int n = 0;
 
     int rc = parse_args(argc, argv, &sa, rest, &n);
@@ -306,32 +302,18 @@ int whatif_simulate_main(int argc, char **argv)
         return rc;
     if (sa.pods == NULL)
         return usage();
-    if ((rc = whatif_check_files("simulate", sa.pods, sa.nodes, sa.existing,
-                                 "--nodes, --pods and --existing")) != 0)
-        return rc;
-    if (cfg_load_config(&c, n, rest) != 0)
-        return 2;
     /* On files there is no usage; on a cluster a pod placed adds its
      * in-flight estimate to usage, as serve counts it, but nothing can
      * say how max would move. */
-    if (sa.nodes != NULL &&
-        (rc = whatif_check_used_source("simulate", &c,
-                                       "node files carry no usage (metrics.k8s.io): simulate "
-                                       "against the cluster (without --nodes) for usage")) != 0)
-        return rc;
-    for (int r = 0; r < SCORE_NRES; r++)
-        if (c.used_source[r] == SCORE_USED_MAX)
-            return whatif_fail(2, "simulate",
-                               "--%s-used-source max: a simulation cannot project the larger of "
-                               "requests and usage; use usage (against a cluster), requests or "
-                               "annotation",
-                               score_resource_name((enum score_resource)r));
-    log_set_level(c.log_level > LOG_WARN ? c.log_level : LOG_WARN);
-    if (sa.nodes == NULL &&
-        (rc = whatif_cluster_open(&c, "simulate", "--nodes FILE (and --existing FILE)", &cl)) != 0)
-        return rc;
-    int status = simulate(&c, &sa, cl);
-    whatif_cluster_close(cl);
-    arena_pool_drain();
-    return status;
+    static const struct whatif_tool tool = {
+        .name = "simulate",
+        .stdin_flags = "--nodes, --pods and --existing",
+        .files_usage = "node files carry no usage (metrics.k8s.io): simulate against the cluster "
+                       "(without --nodes) for usage",
+        .max = "a simulation cannot project the larger of requests and usage; use usage "
+               "(against a cluster), requests or annotation",
+        .hint = "--nodes FILE (and --existing FILE)",
+        .run = simulate,
+    };
+    return whatif_start(&tool, sa.pods, sa.nodes, sa.existing, &sa, n, rest);
 }
