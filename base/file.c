@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,13 +45,12 @@ static const char *kind_of(mode_t mode)
     return "not a regular file";
 }
 
-static int read_path(const char *path, size_t max, bool regular_only, char **out, size_t *len,
-                     char *err)
+int file_read(const char *path, size_t max, enum file_kind kind, char **out, size_t *len, char *err)
 {
     /* O_NONBLOCK: opening a FIFO for reading waits for a writer, for ever
      * if none comes; without it, a file that became a FIFO would hang the
      * caller (the serve loop, and with it SIGTERM) before fstat can look. */
-    int flags = O_RDONLY | O_CLOEXEC | (regular_only ? O_NONBLOCK : 0);
+    int flags = O_RDONLY | O_CLOEXEC | (kind == FILE_REGULAR ? O_NONBLOCK : 0);
     int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, flags);
     char *buf = NULL;
     size_t cap = 0, got = 0;
@@ -65,7 +63,7 @@ static int read_path(const char *path, size_t max, bool regular_only, char **out
         rc = fail(-EIO, path, "not a file", err);
         goto out_close;
     }
-    if (regular_only && fd != STDIN_FILENO && !S_ISREG(st.st_mode)) {
+    if (kind == FILE_REGULAR && fd != STDIN_FILENO && !S_ISREG(st.st_mode)) {
         rc = fail(-EIO, path, kind_of(st.st_mode), err);
         goto out_close;
     }
@@ -111,16 +109,6 @@ out_close:
     if (fd != STDIN_FILENO)
         close(fd);
     return rc;
-}
-
-int file_read(const char *path, size_t max, char **out, size_t *len, char *err)
-{
-    return read_path(path, max, false, out, len, err);
-}
-
-int file_read_regular(const char *path, size_t max, char **out, size_t *len, char *err)
-{
-    return read_path(path, max, true, out, len, err);
 }
 
 void file_free_secret(char *buf, size_t len)

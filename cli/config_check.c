@@ -161,7 +161,7 @@ static int check_descheduler(const char *file, const char *policy, const struct 
     struct cfg_descheduler_policy *pol = malloc(sizeof(*pol));
     const char *sep = ": "; /* the policy's own errors start with its name */
 
-    int rc = pol != NULL ? file_read_regular(policy, 1u << 20, &text, &len, err)
+    int rc = pol != NULL ? file_read(policy, 1u << 20, FILE_REGULAR, &text, &len, err)
                          : err_fail(err, -ENOMEM, "out of memory");
     if (rc == 0) {
         rc = cfg_descheduler_policy(text, len, policy, pol, err);

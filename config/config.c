@@ -216,7 +216,7 @@ static int load_file(struct cfg *c, const char *path, char *err)
     char *text = NULL;
     size_t len;
 
-    int rc = file_read_regular(path, CFG_FILE_MAX, &text, &len, err);
+    int rc = file_read(path, CFG_FILE_MAX, FILE_REGULAR, &text, &len, err);
     if (rc == -EFBIG)
         err_set(err, "config file %s: larger than 1 MiB", shown(path));
     else if (rc != 0)
@@ -339,7 +339,7 @@ static int prometheus_file_ok(const struct cfg *c, const char *flag, const char 
     size_t len = 0;
     if (path[0] == '\0')
         return 0;
-    int rc = file_read_regular(path, 1u << 20, &text, &len, why);
+    int rc = file_read(path, 1u << 20, FILE_REGULAR, &text, &len, why);
     file_free_secret(text, len);
     if (rc != 0)
         return REFUSE(flag, NULL, "%s: %s", nm.name[0], why);

@@ -177,28 +177,19 @@ static int v1alpha1(struct parse *p, const yaml_node_t *root)
 int cfg_descheduler_policy(const char *text, size_t len, const char *name,
                            struct cfg_descheduler_policy *out, char *err)
 {
-    yaml_parser_t parser;
     struct parse p = {.name = name, .err = err, .out = out};
-    size_t line, column;
+    struct cfg_yaml_error ye;
     int rc;
 
     memset(out, 0, sizeof(*out));
     if (len > POLICY_MAX)
         return fail_at(&p, NULL, "larger than %u MiB", POLICY_MAX >> 20);
-    rc = cfg_yaml_check_depth(text, len, &line, &column);
-    if (rc == -E2BIG)
-        return err_fail(err, -EINVAL, "%s:%zu:%zu: nested deeper than %d levels", name, line,
-                        column, CFG_YAML_DEPTH_MAX);
-    if (rc != 0 || yaml_parser_initialize(&parser) == 0)
-        return err_fail(err, -ENOMEM, "%s: out of memory", name);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (yaml_parser_load(&parser, &p.doc) == 0) {
-        err_set(err, "%s:%zu:%zu: YAML error: %s", name, parser.problem_mark.line + 1,
-                parser.problem_mark.column + 1,
-                parser.problem != NULL ? parser.problem : "unknown");
-        yaml_parser_delete(&parser);
-        return -EINVAL;
-    }
+    rc = cfg_yaml_load(text, len, "", name, &p.doc, &ye, err);
+    if (rc == -EBADMSG)
+        return err_fail(err, -EINVAL, "%s:%zu:%zu: YAML error: %s", name, ye.line, ye.column,
+                        ye.problem);
+    if (rc != 0)
+        return rc;
     const yaml_node_t *root = yaml_document_get_root_node(&p.doc);
     const char *kind = cfg_yaml_text(get(&p, root, "kind"));
     const char *api = cfg_yaml_text(get(&p, root, "apiVersion"));
@@ -215,6 +206,5 @@ int cfg_descheduler_policy(const char *text, size_t len, const char *name,
                      api != NULL ? api : "none");
     }
     yaml_document_delete(&p.doc);
-    yaml_parser_delete(&parser);
     return rc;
 }

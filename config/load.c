@@ -20,7 +20,7 @@ int cfg_apply_scheduler_config(struct cfg *c, char *err)
 
     if (c->scheduler_config_path[0] == '\0')
         return 0;
-    int rc = file_read_regular(c->scheduler_config_path, 1u << 20, &text, &len, err);
+    int rc = file_read(c->scheduler_config_path, 1u << 20, FILE_REGULAR, &text, &len, err);
     if (rc != 0) {
         err_prefix(err, "scheduler-config: ");
         return rc;

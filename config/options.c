@@ -446,14 +446,12 @@ static int set_text(struct cfg *c, const struct cfg_opt *o, const char *v, char 
                           o->min / 1000, o->min % 1000, o->max / 1000, o->max % 1000);
         return 0;
     case OPT_BOOL:
-        if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0) {
+        if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
             *(bool *)(void *)field = true;
-        } else if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0) {
+        else if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0)
             *(bool *)(void *)field = false;
-        } else {
-            snprintf(why, n, "want true or false");
-            return -EINVAL;
-        }
+        else
+            return refuse(why, n, "want true or false");
         return 0;
     default: /* an enum: "want a, b or c" */
         for (i = 0; enum_name(o->type, i) != NULL; i++) {

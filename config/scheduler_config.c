@@ -199,26 +199,17 @@ static int find_entry(struct sched_parse *p, const yaml_node_t *list, int port, 
 int cfg_scheduler_extender(const char *text, size_t len, const char *name, int port,
                            const char *prefix, struct cfg_extender_entry *out, char *err)
 {
-    yaml_parser_t parser;
     struct sched_parse p = {.name = name, .err = err};
+    struct cfg_yaml_error ye;
     int rc;
 
     if (len > SCHED_FILE_MAX)
         return FAIL(&p, "larger than %u MiB", SCHED_FILE_MAX >> 20);
-    size_t line, column;
-    rc = cfg_yaml_check_depth(text, len, &line, &column);
-    if (rc == -E2BIG)
-        return err_fail(err, -EINVAL, "scheduler-config %s:%zu:%zu: nested deeper than %d levels",
-                        name, line, column, CFG_YAML_DEPTH_MAX);
-    if (rc != 0 || yaml_parser_initialize(&parser) == 0) /* rc: -ENOMEM */
-        return err_fail(err, -ENOMEM, "scheduler-config %s: out of memory", name);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (yaml_parser_load(&parser, &p.doc) == 0) {
-        rc = FAIL(&p, "YAML error at line %zu, column %zu: %s", parser.problem_mark.line + 1,
-                  parser.problem_mark.column + 1,
-                  parser.problem != NULL ? parser.problem : "unknown");
-        goto out_delete_parser;
-    }
+    rc = cfg_yaml_load(text, len, "scheduler-config ", name, &p.doc, &ye, err);
+    if (rc == -EBADMSG)
+        return FAIL(&p, "YAML error at line %zu, column %zu: %s", ye.line, ye.column, ye.problem);
+    if (rc != 0)
+        return rc;
     const yaml_node_t *root = yaml_document_get_root_node(&p.doc);
     const char *kind = cfg_yaml_text(cfg_yaml_get(&p.doc, root, "kind"));
     const char *api = cfg_yaml_text(cfg_yaml_get(&p.doc, root, "apiVersion"));
@@ -229,7 +220,5 @@ int cfg_scheduler_extender(const char *text, size_t len, const char *name, int p
     else
         rc = find_entry(&p, cfg_yaml_get(&p.doc, root, "extenders"), port, prefix, out);
     yaml_document_delete(&p.doc);
-out_delete_parser:
-    yaml_parser_delete(&parser);
     return rc;
 }

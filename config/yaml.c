@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "base/err.h"
+
 const char *cfg_yaml_text(const yaml_node_t *n)
 {
     return n != NULL && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
@@ -27,7 +29,12 @@ const yaml_node_t *cfg_yaml_get(yaml_document_t *doc, const yaml_node_t *map, co
     return v;
 }
 
-int cfg_yaml_check_depth(const char *text, size_t len, size_t *line, size_t *column)
+/* Reads the events of @len bytes of @text, stopping at the first mapping
+ * or sequence nested deeper than CFG_YAML_DEPTH_MAX. Returns -E2BIG with
+ * where it starts in *@line and *@column (1-based), -ENOMEM, or 0: not
+ * too deep (also when the text is not YAML: the load that follows says
+ * where). */
+static int check_depth(const char *text, size_t len, size_t *line, size_t *column)
 {
     yaml_parser_t parser;
     yaml_event_t ev;
@@ -55,6 +62,33 @@ int cfg_yaml_check_depth(const char *text, size_t len, size_t *line, size_t *col
         more = ev.type != YAML_STREAM_END_EVENT;
         yaml_event_delete(&ev);
     }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+int cfg_yaml_load(const char *text, size_t len, const char *prefix, const char *name,
+                  yaml_document_t *doc, struct cfg_yaml_error *e, char *err)
+{
+    yaml_parser_t parser;
+    int rc = check_depth(text, len, &e->line, &e->column);
+
+    if (rc == -E2BIG)
+        return err_fail(err, -EINVAL, "%s%s:%zu:%zu: nested deeper than %d levels", prefix, name,
+                        e->line, e->column, CFG_YAML_DEPTH_MAX);
+    if (rc != 0 || yaml_parser_initialize(&parser) == 0) /* rc: -ENOMEM */
+        return err_fail(err, -ENOMEM, "%s%s: out of memory", prefix, name);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (yaml_parser_load(&parser, doc) == 0) {
+        if (parser.error == YAML_MEMORY_ERROR) {
+            rc = err_fail(err, -ENOMEM, "%s%s: out of memory", prefix, name);
+        } else {
+            rc = -EBADMSG;
+            e->line = parser.problem_mark.line + 1;
+            e->column = parser.problem_mark.column + 1;
+            e->problem = parser.problem != NULL ? parser.problem : "unknown";
+        }
+    }
+    /* The document owns its nodes: it outlives the parser. */
     yaml_parser_delete(&parser);
     return rc;
 }

@@ -15,14 +15,19 @@
  * loaded. */
 #define CFG_YAML_DEPTH_MAX 64
 
-/*
- * Reads the events of @len bytes of @text, stopping at the first mapping
- * or sequence nested deeper than CFG_YAML_DEPTH_MAX. Returns -E2BIG with
- * where it starts in *@line and *@column (1-based), -ENOMEM, or 0: not
- * too deep (also when the text is not YAML: the load that follows says
- * where). Thread-safe.
- */
-int cfg_yaml_check_depth(const char *text, size_t len, size_t *line, size_t *column);
+/* Where and why a text is not YAML, for the caller's own message. */
+struct cfg_yaml_error {
+    size_t line, column; /* 1-based */
+    const char *problem; /* libyaml's text (static), "unknown" when it has none */
+};
+
+/* Loads the first document of @len bytes of @text into @doc (the caller
+ * yaml_document_delete()s it), refusing one nested deeper than
+ * CFG_YAML_DEPTH_MAX before the load. Returns 0; -EBADMSG when @text is
+ * not YAML (where and why in @e); -EINVAL (too deep) or -ENOMEM with why
+ * in @err, after "@prefix@name". Thread-safe. */
+int cfg_yaml_load(const char *text, size_t len, const char *prefix, const char *name,
+                  yaml_document_t *doc, struct cfg_yaml_error *e, char *err);
 
 /* The scalar text of @n (NUL-terminated by libyaml), NULL for none or
  * another kind of node. */

@@ -78,7 +78,7 @@ static int add_cluster(cJSON *spec, const struct kube_target *t, char *err)
     if (cl == NULL || cJSON_AddStringToObject(cl, "server", t->server) == NULL)
         return -ENOMEM;
     if (t->ca_pem == NULL && t->ca_file[0] != '\0') {
-        rc = file_read_regular(t->ca_file, KUBE_EXEC_CA_MAX, &file_pem, &len, err);
+        rc = file_read(t->ca_file, KUBE_EXEC_CA_MAX, FILE_REGULAR, &file_pem, &len, err);
         if (rc != 0) {
             err_prefix(err, "%s: provideClusterInfo: certificate-authority ", t->exec->where);
             return rc == -ENOMEM ? rc : -EINVAL;

@@ -304,7 +304,7 @@ int kube_parse_kubeconfig_text(const char *text, size_t len, const char *name, c
  * when it does not exist, or -EINVAL / -ENOMEM with @err. */
 static int read_file(const char *path, char **out, size_t *len, char *err)
 {
-    int rc = file_read_regular(path, KUBE_KUBECONFIG_MAX, out, len, err);
+    int rc = file_read(path, KUBE_KUBECONFIG_MAX, FILE_REGULAR, out, len, err);
     if (rc == -EFBIG)
         err_set(err, "kubeconfig %s: larger than %u MiB", path, KUBE_KUBECONFIG_MAX >> 20);
     else if (rc != 0 && rc != -ENOENT)

@@ -383,8 +383,8 @@ static int parse_list(const struct kc_parse *p, enum kc_kind kind, const yaml_no
 int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char *name,
                   const char *dir, char *err)
 {
-    yaml_parser_t parser;
     yaml_document_t doc;
+    struct cfg_yaml_error ye;
     struct kc_parse p = {.m = m, .doc = &doc, .dir = dir != NULL ? dir : "", .err = err};
     int rc = -ENOMEM;
 
@@ -400,25 +400,12 @@ int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char 
 
     if (len > KUBE_KUBECONFIG_MAX)
         return kube_kc_fail(&p, -EINVAL, "larger than %u MiB", KUBE_KUBECONFIG_MAX >> 20);
-    size_t line, column;
-    rc = cfg_yaml_check_depth(text, len, &line, &column);
-    if (rc == -E2BIG)
-        return err_fail(err, -EINVAL, "kubeconfig %s:%zu:%zu: nested deeper than %d levels", p.file,
-                        line, column, CFG_YAML_DEPTH_MAX);
+    rc = cfg_yaml_load(text, len, "kubeconfig ", p.file, &doc, &ye, err);
+    if (rc == -EBADMSG)
+        return kube_kc_fail(&p, -EINVAL, "YAML error at line %zu column %zu: %s", ye.line,
+                            ye.column, ye.problem);
     if (rc != 0)
-        goto out_nomem;
-    if (yaml_parser_initialize(&parser) == 0)
-        goto out_nomem;
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (yaml_parser_load(&parser, &doc) == 0) {
-        if (parser.error == YAML_MEMORY_ERROR)
-            rc = kube_kc_fail(&p, -ENOMEM, "out of memory");
-        else
-            rc = kube_kc_fail(&p, -EINVAL, "YAML error at line %zu column %zu: %s",
-                              parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-                              parser.problem != NULL ? parser.problem : "unknown");
-        goto out_delete_parser;
-    }
+        return rc;
 
     const yaml_node_t *root = yaml_document_get_root_node(&doc);
     rc = 0;
@@ -444,8 +431,6 @@ int kube_kc_parse(struct kc_config *m, const char *text, size_t len, const char 
 
 out_delete_doc:
     yaml_document_delete(&doc);
-out_delete_parser:
-    yaml_parser_delete(&parser);
     return rc;
 
 out_nomem:

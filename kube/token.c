@@ -35,7 +35,7 @@ static int read_token(const char *path, char **out, char *err)
 {
     char *buf;
     size_t len;
-    int rc = file_read_regular(path, KUBE_TOKEN_MAX, &buf, &len, err);
+    int rc = file_read(path, KUBE_TOKEN_MAX, FILE_REGULAR, &buf, &len, err);
 
     if (rc != 0) {
         err_prefix(err, "token file ");

@@ -171,7 +171,7 @@ static int read_pod_items(const char *path, char **text, struct whatif_item **it
                           uint32_t *docs, char *err)
 {
     size_t len;
-    int rc = file_read(path, WHATIF_INPUT_MAX, text, &len, err);
+    int rc = file_read(path, WHATIF_INPUT_MAX, FILE_ANY, text, &len, err);
     if (rc != 0)
         return rc == -EFBIG ? -EINVAL : rc;
     rc = whatif_pod_items(*text, len, items, n, err);
@@ -264,7 +264,7 @@ int whatif_nodes_from_files(const struct cfg *cfg, const char *nodes_path,
     memset(out, 0, sizeof(*out));
     if ((out->a = arena_acquire()) == NULL)
         return err_fail(err, -ENOMEM, "out of memory");
-    int rc = file_read(nodes_path, WHATIF_INPUT_MAX, &text, &len, err);
+    int rc = file_read(nodes_path, WHATIF_INPUT_MAX, FILE_ANY, &text, &len, err);
     if (rc == -EFBIG)
         rc = -EINVAL;
     if (rc == 0)

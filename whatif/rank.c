@@ -47,7 +47,7 @@ struct ranked_pod {
 static int read_pod(struct arena *a, const char *path, struct ranked_pod *p, char *err)
 {
     cJSON *json;
-    int rc = file_read(path, WHATIF_INPUT_MAX, &p->text, &p->len, err);
+    int rc = file_read(path, WHATIF_INPUT_MAX, FILE_ANY, &p->text, &p->len, err);
     if (rc != 0)
         return rc == -EFBIG ? -EINVAL : rc;
     if ((rc = codec_json_parse(a, p->text, p->len, "a Pod", &json, err)) == 0 &&

@@ -39,7 +39,7 @@ char *http_tls_read_pem(const char *path, char *err)
 {
     char *buf;
     size_t len;
-    return file_read_regular(path, TLS_PEM_MAX, &buf, &len, err) == 0 ? buf : NULL;
+    return file_read(path, TLS_PEM_MAX, FILE_REGULAR, &buf, &len, err) == 0 ? buf : NULL;
 }
 
 static void gen_free(struct tls_gen *g)

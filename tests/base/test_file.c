@@ -40,12 +40,12 @@ START_TEST(file_read_whole_file_with_a_nul_after)
     size_t len;
     snprintf(path, sizeof(path), "%s/a", dir);
     write_bytes(path, "a\0b", 3);
-    ck_assert_int_eq(file_read(path, 3, &buf, &len, err), 0);
+    ck_assert_int_eq(file_read(path, 3, FILE_ANY, &buf, &len, err), 0);
     ck_assert_uint_eq(len, 3);
     ck_assert(memcmp(buf, "a\0b", 4) == 0); /* the NUL after the last byte too */
     file_free_secret(buf, len);
     write_bytes(path, "", 0);
-    ck_assert_int_eq(file_read(path, 0, &buf, &len, err), 0);
+    ck_assert_int_eq(file_read(path, 0, FILE_ANY, &buf, &len, err), 0);
     ck_assert_uint_eq(len, 0);
     ck_assert_int_eq(buf[0], '\0');
     free(buf);
@@ -58,11 +58,11 @@ START_TEST(file_read_refuses_past_the_limit)
     size_t len;
     snprintf(path, sizeof(path), "%s/big", dir);
     write_bytes(path, "12345", 5);
-    ck_assert_int_eq(file_read(path, 4, &buf, &len, err), -EFBIG);
+    ck_assert_int_eq(file_read(path, 4, FILE_ANY, &buf, &len, err), -EFBIG);
     ck_assert_ptr_null(buf);
     ck_assert_ptr_nonnull(strstr(err, "too large"));
     ck_assert_ptr_nonnull(strstr(err, path));
-    ck_assert_int_eq(file_read(path, 5, &buf, &len, err), 0);
+    ck_assert_int_eq(file_read(path, 5, FILE_ANY, &buf, &len, err), 0);
     free(buf);
 }
 END_TEST
@@ -72,9 +72,9 @@ START_TEST(file_read_missing_and_directory_say_which)
     char path[128], err[ERR_LEN], *buf;
     size_t len;
     snprintf(path, sizeof(path), "%s/none", dir);
-    ck_assert_int_eq(file_read(path, 10, &buf, &len, err), -ENOENT);
+    ck_assert_int_eq(file_read(path, 10, FILE_ANY, &buf, &len, err), -ENOENT);
     ck_assert_ptr_nonnull(strstr(err, path));
-    ck_assert_int_eq(file_read(dir, 10, &buf, &len, err), -EIO);
+    ck_assert_int_eq(file_read(dir, 10, FILE_ANY, &buf, &len, err), -EIO);
     ck_assert_ptr_nonnull(strstr(err, "not a file"));
 }
 END_TEST
@@ -97,7 +97,7 @@ START_TEST(file_read_dash_is_standard_input)
     close(p[1]);
     dup2(p[0], STDIN_FILENO);
     close(p[0]);
-    int rc = file_read("-", sizeof(big), &buf, &len, err);
+    int rc = file_read("-", sizeof(big), FILE_ANY, &buf, &len, err);
     dup2(saved, STDIN_FILENO);
     close(saved);
     ck_assert_int_eq(rc, 0);
@@ -116,13 +116,13 @@ START_TEST(file_read_regular_refuses_a_fifo_without_blocking)
     snprintf(path, sizeof(path), "%s/fifo", dir);
     ck_assert_int_eq(mkfifo(path, 0600), 0);
     alarm(5); /* the old open(2) would wait here for ever */
-    ck_assert_int_eq(file_read_regular(path, 10, &buf, &len, err), -EIO);
+    ck_assert_int_eq(file_read(path, 10, FILE_REGULAR, &buf, &len, err), -EIO);
     alarm(0);
     ck_assert_ptr_nonnull(strstr(err, "not a regular file (a FIFO)"));
     ck_assert_ptr_nonnull(strstr(err, path));
     snprintf(path, sizeof(path), "%s/plain", dir);
     write_bytes(path, "abc", 3);
-    ck_assert_int_eq(file_read_regular(path, 10, &buf, &len, err), 0);
+    ck_assert_int_eq(file_read(path, 10, FILE_REGULAR, &buf, &len, err), 0);
     ck_assert_str_eq(buf, "abc");
     free(buf);
 }

@@ -17,7 +17,7 @@ const char *fixture_dir(void)
 char *file_slurp(const char *path, size_t *len)
 {
     char err[ERR_LEN], *buf;
-    return file_read(path, SIZE_MAX / 2, &buf, len, err) == 0 ? buf : NULL;
+    return file_read(path, SIZE_MAX / 2, FILE_ANY, &buf, len, err) == 0 ? buf : NULL;
 }
 
 char *fixture_read(const char *rel, size_t *len)
