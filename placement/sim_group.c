@@ -119,6 +119,8 @@ static void index_free(struct group_index *x)
 _Static_assert(sizeof(struct sim_shape) == 2 * sizeof(uint32_t) + sizeof(struct score_pod_request) +
                                                2 * SCORE_NRES * sizeof(int64_t),
                "struct sim_shape has padding");
+_Static_assert(sizeof(struct score_pod_request) == 4 * SCORE_NRES * sizeof(int64_t),
+               "struct score_pod_request has padding or more than its four arrays");
 
 int place_sim_group_pods(struct place_sim *sim, uint32_t *pod_class)
 {

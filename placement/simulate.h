@@ -182,7 +182,7 @@ struct place_sim;
  * rules once per (class, node) (only the named nodes for a matchFields
  * class). Stores it in *@out. Returns 0, -EINVAL (a count over its limit,
  * or @in NULL) or -ENOMEM. It keeps 8 bytes per pod, 8 per node, 12 per
- * admitted (class, node) pair, 56 per shape, 24 per class and 24 per static
+ * admitted (class, node) pair, 104 per shape, 24 per class and 24 per static
  * reason count (while grouping, 128 to 176 more per pod for a moment); @in is
  * borrowed. Not thread-safe while it runs.
  */
