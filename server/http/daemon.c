@@ -79,41 +79,6 @@ static uint64_t budget_of(const struct cfg *cfg, uint64_t was)
     return bytes;
 }
 
-/* The server's own state for @cfg, before any daemon. */
-static int server_new(const struct cfg *cfg, struct cluster *cluster, struct http_server **out,
-                      char *err)
-{
-    struct http_server *s = calloc(1, sizeof(*s));
-
-    if (s == NULL)
-        goto out_nomem;
-    if (cfg_live_init(&s->live, cfg) != 0)
-        goto out_free;
-    if (ops_ring_init(&s->decisions, ops_shadow_kept(cfg), cfg->decisions_max_bytes) != 0)
-        goto out_destroy_live;
-    s->mtls = cfg->client_ca[0] != '\0';
-    atomic_init(&s->ready, true);
-    atomic_init(&s->draining, false);
-    s->cluster = cluster;
-    s->main = (struct http_listener){.server = s};
-    s->ops = (struct http_listener){.server = s, .ops_only = true};
-    ops_metrics_init(&s->metrics);
-    if (http_budget_new(budget_of(cfg, UINT64_MAX), &s->metrics, &s->budget) != 0)
-        goto out_destroy_ring;
-    *out = s;
-    return 0;
-
-out_destroy_ring:
-    ops_ring_destroy(&s->decisions);
-out_destroy_live:
-    cfg_live_destroy(&s->live);
-out_free:
-    free(s);
-out_nomem:
-    err_set(err, "out of memory");
-    return -ENOMEM;
-}
-
 static void server_free(struct http_server *s)
 {
     if (s->cluster != NULL)
@@ -125,6 +90,32 @@ static void server_free(struct http_server *s)
     ops_ring_destroy(&s->decisions);
     cfg_live_destroy(&s->live);
     free(s);
+}
+
+/* The server's own state for @cfg, before any daemon. */
+static int server_new(const struct cfg *cfg, struct cluster *cluster, struct http_server **out,
+                      char *err)
+{
+    struct http_server *s = calloc(1, sizeof(*s));
+
+    if (s == NULL)
+        return err_fail(err, -ENOMEM, "out of memory");
+    s->mtls = cfg->client_ca[0] != '\0';
+    atomic_init(&s->ready, true);
+    atomic_init(&s->draining, false);
+    s->cluster = cluster;
+    s->main = (struct http_listener){.server = s};
+    s->ops = (struct http_listener){.server = s, .ops_only = true};
+    ops_metrics_init(&s->metrics);
+    if (cfg_live_init(&s->live, cfg) != 0 ||
+        ops_ring_init(&s->decisions, ops_shadow_kept(cfg), cfg->decisions_max_bytes) != 0 ||
+        http_budget_new(budget_of(cfg, UINT64_MAX), &s->metrics, &s->budget) != 0) {
+        /* What did not start is NULL or zeroed, which server_free() skips. */
+        server_free(s);
+        return err_fail(err, -ENOMEM, "out of memory");
+    }
+    *out = s;
+    return 0;
 }
 
 /* Why @ss cannot be bound, when it cannot: libmicrohttpd says so only in
@@ -227,7 +218,7 @@ static void on_bound(void *ctx, const char *uid, const char *node)
 
 int http_start(const struct cfg *cfg, struct cluster *cluster, struct http_server **out, char *err)
 {
-    struct http_server *s;
+    struct http_server *s = NULL;
     int rc;
 
     if ((rc = server_new(cfg, cluster, &s, err)) != 0)

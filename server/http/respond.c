@@ -79,21 +79,18 @@ enum MHD_Result http_send_pieces(struct MHD_Connection *conn, unsigned status,
     return ret;
 }
 
-char *http_error_body(const char *msg, size_t *len)
+enum MHD_Result http_send_error_with(struct MHD_Connection *conn, unsigned status, const char *msg,
+                                     const char *allow, bool close, int retry_after)
 {
+    /* @msg escaped as a JSON string (a message may quote a path or header
+     * of the request), in a body sized from it. */
     struct buf b;
+    size_t len;
     buf_init(&b, strlen(msg) + sizeof("{\"Error\":\"\"}\n"));
     buf_str(&b, "{\"Error\":");
     buf_json_str(&b, msg);
     buf_raw(&b, "}\n", 2);
-    return buf_take(&b, len);
-}
-
-enum MHD_Result http_send_error_with(struct MHD_Connection *conn, unsigned status, const char *msg,
-                                     const char *allow, bool close, int retry_after)
-{
-    size_t len;
-    char *body = http_error_body(msg, &len);
+    char *body = buf_take(&b, &len);
     if (body == NULL)
         return MHD_NO;
     enum MHD_Result ret = send_json(conn, status, body, len, allow, close, retry_after);

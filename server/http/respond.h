@@ -31,11 +31,6 @@ enum MHD_Result http_send_pieces(struct MHD_Connection *conn, unsigned status,
                                  const struct buf_piece *pieces, size_t n, void (*done)(void *cls),
                                  void *cls);
 
-/* {"Error": @msg} with @msg escaped as a JSON string (a message may quote
- * a path or header of the request), malloc'd and sized from @msg; its
- * length in *@len. NULL when out of memory. */
-char *http_error_body(const char *msg, size_t *len);
-
 /* Sends {"Error": @msg} for errors raised before any JSON is parsed. */
 enum MHD_Result http_send_error(struct MHD_Connection *conn, unsigned status, const char *msg,
                                 const char *allow);

@@ -36,7 +36,9 @@ static long ours(const struct ops_record *rec)
     return top;
 }
 
-void ops_shadow_compare(const struct ops_record *rec, const char *node, struct ops_comparison *out)
+/* Compares @rec's decision with a binding of its pod to @node into *@out
+ * (struct ops_comparison says how), dated now. */
+static void compare(const struct ops_record *rec, const char *node, struct ops_comparison *out)
 {
     memset(out, 0, sizeof(*out));
     clock_gettime(CLOCK_REALTIME, &out->time);
@@ -61,7 +63,7 @@ void ops_shadow_compare(const struct ops_record *rec, const char *node, struct o
 static void finish(struct ops_record *rec, struct ops_metrics *m, const char *node)
 {
     struct ops_comparison c;
-    ops_shadow_compare(rec, node, &c);
+    compare(rec, node, &c);
     ops_record_set_comparison(rec, &c);
     if (m != NULL)
         ops_metrics_shadow(m, rec->answer == OPS_ANSWER_SCORED, &c);

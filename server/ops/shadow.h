@@ -27,12 +27,6 @@
 int ops_shadow_kept(const struct cfg *c);
 
 /*
- * Compares @rec's decision with a binding of its pod to @node into *@out
- * (struct ops_comparison says how), dated now. Pure but for the clock.
- */
-void ops_shadow_compare(const struct ops_record *rec, const char *node, struct ops_comparison *out);
-
-/*
  * A binding of pod @uid to @node was seen: compares it with the newest
  * comparable decision of that pod in @d and counts it in @m (NULL: not
  * counted); a pod without one is remembered in case its decision comes

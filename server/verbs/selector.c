@@ -1,5 +1,6 @@
 #include "server/verbs/selector.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "server/codec/pod.h"
@@ -21,7 +22,8 @@ static bool label_missing(const void *ctx, const char *item, size_t len)
     return v == NULL || strlen(v) != vlen || strncmp(v, eq + 1, vlen) != 0;
 }
 
-bool verb_pod_selected(const struct cfg *cfg, const struct codec_pod *pod)
+/* Is @pod inside cfg's selector (namespaces, labels, priority range)? */
+static bool pod_selected(const struct cfg *cfg, const struct codec_pod *pod)
 {
     if (pod->priority < cfg->select_priority_min || pod->priority > cfg->select_priority_max)
         return false;
@@ -35,7 +37,7 @@ enum ops_answer verb_answer_kind(const struct cfg *cfg, const struct codec_pod *
 {
     if (cfg->mode == CFG_MODE_PASSTHROUGH)
         return OPS_ANSWER_PASSTHROUGH_MODE;
-    if (!verb_pod_selected(cfg, pod))
+    if (!pod_selected(cfg, pod))
         return OPS_ANSWER_PASSTHROUGH_SELECTOR;
     return cfg->mode == CFG_MODE_SHADOW ? OPS_ANSWER_SHADOW : OPS_ANSWER_SCORED;
 }

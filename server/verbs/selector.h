@@ -2,14 +2,9 @@
 #ifndef SERVER_VERBS_SELECTOR_H
 #define SERVER_VERBS_SELECTOR_H
 
-#include <stdbool.h>
-
 #include "config/config.h"
 #include "server/codec/types.h"
 #include "server/ops/labels.h"
-
-/* Is @pod inside cfg's selector (namespaces, labels, priority range)? */
-bool verb_pod_selected(const struct cfg *cfg, const struct codec_pod *pod);
 
 /* What a verb answers for @pod before any deadline is considered: nothing
  * of its own outside mode enforce and the selector (passthrough, or shadow:

@@ -48,11 +48,27 @@ static const struct spec five[] = {
     {"n3", SCORE_UNFIT, 10}, {"n4", SCORE_FITS, 9},
 };
 
-static void expect(const struct ops_record *rec, const char *bound, long index, int rank, int diff,
-                   bool agreed)
+/* The decision over @nodes (@best its best) compared with a binding of
+ * its pod to @bound, as the ring compares it when the binding is seen. */
+static struct ops_comparison compare(const struct spec *nodes, size_t n, long best,
+                                     const char *bound)
 {
-    struct ops_comparison c;
-    ops_shadow_compare(rec, bound, &c);
+    struct ops_ring d;
+    ck_assert_int_eq(ops_ring_init(&d, 1, 1 << 20), 0);
+    struct ops_record *rec = decision("u", nodes, n, best, OPS_ANSWER_SHADOW);
+    ck_assert_uint_ne(ops_shadow_add(&d, NULL, rec), 0); /* the ring holds it */
+    ops_shadow_bound(&d, NULL, "u", bound);
+    const struct ops_comparison *c = ops_record_comparison(rec);
+    ck_assert_ptr_nonnull(c);
+    struct ops_comparison out = *c;
+    ops_ring_destroy(&d);
+    return out;
+}
+
+static void expect(const struct spec *nodes, size_t n, long best, const char *bound, long index,
+                   int rank, int diff, bool agreed)
+{
+    struct ops_comparison c = compare(nodes, n, best, bound);
     ck_assert_str_eq(c.bound_name, bound);
     ck_assert_int_eq(c.bound, index);
     ck_assert_int_eq(c.rank, rank);
@@ -63,26 +79,19 @@ static void expect(const struct ops_record *rec, const char *bound, long index, 
 
 START_TEST(shadow_rank_and_difference_follow_the_rule)
 {
-    struct ops_record *rec = decision("u", five, 5, 1, OPS_ANSWER_SHADOW);
-    expect(rec, "n1", 1, 1, 0, true);  /* our best */
-    expect(rec, "n4", 4, 1, 0, true);  /* tied with it: the same score would have been sent */
-    expect(rec, "n2", 2, 3, 2, false); /* behind n1 and n4 */
-    expect(rec, "n0", 0, 4, 6, false);
-    expect(rec, "n3", 3, 5, -1, false); /* every fitting node is ahead; it scores higher */
-    expect(rec, "n9", -1, 0, 0, false); /* not a candidate */
-    struct ops_comparison c;
-    ops_shadow_compare(rec, "n2", &c);
-    ck_assert_int_eq(c.ours, 1);
-    ops_record_release(rec);
+    expect(five, 5, 1, "n1", 1, 1, 0, true); /* our best */
+    expect(five, 5, 1, "n4", 4, 1, 0, true); /* tied with it: the same score would have been sent */
+    expect(five, 5, 1, "n2", 2, 3, 2, false); /* behind n1 and n4 */
+    expect(five, 5, 1, "n0", 0, 4, 6, false);
+    expect(five, 5, 1, "n3", 3, 5, -1, false); /* every fitting node is ahead; it scores higher */
+    expect(five, 5, 1, "n9", -1, 0, 0, false); /* not a candidate */
+    ck_assert_int_eq(compare(five, 5, 1, "n2").ours, 1);
 
     /* nothing fits: ours is the highest score, and no binding agrees */
     const struct spec none[] = {{"a", SCORE_UNFIT, 4}, {"b", SCORE_UNRESOLVABLE, 6}};
-    rec = decision("u", none, 2, -1, OPS_ANSWER_SHADOW);
-    expect(rec, "b", 1, 1, 0, false);
-    expect(rec, "a", 0, 2, 2, false);
-    ops_shadow_compare(rec, "a", &c);
-    ck_assert_int_eq(c.ours, 1);
-    ops_record_release(rec);
+    expect(none, 2, -1, "b", 1, 1, 0, false);
+    expect(none, 2, -1, "a", 0, 2, 2, false);
+    ck_assert_int_eq(compare(none, 2, -1, "a").ours, 1);
 }
 END_TEST
 

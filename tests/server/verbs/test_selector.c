@@ -13,17 +13,24 @@ static struct codec_pod pod(const char *ns, const struct codec_label *labels, si
     return p;
 }
 
+/* Is @p inside the selector? In mode enforce (the default) the pods it
+ * selects, and they alone, are scored. */
+static bool selected(const struct cfg *c, const struct codec_pod *p)
+{
+    return verb_answer_kind(c, p) == OPS_ANSWER_SCORED;
+}
+
 START_TEST(selector_namespaces_labels_priority)
 {
     struct cfg c;
     cfg_defaults(&c);
     struct codec_pod any = pod("default", NULL, 0, 0);
-    ck_assert(verb_pod_selected(&c, &any)); /* the defaults select every pod */
+    ck_assert(selected(&c, &any)); /* the defaults select every pod */
     snprintf(c.select_namespaces, sizeof(c.select_namespaces), "prod,web");
-    ck_assert(!verb_pod_selected(&c, &any));
+    ck_assert(!selected(&c, &any));
     struct codec_pod web = pod("web", NULL, 0, 0), we = pod("we", NULL, 0, 0);
-    ck_assert(verb_pod_selected(&c, &web));
-    ck_assert(!verb_pod_selected(&c, &we)); /* whole names only */
+    ck_assert(selected(&c, &web));
+    ck_assert(!selected(&c, &we)); /* whole names only */
     snprintf(c.select_labels, sizeof(c.select_labels), "app=x,tier=");
     const struct codec_label lb[] = {{"app", "x"}, {"tier", ""}};
     const struct codec_label lw[] = {{"app", "xy"}, {"tier", ""}};
@@ -34,19 +41,19 @@ START_TEST(selector_namespaces_labels_priority)
     struct codec_pod both = pod("web", lb, 2, 0), wrong = pod("web", lw, 2, 0);
     struct codec_pod one = pod("web", lo, 1, 0), dup = pod("web", ld, 3, 0);
     struct codec_pod nonstr = pod("web", ln, 2, 0);
-    ck_assert(verb_pod_selected(&c, &both));
-    ck_assert(!verb_pod_selected(&c, &wrong));
-    ck_assert(!verb_pod_selected(&c, &one));
-    ck_assert(verb_pod_selected(&c, &dup));
-    ck_assert(!verb_pod_selected(&c, &nonstr));
-    ck_assert(!verb_pod_selected(&c, &web)); /* no labels at all */
+    ck_assert(selected(&c, &both));
+    ck_assert(!selected(&c, &wrong));
+    ck_assert(!selected(&c, &one));
+    ck_assert(selected(&c, &dup));
+    ck_assert(!selected(&c, &nonstr));
+    ck_assert(!selected(&c, &web)); /* no labels at all */
     c.select_priority_min = -5;
     c.select_priority_max = 0;
-    ck_assert(verb_pod_selected(&c, &both));
+    ck_assert(selected(&c, &both));
     both.priority = 1;
-    ck_assert(!verb_pod_selected(&c, &both));
+    ck_assert(!selected(&c, &both));
     both.priority = -6;
-    ck_assert(!verb_pod_selected(&c, &both));
+    ck_assert(!selected(&c, &both));
 }
 END_TEST
 
