@@ -250,8 +250,7 @@ int cluster_prom_round(struct cluster_prom **pp, const struct cfg *c, struct kub
     if (ns.no_memory) {
         table_free_all(&ns.t, NULL);
         table_free_all(&ns.names, NULL);
-        err_set(why, "out of memory");
-        return -ENOMEM;
+        return err_fail(why, -ENOMEM, "out of memory");
     }
     /* A resource not asked for is 0 in the samples (below): when a reload
      * asks for it, those zeros must not read as its usage. The histories

@@ -32,6 +32,12 @@ bool http_is_ops_route(const struct cfg *cfg, enum http_route r)
 static const char *const verb_paths[] = {"/filter", "/prioritize", "/preempt", "/bind"};
 static const char *const other_paths[] = {"/healthz", "/readyz", "/version",
                                           "/metrics", "/debug",  "/debug/decisions"};
+_Static_assert(sizeof(verb_paths) / sizeof(verb_paths[0]) == OPS_VERB_COUNT &&
+                   HTTP_ROUTE_BIND - HTTP_ROUTE_FILTER + 1 == OPS_VERB_COUNT,
+               "the verbs' routes follow enum ops_verb");
+_Static_assert(sizeof(other_paths) / sizeof(other_paths[0]) ==
+                   HTTP_ROUTE_DEBUG_DECISIONS - HTTP_ROUTE_HEALTHZ + 1,
+               "the other paths follow enum http_route");
 
 enum http_route http_route_of(const struct cfg *cfg, const char *decoded_path)
 {
@@ -40,10 +46,10 @@ enum http_route http_route_of(const struct cfg *cfg, const char *decoded_path)
 
     path_squash(decoded_path, strlen(decoded_path), path, sizeof(path), false);
     if (strncmp(path, cfg->prefix, plen) == 0)
-        for (int i = 0; i < 4; i++)
+        for (size_t i = 0; i < sizeof(verb_paths) / sizeof(verb_paths[0]); i++)
             if (strcmp(path + plen, verb_paths[i]) == 0)
                 return (enum http_route)(HTTP_ROUTE_FILTER + i);
-    for (int i = 0; i < 6; i++)
+    for (size_t i = 0; i < sizeof(other_paths) / sizeof(other_paths[0]); i++)
         if (strcmp(path, other_paths[i]) == 0)
             return (enum http_route)(HTTP_ROUTE_HEALTHZ + i);
     return strcmp(path, "/debug/") == 0 ? HTTP_ROUTE_DEBUG : HTTP_ROUTE_NOT_FOUND;

@@ -234,13 +234,14 @@ int verb_evaluate(struct arena *a, const struct cfg *cfg, struct cluster *cl,
         memset(ex, 0, sizeof(*ex));
         *ans = (struct codec_node_answer){.verdict = SCORE_FITS, .reason = ""};
         ex->strategy = cfg->score.strategy;
+        /* The node as the cluster state knows it; else, in a NodeList, as the
+         * request describes it: allocatable and used annotation. */
         if (cl != NULL) {
             judge_from_state(cfg, cl, found[k] ? &views[k] : NULL, args, req, exempt, n, ans, ex,
                              e);
         } else if (args->node_names_mode) {
             e->forced_zero = true; /* nothing to judge by: pass, score 0 */
         } else if (n->invalid != NULL) {
-            /* The node as the request describes it: allocatable and used annotation. */
             *ans = (struct codec_node_answer){.verdict = SCORE_UNRESOLVABLE, .reason = n->invalid};
             e->code = OPS_REASON_INVALID_NODE;
         } else {
