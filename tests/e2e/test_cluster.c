@@ -856,6 +856,19 @@ START_TEST(cluster_debug_shows_the_usage_window)
 }
 END_TEST
 
+/* Writes pod default/web (100m, 64Mi) for rank to @path, named after @tag. */
+static void write_web_pod(char *path, size_t n, const char *tag)
+{
+    snprintf(path, n, "%s/%s-%d.json", pki.dir, tag, getpid());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\","
+          "\"namespace\":\"default\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
+          "{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]}}",
+          f);
+    fclose(f);
+}
+
 /* rank against a live cluster with a usage source scores what serve would:
  * it waits for the first metrics poll, shows each node's window, and says
  * which source each resource actually had: n3 has no sample, so its usage
@@ -868,16 +881,9 @@ START_TEST(cluster_rank_says_which_used_source_it_used)
     size_t len;
     prepare_world(&w, "server.pem", "server.key", "ca.pem", false);
     set_metrics(&w, 5);
-    snprintf(pod_path, sizeof(pod_path), "%s/upod-%d.json", pki.dir, getpid());
+    write_web_pod(pod_path, sizeof(pod_path), "upod");
     snprintf(out_path, sizeof(out_path), "%s/urank-out-%d", pki.dir, getpid());
     snprintf(err_path, sizeof(err_path), "%s/urank-err-%d", pki.dir, getpid());
-    FILE *f = fopen(pod_path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\","
-          "\"namespace\":\"default\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
-          "{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]}}",
-          f);
-    fclose(f);
     const char *flags = "--cpu-used-source usage --metrics-interval-seconds 1 "
                         "--usage-aggregation cpu=max";
     snprintf(cmd, sizeof(cmd),
@@ -931,15 +937,8 @@ START_TEST(cluster_rank_stale_pass_keeps_each_nodes_score)
     metrics_age(&w, 5);
     ck_assert_int_eq(fake_set_node_metrics(w.fake, "n2", "1000m", "1Gi"), 0);
     ck_assert_int_eq(fake_set_node_metrics(w.fake, "n3", "500m", "1Gi"), 0);
-    snprintf(pod_path, sizeof(pod_path), "%s/spod-%d.json", pki.dir, getpid());
+    write_web_pod(pod_path, sizeof(pod_path), "spod");
     snprintf(out_path, sizeof(out_path), "%s/srank-out-%d", pki.dir, getpid());
-    FILE *f = fopen(pod_path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\","
-          "\"namespace\":\"default\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
-          "{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]}}",
-          f);
-    fclose(f);
     snprintf(cmd, sizeof(cmd),
              "env -u KUBECONFIG HOME=/nonexistent %s rank --kubeconfig %s --pod %s "
              "--cpu-used-source usage --metrics-interval-seconds 1 --stale-policy pass -o table "
