@@ -136,10 +136,11 @@ struct whatif_tool {
  * What rank and simulate share after their flags: the rules of the file
  * flags (--existing needs --nodes; one of @first, @nodes, @existing at most
  * is "-"), the configuration from @rest[0..@n), a used source that node
- * files cannot give refused, the log level at warn at least, and without
- * @nodes the cluster (--kubeconfig, KUBECONFIG, ~/.kube/config, in-cluster:
- * serve's order). Then @t's run. Returns the exit status; a failure is
- * said on stderr as "cpu-extender rank: ...".
+ * files cannot give refused (and max, when @t refuses it), the log level at
+ * warn at least, and without @nodes the cluster (--kubeconfig, KUBECONFIG,
+ * ~/.kube/config, in-cluster: serve's order). Then @t's run, after which the
+ * cluster is stopped and the arena pool drained. Returns the exit status; a
+ * failure is said on stderr as "cpu-extender rank: ...".
  */
 int whatif_start(const struct whatif_tool *t, const char *first, const char *nodes,
                  const char *existing, const void *args, int n, char **rest);

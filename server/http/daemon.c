@@ -110,7 +110,10 @@ static int server_new(const struct cfg *cfg, struct cluster *cluster, struct htt
     if (cfg_live_init(&s->live, cfg) != 0 ||
         ops_ring_init(&s->decisions, ops_shadow_kept(cfg), cfg->decisions_max_bytes) != 0 ||
         http_budget_new(budget_of(cfg, UINT64_MAX), &s->metrics, &s->budget) != 0) {
-        /* What did not start is NULL or zeroed, which server_free() skips. */
+        /* What did not start is NULL or zeroed (calloc), which each part of
+         * server_free() accepts: glibc's zeroed mutex is its static
+         * initializer. The cluster only loses its bound callback, which
+         * nothing set yet. */
         server_free(s);
         return err_fail(err, -ENOMEM, "out of memory");
     }

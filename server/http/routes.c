@@ -33,8 +33,11 @@ static const char *const verb_paths[] = {"/filter", "/prioritize", "/preempt", "
 static const char *const other_paths[] = {"/healthz", "/readyz", "/version",
                                           "/metrics", "/debug",  "/debug/decisions"};
 _Static_assert(sizeof(verb_paths) / sizeof(verb_paths[0]) == OPS_VERB_COUNT &&
-                   HTTP_ROUTE_BIND - HTTP_ROUTE_FILTER + 1 == OPS_VERB_COUNT,
-               "the verbs' routes follow enum ops_verb");
+                   HTTP_ROUTE_FILTER - HTTP_ROUTE_FILTER == OPS_VERB_FILTER &&
+                   HTTP_ROUTE_PRIORITIZE - HTTP_ROUTE_FILTER == OPS_VERB_PRIORITIZE &&
+                   HTTP_ROUTE_PREEMPT - HTTP_ROUTE_FILTER == OPS_VERB_PREEMPT &&
+                   HTTP_ROUTE_BIND - HTTP_ROUTE_FILTER == OPS_VERB_BIND,
+               "the verbs' routes follow enum ops_verb (http_verb_of subtracts)");
 _Static_assert(sizeof(other_paths) / sizeof(other_paths[0]) ==
                    HTTP_ROUTE_DEBUG_DECISIONS - HTTP_ROUTE_HEALTHZ + 1,
                "the other paths follow enum http_route");
