@@ -312,11 +312,12 @@ static int on_line(void *vctx, char *line, size_t len)
     }
     /* In enum kube_event's order; then the bookmark, which is no event. */
     static const char *const types[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK"};
+    const size_t n_types = sizeof(types) / sizeof(types[0]);
     size_t ev = 0;
-    while (ev < 4 && strcmp(t, types[ev]) != 0)
+    while (ev < n_types && strcmp(t, types[ev]) != 0)
         ev++;
-    bool bookmark = ev == 3;
-    if (ev == 4) {
+    bool bookmark = ev == n_types - 1;
+    if (ev == n_types) {
         snprintf(w->why, sizeof(w->why), "watch %s: unknown event type \"%.32s\"", inf->name, t);
         goto out_delete;
     }
